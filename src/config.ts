@@ -1,0 +1,120 @@
+/**
+ * Settings: the environment (and an optional `.env`) turned into typed, validated values.
+ * Every default lives here and nowhere else; `.env.example` lists each name with its default.
+ */
+import { z } from 'zod';
+
+const url = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .pipe(z.url({ protocol: /^https?$/, error: 'an http(s) URL' }))
+    .transform((u) => u.replace(/\/+$/, ''));
+
+const int = (fallback: number, min: number, max: number) =>
+  z.coerce
+    .number({ error: `a whole number from ${min} to ${max}` })
+    .int({ error: `a whole number from ${min} to ${max}` })
+    .min(min, { error: `a whole number from ${min} to ${max}` })
+    .max(max, { error: `a whole number from ${min} to ${max}` })
+    .default(fallback);
+
+const idList = z
+  .string()
+  .trim()
+  .default('')
+  .refine((s) => s === '' || /^\d+(\s*,\s*\d+)*$/.test(s), {
+    error: 'a comma-separated list of numeric Telegram user ids',
+  })
+  .transform((s) => (s === '' ? [] : s.split(',').map((x) => Number(x.trim()))));
+
+/** Empty strings in the environment mean "not set", as users expect from `.env` files. */
+const optionalString = z
+  .string()
+  .trim()
+  .optional()
+  .transform((s) => (s === undefined || s === '' ? undefined : s));
+
+const PORT_ERROR = 'a TCP port from 1 to 65535 (leave empty to turn it off)';
+
+export const configSchema = z.object({
+  BOT_TOKEN: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d+:[\w-]{20,}$/, { error: 'a bot token from @BotFather, like 123456:ABC-DEF…' })
+      .optional(),
+  ),
+  TELEGRAM_API_ROOT: url('https://api.telegram.org'),
+  DATA_DIR: z.string().trim().min(1, { error: 'a directory path' }).default('./data'),
+  ENCRYPTION_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
+        error: '32 bytes as 64 hex characters or 44 base64 characters (openssl rand -hex 32)',
+      })
+      .optional(),
+  ),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+
+  BB_AUTH_URL: url('https://breaking-bet.com'),
+  BB_DICTS_URL: url('https://dicts.api.breaking-bet.com'),
+  BB_ARBS_PREMATCH_URL: url('https://arbs.prematch.api.breaking-bet.com'),
+  BB_ARBS_LIVE_URL: url('https://arbs.live.api.breaking-bet.com'),
+  BB_MIDDLES_PREMATCH_URL: url('https://middles.prematch.api.breaking-bet.com'),
+  BB_MIDDLES_LIVE_URL: url('https://middles.live.api.breaking-bet.com'),
+  BB_VALUEBETS_PREMATCH_URL: url('https://valuebets.prematch.api.breaking-bet.com'),
+  BB_VALUEBETS_LIVE_URL: url('https://valuebets.live.api.breaking-bet.com'),
+  BB_PATH_FORM: z.enum(['A', 'B'], { error: 'A or B' }).default('A'),
+  BB_ACCOUNT_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[\w-]*$/, { error: 'letters, digits, "_" or "-" (empty for the bare access key)' })
+    .default('bb-'),
+  BB_REQUEST_TIMEOUT_MS: int(10_000, 500, 120_000),
+
+  LIMIT_TOKENS_PER_HOUR: int(20, 1, 100_000),
+  LIMIT_FILTERS_PER_HOUR: int(20, 1, 100_000),
+  LIMIT_ITEMS_PER_MINUTE: int(30, 1, 100_000),
+  LIMIT_DICTS_PER_DAY: int(24, 1, 100_000),
+  LIMIT_SCOPE: z.enum(['key', 'address'], { error: 'key or address' }).default('key'),
+
+  POLL_INTERVAL_SECONDS: int(5, 1, 3600),
+
+  ALLOWED_USER_IDS: idList,
+  ADMIN_USER_IDS: idList,
+  HTTP_PORT: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, { error: PORT_ERROR })
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 65535, { error: PORT_ERROR })
+      .optional(),
+  ),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Thrown for a bad setting; its message is one line naming the variable and what it accepts. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Reads the settings from `env`. Values are validated as a whole; the first bad one is reported.
+ * The message never echoes a value, since some settings are secrets.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const name = String(issue?.path[0] ?? 'environment');
+  throw new ConfigError(`${name}: expected ${issue?.message ?? 'a valid value'}`);
+}
+
+/** The names `loadConfig` reads, for the `.env.example` check and for docs. */
+export const configNames = Object.keys(configSchema.shape) as (keyof Config)[];

@@ -1,0 +1,60 @@
+/**
+ * What the rest of the bot asks of the Data Service client. The bot and the scheduler depend
+ * on this interface only; `createServiceClient` in `client.ts` implements it over HTTP.
+ */
+import type { Dictionaries } from './dictionaries-model.js';
+import type { FilterSettings } from './filter-model.js';
+import type { ItemsRead, Opportunity } from './opportunity.js';
+import type { Service } from './services.js';
+
+/** A user's key pair. The secret is revealed only into the token request's header. */
+export interface AccessKeyRef {
+  accessKey: string;
+  revealSecret(): string;
+}
+
+export interface RequestOptions {
+  /**
+   * true (default): wait for the limiter. false: if the limit has no room now, throw
+   * ServiceError('rate_limited', { local: true, retryAfterMs }) without sending anything.
+   */
+  wait?: boolean;
+  /** Interactive lookups (a user waiting) go ahead of background polls. */
+  priority?: 'interactive' | 'poll';
+  signal?: AbortSignal;
+}
+
+/** What the limits allow now, for /status and for the scheduler's plan. */
+export interface BudgetView {
+  /** Token requests left in the current hour window for this key. */
+  tokensLeft: number;
+  /** Item reads left in the current minute window for this key's scope on this host. */
+  readsLeft: number;
+  /** ms until the current token for this (key, service) expires; 0 when none is held. */
+  tokenExpiresInMs: number;
+  /** ms until this scope's 429 pause ends; 0 when not paused. */
+  pausedForMs: number;
+}
+
+export interface ServiceClient {
+  /** One token request (within the token limit): resolves when the pair works for `service`. */
+  checkKey(key: AccessKeyRef, service: Service, opts?: RequestOptions): Promise<void>;
+  /** Whether a token for (key, service) is held and valid now (no request needed to read). */
+  hasValidToken(accessKey: string, service: Service): boolean;
+  /** Create or replace the filter (form A or B per settings). */
+  writeFilter(key: AccessKeyRef, service: Service, filter: FilterSettings, opts?: RequestOptions): Promise<void>;
+  /** The list read of the filter's current items. */
+  readItems(key: AccessKeyRef, service: Service, opts?: RequestOptions): Promise<ItemsRead>;
+  /** Items of one event under the filter (form B only; not_found where the host lacks it). */
+  readEventItems(key: AccessKeyRef, service: Service, eventId: string, opts?: RequestOptions): Promise<ItemsRead>;
+  /** One item by id (form B only; not_found where the host lacks it or the id is unknown). */
+  readItem(key: AccessKeyRef, service: Service, itemId: string, opts?: RequestOptions): Promise<Opportunity>;
+  /** Dictionaries in `lang` from the cache (fetching only when the cache is empty or stale). */
+  dictionaries(lang: 'en' | 'ru'): Promise<Dictionaries | undefined>;
+  /** The cached dictionaries without any request; undefined before the first fetch. */
+  cachedDictionaries(lang: 'en' | 'ru'): Dictionaries | undefined;
+  budget(accessKey: string, service: Service): BudgetView;
+  /** Drops cached tokens of a key (on /forget or a new secret). */
+  forgetKey(accessKey: string): void;
+  close(): Promise<void>;
+}

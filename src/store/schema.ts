@@ -1,0 +1,94 @@
+/**
+ * The store's schema (checked on load) and the types the rest of the bot uses.
+ * Bump SCHEMA_VERSION and add a step to `migrations.ts` when a stored shape changes.
+ */
+import { z } from 'zod';
+import { filterSettingsSchema } from '../service/filter-model.js';
+import { SERVICES, type Service } from '../service/services.js';
+
+export const SCHEMA_VERSION = 1;
+
+export const langSchema = z.enum(['en', 'ru']);
+export type Lang = z.infer<typeof langSchema>;
+
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
+
+export const filterRecordSchema = z.object({
+  settings: filterSettingsSchema,
+  paused: z.boolean().default(false),
+  /** Why it is paused, as an error kind or 'user'; null when active. */
+  pausedReason: z.enum(['user', 'auth', 'forbidden', 'blocked']).nullable().default(null),
+  savedAt: z.number(),
+});
+export type FilterRecord = z.infer<typeof filterRecordSchema>;
+
+export const serviceStatusSchema = z.object({
+  lastGoodReadAt: z.number().nullable().default(null),
+  lastAlertAt: z.number().nullable().default(null),
+  lastError: z
+    .object({ kind: z.string(), at: z.number() })
+    .nullable()
+    .default(null),
+});
+export type ServiceStatus = z.infer<typeof serviceStatusSchema>;
+
+const perService = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(SERVICES), value).default({});
+
+export const userSchema = z.object({
+  /** Telegram user id. */
+  id: z.number().int(),
+  /** The private chat with the user. */
+  chatId: z.number().int(),
+  lang: langSchema.default('en'),
+  /** IANA time zone, e.g. Europe/Moscow. */
+  timeZone: z.string().default('UTC'),
+  bankroll: z.number().positive().default(100),
+  /** Stakes are rounded to a multiple of this (1, 5, 0.5 …). */
+  roundingStep: z.number().positive().default(1),
+  quietHours: z.object({ from: hhmm, to: hhmm }).nullable().default(null),
+  /** Where alerts go: the private chat by default, or a group/channel where the bot is admin. */
+  alertChatId: z.number().int().nullable().default(null),
+  key: z
+    .object({
+      accessKey: z.string(),
+      /** The vault's blob (AES-256-GCM); never the plain secret. */
+      secretEnc: z.string(),
+      connectedAt: z.number(),
+    })
+    .nullable()
+    .default(null),
+  filters: perService(filterRecordSchema),
+  status: perService(serviceStatusSchema),
+  /** Event id → muted until (ms). */
+  mutedEvents: z.record(z.string(), z.number()).default({}),
+  /** Service → alerts snoozed until (ms). */
+  snoozedUntil: perService(z.number()),
+  /** True while the user has blocked the bot: not polled until they come back. */
+  blocked: z.boolean().default(false),
+  createdAt: z.number(),
+});
+export type UserRecord = z.infer<typeof userSchema>;
+
+/** What the diff remembers of one alerted item, so restarts never duplicate an alert. */
+export const alertEntrySchema = z.object({
+  eventId: z.string(),
+  chatId: z.number().int(),
+  messageId: z.number().int().nullable(),
+  firstSeenAt: z.number(),
+  lastSeenAt: z.number(),
+  goneAt: z.number().nullable(),
+  profit: z.number().nullable(),
+  odds: z.array(z.number().nullable()),
+  lastEditAt: z.number(),
+});
+export type AlertEntry = z.infer<typeof alertEntrySchema>;
+
+export const databaseSchema = z.object({
+  version: z.literal(SCHEMA_VERSION),
+  users: z.record(z.string(), userSchema).default({}),
+  /** Subscription key (`${userId}:${service}`) → item id → entry. */
+  alerts: z.record(z.string(), z.record(z.string(), alertEntrySchema)).default({}),
+});
+export type Database = z.infer<typeof databaseSchema>;
+
+export const subscriptionKey = (userId: number, service: Service): string => `${userId}:${service}`;

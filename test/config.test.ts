@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('config', () => {
+  it('takes the documented defaults from an empty environment', () => {
+    const c = loadConfig({});
+    expect(c.BB_PATH_FORM).toBe('A');
+    expect(c.BB_ACCOUNT_PREFIX).toBe('bb-');
+    expect(c.LIMIT_TOKENS_PER_HOUR).toBe(20);
+    expect(c.LIMIT_ITEMS_PER_MINUTE).toBe(30);
+    expect(c.LIMIT_DICTS_PER_DAY).toBe(24);
+    expect(c.LIMIT_SCOPE).toBe('key');
+    expect(c.TELEGRAM_API_ROOT).toBe('https://api.telegram.org');
+    expect(c.HTTP_PORT).toBeUndefined();
+  });
+
+  it('names the variable and what it accepts in one line, without echoing the value', () => {
+    const bad = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as Error).message;
+      }
+      throw new Error('accepted a bad value');
+    };
+    expect(bad({ LIMIT_SCOPE: 'host' })).toBe('LIMIT_SCOPE: expected key or address');
+    expect(bad({ BB_PATH_FORM: 'C' })).toBe('BB_PATH_FORM: expected A or B');
+    expect(bad({ POLL_INTERVAL_SECONDS: '0' })).toMatch(/^POLL_INTERVAL_SECONDS: expected a whole number/);
+    expect(bad({ HTTP_PORT: '70000' })).toMatch(/^HTTP_PORT: /);
+    const msg = bad({ BOT_TOKEN: 'not-a-token-secretvalue' });
+    expect(msg).toMatch(/^BOT_TOKEN: /);
+    expect(msg).not.toContain('secretvalue');
+    expect(msg.split('\n')).toHaveLength(1);
+  });
+
+  it('reads lists, an empty prefix and strips trailing slashes from URLs', () => {
+    const c = loadConfig({ ADMIN_USER_IDS: '1, 22', BB_ACCOUNT_PREFIX: '', BB_AUTH_URL: 'http://127.0.0.1:9/auth/' });
+    expect(c.ADMIN_USER_IDS).toEqual([1, 22]);
+    expect(c.BB_ACCOUNT_PREFIX).toBe('');
+    expect(c.BB_AUTH_URL).toBe('http://127.0.0.1:9/auth');
+  });
+});
