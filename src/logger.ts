@@ -31,7 +31,7 @@ export const REDACT_PATHS = [...SECRET_PATHS, ...SECRET_PATHS.map((p) => `*.${p}
 /** Scrubs credentials from free text: bot tokens, `ApiKey …` / `Bearer …` headers, `/bot<token>/` URLs. */
 export function redactSecrets(text: string): string {
   return text
-    .replace(/\b\d{5,}:[\w-]{20,}\b/g, '[redacted-bot-token]')
+    .replace(/(?<!\d)\d{5,}:[\w-]{20,}/g, '[redacted-bot-token]')
     .replace(/\b(ApiKey|Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]');
 }
 

@@ -1,0 +1,81 @@
+/**
+ * The optional operator port (HTTP_PORT): `/healthz` says whether the bot is polling Telegram,
+ * the store is writable and the scheduler ticking; `/metrics` serves Prometheus text.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { renderPrometheus, type MetricSample } from './metrics.js';
+
+export interface HealthCheck {
+  name: string;
+  /** Resolves true when healthy; a thrown error counts as unhealthy. */
+  check(): boolean | Promise<boolean>;
+}
+
+export interface HealthServerOptions {
+  port: number;
+  host?: string;
+  checks: readonly HealthCheck[];
+  metrics: () => readonly MetricSample[];
+}
+
+export interface HealthServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (path === '/healthz') {
+      void runChecks(opts.checks).then((results) => {
+        const ok = Object.values(results).every(Boolean);
+        res
+          .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ ok, checks: results }));
+      });
+      return;
+    }
+    if (path === '/metrics') {
+      let body: string;
+      try {
+        body = renderPrometheus(opts.metrics());
+      } catch {
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(body);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz or /metrics\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function runChecks(checks: readonly HealthCheck[]): Promise<Record<string, boolean>> {
+  const entries = await Promise.all(
+    checks.map(async (c) => {
+      try {
+        return [c.name, (await c.check()) === true] as const;
+      } catch {
+        return [c.name, false] as const;
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
+}
