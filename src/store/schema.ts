@@ -80,6 +80,8 @@ export const alertEntrySchema = z.object({
   profit: z.number().nullable(),
   odds: z.array(z.number().nullable()),
   lastEditAt: z.number(),
+  /** True once the alert's message was edited to say the item is gone (absent in older files: not yet). */
+  goneShown: z.boolean().optional(),
 });
 export type AlertEntry = z.infer<typeof alertEntrySchema>;
 

@@ -1,0 +1,208 @@
+/**
+ * The secret vault: AES-256-GCM (node:crypto) for the users' access secrets at rest.
+ *
+ * The key comes from ENCRYPTION_KEY (64 hex or 44 base64 characters) or, when that is not set,
+ * from `DATA_DIR/encryption.key` (64 hex characters, mode 0600), which is generated on first start.
+ * A blob is `v1:<iv>:<tag>:<ciphertext>`, each part base64url; the version prefix is authenticated
+ * too, so a blob cannot be relabelled for a future format.
+ */
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../logger.js';
+import { isErrno } from './atomic-json-file.js';
+import { VaultError } from './errors.js';
+
+export { VaultError, type VaultErrorCode } from './errors.js';
+
+/** The key file's name inside DATA_DIR. */
+export const KEY_FILE_NAME = 'encryption.key';
+
+const VERSION = 'v1';
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const AAD = Buffer.from(`bb-alert-bot:${VERSION}`);
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+const BASE64_KEY = /^[A-Za-z0-9+/]{43}=$/;
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/** Options of `Vault.open`. */
+export interface VaultOpenOptions {
+  dataDir: string;
+  /** ENCRYPTION_KEY: 64 hex or 44 base64 characters. When absent, the key file is used (and made on first start). */
+  envKey?: string;
+  logger: Logger;
+}
+
+/** Encrypts and decrypts short secrets with one AES-256-GCM key; the key never leaves the instance. */
+export class Vault {
+  /** Where the key came from, for start-up reporting. */
+  readonly keySource: 'env' | 'file' | 'generated';
+  // A KeyObject prints as `SecretKeyObject { ... }` without its bytes, and a private field is not enumerable.
+  readonly #key: KeyObject;
+
+  private constructor(key: KeyObject, keySource: 'env' | 'file' | 'generated') {
+    this.#key = key;
+    this.keySource = keySource;
+  }
+
+  /**
+   * The vault with ENCRYPTION_KEY, or with DATA_DIR/encryption.key (generated with mode 0600 and a
+   * warning on first start). Throws VaultError 'bad-key' for a key in no known form and
+   * 'key-file-mode' for a key file other users can read.
+   */
+  static async open(opts: VaultOpenOptions): Promise<Vault> {
+    const log = opts.logger.child({ module: 'vault' });
+    const dataDir = resolve(opts.dataDir);
+    const file = join(dataDir, KEY_FILE_NAME);
+    if (opts.envKey !== undefined && opts.envKey.trim() !== '') {
+      const key = decodeEnvKey(opts.envKey.trim());
+      if (await differsFromKeyFile(file, key)) {
+        log.warn(
+          { file },
+          'ENCRYPTION_KEY differs from the key file in DATA_DIR; using ENCRYPTION_KEY (secrets stored under the file\'s key cannot be read with it)',
+        );
+      }
+      return new Vault(createSecretKey(key), 'env');
+    }
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+
+    const existing = await readKeyFile(file);
+    if (existing) return new Vault(createSecretKey(existing), 'file');
+
+    const key = randomBytes(KEY_BYTES);
+    let created: boolean;
+    try {
+      created = await createKeyFile(file, key);
+    } finally {
+      key.fill(0);
+    }
+    if (!created) {
+      // Another process made it between our read and our create: use theirs.
+      const theirs = await readKeyFile(file);
+      if (!theirs) throw new VaultError('bad-key', `${file} vanished while starting; start again`);
+      return new Vault(createSecretKey(theirs), 'file');
+    }
+    log.warn(
+      { file },
+      'generated a new encryption key for the stored secrets; back this file up, or copy its content into ENCRYPTION_KEY: without it the stored secrets cannot be read and every user must /connect again',
+    );
+    const written = await readKeyFile(file);
+    if (!written) throw new VaultError('bad-key', `${file} vanished while starting; start again`);
+    return new Vault(createSecretKey(written), 'generated');
+  }
+
+  /** `v1:<iv>:<tag>:<ciphertext>` (base64url), with a fresh random 12-byte IV each time. */
+  encrypt(plain: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(AAD);
+    const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return [VERSION, iv.toString('base64url'), tag.toString('base64url'), ct.toString('base64url')].join(':');
+  }
+
+  /** The plain text of a blob from `encrypt`. Throws VaultError 'malformed' or 'auth-failed' (a wrong key or an altered blob). */
+  decrypt(blob: string): string {
+    const parts = blob.split(':');
+    if (parts.length !== 4 || parts[0] !== VERSION || !parts.slice(1).every((p) => BASE64URL.test(p))) {
+      throw new VaultError('malformed', 'the stored secret is not in the vault format (v1:iv:tag:data)');
+    }
+    const [, ivText = '', tagText = '', ctText = ''] = parts;
+    const iv = Buffer.from(ivText, 'base64url');
+    const tag = Buffer.from(tagText, 'base64url');
+    const ct = Buffer.from(ctText, 'base64url');
+    if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) {
+      throw new VaultError('malformed', 'the stored secret is not in the vault format (v1:iv:tag:data)');
+    }
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
+      decipher.setAAD(AAD);
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
+    } catch {
+      // node:crypto's own message says little; this one says what to do.
+      throw new VaultError(
+        'auth-failed',
+        'cannot decrypt the stored secret: the encryption key differs from the one it was stored with, or the data was altered; the user must /connect again',
+      );
+    }
+  }
+
+  /** Keeps the key out of JSON dumps of objects that hold a vault. */
+  toJSON(): { keySource: string } {
+    return { keySource: this.keySource };
+  }
+}
+
+function decodeEnvKey(text: string): Buffer {
+  const key = HEX_KEY.test(text) ? Buffer.from(text, 'hex') : BASE64_KEY.test(text) ? Buffer.from(text, 'base64') : null;
+  if (!key || key.length !== KEY_BYTES) {
+    throw new VaultError(
+      'bad-key',
+      'ENCRYPTION_KEY must be 32 bytes as 64 hex characters or 44 base64 characters (openssl rand -hex 32)',
+    );
+  }
+  return key;
+}
+
+/** True when a usable key file exists and holds another key; an unusable one is not this check's business. */
+async function differsFromKeyFile(file: string, key: Buffer): Promise<boolean> {
+  try {
+    const stored = await readKeyFile(file);
+    return stored !== null && !timingSafeEqual(stored, key);
+  } catch {
+    return false;
+  }
+}
+
+/** The key in `file`, or null when there is no file. */
+async function readKeyFile(file: string): Promise<Buffer | null> {
+  let mode: number;
+  try {
+    mode = (await stat(file)).mode;
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) return null;
+    throw e;
+  }
+  // Windows has no POSIX modes to check.
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+    throw new VaultError(
+      'key-file-mode',
+      `${file} can be read by other users (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): run chmod 600 on it`,
+    );
+  }
+  const text = (await readFile(file, 'utf8')).trim();
+  if (!HEX_KEY.test(text)) {
+    throw new VaultError(
+      'bad-key',
+      `${file} does not hold a key as 64 hex characters: restore it from your backup (without it the stored secrets cannot be read), or move it away to start over`,
+    );
+  }
+  return Buffer.from(text, 'hex');
+}
+
+/** Writes the key as hex (copyable into ENCRYPTION_KEY), mode 0600; false when the file already exists. */
+async function createKeyFile(file: string, key: Buffer): Promise<boolean> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'wx', 0o600);
+  } catch (e) {
+    if (isErrno(e, 'EEXIST')) return false;
+    throw e;
+  }
+  try {
+    // The umask only removes bits, but say it outright.
+    await chmod(file, 0o600);
+    await handle.writeFile(`${key.toString('hex')}\n`, 'utf8');
+    await handle.sync();
+  } catch (e) {
+    // A half-written key file would stop every later start; leave none.
+    await handle.close();
+    await rm(file, { force: true });
+    throw e;
+  }
+  await handle.close();
+  return true;
+}

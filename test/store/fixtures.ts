@@ -1,0 +1,48 @@
+/** Helpers for the store and vault tests: temp dirs, a log capture, sample records. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, type Logger } from '../../src/logger.js';
+import type { AlertEntry } from '../../src/store/schema.js';
+
+/** Temp directories made by `tempDir`, removed by `removeTempDirs` (call it in afterEach). */
+const made: string[] = [];
+
+export async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'bb-store-test-'));
+  made.push(dir);
+  return dir;
+}
+
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/** A real pino logger (with the project's redaction) whose output is kept for assertions. */
+export function captureLogger(): { logger: Logger; text: () => string; records: () => Record<string, unknown>[] } {
+  const lines: string[] = [];
+  const logger = createLogger('debug', { write: (line: string) => void lines.push(line) });
+  return {
+    logger,
+    text: () => lines.join(''),
+    records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+/** pino's level numbers. */
+export const WARN = 40;
+
+export function entry(overrides: Partial<AlertEntry> = {}): AlertEntry {
+  return {
+    eventId: 'ev-1',
+    chatId: 111,
+    messageId: 42,
+    firstSeenAt: 1_000,
+    lastSeenAt: 2_000,
+    goneAt: null,
+    profit: 2.5,
+    odds: [2.1, null, 3.4],
+    lastEditAt: 2_000,
+    ...overrides,
+  };
+}
