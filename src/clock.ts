@@ -5,13 +5,28 @@
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Resolves after `ms` of this clock's time. */
-  sleep(ms: number): Promise<void>;
+  /**
+   * Resolves after `ms` of this clock's time. When `signal` aborts first, it resolves at once and
+   * drops its timer (callers check `signal.aborted`), so a long wait never outlives a shutdown.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
 };
 
 /**
@@ -30,10 +45,23 @@ export class ManualClock implements Clock {
     return this.current;
   }
 
-  sleep(ms: number): Promise<void> {
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      this.sleepers.push({ at: this.current + Math.max(0, ms), resolve });
+      if (signal?.aborted) return resolve();
+      const onAbort = () => {
+        this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+        resolve();
+      };
+      const sleeper = {
+        at: this.current + Math.max(0, ms),
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      this.sleepers.push(sleeper);
       this.sleepers.sort((a, b) => a.at - b.at);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -1,0 +1,87 @@
+/**
+ * The callback data of an alert's buttons. Telegram allows 1–64 bytes, so the service is sent as
+ * its index in SERVICES (one digit) and ids as they are:
+ *
+ *   a:ev:<svc>:<eventId>    all items of this event
+ *   a:stk:<svc>:<itemId>    stakes for another amount
+ *   a:mute:<svc>:<eventId>  mute this event
+ *   a:snz:<svc>             snooze this filter (1 h)
+ *
+ * Ids are printable ASCII without spaces (they may contain ':'; everything after the third ':' is
+ * the id). Decoding is strict: anything else is `undefined`, never a half-parsed action.
+ */
+import { SERVICES, type Service } from '../service/services.js';
+
+/** What a pressed alert button asks for. */
+export type AlertAction =
+  | { type: 'event'; service: Service; eventId: string }
+  | { type: 'stakes'; service: Service; itemId: string }
+  | { type: 'mute'; service: Service; eventId: string }
+  | { type: 'snooze'; service: Service };
+
+/** Telegram's limit on `callback_data`, in bytes of UTF-8. */
+export const CALLBACK_DATA_MAX_BYTES = 64;
+
+/** Every alert button's data starts with this; route on it (`bot.callbackQuery(ALERT_CALLBACK_PATTERN, …)`). */
+export const ALERT_CALLBACK_PREFIX = 'a:';
+
+/** Matches the data of any alert button (a cheap pre-filter; `decodeAlertAction` does the real check). */
+export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz):/;
+
+const ID = /^[!-~]+$/;
+
+const TAGS = { event: 'ev', stakes: 'stk', mute: 'mute', snooze: 'snz' } as const;
+
+const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+/**
+ * The callback data for `action`, or `undefined` when it cannot be encoded within 64 bytes (or an
+ * id is empty or not printable ASCII): the caller then leaves that button out.
+ */
+export function encodeAlertAction(action: AlertAction): string | undefined {
+  const svc = SERVICES.indexOf(action.service);
+  if (svc < 0) return undefined;
+  let data: string;
+  switch (action.type) {
+    case 'event':
+    case 'mute':
+      if (!ID.test(action.eventId)) return undefined;
+      data = `a:${TAGS[action.type]}:${svc}:${action.eventId}`;
+      break;
+    case 'stakes':
+      if (!ID.test(action.itemId)) return undefined;
+      data = `a:${TAGS.stakes}:${svc}:${action.itemId}`;
+      break;
+    case 'snooze':
+      data = `a:${TAGS.snooze}:${svc}`;
+      break;
+  }
+  return byteLength(data) <= CALLBACK_DATA_MAX_BYTES ? data : undefined;
+}
+
+function serviceAt(digit: string | undefined): Service | undefined {
+  if (digit === undefined || !/^[0-9]$/.test(digit)) return undefined;
+  return SERVICES[Number(digit)];
+}
+
+/** Parses a button's callback data; `undefined` for anything that is not exactly one of the four forms. */
+export function decodeAlertAction(data: unknown): AlertAction | undefined {
+  if (typeof data !== 'string' || data.length === 0 || byteLength(data) > CALLBACK_DATA_MAX_BYTES) return undefined;
+  const m = /^a:(ev|stk|mute|snz):([0-9])(?::(.*))?$/s.exec(data);
+  if (!m) return undefined;
+  const [, tag, digit, id] = m;
+  const service = serviceAt(digit);
+  if (!service) return undefined;
+  if (tag === 'snz') return id === undefined ? { type: 'snooze', service } : undefined;
+  if (id === undefined || !ID.test(id)) return undefined;
+  switch (tag) {
+    case 'ev':
+      return { type: 'event', service, eventId: id };
+    case 'stk':
+      return { type: 'stakes', service, itemId: id };
+    case 'mute':
+      return { type: 'mute', service, eventId: id };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * The stake maths behind an alert: how to split a bankroll over an arb's legs, what a middle
+ * pays when it hits or misses, and the Kelly stake of a valuebet. Pure functions.
+ *
+ * Money is computed in whole cents (integers) so sums never show float noise ("0.30000000000000004");
+ * results are converted back to currency units at the end. Percentages and odds keep full precision:
+ * the formatter rounds them for display.
+ *
+ * Bad input (no legs, odds ≤ 1 or not finite, bankroll or step not positive) gives a typed
+ * `CannotCompute` instead of NaN, so nothing downstream can print "NaN" or "0.00".
+ */
+
+/** Why a computation was refused. */
+export type CannotComputeReason =
+  | 'no-odds'
+  | 'invalid-odds'
+  | 'invalid-bankroll'
+  | 'invalid-step'
+  | 'bankroll-too-small'
+  | 'no-probability'
+  | 'invalid-probability';
+
+/** A refused computation; check `ok` before reading any number. */
+export interface CannotCompute {
+  ok: false;
+  reason: CannotComputeReason;
+}
+
+/** Stakes for an arb, already rounded to the user's step. */
+export interface ArbStakes {
+  ok: true;
+  /** Per leg, in currency units, each a multiple of the step and at least one step. */
+  stakes: number[];
+  /** Sum of the stakes (at most bankroll + one step). */
+  total: number;
+  /** Per leg: stake × odds, rounded to cents (what that leg returns if it wins). */
+  payouts: number[];
+  /** min(payouts) − total: the profit whichever leg wins, after rounding. */
+  worstProfit: number;
+  /** worstProfit / total × 100. */
+  worstProfitPct: number;
+  /** The arb's profit before rounding: (1 / Σ 1/odds − 1) × 100. */
+  profitPct: number;
+  /**
+   * Per leg: the odds at which that leg alone brings the arb to 0 %, 1 / (1 − Σ_{j≠i} 1/odds_j).
+   * `Infinity` when the other legs alone already cost 100 % or more (no odds would do).
+   */
+  breakEven: number[];
+}
+
+/** A profit in currency units and as a % of the total staked. */
+export interface Outcome {
+  profit: number;
+  pct: number;
+}
+
+/** A middle staked as an arb of its two legs. */
+export interface MiddleOutcomes {
+  ok: true;
+  /** The arb split of the two legs (stakes, payouts, rounding details). */
+  arb: ArbStakes;
+  stakes: number[];
+  total: number;
+  /** Both legs win (the result lands in the middle). */
+  ifHit: Outcome;
+  /** Only one leg wins: the worse of the two. */
+  ifMiss: Outcome;
+}
+
+/** What a valuebet is worth and how much Kelly would stake. */
+export interface ValuebetMaths {
+  ok: true;
+  /** The probability used (the service's, or derived from the overvalue). */
+  probability: number;
+  /** 1 / probability. */
+  fairOdds: number;
+  /** Expected value per unit staked, %: (odds × p − 1) × 100. */
+  evPct: number;
+  /** Full Kelly f* = (b·p − q) / b with b = odds − 1, q = 1 − p; clamped to ≥ 0. */
+  kellyFraction: number;
+  /** kellyFraction / 4: the fraction actually suggested (full Kelly is too volatile). */
+  quarterKellyFraction: number;
+  /** quarterKellyFraction × bankroll, rounded to the nearest step; 0 when below half a step. */
+  kellyStake: number;
+}
+
+/**
+ * With this many legs or fewer, the rounding is improved by trying every stake one step up or
+ * down from the nearest rounding (3^n combinations: 729 at 6). Longer arbs keep the nearest rounding.
+ */
+export const MAX_SEARCH_LEGS = 6;
+
+const refuse = (reason: CannotComputeReason): CannotCompute => ({ ok: false, reason });
+
+/** Rounds a cent amount that came out of a float product: 4999.499999999 → 4999.5 → 5000. */
+function roundCents(cents: number): number {
+  return Math.round(Number(cents.toFixed(6)));
+}
+
+const toCents = (amount: number): number => roundCents(amount * 100);
+const fromCents = (cents: number): number => cents / 100;
+
+function checkOdds(odds: readonly number[]): CannotCompute | undefined {
+  if (odds.length === 0) return refuse('no-odds');
+  for (const o of odds) if (typeof o !== 'number' || !Number.isFinite(o) || o <= 1) return refuse('invalid-odds');
+  return undefined;
+}
+
+function checkMoney(bankroll: number, step: number): { B: number; S: number } | CannotCompute {
+  if (typeof bankroll !== 'number' || !Number.isFinite(bankroll) || bankroll <= 0) return refuse('invalid-bankroll');
+  if (typeof step !== 'number' || !Number.isFinite(step) || step <= 0) return refuse('invalid-step');
+  const B = toCents(bankroll);
+  const S = toCents(step);
+  if (B < 1) return refuse('invalid-bankroll');
+  if (S < 1) return refuse('invalid-step');
+  return { B, S };
+}
+
+/** The arb's profit % before any rounding, or undefined when the odds cannot make one. */
+export function arbProfitPct(odds: readonly number[]): number | undefined {
+  if (checkOdds(odds)) return undefined;
+  const sumInv = odds.reduce((s, o) => s + 1 / o, 0);
+  return (1 / sumInv - 1) * 100;
+}
+
+/**
+ * A middle's % outcomes with ideal (unrounded) arb stakes: `miss` equals the arb %, `hit` is what
+ * both legs together return. Undefined when the odds cannot be used.
+ */
+export function middleIdealPct(odds: readonly [number, number]): { hit: number; miss: number } | undefined {
+  if (checkOdds(odds)) return undefined;
+  const sumInv = 1 / odds[0] + 1 / odds[1];
+  return { hit: (2 / sumInv - 1) * 100, miss: (1 / sumInv - 1) * 100 };
+}
+
+interface Candidate {
+  units: number[];
+  totalCents: number;
+  payoutCents: number[];
+  worstCents: number;
+  deviation: number;
+}
+
+function evaluate(units: number[], odds: readonly number[], S: number, ideal: number[]): Candidate {
+  const stakeCents = units.map((u) => u * S);
+  const totalCents = stakeCents.reduce((a, b) => a + b, 0);
+  const payoutCents = stakeCents.map((c, i) => roundCents(c * (odds[i] ?? 0)));
+  const worstCents = Math.min(...payoutCents) - totalCents;
+  const deviation = units.reduce((d, u, i) => d + Math.abs(u - (ideal[i] ?? 0)), 0);
+  return { units, totalCents, payoutCents, worstCents, deviation };
+}
+
+/** True when `a` is the better rounding (see `arbStakes` for the rule). */
+function better(a: Candidate, b: Candidate, B: number): boolean {
+  if (a.worstCents !== b.worstCents) return a.worstCents > b.worstCents;
+  const da = Math.abs(a.totalCents - B);
+  const db = Math.abs(b.totalCents - B);
+  if (da !== db) return da < db;
+  if (a.totalCents !== b.totalCents) return a.totalCents < b.totalCents;
+  return a.deviation < b.deviation;
+}
+
+/** Every vector within ±1 of `base` on each coordinate (3^n of them). */
+function* neighbours(base: number[]): Generator<number[]> {
+  const n = base.length;
+  const total = 3 ** n;
+  for (let code = 0; code < total; code++) {
+    const v = new Array<number>(n);
+    let c = code;
+    for (let i = 0; i < n; i++) {
+      v[i] = (base[i] ?? 0) + (c % 3) - 1;
+      c = Math.floor(c / 3);
+    }
+    yield v;
+  }
+}
+
+/**
+ * Splits `bankroll` over an arb's legs so every outcome pays about the same.
+ *
+ * The rule: ideal stakes are proportional to 1/odds and sum to the bankroll; each is rounded to
+ * the nearest multiple of `step`. Then (up to MAX_SEARCH_LEGS legs) every combination of moving
+ * each stake one step down, not at all, or one step up is tried, keeping those where every stake
+ * is at least one step and the total lies between bankroll − step (or the nearest rounding's
+ * total, if lower) and bankroll + step. The winner has the best worst-case profit in money; ties
+ * go to the total closest to the bankroll, then the smaller total, then the stakes closest to the
+ * ideal ones. The lower bound on the total keeps a losing split (a middle's miss) from being
+ * "improved" by simply staking less.
+ */
+export function arbStakes(odds: number[], bankroll: number, step: number): ArbStakes | CannotCompute {
+  const badOdds = checkOdds(odds);
+  if (badOdds) return badOdds;
+  const money = checkMoney(bankroll, step);
+  if ('ok' in money) return money;
+  const { B, S } = money;
+
+  const inv = odds.map((o) => 1 / o);
+  const sumInv = inv.reduce((a, b) => a + b, 0);
+  const ideal = inv.map((v) => (B * v) / sumInv / S);
+  const nearest = ideal.map((u) => Math.round(u));
+  const minTotal = Math.min(B - S, nearest.reduce((a, b) => a + b, 0) * S);
+
+  const allowed = (units: number[]) => {
+    const total = units.reduce((a, b) => a + b, 0) * S;
+    return units.every((u) => u >= 1) && total <= B + S && total >= minTotal;
+  };
+
+  let best: Candidate | undefined;
+  const consider = (units: number[]) => {
+    if (!allowed(units)) return;
+    const c = evaluate(units, odds, S, ideal);
+    if (!best || better(c, best, B)) best = c;
+  };
+  if (odds.length <= MAX_SEARCH_LEGS) {
+    for (const units of neighbours(nearest)) consider(units);
+  }
+  if (!best) {
+    // Longer arbs, or a bankroll so small that some stake rounds to zero: one step at least each.
+    const units = nearest.map((u) => Math.max(1, u));
+    if (units.reduce((a, b) => a + b, 0) * S <= B + S) best = evaluate(units, odds, S, ideal);
+  }
+  if (!best) return refuse('bankroll-too-small');
+
+  const breakEven = inv.map((v) => {
+    const others = sumInv - v;
+    return others >= 1 ? Number.POSITIVE_INFINITY : 1 / (1 - others);
+  });
+  return {
+    ok: true,
+    stakes: best.units.map((u) => fromCents(u * S)),
+    total: fromCents(best.totalCents),
+    payouts: best.payoutCents.map(fromCents),
+    worstProfit: fromCents(best.worstCents),
+    worstProfitPct: (best.worstCents / best.totalCents) * 100,
+    profitPct: (1 / sumInv - 1) * 100,
+    breakEven,
+  };
+}
+
+/**
+ * A middle (e.g. over 2.5 at one bookmaker, under 3.5 at another) staked as an arb of its two
+ * legs: if the result lands in the middle both legs win (`ifHit`), otherwise only one does
+ * (`ifMiss`, the worse of the two).
+ */
+export function middleOutcomes(
+  odds: [number, number],
+  bankroll: number,
+  step: number,
+): MiddleOutcomes | CannotCompute {
+  const arb = arbStakes(odds, bankroll, step);
+  if (!arb.ok) return arb;
+  const totalCents = toCents(arb.total);
+  const hitCents = arb.payouts.reduce((s, p) => s + toCents(p), 0) - totalCents;
+  return {
+    ok: true,
+    arb,
+    stakes: arb.stakes,
+    total: arb.total,
+    ifHit: { profit: fromCents(hitCents), pct: (hitCents / totalCents) * 100 },
+    ifMiss: { profit: arb.worstProfit, pct: arb.worstProfitPct },
+  };
+}
+
+/**
+ * A valuebet's expected value and Kelly stake. The probability is the service's when it is a
+ * usable number in (0, 1]; otherwise it is derived from the overvalue: p = (1 + overvalue/100) / odds.
+ * Kelly: f* = (b·p − q) / b, b = odds − 1, clamped to ≥ 0; the suggested stake is a quarter of
+ * that times the bankroll, rounded to the nearest step.
+ */
+export function valuebetMaths(
+  odds: number,
+  probability: number | null,
+  overvalue: number | null,
+  bankroll: number,
+  step: number,
+): ValuebetMaths | CannotCompute {
+  const badOdds = checkOdds([odds]);
+  if (badOdds) return badOdds;
+  const money = checkMoney(bankroll, step);
+  if ('ok' in money) return money;
+  const { B, S } = money;
+
+  let p: number;
+  if (probability !== null && Number.isFinite(probability) && probability > 0 && probability <= 1) {
+    p = probability;
+  } else if (overvalue !== null && Number.isFinite(overvalue)) {
+    p = (1 + overvalue / 100) / odds;
+    if (!(p > 0 && p <= 1)) return refuse('invalid-probability');
+  } else {
+    return refuse(probability === null ? 'no-probability' : 'invalid-probability');
+  }
+
+  const b = odds - 1;
+  const kellyFraction = Math.max(0, (b * p - (1 - p)) / b);
+  const quarterKellyFraction = kellyFraction / 4;
+  const kellyStakeCents = Math.round((quarterKellyFraction * B) / S) * S;
+  return {
+    ok: true,
+    probability: p,
+    fairOdds: 1 / p,
+    evPct: (odds * p - 1) * 100,
+    kellyFraction,
+    quarterKellyFraction,
+    kellyStake: fromCents(kellyStakeCents),
+  };
+}

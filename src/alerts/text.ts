@@ -1,0 +1,131 @@
+/**
+ * The words of alerts and cards, in English and Russian. Every function here receives values that
+ * are already formatted and HTML-escaped by the formatter, and returns an HTML fragment of one line.
+ */
+import type { Kind } from '../service/services.js';
+import type { Lang } from '../store/schema.js';
+import type { CannotComputeReason } from './stakes.js';
+
+/** The strings of one language. */
+export interface AlertTexts {
+  kind: Record<Kind, string>;
+  live: string;
+  prematch: string;
+  startUnknown: string;
+  /** Middle headline: "Middle: hit +95.00%, miss −2.10%". */
+  middleHeadline(kindName: string, hit: string, miss: string): string;
+  /** After a moved number: "(was +2.10%)". */
+  was(previous: string): string;
+  /** A line listing what changed since the alert was sent. */
+  changed(parts: string): string;
+  hitWord: string;
+  missWord: string;
+  /** In place of a leg's odds when they are masked. */
+  oddsHidden: string;
+  /** The plain statement under a masked alert. */
+  maskedNote: string;
+  stakesTitle(amount: string): string;
+  worstCase(profit: string, pct: string): string;
+  breakEven(list: string): string;
+  ifHit(profit: string, pct: string): string;
+  ifMiss(profit: string, pct: string): string;
+  ev(pct: string, fairOdds: string): string;
+  kelly(fraction: string, stake: string): string;
+  kellyNoEdge: string;
+  kellyBelowStep(fraction: string): string;
+  cannotCompute: Record<CannotComputeReason, string>;
+  noLegs: string;
+  moreLegs(n: number): string;
+  /** First line of a gone alert: "⛔ Gone after 4 min 10 s". */
+  gone(kind: Kind, duration: string): string;
+  /** Card footer: id, service and how long ago the service found it. */
+  cardFooter(id: string, service: string, foundAgo: string | undefined): string;
+  buttons: { event: string; stakes: string; mute: string; snooze: string };
+}
+
+const en: AlertTexts = {
+  kind: { arbs: 'Arb', middles: 'Middle', valuebets: 'Value bet' },
+  live: '🔴 live',
+  prematch: 'prematch',
+  startUnknown: 'start time unknown',
+  middleHeadline: (k, hit, miss) => `${k}: hit ${hit}, miss ${miss}`,
+  was: (p) => `(was ${p})`,
+  changed: (parts) => `✏️ Changed: ${parts}`,
+  hitWord: 'hit',
+  missWord: 'miss',
+  oddsHidden: 'odds hidden',
+  maskedNote: '🔒 Odds hidden: your plan does not include them.',
+  stakesTitle: (a) => `💰 Stakes for ${a}:`,
+  worstCase: (p, pct) => `Worst case after rounding: ${p} (${pct})`,
+  breakEven: (list) => `Break-even odds: ${list}`,
+  ifHit: (p, pct) => `If the middle hits: ${p} (${pct})`,
+  ifMiss: (p, pct) => `If it misses: ${p} (${pct})`,
+  ev: (pct, fair) => `📈 EV ${pct} · fair odds ${fair}`,
+  kelly: (f, stake) => `Kelly ${f} of bankroll · ¼ Kelly stake: ${stake}`,
+  kellyNoEdge: 'Kelly: no stake, no edge at these odds',
+  kellyBelowStep: (f) => `Kelly ${f} of bankroll · ¼ Kelly is below one rounding step`,
+  cannotCompute: {
+    'no-odds': 'Stakes cannot be computed: no odds.',
+    'invalid-odds': 'Stakes cannot be computed from these odds.',
+    'invalid-bankroll': 'Set a positive bankroll in /settings to see stakes.',
+    'invalid-step': 'Set a positive rounding step in /settings to see stakes.',
+    'bankroll-too-small': 'The bankroll is too small for these stakes at this rounding step.',
+    'no-probability': 'EV cannot be computed: the service gave no probability or overvalue.',
+    'invalid-probability': 'EV cannot be computed: the probability is not usable.',
+  },
+  noLegs: 'This item has no legs.',
+  moreLegs: (n) => `… and ${n} more`,
+  gone: (_kind, d) => `⛔ Gone after ${d}`,
+  cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
+  buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h' },
+};
+
+const RU_GONE: Record<Kind, string> = {
+  arbs: 'Вилка пропала',
+  middles: 'Коридор пропал',
+  valuebets: 'Валуй пропал',
+};
+
+const ru: AlertTexts = {
+  kind: { arbs: 'Вилка', middles: 'Коридор', valuebets: 'Валуй' },
+  live: '🔴 лайв',
+  prematch: 'прематч',
+  startUnknown: 'время начала неизвестно',
+  middleHeadline: (k, hit, miss) => `${k}: попадание ${hit}, промах ${miss}`,
+  was: (p) => `(было ${p})`,
+  changed: (parts) => `✏️ Изменилось: ${parts}`,
+  hitWord: 'попадание',
+  missWord: 'промах',
+  oddsHidden: 'коэффициент скрыт',
+  maskedNote: '🔒 Коэффициенты скрыты: ваш тариф их не включает.',
+  stakesTitle: (a) => `💰 Ставки на ${a}:`,
+  worstCase: (p, pct) => `Худший исход после округления: ${p} (${pct})`,
+  breakEven: (list) => `Коэффициенты безубыточности: ${list}`,
+  ifHit: (p, pct) => `Если коридор зайдёт: ${p} (${pct})`,
+  ifMiss: (p, pct) => `Если не зайдёт: ${p} (${pct})`,
+  ev: (pct, fair) => `📈 EV ${pct} · честный коэффициент ${fair}`,
+  kelly: (f, stake) => `Келли ${f} банка · ставка ¼ Келли: ${stake}`,
+  kellyNoEdge: 'Келли: не ставить, при этих коэффициентах перевеса нет',
+  kellyBelowStep: (f) => `Келли ${f} банка · ¼ Келли меньше шага округления`,
+  cannotCompute: {
+    'no-odds': 'Ставки не посчитать: нет коэффициентов.',
+    'invalid-odds': 'Ставки не посчитать по этим коэффициентам.',
+    'invalid-bankroll': 'Укажите положительный банк в /settings, чтобы видеть ставки.',
+    'invalid-step': 'Укажите положительный шаг округления в /settings, чтобы видеть ставки.',
+    'bankroll-too-small': 'Банк слишком мал для этих ставок при таком шаге округления.',
+    'no-probability': 'EV не посчитать: сервис не дал ни вероятности, ни перевеса.',
+    'invalid-probability': 'EV не посчитать: вероятность непригодна.',
+  },
+  noLegs: 'В этом предложении нет исходов.',
+  moreLegs: (n) => `… и ещё ${n}`,
+  gone: (kind, d) => `⛔ ${RU_GONE[kind]} через ${d}`,
+  cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
+  buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч' },
+};
+
+const TEXTS: Record<Lang, AlertTexts> = { en, ru };
+
+/** The alert strings in `lang`. */
+export function alertTexts(lang: Lang): AlertTexts {
+  return TEXTS[lang];
+}
