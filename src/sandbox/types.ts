@@ -1,0 +1,127 @@
+/** The sandbox's public types (re-exported by `index.ts`). */
+import type { Clock } from '../clock.js';
+import type { Service } from '../service/services.js';
+import type { WorldChange } from './world.js';
+import type { WireEnvelope, WireItem } from './wire.js';
+
+/** An access key pair the sandbox accepts. */
+export interface SandboxKey {
+  accessKey: string;
+  secret: string;
+  /** Services this key may get tokens for; default: all six. */
+  services?: Service[];
+  /** A key without paid access: items come back with odds 0 and `masked: true`. */
+  masked?: boolean;
+}
+
+/** Injected faults; every rate is a share 0..1 drawn from the seeded PRNG. */
+export interface SandboxFaults {
+  /** Share of data and dictionary requests answered 500. */
+  errorRate?: number;
+  /** Delay before every answer, real ms. */
+  latencyMs?: number;
+  /** Share of requests that never answer (the socket is held until the client gives up). */
+  timeoutRate?: number;
+  /** Share of 200 answers whose JSON body is cut short. */
+  malformedRate?: number;
+  /** Access keys whose token requests and data calls now get 403. */
+  revokedKeys?: string[];
+}
+
+export interface SandboxLimits {
+  tokensPerHour: number;
+  filtersPerHour: number;
+  itemsPerMinute: number;
+  dictsPerDay: number;
+  /** 'key': tokens per key, filters and reads per key and host; 'address': per remote address instead. Dictionaries are always per address. */
+  scope: 'key' | 'address';
+}
+
+export interface SandboxOptions {
+  /** Default 0 (ephemeral). */
+  port?: number;
+  /** Default: the demo key pair. */
+  keys?: SandboxKey[];
+  /** Default systemClock; token expiry, limit windows and the world all follow it. */
+  clock?: Clock;
+  /** Default 1. */
+  seed?: number;
+  /** Default 300_000. */
+  tokenTtlMs?: number;
+  /** Defaults 20/20/30/24, scope 'key'. */
+  limits?: Partial<SandboxLimits>;
+  faults?: SandboxFaults;
+  /** Which `{account}` forms are accepted: 'bb-' only `bb-<key>`, '' only the bare key; default 'both'. */
+  accountPrefix?: 'bb-' | '' | 'both';
+  world?: { eventsPerService?: number; itemsPerService?: number; meanLifetimeMs?: number; moveEveryMs?: number };
+}
+
+/** Route names used in the counters. */
+export type RouteName = 'token' | 'filter' | 'items' | 'event_items' | 'item' | 'dicts' | 'other';
+
+export interface SandboxCounters {
+  /** Every request by route name (whatever its answer). */
+  requests: Record<string, number>;
+  /**
+   * Uses by `${accessKey}|${base}|${kind}` (kind token|filter|items|dicts): requests that passed
+   * authentication and the limit (the ones the limits count). For tokens, `base` is the data base
+   * path of the requested service (e.g. '/arbs-live'), so rotation between services shows; for
+   * dictionaries, which carry no key, the remote address stands in place of the key.
+   */
+  byKeyHost: Record<string, number>;
+  /** Requests answered 429 because a limit was over. */
+  breaches: number;
+  breachLog: { at: number; route: string; scope: string }[];
+  /** Answers by status code; requests held by a timeout fault count under 'timeout'. */
+  status: Record<string, number>;
+}
+
+/** The URLs of one sandbox, named as the bot's settings. */
+export interface SandboxUrls {
+  BB_AUTH_URL: string;
+  BB_DICTS_URL: string;
+  BB_ARBS_PREMATCH_URL: string;
+  BB_ARBS_LIVE_URL: string;
+  BB_MIDDLES_PREMATCH_URL: string;
+  BB_MIDDLES_LIVE_URL: string;
+  BB_VALUEBETS_PREMATCH_URL: string;
+  BB_VALUEBETS_LIVE_URL: string;
+}
+
+/** The world controls for tests and benchmarks. */
+export interface SandboxWorld {
+  /** Brings the world forward to the clock's now. */
+  step(): void;
+  /** When an item appeared (ms on the sandbox clock), alive or gone; undefined for an unknown id. */
+  appearedAt(itemId: string): number | undefined;
+  /**
+   * Makes a new item appear now; `profit` sets its value (profit %, miss profit % for middles,
+   * overvalue % for valuebets) to within the rounding of the odds (about ±0.3).
+   */
+  inject(service: Service, opts?: { profit?: number }): WireItem;
+  /** The world's changes (appeared/moved/gone ids) at or after `sinceMs`, oldest first (after stepping to now). */
+  changes(sinceMs: number, service?: Service): WorldChange[];
+}
+
+export interface Sandbox {
+  readonly port: number;
+  /** http://127.0.0.1:PORT */
+  readonly origin: string;
+  readonly urls: SandboxUrls;
+  /** The first key. */
+  readonly demoKey: SandboxKey;
+  /** A snapshot copy. */
+  counters(): SandboxCounters;
+  resetCounters(): void;
+  /** Replaces the fault settings live. */
+  setFaults(f: SandboxFaults): void;
+  /** Adds a key pair, or replaces the one with the same access key. */
+  addKey(k: SandboxKey): void;
+  /** The items currently alive for a service, as the world holds them (wire shape, unmasked, in order of appearance). */
+  currentItems(service: Service): WireItem[];
+  /** The whole unfiltered envelope a read would return now for a service (unmasked). */
+  currentEnvelope(service: Service): WireEnvelope;
+  world: SandboxWorld;
+  /** Stops the server, dropping held connections and pending delayed answers. */
+  close(): Promise<void>;
+}

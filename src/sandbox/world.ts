@@ -1,0 +1,443 @@
+/**
+ * The simulated world: per service, events and the opportunities on them, which appear, move and
+ * disappear as a discrete-event simulation on the clock. Every task (a move, a death, a birth, an
+ * event's end) has a time; advancing to `now` runs the due tasks in (time, sequence) order, so the
+ * state at a time depends only on the seed and the start time, never on when it was looked at.
+ * Each item draws from its own random stream, and injected items from a separate one, so a test
+ * that injects does not change the rest of the world.
+ */
+import { coverMarket, middleMarket, pickFixture, pickSport, type SportProfile } from './catalog.js';
+import { ALL_BOOKMAKERS, LIVE_BOOKMAKERS } from './dictionaries.js';
+import { MinHeap } from './heap.js';
+import { arbProfit, fairOdds, middleProfits, oddsForProfit, overvalue, round } from './pricing.js';
+import { createRng, type Rng } from './prng.js';
+import { SERVICES, isLive, kindOf, type Kind, type Service } from '../service/services.js';
+import { wireTime, type WireEvent, type WireItem, type WireLeg } from './wire.js';
+
+/** How the world is shaped; every field has a default (see `startSandbox`). */
+export interface WorldOptions {
+  seed: number;
+  /** The world's time zero (the clock's now at start), ms. */
+  startMs: number;
+  eventsPerService: number;
+  itemsPerService: number;
+  meanLifetimeMs: number;
+  moveEveryMs: number;
+}
+
+export interface SimSubEvent {
+  id: string;
+  bookmakerId: number;
+  originalId: string;
+}
+
+export interface SimEvent {
+  id: string;
+  sport: SportProfile;
+  league: string;
+  team1: string;
+  team2: string;
+  startMs: number;
+  /** When the event leaves the world (prematch: its start; live: the final whistle). */
+  endMs: number;
+  live: boolean;
+  subEvents: Map<number, SimSubEvent>;
+}
+
+export interface SimLeg {
+  subEventId: string;
+  bookmakerId: number;
+  typeId: number;
+  line: string;
+  odds: number;
+  prev: number;
+  updatedMs: number;
+  initiator: boolean;
+}
+
+export interface SimItem {
+  id: string;
+  service: Service;
+  kind: Kind;
+  event: SimEvent;
+  createdMs: number;
+  groupId: number;
+  legs: SimLeg[];
+  /** valuebets only: the outcome's probability. */
+  probability: number;
+  /** The value band moves keep to. */
+  band: { min: number; max: number };
+  deathMs: number;
+  injected: boolean;
+  rng: Rng;
+  alive: boolean;
+}
+
+/** One change of the world, for tests and benchmarks. */
+export interface WorldChange {
+  at: number;
+  service: Service;
+  type: 'appeared' | 'moved' | 'gone';
+  id: string;
+}
+
+/** One timed task of the agenda (one monomorphic shape keeps the hot loop fast). */
+interface Task {
+  at: number;
+  seq: number;
+  type: 'move' | 'death' | 'birth' | 'eventEnd';
+  item: SimItem | undefined;
+  event: SimEvent | undefined;
+}
+
+const MIN_LIFETIME_MS = 5_000;
+const CHANGE_LOG_CAP = 100_000;
+const APPEARED_CAP = 200_000;
+
+/** The item's value fields, computed from its current odds. */
+export function valuesOf(item: SimItem): { value: number; middle?: number; probability?: number; fairOdds?: number } {
+  const odds = item.legs.map((l) => l.odds);
+  if (item.kind === 'arbs') return { value: arbProfit(odds) };
+  if (item.kind === 'middles') {
+    const { miss, hit } = middleProfits([odds[0] ?? 1, odds[1] ?? 1]);
+    return { value: miss, middle: hit };
+  }
+  return { value: overvalue(odds[0] ?? 1, item.probability), probability: item.probability, fairOdds: fairOdds(item.probability) };
+}
+
+/** The wire form of an item; `masked` hides the odds (0), as for a key without paid access. */
+export function toWireItem(item: SimItem, masked: boolean): WireItem {
+  const v = valuesOf(item);
+  const legs: WireLeg[] = item.legs.map((l) => ({
+    sub_event_id: l.subEventId,
+    type_id: l.typeId,
+    value: masked ? 0 : l.odds,
+    prev: masked ? 0 : l.prev,
+    index: l.line,
+    updated: wireTime(l.updatedMs),
+    initiator: l.initiator,
+    crumbs: {},
+  }));
+  return {
+    id: item.id,
+    event_id: item.event.id,
+    value: v.value,
+    ...(item.kind === 'valuebets' ? {} : { roi: v.value }),
+    ...(v.middle === undefined ? {} : { middle_value: v.middle }),
+    ...(v.probability === undefined ? {} : { probability: v.probability }),
+    ...(v.fairOdds === undefined ? {} : { fair_odds: v.fairOdds }),
+    created: wireTime(item.createdMs),
+    groups_ids: [item.groupId],
+    odds: legs,
+  };
+}
+
+/** The wire form of an event with only the sub-events the given items use. */
+export function toWireEvent(event: SimEvent, items: readonly SimItem[]): WireEvent {
+  const used = new Set<number>();
+  for (const it of items) if (it.event === event) for (const l of it.legs) used.add(l.bookmakerId);
+  const subEvents = [...event.subEvents.values()]
+    .filter((s) => used.has(s.bookmakerId))
+    .map((s) => ({ id: s.id, bookmaker_id: s.bookmakerId, original_id: s.originalId }));
+  return {
+    id: event.id,
+    sport_id: event.sport.id,
+    league: event.league,
+    team_1: event.team1,
+    team_2: event.team2,
+    start: wireTime(event.startMs),
+    live: event.live,
+    sub_events: subEvents,
+  };
+}
+
+/** The world of one service. */
+class ServiceWorld {
+  readonly items = new Map<string, SimItem>();
+  readonly events = new Map<string, SimEvent>();
+  private readonly agenda = new MinHeap<Task>();
+  private seq = 0;
+  private naturalCount = 0;
+  private injectedCount = 0;
+  private readonly eventsRng: Rng;
+  private readonly birthsRng: Rng;
+  private readonly injectRng: Rng;
+  private readonly kind: Kind;
+  private readonly live: boolean;
+  private readonly bookmakers: readonly number[];
+
+  constructor(
+    readonly service: Service,
+    private readonly opts: WorldOptions,
+    private readonly record: (c: WorldChange, item: SimItem) => void,
+  ) {
+    this.kind = kindOf(service);
+    this.live = isLive(service);
+    this.bookmakers = this.live ? LIVE_BOOKMAKERS : ALL_BOOKMAKERS;
+    this.eventsRng = createRng(opts.seed, `events:${service}`);
+    this.birthsRng = createRng(opts.seed, `births:${service}`);
+    this.injectRng = createRng(opts.seed, `inject:${service}`);
+    for (let i = 0; i < Math.max(1, opts.eventsPerService); i++) this.addEvent(opts.startMs, true);
+    for (let i = 0; i < opts.itemsPerService; i++) {
+      const age = Math.round(this.birthsRng.uniform(0, opts.meanLifetimeMs));
+      this.spawn(opts.startMs, { initialAgeMs: age });
+    }
+  }
+
+  /** Runs every task due by `now`. */
+  advance(now: number): void {
+    for (;;) {
+      const next = this.agenda.peek();
+      if (!next || next.at > now) break;
+      this.agenda.pop();
+      this.run(next);
+    }
+  }
+
+  /** A new item now, outside the natural flow (it is not replaced when it goes). */
+  inject(now: number, profit: number | undefined): SimItem {
+    this.advance(now);
+    return this.spawn(now, { injected: true, ...(profit === undefined ? {} : { profit }) });
+  }
+
+  private schedule(at: number, type: Task['type'], item?: SimItem, event?: SimEvent): void {
+    this.agenda.push({ at, seq: this.seq++, type, item, event });
+  }
+
+  private run(task: Task): void {
+    const { item, event } = task;
+    switch (task.type) {
+      case 'move':
+        if (!item?.alive) return;
+        this.move(item, task.at);
+        this.schedule(task.at + this.opts.moveEveryMs, 'move', item);
+        return;
+      case 'death':
+        if (item?.alive) this.kill(item, task.at);
+        return;
+      case 'birth':
+        this.spawn(task.at, {});
+        return;
+      case 'eventEnd': {
+        if (!event) return;
+        const ended = event;
+        this.events.delete(ended.id);
+        for (const onIt of [...this.items.values()]) if (onIt.event === ended) this.kill(onIt, task.at);
+        this.addEvent(task.at, false);
+        return;
+      }
+    }
+  }
+
+  private addEvent(at: number, initial: boolean): void {
+    const rng = this.eventsRng;
+    const sport = pickSport(rng);
+    const fixture = pickFixture(rng, sport);
+    let id: string;
+    do id = String(rng.int(10_000_000, 99_999_999));
+    while (this.events.has(id));
+    let startMs: number;
+    let endMs: number;
+    if (this.live) {
+      // Live events are under way: a fresh one kicked off a few minutes ago.
+      const elapsed = initial ? rng.uniform(0, 0.8 * sport.liveDurationMs) : rng.uniform(0, 10 * 60_000);
+      startMs = Math.round((at - elapsed) / 60_000) * 60_000;
+      if (startMs > at) startMs -= 60_000;
+      endMs = startMs + sport.liveDurationMs;
+    } else {
+      startMs = Math.ceil((at + rng.uniform(30 * 60_000, 48 * 3_600_000)) / 300_000) * 300_000;
+      endMs = startMs;
+    }
+    const subEvents = new Map<number, SimSubEvent>();
+    for (const b of this.bookmakers) {
+      subEvents.set(b, { id: `${id}-${b}`, bookmakerId: b, originalId: String(rng.int(1_000_000, 999_999_999)) });
+    }
+    const event: SimEvent = { id, sport, ...fixture, startMs, endMs, live: this.live, subEvents };
+    this.events.set(id, event);
+    this.schedule(endMs, 'eventEnd', undefined, event);
+  }
+
+  private spawn(at: number, how: { injected?: boolean; profit?: number; initialAgeMs?: number }): SimItem {
+    const injected = how.injected === true;
+    const pickRng = injected ? this.injectRng : this.birthsRng;
+    const label = injected ? `item:${this.service}:inj:${this.injectedCount++}` : `item:${this.service}:${this.naturalCount++}`;
+    const rng = createRng(this.opts.seed, label);
+    const event = pickRng.pick([...this.events.values()]);
+    let id: string;
+    do id = pickRng.hex(16);
+    while (this.items.has(id));
+    const createdMs = at - (how.initialAgeMs ?? 0);
+    const legs = this.price(rng, event, how.profit, createdMs);
+    const item: SimItem = {
+      id,
+      service: this.service,
+      kind: this.kind,
+      event,
+      createdMs,
+      groupId: rng.chance(0.75) ? (event.sport.groups[0] ?? 1) : rng.pick(event.sport.groups),
+      legs: legs.legs,
+      probability: legs.probability,
+      band: { min: 0, max: 0 },
+      deathMs: at + Math.max(MIN_LIFETIME_MS, Math.round(rng.exp(this.opts.meanLifetimeMs))),
+      injected,
+      rng,
+      alive: true,
+    };
+    const v = valuesOf(item).value;
+    const band = this.kind === 'arbs' ? [0.05, 20] : this.kind === 'middles' ? [-8, 2] : [0.2, 35];
+    item.band = { min: Math.min(band[0] as number, v), max: Math.max(band[1] as number, v) };
+    this.items.set(id, item);
+    this.record({ at: createdMs, service: this.service, type: 'appeared', id }, item);
+    const m = this.opts.moveEveryMs;
+    this.schedule(createdMs + m * Math.max(1, Math.ceil((at - createdMs) / m)), 'move', item);
+    this.schedule(item.deathMs, 'death', item);
+    return item;
+  }
+
+  /** Legs (bookmakers, market, odds) for a new item of this service's kind. */
+  private price(rng: Rng, event: SimEvent, profit: number | undefined, at: number): { legs: SimLeg[]; probability: number } {
+    const sport = event.sport;
+    const outcomes = this.kind === 'arbs' ? coverMarket(rng, sport) : this.kind === 'middles' ? middleMarket(rng, sport) : [rng.pick(coverMarket(rng, sport))];
+    const books = rng.sample(this.bookmakers, outcomes.length);
+    let odds: number[];
+    let probability = 0;
+    if (this.kind === 'valuebets') {
+      const target = profit ?? Math.min(30, 0.5 + rng.exp(4));
+      const o = round(rng.uniform(1.4, 4.5));
+      probability = Math.min(0.95, round((1 + target / 100) / o, 4));
+      odds = [o];
+    } else {
+      let q: number[];
+      if (outcomes.length === 2) {
+        const spread = this.kind === 'middles' ? 0.1 : 0.25;
+        const q1 = rng.uniform(0.5 - spread, 0.5 + spread);
+        q = [q1, 1 - q1];
+      } else {
+        const w = outcomes.map(() => rng.uniform(0.6, 1.4));
+        const sum = w.reduce((s, x) => s + x, 0);
+        q = w.map((x) => x / sum);
+      }
+      const target = profit ?? (this.kind === 'arbs' ? Math.min(12, 0.1 + rng.exp(1.4)) : rng.uniform(-3, 0.8));
+      odds = oddsForProfit(q, target);
+      // Rounding the odds can push a thin arb below zero: lengthen the longest leg until it pays.
+      while (this.kind === 'arbs' && profit === undefined && arbProfit(odds) < 0.05) {
+        const i = odds.indexOf(Math.max(...odds));
+        odds[i] = round((odds[i] as number) + 0.01);
+      }
+    }
+    const initiator = rng.int(0, outcomes.length - 1);
+    const legs = outcomes.map((o, i): SimLeg => {
+      const bookmakerId = books[i] as number;
+      const sub = event.subEvents.get(bookmakerId);
+      const leg = odds[i] as number;
+      return {
+        subEventId: sub?.id ?? `${event.id}-${bookmakerId}`,
+        bookmakerId,
+        typeId: o.typeId,
+        line: o.line,
+        odds: leg,
+        prev: leg,
+        updatedMs: at,
+        initiator: i === initiator,
+      };
+    });
+    return { legs, probability };
+  }
+
+  /** One leg's odds change a little, keeping the item's value within its band. */
+  private move(item: SimItem, at: number): void {
+    const rng = item.rng;
+    const leg = item.legs[rng.int(0, item.legs.length - 1)];
+    if (!leg) return;
+    const step = rng.uniform(0.004, 0.025) * (rng.chance(0.5) ? 1 : -1);
+    const old = leg.odds;
+    for (const sign of [1, -1]) {
+      let next = round(old * (1 + sign * step));
+      if (Math.abs(next - old) < 0.01) next = round(old + 0.01 * Math.sign(sign * step));
+      if (next < 1.01) continue;
+      leg.odds = next;
+      const v = valuesOf(item).value;
+      if (v >= item.band.min && v <= item.band.max) {
+        leg.prev = old;
+        leg.updatedMs = at;
+        this.record({ at, service: this.service, type: 'moved', id: item.id }, item);
+        return;
+      }
+      leg.odds = old;
+    }
+  }
+
+  private kill(item: SimItem, at: number): void {
+    item.alive = false;
+    this.items.delete(item.id);
+    this.record({ at, service: this.service, type: 'gone', id: item.id }, item);
+    if (item.injected) return;
+    // Replace a natural item after a short pause, so about itemsPerService stay alive.
+    const delay = Math.max(1_000, Math.round(this.birthsRng.exp(this.opts.meanLifetimeMs / 10)));
+    this.schedule(at + delay, 'birth');
+  }
+}
+
+/** The worlds of all six services, advanced lazily to the clock. */
+export class World {
+  private readonly worlds = new Map<Service, ServiceWorld>();
+  private readonly appeared = new Map<string, number>();
+  private readonly log: WorldChange[] = [];
+
+  constructor(readonly opts: WorldOptions) {
+    const record = (c: WorldChange): void => {
+      if (c.type === 'appeared') {
+        this.appeared.set(c.id, c.at);
+        // Bounded for long runs: the oldest ids are forgotten first (Map keeps insertion order).
+        if (this.appeared.size > APPEARED_CAP) {
+          for (const id of this.appeared.keys()) {
+            this.appeared.delete(id);
+            if (this.appeared.size <= APPEARED_CAP / 2) break;
+          }
+        }
+      }
+      this.log.push(c);
+      if (this.log.length > CHANGE_LOG_CAP) this.log.splice(0, this.log.length - CHANGE_LOG_CAP / 2);
+    };
+    for (const s of SERVICES) this.worlds.set(s, new ServiceWorld(s, opts, record));
+  }
+
+  private of(service: Service): ServiceWorld {
+    const w = this.worlds.get(service);
+    if (!w) throw new Error(`unknown service ${service}`);
+    return w;
+  }
+
+  /** Brings every service's world to `now`. */
+  advanceAll(now: number): void {
+    for (const w of this.worlds.values()) w.advance(now);
+  }
+
+  /** The items alive at `now`, in order of appearance. */
+  alive(service: Service, now: number): SimItem[] {
+    const w = this.of(service);
+    w.advance(now);
+    return [...w.items.values()];
+  }
+
+  /** One alive item by id at `now`. */
+  item(service: Service, id: string, now: number): SimItem | undefined {
+    const w = this.of(service);
+    w.advance(now);
+    return w.items.get(id);
+  }
+
+  inject(service: Service, now: number, profit?: number): SimItem {
+    return this.of(service).inject(now, profit);
+  }
+
+  /** When an item (alive or gone) appeared, ms. */
+  appearedAt(id: string): number | undefined {
+    return this.appeared.get(id);
+  }
+
+  /** The changes recorded at or after `sinceMs` (bounded history), oldest first. */
+  changes(sinceMs: number, service?: Service): WorldChange[] {
+    return this.log.filter((c) => c.at >= sinceMs && (service === undefined || c.service === service));
+  }
+}
