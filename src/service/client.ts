@@ -1,0 +1,261 @@
+/**
+ * The Data Service client: `ServiceClient` over undici, with every request inside the limits,
+ * tokens renewed on time (and once after a 401), transient failures retried with jittered
+ * backoff, and answers parsed into the bot's typed models.
+ */
+import { Agent, type Dispatcher } from 'undici';
+import { linkSignals } from './abort.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { AccessKeyRef, BudgetView, RequestOptions, ServiceClient } from './client-types.js';
+import { DictionaryCache } from './dictionaries.js';
+import { ServiceError, isServiceError } from './errors.js';
+import { toFilterBody } from './filter-body.js';
+import { filterSettingsSchema, type FilterSettings } from './filter-model.js';
+import { requireJson, sendRequest, type HttpResponse } from './http.js';
+import { ClientClosedError, createLimits, type LimitScope, type Limits, type Permit } from './limits.js';
+import type { ItemsRead, Opportunity } from './opportunity.js';
+import { parseItemBody, parseItemsBody } from './parse-items.js';
+import { eventItemsEndpoint, filterEndpoint, itemEndpoint, itemsEndpoint, type Endpoint } from './paths.js';
+import { withRetries } from './retry.js';
+import { kindOf, type Service } from './services.js';
+import { TokenManager, dataAuthHeaders, keyTag } from './tokens.js';
+
+/** What `createServiceClient` needs. */
+export interface ServiceClientOptions {
+  config: Pick<
+    Config,
+    | 'BB_AUTH_URL'
+    | 'BB_DICTS_URL'
+    | 'BB_ARBS_PREMATCH_URL'
+    | 'BB_ARBS_LIVE_URL'
+    | 'BB_MIDDLES_PREMATCH_URL'
+    | 'BB_MIDDLES_LIVE_URL'
+    | 'BB_VALUEBETS_PREMATCH_URL'
+    | 'BB_VALUEBETS_LIVE_URL'
+    | 'BB_PATH_FORM'
+    | 'BB_ACCOUNT_PREFIX'
+    | 'BB_REQUEST_TIMEOUT_MS'
+    | 'LIMIT_TOKENS_PER_HOUR'
+    | 'LIMIT_FILTERS_PER_HOUR'
+    | 'LIMIT_ITEMS_PER_MINUTE'
+    | 'LIMIT_DICTS_PER_DAY'
+    | 'LIMIT_SCOPE'
+    | 'DATA_DIR'
+  >;
+  logger: Logger;
+  /** Default systemClock. Limit windows, token expiry, backoff and pauses follow it. */
+  clock?: Clock;
+  /** Jitter source; default Math.random. */
+  random?: () => number;
+  /** undici dispatcher; by default the client keeps its own Agent and closes it in `close()`. */
+  dispatcher?: Dispatcher;
+  /** Transient retries per call; default 2. */
+  retries?: number;
+}
+
+/** The client plus its limits, which the scheduler reads to plan its polls. */
+export type ServiceClientWithLimits = ServiceClient & { limits: Limits };
+
+/** How often a data call looks for a token and a slot that are both good at once. */
+const TOKEN_SLOT_TRIES = 3;
+
+/**
+ * Creates the client. Requests go out only through its limits; `close()` ends waiting and
+ * in-flight calls with `ClientClosedError` and closes its own connections.
+ */
+export function createServiceClient(opts: ServiceClientOptions): ServiceClientWithLimits {
+  const { config } = opts;
+  const clock = opts.clock ?? systemClock;
+  const random = opts.random ?? Math.random;
+  const retries = opts.retries ?? 2;
+  const logger = opts.logger.child({ module: 'service-client' });
+  const ownAgent = opts.dispatcher ? undefined : new Agent({ keepAliveTimeout: 10_000 });
+  const dispatcher: Dispatcher = opts.dispatcher ?? (ownAgent as Agent);
+
+  const limits = createLimits({ config, clock, random });
+  let closing: Promise<void> | undefined;
+  // Aborted by close(): waits, backoffs and requests in progress end at once with ClientClosedError.
+  const shutdown = new AbortController();
+  const tokens = new TokenManager({ config, limits, clock, logger, dispatcher, shutdown: shutdown.signal });
+  const dictionaries = new DictionaryCache({
+    config,
+    limits,
+    clock,
+    logger,
+    random,
+    retries,
+    dispatcher,
+    shutdown: shutdown.signal,
+  });
+
+  /**
+   * Runs one public call: the caller's signal joined with the client's shutdown, and transient
+   * failures retried (each try a whole new attempt through the limiters).
+   */
+  async function call<T>(what: string, options: RequestOptions = {}, attempt: (request: RequestOptions) => Promise<T>): Promise<T> {
+    const link = linkSignals(options.signal, shutdown.signal);
+    const request: RequestOptions = { ...options, signal: link.signal };
+    try {
+      return await withRetries(
+        { retries, clock, random, logger, what, ...optional('wait', request.wait), signal: link.signal },
+        () => attempt(request),
+      );
+    } finally {
+      link.dispose();
+    }
+  }
+
+  /** A token good now and a slot in `scope`, taken so that no slot is held while waiting for a token. */
+  async function tokenAndSlot(
+    key: AccessKeyRef,
+    service: Service,
+    scope: LimitScope,
+    request: RequestOptions,
+  ): Promise<{ token: string; permit: Permit }> {
+    for (let attempt = 1; ; attempt++) {
+      await tokens.token(key, service, request);
+      const permit = await limits.acquire(scope, request);
+      const grant = tokens.valid(key.accessKey, service);
+      if (grant) return { token: grant.token, permit };
+      if (attempt >= TOKEN_SLOT_TRIES) {
+        try {
+          return { token: await tokens.token(key, service, request), permit };
+        } catch (err) {
+          permit.cancel();
+          throw err;
+        }
+      }
+      // The token ran out while this waited for the slot: give the slot back, renew first.
+      permit.cancel();
+    }
+  }
+
+  /** One authorized Data API exchange: a 401 drops the token and the call is made once more with a new one. */
+  async function authorized(
+    key: AccessKeyRef,
+    service: Service,
+    scope: LimitScope,
+    endpoint: Endpoint,
+    json: unknown,
+    what: string,
+    request: RequestOptions,
+  ): Promise<HttpResponse> {
+    for (let renewed = false; ; renewed = true) {
+      const { token, permit } = await tokenAndSlot(key, service, scope, request);
+      const started = clock.now();
+      try {
+        const res = await sendRequest({
+          ...endpoint,
+          headers: dataAuthHeaders(token),
+          ...(json === undefined ? {} : { json }),
+          what,
+          timeoutMs: config.BB_REQUEST_TIMEOUT_MS,
+          now: () => clock.now(),
+          dispatcher,
+          ...optional('signal', request.signal),
+        });
+        limits.recover(scope);
+        logger.debug({ what, key: keyTag(key.accessKey), status: res.status, ms: clock.now() - started }, 'service call');
+        return res;
+      } catch (err) {
+        if (!isServiceError(err)) throw err;
+        logger.debug({ what, key: keyTag(key.accessKey), kind: err.kind, status: err.details.status }, 'service call failed');
+        if (err.kind === 'auth') {
+          tokens.refused(key.accessKey, service, token);
+          if (!renewed) continue;
+          throw new ServiceError('auth', `${what}: the service refused a freshly issued token too (HTTP 401)`, {
+            status: 401,
+          });
+        }
+        if (err.kind === 'rate_limited' && !err.details.local) {
+          const pause = limits.penalize(scope, err.details.retryAfterMs);
+          throw new ServiceError('rate_limited', err.message, { ...err.details, retryAfterMs: pause });
+        }
+        throw err;
+      } finally {
+        permit.release();
+      }
+    }
+  }
+
+  const listRead = (key: AccessKeyRef, service: Service, endpoint: Endpoint, what: string, options?: RequestOptions) =>
+    call(what, options, async (request) => {
+      const scope = { kind: 'items', accessKey: key.accessKey, service } as const;
+      // Form A reads with a POST; it carries an empty JSON object, as servers expect a body on a POST.
+      const res = await authorized(key, service, scope, endpoint, endpoint.method === 'POST' ? {} : undefined, what, request);
+      const read = parseItemsBody(service, requireJson(res, what), what);
+      if (read.skipped > 0) logger.warn({ what, skipped: read.skipped, kept: read.items.length }, 'items skipped as unusable');
+      return read;
+    });
+
+  return {
+    limits,
+
+    async checkKey(key, service, options) {
+      await call(`${service} key check`, options, (request) => tokens.request(key, service, request));
+    },
+
+    hasValidToken: (accessKey, service) => tokens.valid(accessKey, service) !== undefined,
+
+    async writeFilter(key, service, filter: FilterSettings, options) {
+      const what = `${service} filter write`;
+      const settings = filterSettingsSchema.safeParse(filter);
+      if (!settings.success) throw new ServiceError('malformed', `${what}: the filter settings are not valid`);
+      const body = toFilterBody(kindOf(service), settings.data);
+      const scope = { kind: 'filters', accessKey: key.accessKey, service } as const;
+      const endpoint = filterEndpoint(config, service, key.accessKey);
+      await call(what, options, (request) => authorized(key, service, scope, endpoint, body, what, request));
+    },
+
+    readItems(key, service, options): Promise<ItemsRead> {
+      const endpoint = itemsEndpoint(config, service, key.accessKey);
+      return listRead(key, service, endpoint, `${service} items read`, options);
+    },
+
+    readEventItems(key, service, eventId, options): Promise<ItemsRead> {
+      const endpoint = eventItemsEndpoint(config, service, key.accessKey, eventId);
+      return listRead(key, service, endpoint, `${service} event items read`, options);
+    },
+
+    readItem(key, service, itemId, options): Promise<Opportunity> {
+      const what = `${service} item read`;
+      const endpoint = itemEndpoint(config, service, key.accessKey, itemId);
+      const scope = { kind: 'items', accessKey: key.accessKey, service } as const;
+      return call(what, options, async (request) => {
+        const res = await authorized(key, service, scope, endpoint, undefined, what, request);
+        return parseItemBody(service, requireJson(res, what), itemId, what);
+      });
+    },
+
+    dictionaries: (lang) => dictionaries.get(lang),
+    cachedDictionaries: (lang) => dictionaries.cached(lang),
+
+    budget(accessKey: string, service: Service): BudgetView {
+      return {
+        tokensLeft: limits.tokensLeft(accessKey),
+        readsLeft: limits.readsLeft(accessKey, service),
+        tokenExpiresInMs: tokens.expiresInMs(accessKey, service),
+        pausedForMs: limits.budget({ kind: 'items', accessKey, service }).pausedForMs,
+      };
+    },
+
+    forgetKey: (accessKey) => tokens.forget(accessKey),
+
+    close() {
+      closing ??= (async () => {
+        shutdown.abort(new ClientClosedError());
+        await limits.close();
+        await dictionaries.close();
+        await ownAgent?.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** `{ [name]: value }` when the value is set, else nothing (keeps optional options truly absent). */
+function optional<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V };
+}

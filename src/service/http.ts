@@ -1,0 +1,152 @@
+/**
+ * One HTTP exchange with the Data Service over undici: a timeout on every request, the status
+ * mapped onto the `ServiceError` taxonomy, `Retry-After` read, JSON parsed. Error messages name
+ * the operation and what went wrong in words; they never carry a URL, a header or a body, since
+ * those can hold the access key's secret or a token.
+ */
+import { request, type Dispatcher } from 'undici';
+import { linkSignals } from './abort.js';
+import { ServiceError, type ServiceErrorKind } from './errors.js';
+
+/** The methods the Data Service uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT';
+
+/** One request as `sendRequest` takes it. */
+export interface HttpRequest {
+  method: HttpMethod;
+  url: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON with `Content-Type: application/json`. */
+  json?: unknown;
+  /** What this request does, in words, for error messages ("arbs_live items read"). */
+  what: string;
+  timeoutMs: number;
+  /** Time base for `Retry-After` given as an HTTP date. */
+  now: () => number;
+  dispatcher?: Dispatcher;
+  /** The caller's cancellation: its reason is rethrown as is, never mapped to a service error. */
+  signal?: AbortSignal;
+}
+
+/** A 2xx answer. */
+export interface HttpResponse {
+  status: number;
+  /** The parsed JSON body; for a body that is not JSON, the raw text (see `bodyIsJson`). */
+  body: unknown;
+  bodyIsJson: boolean;
+}
+
+/**
+ * Sends one request. Resolves only on 2xx (with the body parsed); every other outcome throws a
+ * `ServiceError` (or the caller's abort reason).
+ */
+export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), req.timeoutMs);
+  const { signal, dispose } = linkSignals(req.signal, timeout.signal);
+  const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+  let payload: string | undefined;
+  if (req.json !== undefined) {
+    payload = JSON.stringify(req.json);
+    headers['content-type'] = 'application/json';
+  }
+  try {
+    const res = await request(req.url, {
+      method: req.method,
+      headers,
+      body: payload,
+      signal,
+      ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
+    });
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      throw errorForStatus(res.statusCode, req.what, parseRetryAfter(headerValue(res.headers['retry-after']), req.now()));
+    }
+    return parseBody(res.statusCode, text);
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    if (req.signal?.aborted) throw req.signal.reason;
+    if (timeout.signal.aborted) {
+      throw new ServiceError('timeout', `${req.what}: no answer within ${req.timeoutMs} ms`);
+    }
+    throw new ServiceError('timeout', `${req.what}: the connection failed (${networkCause(err)})`);
+  } finally {
+    clearTimeout(timer);
+    dispose();
+  }
+}
+
+function parseBody(status: number, text: string): HttpResponse {
+  if (text.trim() === '') return { status, body: undefined, bodyIsJson: false };
+  try {
+    return { status, body: JSON.parse(text) as unknown, bodyIsJson: true };
+  } catch {
+    return { status, body: text, bodyIsJson: false };
+  }
+}
+
+/** The body as JSON, or `ServiceError('malformed')` when it is not JSON. */
+export function requireJson(res: HttpResponse, what: string): unknown {
+  if (!res.bodyIsJson) throw new ServiceError('malformed', `${what}: the answer was not JSON`, { status: res.status });
+  return res.body;
+}
+
+/** Maps a non-2xx status onto the taxonomy. */
+export function errorForStatus(status: number, what: string, retryAfterMs?: number): ServiceError {
+  const kind = kindForStatus(status);
+  const details = retryAfterMs === undefined ? { status } : { status, retryAfterMs };
+  return new ServiceError(kind, `${what}: ${DESCRIPTIONS[kind]} (HTTP ${status})`, details);
+}
+
+/** The error kind of an HTTP status (401 auth, 403 forbidden, 429 rate_limited, 404/405/410 not_found, 408/504 timeout, 5xx server, other 4xx malformed). */
+export function kindForStatus(status: number): ServiceErrorKind {
+  if (status === 401) return 'auth';
+  if (status === 403) return 'forbidden';
+  if (status === 429) return 'rate_limited';
+  if (status === 404 || status === 405 || status === 410) return 'not_found';
+  if (status === 408 || status === 504) return 'timeout';
+  if (status >= 500) return 'server';
+  // Any other 4xx: the service could not use what we sent; retrying the same request cannot help.
+  return 'malformed';
+}
+
+const DESCRIPTIONS: Record<ServiceErrorKind, string> = {
+  auth: 'the service refused the credentials',
+  forbidden: 'the service denied access to this data',
+  rate_limited: 'the service said the rate limit was reached',
+  not_found: 'the service does not offer this (unknown id or unsupported path)',
+  server: 'the service had an internal problem',
+  timeout: 'the service did not answer in time',
+  malformed: 'the service could not use the request',
+};
+
+/**
+ * `Retry-After` as ms from `now`: delta seconds (decimals tolerated) or an HTTP date.
+ * Undefined when absent or unreadable; never negative.
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (text === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // HTTP dates always name a weekday or month in letters; this keeps "12abc" from parsing.
+  if (!/[a-z]/i.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** A short, secret-free name for a network failure (ECONNREFUSED, socket closed …). */
+function networkCause(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return code;
+    const name = (err as { name?: unknown }).name;
+    if (typeof name === 'string' && /^\w+$/.test(name)) return name;
+  }
+  return 'network error';
+}

@@ -1,0 +1,378 @@
+/**
+ * The one set of limiters every request passes, built from the LIMIT_* settings.
+ *
+ * Scopes (service-api.md §7): token requests per access key (across services), filter writes
+ * and item reads per (access key, Data API host); with LIMIT_SCOPE=address the service counts
+ * per address instead, so the bot keeps one budget per host for all its users (tokens: per
+ * auth host). Dictionaries: once for the whole bot.
+ *
+ * The guarantee holds for a sliding window on the injected clock: each scope keeps a log of its
+ * sends (`SlidingWindow`) and a send waits until the oldest one has left the window. Bottleneck
+ * (one `Group` per kind, one limiter per scope with its own `id`) runs the admissions of a scope
+ * one at a time in priority order, interactive ahead of polls. Bottleneck's own timers never
+ * decide the window, so a ManualClock standing still or jumping minutes is obeyed exactly.
+ *
+ * Sharing these limits between bot processes later means giving `createScopeGroup` the
+ * `datastore: 'ioredis'` options and keeping the send logs in the same Redis.
+ */
+import Bottleneck from 'bottleneck';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { linkSignals } from './abort.js';
+import type { RequestOptions } from './client-types.js';
+import { ServiceError } from './errors.js';
+import { serviceBaseUrl, type PathConfig } from './paths.js';
+import type { Service } from './services.js';
+import { SlidingWindow, type WindowEntry } from './sliding-window.js';
+
+/** The four limits of the seed (§8). */
+export type LimitKind = 'tokens' | 'filters' | 'items' | 'dicts';
+
+/** What a request counts against. */
+export type LimitScope =
+  | { kind: 'tokens'; accessKey: string }
+  | { kind: 'filters' | 'items'; accessKey: string; service: Service }
+  | { kind: 'dicts' };
+
+/** The settings the limits are built from (the hosts name the scopes). */
+export type LimitsConfig = PathConfig &
+  Pick<
+    Config,
+    'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_FILTERS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_DICTS_PER_DAY' | 'LIMIT_SCOPE'
+  >;
+
+/** The right to send one request, taken from a scope's window. */
+export interface Permit {
+  /** The answer arrived (or the send failed): the send leaves the window one window from now. */
+  release(): void;
+  /** Nothing was sent after all: the slot is given back. */
+  cancel(): void;
+}
+
+/** One scope's state, for /status and the scheduler's plan. */
+export interface ScopeBudget {
+  limit: number;
+  windowMs: number;
+  /** Sends counted in the window now, in flight ones included. */
+  used: number;
+  inFlight: number;
+  /** Callers queued for this scope (waiting for room, a pause, or their turn). */
+  waiting: number;
+  /** Sends that would still fit now after everyone queued: max(0, limit - used - waiting). */
+  left: number;
+  /** ms until this scope's 429 pause ends; 0 when not paused. */
+  pausedForMs: number;
+  /** ms until one more send would be admitted (an estimate of one window while all are in flight). */
+  nextFreeInMs: number;
+}
+
+/** The limiters every request of the client passes; also read by the scheduler to plan. */
+export interface Limits {
+  readonly scopeMode: 'key' | 'address';
+  /**
+   * Takes a slot in `scope`: waits for room (wait !== false) or throws
+   * ServiceError('rate_limited', { local: true, retryAfterMs }) at once, having sent nothing.
+   * A caller's abort rejects with the signal's reason; `close()` rejects with `ClientClosedError`.
+   */
+  acquire(scope: LimitScope, opts?: RequestOptions): Promise<Permit>;
+  /** A 429 arrived: pause the scope for `retryAfterMs`, or a growing backoff when absent. Returns the pause. */
+  penalize(scope: LimitScope, retryAfterMs?: number): number;
+  /** A request of the scope succeeded: the 429 backoff starts over. */
+  recover(scope: LimitScope): void;
+  budget(scope: LimitScope): ScopeBudget;
+  /** Token requests the key may still send in the current hour window (shared by all keys under LIMIT_SCOPE=address). */
+  tokensLeft(accessKey: string): number;
+  /** Item reads that still fit in the current minute window of this key's scope on the service's host. */
+  readsLeft(accessKey: string, service: Service): number;
+  /** Item reads already committed in that scope: queued plus in flight. */
+  reservedReads(accessKey: string, service: Service): number;
+  /** The scope's identity: equal ids share one budget (one host under LIMIT_SCOPE=address). */
+  scopeId(scope: LimitScope): string;
+  /** Rejects every waiting caller and stops the limiters. */
+  close(): Promise<void>;
+}
+
+/** Rejection of calls waiting on limits that were closed (the bot is shutting down). */
+export class ClientClosedError extends Error {
+  override name = 'ClientClosedError';
+  constructor() {
+    super('the service client was closed');
+  }
+}
+
+const HOUR = 3_600_000;
+const WINDOWS: Record<LimitKind, number> = { tokens: HOUR, filters: HOUR, items: 60_000, dicts: 24 * HOUR };
+const LABELS: Record<LimitKind, { what: string; per: string }> = {
+  tokens: { what: 'token requests', per: 'an hour' },
+  filters: { what: 'filter writes', per: 'an hour' },
+  items: { what: 'item reads', per: 'a minute' },
+  dicts: { what: 'dictionary requests', per: 'a day' },
+};
+/** Bottleneck priorities: lower runs first. */
+const PRIORITY = { interactive: 1, poll: 5 } as const;
+/** First pause after a 429 without Retry-After; it doubles per 429 in a row, up to one window. */
+const BACKOFF_BASE_MS = 2_000;
+/** Bottleneck drops a scope's idle limiter after this; longer than any window so a scope keeps one queue. */
+const GROUP_IDLE_MS = 2 * 24 * HOUR;
+
+/** The single place limiters are constructed: one Group per kind, one limiter (with an id) per scope. */
+function createScopeGroup(kind: LimitKind): Bottleneck.Group {
+  return new Bottleneck.Group({ id: `bb-limits-${kind}`, maxConcurrent: 1, minTime: 0, timeout: GROUP_IDLE_MS });
+}
+
+class ScopeState {
+  readonly window: SlidingWindow;
+  pausedUntil = 0;
+  strikes = 0;
+  waiting = 0;
+  private wake: { promise: Promise<void>; resolve: () => void } | undefined;
+
+  constructor(
+    readonly kind: LimitKind,
+    limit: number,
+  ) {
+    this.window = new SlidingWindow(limit, WINDOWS[kind]);
+  }
+
+  /** Resolves on the next release, cancel or pause change (or when `signal` aborts). */
+  changed(signal: AbortSignal): Promise<void> {
+    if (!this.wake) {
+      let resolve: () => void = () => undefined;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.wake = { promise, resolve };
+    }
+    const { promise } = this.wake;
+    return new Promise<void>((resolve) => {
+      const onAbort = () => resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+      void promise.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+
+  notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.resolve();
+  }
+}
+
+/** What `createLimits` needs. */
+export interface LimitsOptions {
+  config: LimitsConfig;
+  clock: Clock;
+  /** Jitter of the 429 backoff; default Math.random. */
+  random?: () => number;
+}
+
+/** Builds the one set of limiters from the LIMIT_* settings. */
+export function createLimits({ config, clock, random = Math.random }: LimitsOptions): Limits {
+  const limitOf: Record<LimitKind, number> = {
+    tokens: config.LIMIT_TOKENS_PER_HOUR,
+    filters: config.LIMIT_FILTERS_PER_HOUR,
+    items: config.LIMIT_ITEMS_PER_MINUTE,
+    dicts: config.LIMIT_DICTS_PER_DAY,
+  };
+  const groups: Record<LimitKind, Bottleneck.Group> = {
+    tokens: createScopeGroup('tokens'),
+    filters: createScopeGroup('filters'),
+    items: createScopeGroup('items'),
+    dicts: createScopeGroup('dicts'),
+  };
+  const states = new Map<string, ScopeState>();
+  const closing = new AbortController();
+
+  const scopeId = (scope: LimitScope): string => {
+    switch (scope.kind) {
+      case 'tokens':
+        return config.LIMIT_SCOPE === 'address'
+          ? `tokens@${config.BB_AUTH_URL}`
+          : `tokens:${encodeURIComponent(scope.accessKey)}`;
+      case 'dicts':
+        return `dicts@${config.BB_DICTS_URL}`;
+      default: {
+        const host = serviceBaseUrl(config, scope.service);
+        return config.LIMIT_SCOPE === 'address'
+          ? `${scope.kind}@${host}`
+          : `${scope.kind}:${encodeURIComponent(scope.accessKey)}@${host}`;
+      }
+    }
+  };
+
+  const stateOf = (scope: LimitScope): ScopeState => {
+    const id = scopeId(scope);
+    let state = states.get(id);
+    if (!state) {
+      state = new ScopeState(scope.kind, limitOf[scope.kind]);
+      states.set(id, state);
+    }
+    return state;
+  };
+
+  const refusal = (kind: LimitKind, retryAfterMs: number, paused: boolean): ServiceError => {
+    const { what, per } = LABELS[kind];
+    const secs = Math.ceil(retryAfterMs / 1000);
+    const why = paused
+      ? `${what} are paused after the service said the limit was reached`
+      : `the limit of ${limitOf[kind]} ${what} ${per} is reached`;
+    return new ServiceError('rate_limited', `${why}; the next fits in about ${secs} s (nothing was sent)`, {
+      local: true,
+      retryAfterMs,
+    });
+  };
+
+  const permitFor = (state: ScopeState, entry: WindowEntry): Permit => {
+    let done = false;
+    return {
+      release: () => {
+        if (done) return;
+        done = true;
+        state.window.release(entry, clock.now());
+        state.notify();
+      },
+      cancel: () => {
+        if (done) return;
+        done = true;
+        state.window.cancel(entry);
+        state.notify();
+      },
+    };
+  };
+
+  /** The admission job of one scope (bottleneck runs one at a time per scope). */
+  const admit = async (state: ScopeState, signal: AbortSignal): Promise<WindowEntry> => {
+    for (;;) {
+      if (signal.aborted) throw abortReason(signal, closing.signal);
+      const now = clock.now();
+      const pause = state.pausedUntil - now;
+      if (pause > 0) {
+        await clock.sleep(pause, signal);
+        continue;
+      }
+      const wait = state.window.waitMs(now);
+      if (wait === 0) return state.window.take(now);
+      if (wait === Infinity) await state.changed(signal);
+      else await clock.sleep(wait, signal);
+    }
+  };
+
+  const takeNow = (state: ScopeState): WindowEntry => {
+    const now = clock.now();
+    const pause = state.pausedUntil - now;
+    if (pause > 0) throw refusal(state.kind, pause, true);
+    const wait = state.window.waitMs(now);
+    if (wait > 0) throw refusal(state.kind, wait === Infinity ? state.window.windowMs : wait, false);
+    return state.window.take(now);
+  };
+
+  const budget = (scope: LimitScope): ScopeBudget => {
+    const state = stateOf(scope);
+    const now = clock.now();
+    const used = state.window.used(now);
+    const pausedForMs = Math.max(0, state.pausedUntil - now);
+    const wait = state.window.waitMs(now);
+    return {
+      limit: state.window.limit,
+      windowMs: state.window.windowMs,
+      used,
+      inFlight: state.window.inFlight(),
+      waiting: state.waiting,
+      left: Math.max(0, state.window.limit - used - state.waiting),
+      pausedForMs,
+      nextFreeInMs: Math.max(pausedForMs, wait === Infinity ? state.window.windowMs : wait),
+    };
+  };
+
+  return {
+    scopeMode: config.LIMIT_SCOPE,
+    scopeId,
+    budget,
+
+    async acquire(scope, opts = {}) {
+      if (closing.signal.aborted) throw new ClientClosedError();
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      const state = stateOf(scope);
+      if (opts.wait === false) return permitFor(state, takeNow(state));
+
+      const { signal, dispose } = linkSignals(opts.signal, closing.signal);
+      const limiter = groups[scope.kind].key(scopeId(scope));
+      state.waiting += 1;
+      const job = limiter.schedule({ priority: PRIORITY[opts.priority ?? 'poll'] }, () => admit(state, signal));
+      try {
+        return await new Promise<Permit>((resolve, reject) => {
+          let settled = false;
+          const onAbort = () => {
+            if (settled) return;
+            settled = true;
+            reject(abortReason(signal, closing.signal));
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+          job.then(
+            (entry) => {
+              signal.removeEventListener('abort', onAbort);
+              dispose();
+              if (settled) {
+                // The caller gave up while this admission finished: give the slot back.
+                state.window.cancel(entry);
+                state.notify();
+                return;
+              }
+              settled = true;
+              resolve(permitFor(state, entry));
+            },
+            (err: unknown) => {
+              signal.removeEventListener('abort', onAbort);
+              dispose();
+              if (settled) return;
+              settled = true;
+              reject(closing.signal.aborted ? new ClientClosedError() : err);
+            },
+          );
+        });
+      } finally {
+        state.waiting -= 1;
+      }
+    },
+
+    penalize(scope, retryAfterMs) {
+      const state = stateOf(scope);
+      state.strikes += 1;
+      const backoff =
+        Math.min(state.window.windowMs, BACKOFF_BASE_MS * 2 ** (state.strikes - 1)) * (0.75 + 0.5 * random());
+      const pause = Math.round(retryAfterMs ?? backoff);
+      state.pausedUntil = Math.max(state.pausedUntil, clock.now() + pause);
+      state.notify();
+      return pause;
+    },
+
+    recover(scope) {
+      stateOf(scope).strikes = 0;
+    },
+
+    tokensLeft: (accessKey) => budget({ kind: 'tokens', accessKey }).left,
+    readsLeft: (accessKey, service) => budget({ kind: 'items', accessKey, service }).left,
+    reservedReads(accessKey, service) {
+      const b = budget({ kind: 'items', accessKey, service });
+      return b.waiting + b.inFlight;
+    },
+
+    async close() {
+      if (closing.signal.aborted) return;
+      closing.abort(new ClientClosedError());
+      const stops: Promise<void>[] = [];
+      for (const group of Object.values(groups)) {
+        for (const { limiter } of group.limiters()) {
+          stops.push(limiter.stop({ dropWaitingJobs: true, dropErrorMessage: 'the service client was closed' }));
+        }
+      }
+      await Promise.allSettled(stops);
+    },
+  };
+}
+
+function abortReason(signal: AbortSignal, closing: AbortSignal): unknown {
+  if (closing.aborted) return new ClientClosedError();
+  return signal.reason;
+}

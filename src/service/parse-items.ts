@@ -1,0 +1,278 @@
+/**
+ * The service's item envelope (service-api.md §5) parsed with tolerant schemas and mapped onto
+ * the one `Opportunity` model. Unknown fields are kept, optional fields may be missing or null,
+ * numbers may come as strings. An item that cannot be used is skipped and counted; a body that
+ * cannot be used at all is a `ServiceError('malformed')`. Nothing here throws anything else.
+ */
+import { z } from 'zod';
+import { ServiceError } from './errors.js';
+import type { EventInfo, ItemsRead, Leg, Opportunity } from './opportunity.js';
+import { isLive, kindOf, type Service } from './services.js';
+
+const numeric = z.union([
+  z.number().refine(Number.isFinite),
+  z
+    .string()
+    .trim()
+    .regex(/^[-+]?\d+(\.\d+)?$/)
+    .transform(Number),
+]);
+const idLike = z.union([z.string().trim().min(1), z.number().transform(String)]);
+const textLike = z.union([z.string(), z.number().transform(String)]);
+const timeLike = z.union([z.string(), z.number()]);
+
+const legSchema = z
+  .object({
+    sub_event_id: idLike.nullish(),
+    bookmaker_id: numeric.nullish(),
+    type_id: numeric,
+    value: numeric.nullish(),
+    prev: numeric.nullish(),
+    index: textLike.nullish(),
+    updated: timeLike.nullish(),
+    initiator: z.boolean().nullish(),
+  })
+  .loose();
+
+const subEventSchema = z.object({ id: idLike, bookmaker_id: numeric.nullish() }).loose();
+
+const eventSchema = z
+  .object({
+    id: idLike,
+    sport_id: numeric.nullish(),
+    league: textLike.nullish(),
+    team_1: textLike.nullish(),
+    team_2: textLike.nullish(),
+    start: timeLike.nullish(),
+    live: z.boolean().nullish(),
+    sub_events: z.array(z.unknown()).nullish(),
+  })
+  .loose();
+
+const itemSchema = z
+  .object({
+    id: idLike,
+    event_id: idLike.nullish(),
+    event: z.unknown().optional(),
+    value: numeric.nullish(),
+    roi: numeric.nullish(),
+    profit: numeric.nullish(),
+    middle_value: numeric.nullish(),
+    overvalue: numeric.nullish(),
+    ev: numeric.nullish(),
+    probability: numeric.nullish(),
+    fair_odds: numeric.nullish(),
+    created: timeLike.nullish(),
+    masked: z.boolean().nullish(),
+    odds: z.array(legSchema).min(1),
+  })
+  .loose();
+
+const envelopeSchema = z
+  .object({
+    items: z.array(z.unknown()),
+    events: z.array(z.unknown()).nullish(),
+    masked: z.boolean().nullish(),
+    timestamp: timeLike.nullish(),
+  })
+  .loose();
+
+type RawEvent = z.infer<typeof eventSchema>;
+type RawItem = z.infer<typeof itemSchema>;
+type RawLeg = z.infer<typeof legSchema>;
+
+interface ParsedEvent {
+  info: EventInfo;
+  /** sub-event id → bookmaker id */
+  bookmakers: Map<string, number>;
+}
+
+/**
+ * A time from the service: "YYYY-MM-DD HH:MM[:SS]" (UTC, as the service writes it), an ISO
+ * string with a zone, or unix seconds / milliseconds. Undefined when unreadable.
+ */
+export function parseServiceTime(value: string | number | null | undefined): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'number') return fromUnix(value);
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return fromUnix(Number(text));
+  const plain = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2}(\.\d+)?)?$/.exec(text);
+  const ms = plain ? Date.parse(`${plain[1]}T${plain[2]}${plain[3] ?? ':00'}Z`) : Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function fromUnix(n: number): number | undefined {
+  if (!Number.isFinite(n) || n <= 0) return undefined;
+  // Seconds until the year 33658; anything larger is already milliseconds.
+  return n < 1e12 ? Math.round(n * 1000) : Math.round(n);
+}
+
+/** Parses a list read (filter items or one event's items). */
+export function parseItemsBody(service: Service, body: unknown, what: string): ItemsRead {
+  const envelope = envelopeSchema.safeParse(Array.isArray(body) ? { items: body } : body);
+  if (!envelope.success) {
+    throw new ServiceError('malformed', `${what}: the answer had no item list`);
+  }
+  const { items, events, masked, timestamp } = envelope.data;
+  const eventIndex = indexEvents(service, events ?? []);
+  const read: ItemsRead = { items: [], masked: masked === true, timestamp: parseServiceTime(timestamp), skipped: 0 };
+  for (const raw of items) {
+    const opportunity = toOpportunity(service, raw, eventIndex, read.masked);
+    if (opportunity) read.items.push(opportunity);
+    else read.skipped += 1;
+  }
+  return read;
+}
+
+/**
+ * Parses a by-id read. Its layout is unpublished: accepted are the list envelope (the item with
+ * that id, else the only one), `{ item, events | event }`, and a bare item (with `event`).
+ */
+export function parseItemBody(service: Service, body: unknown, itemId: string, what: string): Opportunity {
+  if (body === null || typeof body !== 'object') {
+    throw new ServiceError('malformed', `${what}: the answer was not an item`);
+  }
+  const record = body as Record<string, unknown>;
+  let envelope: unknown;
+  if (Array.isArray(body) || Array.isArray(record.items)) envelope = body;
+  else if (record.item && typeof record.item === 'object') {
+    envelope = { ...record, items: [record.item], events: eventsOf(record) };
+  } else if (Array.isArray(record.odds)) envelope = { items: [record], events: eventsOf(record), masked: record.masked };
+  else throw new ServiceError('malformed', `${what}: the answer was not an item`);
+
+  const read = parseItemsBody(service, envelope, what);
+  const match = read.items.find((item) => item.id === itemId) ?? (read.items.length === 1 ? read.items[0] : undefined);
+  if (match) return match;
+  if (read.skipped > 0) throw new ServiceError('malformed', `${what}: the item could not be read`);
+  throw new ServiceError('not_found', `${what}: the service has no such item`);
+}
+
+function eventsOf(record: Record<string, unknown>): unknown[] {
+  if (Array.isArray(record.events)) return record.events;
+  return record.event && typeof record.event === 'object' ? [record.event] : [];
+}
+
+function indexEvents(service: Service, events: unknown[]): Map<string, ParsedEvent> {
+  const index = new Map<string, ParsedEvent>();
+  for (const raw of events) {
+    const parsed = eventSchema.safeParse(raw);
+    if (parsed.success) index.set(parsed.data.id, toEvent(service, parsed.data));
+  }
+  return index;
+}
+
+function toEvent(service: Service, raw: RawEvent): ParsedEvent {
+  const bookmakers = new Map<string, number>();
+  for (const sub of raw.sub_events ?? []) {
+    const parsed = subEventSchema.safeParse(sub);
+    if (parsed.success && parsed.data.bookmaker_id != null) bookmakers.set(parsed.data.id, parsed.data.bookmaker_id);
+  }
+  return {
+    info: {
+      id: raw.id,
+      sportId: raw.sport_id ?? undefined,
+      league: raw.league ?? '',
+      team1: raw.team_1 ?? '',
+      team2: raw.team_2 ?? '',
+      startsAt: parseServiceTime(raw.start),
+      live: raw.live ?? isLive(service),
+    },
+    bookmakers,
+  };
+}
+
+function toOpportunity(
+  service: Service,
+  raw: unknown,
+  events: Map<string, ParsedEvent>,
+  envelopeMasked: boolean,
+): Opportunity | undefined {
+  const parsed = itemSchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const item = parsed.data;
+  const event = eventFor(service, item, events);
+  if (!event) return undefined;
+  const masked = envelopeMasked || item.masked === true;
+  const legs = item.odds.map((leg) => toLeg(leg, event, masked));
+  const kind = kindOf(service);
+  const base = {
+    id: item.id,
+    service,
+    kind,
+    event: event.info,
+    legs,
+    createdAt: parseServiceTime(item.created),
+    masked,
+  };
+  if (kind === 'arbs') {
+    return { ...base, profit: item.value ?? item.roi ?? item.profit ?? null, middleProfit: null, overvalue: null, probability: null };
+  }
+  if (kind === 'middles') {
+    return {
+      ...base,
+      profit: item.value ?? item.profit ?? null,
+      middleProfit: item.middle_value ?? null,
+      overvalue: null,
+      probability: null,
+    };
+  }
+  const probability = probabilityOf(item);
+  return { ...base, profit: null, middleProfit: null, overvalue: overvalueOf(item, legs, probability), probability };
+}
+
+/** The item's event: from `events[]` by `event_id`, an embedded `event`, or a bare one by id. */
+function eventFor(service: Service, item: RawItem, events: Map<string, ParsedEvent>): ParsedEvent | undefined {
+  if (item.event_id != null) {
+    const known = events.get(item.event_id);
+    if (known) return known;
+  }
+  if (item.event !== undefined) {
+    const embedded = eventSchema.safeParse(item.event);
+    if (embedded.success) return toEvent(service, embedded.data);
+  }
+  if (item.event_id == null) return undefined;
+  // The event list left it out: keep the item with what we know, names fall back later.
+  return {
+    info: { id: item.event_id, sportId: undefined, league: '', team1: '', team2: '', startsAt: undefined, live: isLive(service) },
+    bookmakers: new Map(),
+  };
+}
+
+function toLeg(raw: RawLeg, event: ParsedEvent, masked: boolean): Leg {
+  const subEventId = raw.sub_event_id ?? '';
+  return {
+    subEventId,
+    bookmakerId: raw.bookmaker_id ?? event.bookmakers.get(subEventId),
+    typeId: raw.type_id,
+    line: raw.index ?? '',
+    // Masked odds arrive as 0: that is "hidden", never odds of zero.
+    odds: masked ? null : usableOdds(raw.value),
+    prevOdds: masked ? null : usableOdds(raw.prev),
+    updatedAt: parseServiceTime(raw.updated),
+    initiator: raw.initiator === true,
+  };
+}
+
+function usableOdds(value: number | null | undefined): number | null {
+  return value !== null && value !== undefined && value > 0 ? value : null;
+}
+
+/** 0..1 from `probability` (a fraction or a percentage), else from `fair_odds`. */
+function probabilityOf(item: RawItem): number | null {
+  const p = item.probability;
+  if (p !== null && p !== undefined && p > 0) {
+    const fraction = p > 1 ? p / 100 : p;
+    return fraction <= 1 ? fraction : null;
+  }
+  if (item.fair_odds !== null && item.fair_odds !== undefined && item.fair_odds > 1) return 1 / item.fair_odds;
+  return null;
+}
+
+/** EV % as given, else computed from the bet's odds and the outcome's probability. */
+function overvalueOf(item: RawItem, legs: Leg[], probability: number | null): number | null {
+  const given = item.overvalue ?? item.ev ?? item.value;
+  if (given !== null && given !== undefined) return given;
+  const leg = legs.find((l) => l.initiator && l.odds !== null) ?? legs.find((l) => l.odds !== null);
+  if (!leg || leg.odds === null || probability === null) return null;
+  return Math.round((leg.odds * probability - 1) * 100 * 1e6) / 1e6;
+}

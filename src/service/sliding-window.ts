@@ -1,0 +1,86 @@
+/**
+ * A sliding-window log of sends for one limit scope: at most `limit` sends in any `windowMs`.
+ *
+ * A send counts from the moment it is admitted until `windowMs` after its answer arrived: the
+ * service stamps a request somewhere between our send and its answer, so only that end is safe
+ * whatever window the service keeps (sliding, fixed, or a bucket refilled over the window).
+ * Pure bookkeeping over times passed in: the caller owns the clock.
+ */
+export interface WindowEntry {
+  /** Admission time while open; the answer's arrival once released. */
+  at: number;
+  /** True while the request is in flight. */
+  open: boolean;
+}
+
+/** The send log of one scope (see the file comment for when a send counts). */
+export class SlidingWindow {
+  private entries: WindowEntry[] = [];
+
+  /**
+   * @param limit sends allowed in any window
+   * @param windowMs the window's length
+   * @param marginMs extra time a send stays counted, for services that round their timestamps
+   */
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    private readonly marginMs = 100,
+  ) {}
+
+  /** Sends counted at `now` (in flight ones included). */
+  used(now: number): number {
+    this.prune(now);
+    return this.entries.length;
+  }
+
+  /** Sends in flight now. */
+  inFlight(): number {
+    return this.entries.filter((e) => e.open).length;
+  }
+
+  /** How many more sends fit at `now`. */
+  room(now: number): number {
+    return Math.max(0, this.limit - this.used(now));
+  }
+
+  /**
+   * ms from `now` until one more send fits: 0 when it fits now; Infinity when the window is full
+   * of sends still in flight (one must be answered first).
+   */
+  waitMs(now: number): number {
+    if (this.room(now) > 0) return 0;
+    let earliest = Infinity;
+    for (const e of this.entries) if (!e.open) earliest = Math.min(earliest, this.leavesAt(e));
+    return earliest === Infinity ? Infinity : Math.max(1, earliest - now);
+  }
+
+  /** Records a send admitted at `now`; the caller checked `room` first. */
+  take(now: number): WindowEntry {
+    const entry = { at: now, open: true };
+    this.entries.push(entry);
+    return entry;
+  }
+
+  /** The answer arrived (or the send failed) at `now`: the send now leaves one window later. */
+  release(entry: WindowEntry, now: number): void {
+    if (!entry.open) return;
+    entry.open = false;
+    entry.at = Math.max(entry.at, now);
+  }
+
+  /** Nothing was sent after all: forget the entry. */
+  cancel(entry: WindowEntry): void {
+    this.entries = this.entries.filter((e) => e !== entry);
+  }
+
+  private leavesAt(entry: WindowEntry): number {
+    return entry.at + this.windowMs + this.marginMs;
+  }
+
+  private prune(now: number): void {
+    if (this.entries.some((e) => !e.open && this.leavesAt(e) <= now)) {
+      this.entries = this.entries.filter((e) => e.open || this.leavesAt(e) > now);
+    }
+  }
+}

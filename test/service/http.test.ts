@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceError } from '../../src/service/errors.js';
+import { kindForStatus, parseRetryAfter, requireJson, sendRequest, type HttpRequest } from '../../src/service/http.js';
+import { sendJson, startLocalServer, type LocalServer } from './helpers.js';
+
+const NOW = Date.UTC(2026, 0, 3, 10, 0, 0);
+
+describe('parseRetryAfter', () => {
+  it('reads delta seconds and HTTP dates relative to now', () => {
+    expect(parseRetryAfter('30', NOW)).toBe(30_000);
+    expect(parseRetryAfter(' 1.5 ', NOW)).toBe(1_500);
+    expect(parseRetryAfter('Sat, 03 Jan 2026 10:00:42 GMT', NOW)).toBe(42_000);
+    expect(parseRetryAfter('Sat, 03 Jan 2026 09:00:00 GMT', NOW)).toBe(0);
+  });
+
+  it('ignores what it cannot read', () => {
+    expect(parseRetryAfter(undefined, NOW)).toBeUndefined();
+    expect(parseRetryAfter('', NOW)).toBeUndefined();
+    expect(parseRetryAfter('-5', NOW)).toBeUndefined();
+    expect(parseRetryAfter('soon', NOW)).toBeUndefined();
+    expect(parseRetryAfter('12abc', NOW)).toBeUndefined();
+  });
+});
+
+describe('kindForStatus', () => {
+  it('maps statuses onto the taxonomy', () => {
+    expect([401, 403, 429, 404, 405, 410, 500, 502, 503, 504, 408, 400, 422].map(kindForStatus)).toEqual([
+      'auth',
+      'forbidden',
+      'rate_limited',
+      'not_found',
+      'not_found',
+      'not_found',
+      'server',
+      'server',
+      'server',
+      'timeout',
+      'timeout',
+      'malformed',
+      'malformed',
+    ]);
+  });
+});
+
+describe('sendRequest over real HTTP', () => {
+  let server: LocalServer;
+  const base = (path: string, extra: Partial<HttpRequest> = {}): HttpRequest => ({
+    method: 'GET',
+    url: `${server.url}${path}`,
+    what: 'test call',
+    timeoutMs: 2_000,
+    now: () => NOW,
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    server = await startLocalServer((req, res) => {
+      const [path] = req.path.split('?');
+      switch (path) {
+        case '/ok':
+          return sendJson(res, 200, { echo: req.body === '' ? null : (JSON.parse(req.body) as unknown), ct: req.headers['content-type'] ?? null });
+        case '/text':
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          return void res.end('plain words');
+        case '/cut':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.end('{"items": [');
+        case '/429':
+          return sendJson(res, 429, { error: 'slow down' }, { 'retry-after': '7' });
+        case '/429date':
+          return sendJson(res, 429, {}, { 'retry-after': 'Sat, 03 Jan 2026 10:01:00 GMT' });
+        case '/503':
+          return sendJson(res, 503, { error: 'down' });
+        case '/hang':
+          return; // never answers
+        default:
+          return sendJson(res, 404, { error: 'no' });
+      }
+    });
+  });
+  afterAll(() => server.close());
+
+  async function failure(req: HttpRequest): Promise<ServiceError> {
+    const err = await sendRequest(req).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ServiceError);
+    return err as ServiceError;
+  }
+
+  it('sends JSON and parses JSON', async () => {
+    const res = await sendRequest(base('/ok', { method: 'POST', json: { a: 1 } }));
+    expect(res).toEqual({ status: 200, body: { echo: { a: 1 }, ct: 'application/json' }, bodyIsJson: true });
+  });
+
+  it('keeps a non-JSON body as text and requireJson turns it into malformed', async () => {
+    const res = await sendRequest(base('/text'));
+    expect(res).toMatchObject({ bodyIsJson: false, body: 'plain words' });
+    expect(() => requireJson(res, 'test call')).toThrow(/not JSON/);
+    const cut = await sendRequest(base('/cut'));
+    expect(() => requireJson(cut, 'test call')).toThrowError(expect.objectContaining({ kind: 'malformed' }) as Error);
+  });
+
+  it('reads Retry-After on 429, in seconds or as a date', async () => {
+    const secs = await failure(base('/429'));
+    expect(secs).toMatchObject({ kind: 'rate_limited', details: { status: 429, retryAfterMs: 7_000 } });
+    const date = await failure(base('/429date'));
+    expect(date.details.retryAfterMs).toBe(60_000);
+  });
+
+  it('maps 5xx and 404 and words the message without the URL', async () => {
+    const err = await failure(base('/503?secret=hunter2'));
+    expect(err.kind).toBe('server');
+    expect(err.message).toBe('test call: the service had an internal problem (HTTP 503)');
+    expect((await failure(base('/nope'))).kind).toBe('not_found');
+  });
+
+  it('times out a request that never answers', async () => {
+    const started = Date.now();
+    const err = await failure(base('/hang', { timeoutMs: 200 }));
+    expect(err.kind).toBe('timeout');
+    expect(err.message).toBe('test call: no answer within 200 ms');
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('reports a refused connection as timeout (connection failed)', async () => {
+    const err = await failure({ ...base('/ok'), url: 'http://127.0.0.1:1/ok' });
+    expect(err.kind).toBe('timeout');
+    expect(err.message).toMatch(/^test call: the connection failed \(ECONNREFUSED\)$/);
+  });
+
+  it("rethrows the caller's abort reason as is", async () => {
+    const ctl = new AbortController();
+    const pending = sendRequest(base('/hang', { signal: ctl.signal }));
+    const reason = new Error('user went away');
+    setTimeout(() => ctl.abort(reason), 20);
+    await expect(pending).rejects.toBe(reason);
+  });
+});
