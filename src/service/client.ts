@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { AccessKeyRef, BudgetView, RequestOptions, ServiceClient } from './client-types.js';
 import { DictionaryCache } from './dictionaries.js';
-import { ServiceError, isServiceError } from './errors.js';
+import { ServiceError, isServiceError, type ServiceErrorKind } from './errors.js';
 import { toFilterBody } from './filter-body.js';
 import { filterSettingsSchema, type FilterSettings } from './filter-model.js';
 import { requireJson, sendRequest, type HttpResponse } from './http.js';
@@ -55,8 +55,16 @@ export interface ServiceClientOptions {
   retries?: number;
 }
 
+/** Counts of Data API calls since start, for /metrics and /stats. */
+export interface ClientStats {
+  /** Data API requests sent (filter writes and item reads; token requests not included). */
+  requests: number;
+  /** Failed Data API requests by error kind (a 429 from the service counts under rate_limited). */
+  failures: Record<ServiceErrorKind, number>;
+}
+
 /** The client plus its limits, which the scheduler reads to plan its polls. */
-export type ServiceClientWithLimits = ServiceClient & { limits: Limits };
+export type ServiceClientWithLimits = ServiceClient & { limits: Limits; stats(): ClientStats };
 
 /** How often a data call looks for a token and a slot that are both good at once. */
 const TOKEN_SLOT_TRIES = 3;
@@ -75,6 +83,10 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   const dispatcher: Dispatcher = opts.dispatcher ?? (ownAgent as Agent);
 
   const limits = createLimits({ config, clock, random });
+  const counts: ClientStats = {
+    requests: 0,
+    failures: { auth: 0, forbidden: 0, rate_limited: 0, not_found: 0, server: 0, timeout: 0, malformed: 0 },
+  };
   let closing: Promise<void> | undefined;
   // Aborted by close(): waits, backoffs and requests in progress end at once with ClientClosedError.
   const shutdown = new AbortController();
@@ -145,6 +157,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     for (let renewed = false; ; renewed = true) {
       const { token, permit } = await tokenAndSlot(key, service, scope, request);
       const started = clock.now();
+      counts.requests += 1;
       try {
         const res = await sendRequest({
           ...endpoint,
@@ -161,6 +174,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
         return res;
       } catch (err) {
         if (!isServiceError(err)) throw err;
+        counts.failures[err.kind] += 1;
         logger.debug({ what, key: keyTag(key.accessKey), kind: err.kind, status: err.details.status }, 'service call failed');
         if (err.kind === 'auth') {
           tokens.refused(key.accessKey, service, token);
@@ -192,6 +206,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
 
   return {
     limits,
+    stats: () => ({ requests: counts.requests, failures: { ...counts.failures } }),
 
     async checkKey(key, service, options) {
       await call(`${service} key check`, options, (request) => tokens.request(key, service, request));

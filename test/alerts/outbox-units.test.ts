@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { GrammyError, HttpError } from 'grammy';
+import { splitLongLine, splitMessage, truncateMessage } from '../../src/alerts/outbox-split.js';
+import { classifyTelegramError, describeError } from '../../src/alerts/outbox-errors.js';
+import { rateWindow, SendTimes } from '../../src/alerts/outbox-pacing.js';
+import { digestHeader, quietSummaryHeader, ruPlural } from '../../src/alerts/outbox-text.js';
+import { checkTelegramHtml } from '../../src/fake-telegram/html.js';
+
+const TOKEN = '123456:TEST-TOKEN-abcdefghijklmnopqrstu';
+
+function grammyError(code: number, description: string, parameters = {}): GrammyError {
+  return new GrammyError('Call failed', { ok: false, error_code: code, description, parameters }, 'sendMessage', {});
+}
+
+describe('splitMessage', () => {
+  it('leaves a short text alone and drops an empty one', () => {
+    expect(splitMessage('<b>hi</b>\nthere')).toEqual(['<b>hi</b>\nthere']);
+    expect(splitMessage('   ')).toEqual([]);
+  });
+
+  it('splits on line boundaries into parts within the limit', () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `line ${i} ${'y'.repeat(i % 7)}`);
+    const parts = splitMessage(lines.join('\n'), 100);
+    expect(parts.length).toBeGreaterThan(3);
+    for (const p of parts) expect(p.length).toBeLessThanOrEqual(100);
+    expect(parts.join('\n').split('\n')).toEqual(lines);
+  });
+
+  it('cuts a single over-long line outside tags and entities, closing and reopening its tags', () => {
+    const line = `<b>${'word '.repeat(60)}<i>${'&amp; more '.repeat(40)}</i></b>`;
+    const pieces = splitLongLine(line, 120);
+    expect(pieces.length).toBeGreaterThan(3);
+    for (const piece of pieces) {
+      expect(piece.length).toBeLessThanOrEqual(120);
+      expect(checkTelegramHtml(piece)).toMatchObject({ ok: true });
+      expect(piece).not.toMatch(/&[a-z]*$/);
+    }
+    const visible = (s: string) => s.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+    expect(visible(pieces.join(' '))).toBe(visible(line));
+  });
+
+  it('never cuts inside a surrogate pair', () => {
+    const pieces = splitLongLine('😀'.repeat(100), 51);
+    for (const piece of pieces) expect(piece).toMatch(/^(?:😀)+$/u);
+    expect(pieces.join('')).toBe('😀'.repeat(100));
+  });
+
+  it('truncates on a line boundary with a marker', () => {
+    const text = Array.from({ length: 10 }, (_, i) => `row ${i}`).join('\n');
+    expect(truncateMessage(text, 20)).toBe('row 0\nrow 1\nrow 2\n…');
+    expect(truncateMessage('short', 20)).toBe('short');
+  });
+});
+
+describe('classifyTelegramError', () => {
+  it('reads grammY errors as Telegram meant them', () => {
+    expect(classifyTelegramError(grammyError(429, 'Too Many Requests: retry after 12', { retry_after: 12 }))).toEqual({
+      kind: 'rate-limited',
+      retryAfterMs: 12_000,
+      description: 'Too Many Requests: retry after 12',
+    });
+    expect(classifyTelegramError(grammyError(403, 'Forbidden: bot was kicked from the group chat')).kind).toBe('blocked');
+    expect(classifyTelegramError(grammyError(400, 'Bad Request: message is not modified: specified new message content')).kind).toBe(
+      'not-modified',
+    );
+    expect(classifyTelegramError(grammyError(400, 'Bad Request: message to edit not found')).kind).toBe('message-gone');
+    expect(classifyTelegramError(grammyError(500, 'Internal Server Error')).kind).toBe('transient');
+    expect(classifyTelegramError(grammyError(400, 'Bad Request: chat not found')).kind).toBe('permanent');
+    expect(classifyTelegramError(new HttpError("Network request for 'sendMessage' failed!", new Error('socket hang up'))).kind).toBe(
+      'transient',
+    );
+  });
+
+  it('describes errors without the bot token', () => {
+    const err = new HttpError('Network request failed!', new Error(`request to http://x/bot${TOKEN}/sendMessage failed`));
+    const text = describeError(err);
+    expect(text).toContain('request to http://x/bot');
+    expect(text).not.toContain(TOKEN);
+    expect(classifyTelegramError(err).description).not.toContain(TOKEN);
+  });
+});
+
+describe('pacing windows', () => {
+  it('answers when the next send may go', () => {
+    const perSecond = rateWindow(2, 1000);
+    const times = new SendTimes(2);
+    expect(times.nextAllowed(0, perSecond)).toBe(0);
+    times.record(0);
+    times.record(100);
+    expect(times.nextAllowed(150, perSecond)).toBe(1000);
+    times.record(1000);
+    expect(times.nextAllowed(1000, perSecond)).toBe(1100);
+    expect(times.last).toBe(1000);
+  });
+
+  it('turns slow rates into longer windows and refuses nonsense', () => {
+    expect(rateWindow(0.5, 1000)).toEqual({ limit: 1, spanMs: 2000 });
+    expect(rateWindow(20, 60_000)).toEqual({ limit: 20, spanMs: 60_000 });
+    expect(() => rateWindow(0, 1000)).toThrow(RangeError);
+  });
+});
+
+describe('outbox texts', () => {
+  it('speaks English and Russian with the right plural', () => {
+    expect(digestHeader('en', 4)).toBe('<b>+4 more:</b>');
+    expect(quietSummaryHeader('en', 1)).toContain('1 alert</b>');
+    expect([1, 2, 5, 11, 21, 22, 112].map((n) => ruPlural(n, 'a', 'b', 'c'))).toEqual(['a', 'b', 'c', 'c', 'a', 'b', 'c']);
+    expect(quietSummaryHeader('ru', 2)).toContain('2 оповещения');
+  });
+});

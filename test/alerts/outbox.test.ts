@@ -1,0 +1,324 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/logger.js';
+import { Outbox, type OutboxJobInfo, type OutboxOptions } from '../../src/alerts/outbox.js';
+import { checkTelegramHtml } from '../../src/fake-telegram/html.js';
+import {
+  maxInWindow,
+  run,
+  memoryLogger,
+  networkError,
+  ScriptedApi,
+  settle,
+  telegramError,
+  times,
+} from './outbox-helpers.js';
+
+const TOKEN = '123456:TEST-TOKEN-abcdefghijklmnopqrstu';
+let outboxes: Outbox[] = [];
+
+afterEach(() => {
+  for (const o of outboxes) o.stop();
+  outboxes = [];
+});
+
+function setup(options: Partial<OutboxOptions> = {}) {
+  const clock = new ManualClock();
+  const api = new ScriptedApi(clock);
+  const outbox = new Outbox({ api, logger: silentLogger, clock, random: () => 0.5, ...options });
+  outboxes.push(outbox);
+  outbox.start();
+  return { clock, api, outbox, t0: clock.now() };
+}
+
+const gaps = (ts: number[]) => ts.slice(1).map((t, i) => t - (ts[i] ?? 0));
+
+describe('outbox pacing', () => {
+  it('keeps one private chat at one message a second while other chats go in parallel', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    const ids = [1, 2, 3].flatMap((n) => [outbox.send(101, `a${n}`), outbox.send(102, `b${n}`)]);
+    await settle();
+    expect(api.sent().map((c) => c.text)).toEqual(['a1', 'b1']);
+    await run(clock, 999);
+    expect(api.sent()).toHaveLength(2);
+    await run(clock, 5000);
+    expect(api.sent(101).map((c) => c.at - t0)).toEqual([0, 1000, 2000]);
+    expect(api.sent(102).map((c) => c.at - t0)).toEqual([0, 1000, 2000]);
+    expect(await Promise.all(ids)).toEqual([1, 1, 2, 2, 3, 3]);
+    expect(outbox.depth).toBe(0);
+    expect(outbox.stats.sent).toBe(6);
+  });
+
+  it('holds a group to 20 messages a minute (and one a second)', async () => {
+    const { clock, api, outbox } = setup();
+    for (let i = 0; i < 25; i++) void outbox.send(-100123, `g${i}`);
+    await run(clock, 130_000);
+    const at = api.sent(-100123).map((c) => c.at);
+    expect(at).toHaveLength(25);
+    expect(maxInWindow(at, 60_000)).toBe(20);
+    expect(Math.min(...gaps(at))).toBeGreaterThanOrEqual(1000);
+    expect((at[20] ?? 0) - (at[0] ?? 0)).toBe(60_000);
+  });
+
+  it('sends at most 25 messages a second over all chats', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    for (let chat = 1; chat <= 80; chat++) void outbox.send(chat, `hello ${chat}`);
+    await settle();
+    expect(api.sent()).toHaveLength(25);
+    await run(clock, 4000);
+    const at = api.sent().map((c) => c.at);
+    expect(at).toHaveLength(80);
+    expect(maxInWindow(at, 1000)).toBe(25);
+    // Oldest first: chats get their turn in the order their messages were queued.
+    expect(api.sent().map((c) => c.chatId)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+    expect(at.at(-1)).toBe(t0 + 3000);
+  });
+
+  it('forgets the pacing state of chats that went quiet', async () => {
+    const { clock, outbox } = setup();
+    for (let chat = 1; chat <= 30; chat++) void outbox.send(chat, 'x');
+    await run(clock, 2000);
+    expect(outbox.trackedChats).toBe(30);
+    await run(clock, 75_000);
+    expect(outbox.trackedChats).toBe(0);
+  });
+});
+
+describe('outbox failures', () => {
+  it("honours a 429's retry_after for that chat only", async () => {
+    const { clock, api, outbox, t0 } = setup();
+    api.failWhen(times(1, (c) => c.chatId === 7, () => telegramError(429, 'Too Many Requests: retry after 3', 3)));
+    const limited = outbox.send(7, 'first');
+    const other = [outbox.send(8, 'x1'), outbox.send(8, 'x2')];
+    await run(clock, 2999);
+    expect(api.sent(7)).toHaveLength(0);
+    expect(api.sent(8).map((c) => c.at - t0)).toEqual([0, 1000]);
+    await run(clock, 1);
+    expect(api.sent(7).map((c) => c.at - t0)).toEqual([3000]);
+    expect(await limited).toBe(1);
+    expect(await Promise.all(other)).toEqual([1, 2]);
+    expect(outbox.stats).toMatchObject({ rateLimited: 1, retried: 1, sent: 3, gaveUp: 0 });
+  });
+
+  it('pauses everything when two chats are told to wait at once (the bot-wide limit)', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    api.failWhen(times(2, (c) => c.chatId === 1 || c.chatId === 2, () => telegramError(429, 'Too Many Requests: retry after 5', 5)));
+    const jobs = [outbox.send(1, 'a'), outbox.send(2, 'b')];
+    await settle();
+    const third = outbox.send(3, 'c');
+    await run(clock, 4999);
+    expect(api.sent()).toHaveLength(0);
+    await run(clock, 1);
+    expect(api.sent().map((c) => [c.chatId, c.at - t0])).toEqual([
+      [1, 5000],
+      [2, 5000],
+      [3, 5000],
+    ]);
+    expect(await Promise.all([...jobs, third])).toEqual([1, 1, 1]);
+  });
+
+  it('drops the queue of a chat that blocked the bot and reports it once', async () => {
+    const blocked: number[] = [];
+    const { clock, api, outbox } = setup({ onBlocked: (id) => blocked.push(id) });
+    api.failWhen((c) => (c.chatId === 5 ? telegramError(403, 'Forbidden: bot was blocked by the user') : undefined));
+    const doomed = [outbox.send(5, 'one'), outbox.send(5, 'two'), outbox.send(5, 'three', { digestLine: 'x', holdUntil: clock.now() + 60_000 })];
+    const fine = outbox.send(6, 'still delivered');
+    await run(clock, 5000);
+    expect(await Promise.all(doomed)).toEqual([undefined, undefined, undefined]);
+    expect(await fine).toBe(1);
+    expect(blocked).toEqual([5]);
+    expect(api.calls.filter((c) => c.chatId === 5)).toHaveLength(1);
+    expect(outbox.depth).toBe(0);
+    expect(outbox.stats).toMatchObject({ blocked: 1, dropped: 3, sent: 1 });
+  });
+
+  it('retries 5xx with growing backoff, then gives up: logged without the token, counted, reported', async () => {
+    const { logger, lines } = memoryLogger();
+    const lost: OutboxJobInfo[] = [];
+    const { clock, api, outbox, t0 } = setup({ logger, maxAttempts: 4, onGiveUp: (job) => lost.push(job) });
+    api.failWhen((c) => (c.chatId === 9 ? (c.at - t0 < 2000 ? networkError(TOKEN) : telegramError(502, 'Bad Gateway')) : undefined));
+    const result = outbox.send(9, 'Arb 2.5% <b>Team A</b>');
+    await run(clock, 60_000);
+    expect(await result).toBeUndefined();
+    // 1 s, 2 s, 4 s between attempts (the jitter is fixed at its middle here).
+    expect(gaps(api.calls.map((c) => c.at))).toEqual([1000, 2000, 4000]);
+    expect(outbox.stats).toMatchObject({ gaveUp: 1, retried: 3, sent: 0 });
+    expect(lost).toEqual([expect.objectContaining({ chatId: 9, type: 'send', kind: 'info', attempts: 4, reason: 'Bad Gateway' })]);
+    const log = lines().join('\n');
+    expect(log).toContain('outbox: gave up on a message');
+    expect(log).toContain('ECONNREFUSED');
+    expect(log).not.toContain(TOKEN);
+  });
+
+  it('recovers after network failures without losing the message', async () => {
+    const { clock, api, outbox } = setup();
+    api.failWhen(times(2, () => true, () => networkError(TOKEN)));
+    const id = outbox.send(3, 'hello');
+    await run(clock, 10_000);
+    expect(await id).toBe(1);
+    expect(api.calls.map((c) => c.ok)).toEqual([false, false, true]);
+    expect(outbox.stats).toMatchObject({ retried: 2, sent: 1, gaveUp: 0 });
+  });
+
+  it('gives up at once on a permanent refusal, and treats "not modified" as done and a vanished message as dropped', async () => {
+    const { logger, lines } = memoryLogger();
+    const { clock, api, outbox } = setup({ logger });
+    api.failWhen((c) => (c.text === 'bad' ? telegramError(400, "Bad Request: can't parse entities: Unsupported start tag") : undefined));
+    api.failWhen((c) => (c.messageId === 1 ? telegramError(400, 'Bad Request: message is not modified: specified new message content') : undefined));
+    api.failWhen((c) => (c.messageId === 2 ? telegramError(400, 'Bad Request: message to edit not found') : undefined));
+    const bad = outbox.send(4, 'bad');
+    const same = outbox.edit(4, 1, 'same text');
+    const gone = outbox.edit(4, 2, 'new text');
+    await run(clock, 5000);
+    expect(await bad).toBeUndefined();
+    expect(await same).toBe(true);
+    expect(await gone).toBe(false);
+    expect(api.calls).toHaveLength(3);
+    expect(outbox.stats).toMatchObject({ gaveUp: 1, edited: 1, dropped: 1, retried: 0 });
+    const warnings = lines().filter((l) => l.includes('"level":40'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("can't parse entities");
+  });
+});
+
+describe('outbox folding, splitting and quiet hours', () => {
+  it('folds a burst to one chat into the first alert and one "+N more" digest', async () => {
+    const { clock, api, outbox } = setup({ digestThreshold: 5 });
+    const results = Array.from({ length: 8 }, (_, i) =>
+      outbox.send(11, `<b>Alert ${i}</b>\nfull details ${i}`, { kind: 'alert', digestLine: `• alert ${i} <i>2.1%</i>`, buttons: [[{ text: 'Stakes', callbackData: `s:${i}` }]] }),
+    );
+    const info = outbox.send(11, 'an info message is never folded');
+    await run(clock, 5000);
+    expect(api.sent(11).map((c) => c.text)).toEqual([
+      '<b>Alert 0</b>\nfull details 0',
+      ['<b>+7 more:</b>', ...Array.from({ length: 7 }, (_, i) => `• alert ${i + 1} <i>2.1%</i>`)].join('\n'),
+      'an info message is never folded',
+    ]);
+    expect(api.sent(11)[1]?.other?.reply_markup).toBeUndefined();
+    expect(await Promise.all(results)).toEqual([1, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(await info).toBe(3);
+    expect(outbox.stats.folded).toBe(7);
+    for (const c of api.sent()) expect(checkTelegramHtml(c.text).ok).toBe(true);
+  });
+
+  it('does not fold up to the threshold, and writes the digest in the chat language', async () => {
+    const { clock, api, outbox } = setup({ digestThreshold: 3, langFor: () => 'ru' });
+    for (let i = 0; i < 3; i++) void outbox.send(12, `a${i}`, { digestLine: `l${i}` });
+    for (let i = 0; i < 5; i++) void outbox.send(13, `b${i}`, { digestLine: `m${i}` });
+    await run(clock, 5000);
+    expect(api.sent(12).map((c) => c.text)).toEqual(['a0', 'a1', 'a2']);
+    expect(api.sent(13).map((c) => c.text)).toEqual(['b0', '<b>+4 ещё:</b>\nm1\nm2\nm3\nm4']);
+  });
+
+  it('splits text over 4096 characters between lines, buttons on the last part', async () => {
+    const { clock, api, outbox } = setup();
+    const lines = Array.from({ length: 300 }, (_, i) => `<b>line ${String(i).padStart(3, '0')}</b> ${'x'.repeat(20)}`);
+    const text = lines.join('\n');
+    expect(text.length).toBeGreaterThan(8192);
+    const id = outbox.send(14, text, { buttons: [[{ text: 'More', callbackData: 'more' }]] });
+    await run(clock, 5000);
+    const parts = api.sent(14);
+    expect(parts).toHaveLength(3);
+    for (const part of parts) {
+      expect(part.text.length).toBeLessThanOrEqual(4096);
+      expect(checkTelegramHtml(part.text).ok).toBe(true);
+    }
+    expect(parts.map((p) => p.text).join('\n')).toBe(text);
+    expect(parts.map((p) => p.other?.reply_markup !== undefined)).toEqual([false, false, true]);
+    expect(gaps(parts.map((p) => p.at))).toEqual([1000, 1000]);
+    expect(await id).toBe(3);
+    expect(outbox.stats.sent).toBe(3);
+  });
+
+  it('holds alerts during quiet hours and sends one summary when they end', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    const until = t0 + 10 * 60_000;
+    const held = [1, 2, 3].map((n) => outbox.send(15, `alert ${n}`, { digestLine: `• alert ${n}`, holdUntil: until, lang: 'en' }));
+    const notice = outbox.send(15, 'your key stopped working', { kind: 'info', holdUntil: until });
+    expect(await Promise.all(held)).toEqual([undefined, undefined, undefined]);
+    expect(outbox.depth).toBe(4);
+    const now = outbox.send(16, 'not in quiet hours');
+    await run(clock, 10 * 60_000 - 1);
+    expect(api.sent(15)).toHaveLength(0);
+    expect(await now).toBe(1);
+    await run(clock, 5000);
+    expect(api.sent(15).map((c) => [c.text, c.at - t0])).toEqual([
+      ['🌙 <b>While quiet hours were on: 3 alerts</b>\n• alert 1\n• alert 2\n• alert 3', 10 * 60_000],
+      ['your key stopped working', 10 * 60_000 + 1000],
+    ]);
+    expect(await notice).toBe(2);
+    expect(outbox.stats.held).toBe(4);
+    expect(outbox.depth).toBe(0);
+  });
+
+  it('caps a long summary and uses Russian plurals', async () => {
+    const { clock, api, outbox, t0 } = setup({ digestMaxLines: 2 });
+    for (let n = 0; n < 5; n++) void outbox.send(17, `a${n}`, { digestLine: `l${n}`, holdUntil: t0 + 1000, lang: 'ru' });
+    await run(clock, 2000);
+    expect(api.sent(17).map((c) => c.text)).toEqual(['🌙 <b>За время тихих часов: 5 оповещений</b>\nl0\nl1\n… и ещё 3']);
+  });
+});
+
+describe('outbox edits and drain', () => {
+  it('coalesces queued edits of one message: only the latest text is sent', async () => {
+    const { clock, api, outbox } = setup();
+    const id = await (async () => {
+      const p = outbox.send(20, 'v0', { buttons: [[{ text: 'b', callbackData: 'b' }]] });
+      await settle();
+      return p;
+    })();
+    expect(id).toBe(1);
+    const edits = ['v1', 'v2', 'v3'].map((t) => outbox.edit(20, 1, t, { buttons: [[{ text: 'b', callbackData: 'b' }]] }));
+    const otherMessage = outbox.edit(20, 99, 'other');
+    await run(clock, 5000);
+    const sentEdits = api.calls.filter((c) => c.method === 'editMessageText');
+    expect(sentEdits.map((c) => [c.messageId, c.text])).toEqual([
+      [1, 'v3'],
+      [99, 'other'],
+    ]);
+    expect(sentEdits[0]?.other?.reply_markup).toEqual({ inline_keyboard: [[{ text: 'b', callback_data: 'b' }]] });
+    expect(sentEdits[1]?.other?.reply_markup).toBeUndefined();
+    expect(await Promise.all([...edits, otherMessage])).toEqual([true, true, true, true]);
+    expect(outbox.stats).toMatchObject({ edited: 2, coalesced: 2 });
+  });
+
+  it('drain stops taking jobs and returns how many were left when the time is up', async () => {
+    const { clock, api, outbox } = setup();
+    for (let i = 0; i < 5; i++) void outbox.send(30, `m${i}`);
+    await settle();
+    const drained = outbox.drain(2500);
+    await run(clock, 2600);
+    expect(await drained).toBe(2);
+    expect(api.sent(30)).toHaveLength(3);
+    expect(outbox.depth).toBe(2);
+    expect(await outbox.send(31, 'too late')).toBeUndefined();
+    expect(await outbox.edit(30, 1, 'too late')).toBe(false);
+    expect(api.sent(31)).toHaveLength(0);
+  });
+
+  it('drain returns as soon as the queue is empty', async () => {
+    const { clock, outbox } = setup();
+    void outbox.send(32, 'a');
+    void outbox.send(32, 'b');
+    const drained = outbox.drain(60_000);
+    let done: number | undefined;
+    void drained.then((n) => (done = n));
+    await run(clock, 1000);
+    expect(done).toBe(0);
+  });
+
+  it('stop leaves queued jobs for a later start', async () => {
+    const { clock, api, outbox } = setup();
+    void outbox.send(40, 'a');
+    void outbox.send(40, 'b');
+    await settle();
+    outbox.stop();
+    await outbox.stopped();
+    await run(clock, 5000);
+    expect(api.sent(40)).toHaveLength(1);
+    expect(outbox.depth).toBe(1);
+    outbox.start();
+    await run(clock, 1000);
+    expect(api.sent(40)).toHaveLength(2);
+  });
+});
