@@ -1,0 +1,116 @@
+/**
+ * Connecting a key pair: encrypt the secret at once, check the pair with one token request,
+ * store it when the pair is valid (even without access to the checked service), and bring the
+ * user's filters over to a new key.
+ */
+import { isServiceError } from '../../service/errors.js';
+import type { Service } from '../../service/services.js';
+import { SERVICES } from '../../service/services.js';
+import { StoreError } from '../../store/errors.js';
+import type { Lang, UserRecord } from '../../store/schema.js';
+import type { BotRuntime } from '../deps.js';
+import { maskKey } from '../ui/mask.js';
+
+export type ConnectOutcome =
+  | { kind: 'connected'; service: Service; masked: string; replacedKey: boolean; rewriteFailed: Service[] }
+  | { kind: 'no_access'; service: Service; masked: string }
+  | { kind: 'wrong_pair'; masked: string }
+  | { kind: 'taken'; masked: string }
+  | { kind: 'rate_limited'; masked: string; retryAfterMs: number }
+  | { kind: 'unavailable'; masked: string };
+
+export interface ConnectRequest {
+  userId: number;
+  chatId: number;
+  lang: Lang;
+  accessKey: string;
+  secret: string;
+  service: Service;
+}
+
+/** True when another user already connected this access key (the service keeps one filter per key). */
+export function keyTakenByOther(rt: BotRuntime, accessKey: string, userId: number): boolean {
+  const owner = rt.store.findUserByAccessKey(accessKey);
+  return owner !== undefined && owner.id !== userId;
+}
+
+export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<ConnectOutcome> {
+  const { userId, accessKey, service } = req;
+  const masked = maskKey(accessKey);
+  if (keyTakenByOther(rt, accessKey, userId)) return { kind: 'taken', masked };
+
+  // From here on only the vault's blob exists; the plain secret is not kept anywhere.
+  const secretEnc = rt.vault.encrypt(req.secret);
+  const ref = { accessKey, revealSecret: () => rt.vault.decrypt(secretEnc) };
+  const previous = rt.store.getUser(userId)?.key?.accessKey;
+  // Tokens cached for the old secret must not vouch for the new one.
+  if (previous === accessKey) rt.client.forgetKey(accessKey);
+
+  let forbidden = false;
+  try {
+    await rt.client.checkKey(ref, service, { priority: 'interactive', wait: false });
+  } catch (err) {
+    if (!isServiceError(err)) throw err;
+    switch (err.kind) {
+      case 'auth':
+        return { kind: 'wrong_pair', masked };
+      case 'forbidden':
+        forbidden = true;
+        break;
+      case 'rate_limited':
+        return { kind: 'rate_limited', masked, retryAfterMs: err.details.retryAfterMs ?? 60_000 };
+      default:
+        rt.logger.warn({ kind: err.kind, service }, 'key check failed');
+        return { kind: 'unavailable', masked };
+    }
+  }
+
+  const now = rt.clock.now();
+  const replacedKey = previous !== undefined && previous !== accessKey;
+  let updated: UserRecord;
+  try {
+    updated = rt.store.updateUser(
+      userId,
+      (draft) => {
+        draft.key = { accessKey, secretEnc, connectedAt: now };
+        for (const s of SERVICES) {
+          const record = draft.filters[s];
+          if (!record?.paused) continue;
+          // A working pair ends pauses caused by the old pair; access is known only for the checked service.
+          if (record.pausedReason === 'auth' || (replacedKey && record.pausedReason === 'forbidden')) {
+            record.paused = false;
+            record.pausedReason = null;
+          }
+          if (s === service && record.pausedReason === 'forbidden' && !forbidden) {
+            record.paused = false;
+            record.pausedReason = null;
+          }
+        }
+      },
+      { chatId: req.chatId, lang: req.lang },
+    );
+  } catch (err) {
+    // Another user connected the same key while this check was running.
+    if (err instanceof StoreError && err.code === 'access-key-taken') return { kind: 'taken', masked };
+    throw err;
+  }
+  if (replacedKey && previous !== undefined) rt.client.forgetKey(previous);
+
+  // The service keeps filters per key: a new key starts without them, so they are written again.
+  const rewriteFailed: Service[] = [];
+  if (replacedKey) {
+    for (const s of SERVICES) {
+      const record = updated.filters[s];
+      if (!record) continue;
+      try {
+        await rt.client.writeFilter(ref, s, record.settings, { priority: 'interactive', wait: false });
+      } catch (err) {
+        if (!isServiceError(err)) throw err;
+        rewriteFailed.push(s);
+      }
+    }
+  }
+  rt.scheduler.refreshUser(userId);
+  if (forbidden) return { kind: 'no_access', service, masked };
+  return { kind: 'connected', service, masked, replacedKey, rewriteFailed };
+}

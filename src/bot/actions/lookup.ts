@@ -1,0 +1,65 @@
+/**
+ * /item, /event and the "all items of this event" button: the service's by-id and per-event
+ * reads (interactive, never waiting for the limiter), falling back to the latest items the
+ * scheduler holds when the service does not offer the read or cannot answer now.
+ */
+import type { Opportunity } from '../../service/opportunity.js';
+import { isServiceError, type ServiceErrorKind } from '../../service/errors.js';
+import { SERVICES, type Service } from '../../service/services.js';
+import type { UserRecord } from '../../store/schema.js';
+import type { BotRuntime } from '../deps.js';
+import { keyRefFor } from './key-ref.js';
+
+export type LookupResult =
+  | { kind: 'found'; items: Opportunity[]; source: 'service' }
+  /** From the scheduler's latest list; `reason` is why the service read did not answer. */
+  | { kind: 'found'; items: Opportunity[]; source: 'latest'; reason: ServiceErrorKind }
+  | { kind: 'not_found'; reason: ServiceErrorKind }
+  | { kind: 'no_key' }
+  | { kind: 'need_service' };
+
+export interface LookupRequest {
+  what: 'item' | 'event';
+  id: string;
+  service: Service | undefined;
+}
+
+function candidates(rt: BotRuntime, user: Readonly<UserRecord>, req: LookupRequest): Service[] {
+  if (req.service) return [req.service];
+  const latest = rt.scheduler.latestItems(user.id);
+  const hit = latest.find((o) => (req.what === 'item' ? o.id === req.id : o.event.id === req.id));
+  if (hit) return [hit.service];
+  return SERVICES.filter((s) => user.filters[s] !== undefined);
+}
+
+function fromLatest(rt: BotRuntime, userId: number, req: LookupRequest, services: Service[]): Opportunity[] {
+  const all = services.flatMap((s) => rt.scheduler.latestItems(userId, s));
+  return all.filter((o) => (req.what === 'item' ? o.id === req.id : o.event.id === req.id));
+}
+
+/** Severity order for what to tell the user when nothing was found anywhere. */
+const REASON_ORDER: ServiceErrorKind[] = ['not_found', 'rate_limited', 'timeout', 'server', 'malformed', 'forbidden', 'auth'];
+
+export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefined, req: LookupRequest): Promise<LookupResult> {
+  const ref = keyRefFor(rt.vault, user);
+  if (!user || !ref) return { kind: 'no_key' };
+  const services = candidates(rt, user, req);
+  if (services.length === 0) return { kind: 'need_service' };
+  let reason: ServiceErrorKind = 'not_found';
+  for (const service of services) {
+    try {
+      const opts = { priority: 'interactive', wait: false } as const;
+      const items =
+        req.what === 'item'
+          ? [await rt.client.readItem(ref, service, req.id, opts)]
+          : (await rt.client.readEventItems(ref, service, req.id, opts)).items;
+      if (items.length > 0) return { kind: 'found', items, source: 'service' };
+    } catch (err) {
+      if (!isServiceError(err)) throw err;
+      if (REASON_ORDER.indexOf(err.kind) > REASON_ORDER.indexOf(reason)) reason = err.kind;
+    }
+  }
+  const latest = fromLatest(rt, user.id, req, services);
+  if (latest.length > 0) return { kind: 'found', items: latest, source: 'latest', reason };
+  return { kind: 'not_found', reason };
+}

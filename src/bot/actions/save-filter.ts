@@ -1,0 +1,33 @@
+/**
+ * Saving a filter: one write to the service, then the store, then the scheduler. Returns a
+ * plain, serializable outcome (the filter builder calls it inside `conversation.external`).
+ */
+import { isServiceError, type ServiceErrorKind } from '../../service/errors.js';
+import { filterSettingsSchema, type FilterSettings } from '../../service/filter-model.js';
+import type { Service } from '../../service/services.js';
+import type { BotRuntime } from '../deps.js';
+import { keyRefFor } from './key-ref.js';
+
+export type SaveOutcome =
+  | { kind: 'saved' }
+  | { kind: 'no_key' }
+  | { kind: 'error'; errorKind: ServiceErrorKind; retryAfterMs: number | null };
+
+export async function saveFilter(rt: BotRuntime, userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> {
+  const ref = keyRefFor(rt.vault, rt.store.getUser(userId));
+  if (!ref) return { kind: 'no_key' };
+  const checked = filterSettingsSchema.parse(settings);
+  try {
+    await rt.client.writeFilter(ref, service, checked, { priority: 'interactive', wait: false });
+  } catch (err) {
+    if (!isServiceError(err)) throw err;
+    rt.logger.warn({ kind: err.kind, service }, 'filter write failed');
+    return { kind: 'error', errorKind: err.kind, retryAfterMs: err.details.retryAfterMs ?? null };
+  }
+  const now = rt.clock.now();
+  rt.store.updateUser(userId, (draft) => {
+    draft.filters[service] = { settings: checked, paused: false, pausedReason: null, savedAt: now };
+  });
+  rt.scheduler.refreshUser(userId);
+  return { kind: 'saved' };
+}

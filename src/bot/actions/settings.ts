@@ -1,0 +1,151 @@
+/**
+ * The user's settings: parsing a value for one field (shared by /settings in one line and the
+ * settings conversation), checking an alert destination with Telegram, and storing a change.
+ */
+import type { Api } from 'grammy';
+import type { Lang, UserRecord } from '../../store/schema.js';
+import type { BotRuntime } from '../deps.js';
+import {
+  fail,
+  MAX_BANKROLL,
+  MAX_STEP,
+  ok,
+  parseChatTarget,
+  parseLang,
+  parsePositive,
+  parseQuietHours,
+  parseTimeZone,
+  type ChatTarget,
+  type Parsed,
+} from '../parse/values.js';
+
+export const SETTING_FIELDS = ['lang', 'tz', 'bankroll', 'step', 'quiet', 'alerts'] as const;
+export type SettingField = (typeof SETTING_FIELDS)[number];
+
+const FIELD_WORDS: Record<string, SettingField> = {
+  lang: 'lang',
+  language: 'lang',
+  язык: 'lang',
+  tz: 'tz',
+  timezone: 'tz',
+  zone: 'tz',
+  пояс: 'tz',
+  bankroll: 'bankroll',
+  bank: 'bankroll',
+  банк: 'bankroll',
+  step: 'step',
+  rounding: 'step',
+  шаг: 'step',
+  quiet: 'quiet',
+  тишина: 'quiet',
+  alerts: 'alerts',
+  target: 'alerts',
+  куда: 'alerts',
+};
+
+export function parseField(word: string): SettingField | undefined {
+  return FIELD_WORDS[word.trim().toLowerCase()];
+}
+
+export type SettingChange =
+  | { field: 'lang'; value: Lang }
+  | { field: 'tz'; value: string }
+  | { field: 'bankroll'; value: number }
+  | { field: 'step'; value: number }
+  | { field: 'quiet'; value: { from: string; to: string } | null }
+  /** null: the private chat; else a checked group or channel id. */
+  | { field: 'alerts'; value: number | null; title?: string };
+
+/** Parses a value for every field but 'alerts' (which needs Telegram: see `resolveAlertTarget`). */
+export function parseSettingValue(field: Exclude<SettingField, 'alerts'>, text: string): Parsed<SettingChange> {
+  switch (field) {
+    case 'lang': {
+      const r = parseLang(text);
+      return r.ok ? ok({ field, value: r.value }) : r;
+    }
+    case 'tz': {
+      const r = parseTimeZone(text);
+      return r.ok ? ok({ field, value: r.value }) : r;
+    }
+    case 'bankroll': {
+      const r = parsePositive(text, MAX_BANKROLL);
+      return r.ok ? ok({ field, value: r.value }) : r;
+    }
+    case 'step': {
+      const r = parsePositive(text, MAX_STEP);
+      return r.ok ? ok({ field, value: r.value }) : r;
+    }
+    case 'quiet': {
+      const r = parseQuietHours(text);
+      return r.ok ? ok({ field, value: r.value }) : r;
+    }
+  }
+}
+
+type ChatApi = Pick<Api, 'getChat' | 'getChatMember'>;
+const ADMIN_STATUSES = new Set(['creator', 'administrator']);
+
+/**
+ * Checks an alert destination: a group or channel where the bot is an admin and the user is an
+ * admin too (so nobody can send alerts into someone else's chat).
+ */
+export async function resolveAlertTarget(api: ChatApi, botId: number, userId: number, target: ChatTarget): Promise<Parsed<SettingChange>> {
+  if (target.kind === 'here') return ok({ field: 'alerts', value: null });
+  let chatId: number;
+  let title: string | undefined;
+  try {
+    const chat = await api.getChat(target.kind === 'id' ? target.id : target.username);
+    if (chat.type === 'private') return fail('alerts_not_group');
+    chatId = chat.id;
+    title = chat.title;
+  } catch {
+    return fail('alerts_chat_unknown', { value: target.kind === 'id' ? String(target.id) : target.username });
+  }
+  try {
+    const me = await api.getChatMember(chatId, botId);
+    if (!ADMIN_STATUSES.has(me.status)) return fail('alerts_bot_not_admin', { chat: title ?? String(chatId) });
+  } catch {
+    return fail('alerts_bot_not_admin', { chat: title ?? String(chatId) });
+  }
+  try {
+    const member = await api.getChatMember(chatId, userId);
+    if (!ADMIN_STATUSES.has(member.status)) return fail('alerts_user_not_admin', { chat: title ?? String(chatId) });
+  } catch {
+    return fail('alerts_user_not_admin', { chat: title ?? String(chatId) });
+  }
+  return ok(title === undefined ? { field: 'alerts', value: chatId } : { field: 'alerts', value: chatId, title });
+}
+
+export { parseChatTarget };
+
+/** Stores a change (creating the user when needed) and tells the scheduler. */
+export function applySetting(rt: BotRuntime, userId: number, init: { chatId: number; lang: Lang }, change: SettingChange): UserRecord {
+  const updated = rt.store.updateUser(
+    userId,
+    (draft) => {
+      switch (change.field) {
+        case 'lang':
+          draft.lang = change.value;
+          break;
+        case 'tz':
+          draft.timeZone = change.value;
+          break;
+        case 'bankroll':
+          draft.bankroll = change.value;
+          break;
+        case 'step':
+          draft.roundingStep = change.value;
+          break;
+        case 'quiet':
+          draft.quietHours = change.value;
+          break;
+        case 'alerts':
+          draft.alertChatId = change.value;
+          break;
+      }
+    },
+    init,
+  );
+  rt.scheduler.refreshUser(userId);
+  return updated;
+}

@@ -1,0 +1,132 @@
+/**
+ * `createBot(deps)`: the grammY bot with every feature, no side effects on import and none until
+ * updates arrive. Long polling lives in `run.ts`.
+ */
+import { autoRetry } from '@grammyjs/auto-retry';
+import { conversations, createConversation } from '@grammyjs/conversations';
+import { sequentialize } from '@grammyjs/runner';
+import { Bot, type BotError, type Context, type Middleware, type Transformer } from 'grammy';
+import { systemClock } from '../clock.js';
+import type { BotContext, ConvContext } from './context.js';
+import { contextMiddleware } from './context.js';
+import { createFilterConversation, FILTER_CONVERSATION } from './conversations/filter.js';
+import { FLOW_TIMEOUT_MS } from './conversations/prompt.js';
+import { createSettingsConversation, SETTINGS_CONVERSATION } from './conversations/settings.js';
+import type { BotDeps, BotRuntime } from './deps.js';
+import { adminFeature } from './features/admin.js';
+import { alertActionsFeature } from './features/alert-actions.js';
+import { cancelFeature } from './features/cancel.js';
+import { connectFeature } from './features/connect.js';
+import { fallbackFeature } from './features/fallback.js';
+import { filterFeature } from './features/filter.js';
+import { filtersFeature } from './features/filters.js';
+import { forgetFeature } from './features/forget.js';
+import { lookupFeature } from './features/lookup.js';
+import { membershipFeature } from './features/membership.js';
+import { pauseFeature } from './features/pause.js';
+import { pendingInputFeature } from './features/pending-input.js';
+import { settingsFeature } from './features/settings.js';
+import { startFeature } from './features/start.js';
+import { statusFeature } from './features/status.js';
+import { inlineFeature } from './inline/inline-query.js';
+import { accessGuard } from './middleware/access.js';
+import { privateOnly } from './middleware/private-only.js';
+import { PendingInputs } from './pending.js';
+
+export type { BotDeps, BotStats } from './deps.js';
+export type { BotContext } from './context.js';
+
+/** Retries on Telegram's 429 (retry_after) and 5xx, bounded, so a handler never hangs for long. */
+function retryTransformer(maxDelaySeconds: number): Transformer {
+  return autoRetry({ maxRetryAttempts: 3, maxDelaySeconds, rethrowHttpErrors: true });
+}
+
+/** Outside conversations a handler may wait this long for Telegram's retry_after. */
+const RETRY_MAX_DELAY_S = 30;
+/**
+ * Inside conversations the retry sits outside the plugin's replay log, so a recorded 429 makes
+ * every later replay of that conversation wait again: keep that wait short.
+ */
+const CONVERSATION_RETRY_MAX_DELAY_S = 5;
+
+/** Updates of one chat run one after another (a user's messages, a conversation's steps). */
+function sequenceKey(ctx: Context): string | undefined {
+  return ctx.chat?.id.toString() ?? ctx.from?.id.toString();
+}
+
+async function onFeatureError(err: BotError<BotContext>): Promise<void> {
+  const ctx = err.ctx;
+  ctx.log.error({ err: err.error }, 'update failed');
+  try {
+    if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: ctx.tp('error_generic') });
+    else if (ctx.chat?.type === 'private') await ctx.reply(ctx.t('error_generic'), { parse_mode: 'HTML' });
+  } catch (replyErr) {
+    ctx.log.warn({ err: replyErr }, 'could not tell the user about the error');
+  }
+}
+
+export function createBot(deps: BotDeps): Bot<BotContext> {
+  const { config } = deps;
+  if (!config.BOT_TOKEN) throw new Error('BOT_TOKEN is not set: get one from @BotFather');
+  const clock = deps.clock ?? systemClock;
+  const rt: BotRuntime = { ...deps, clock, pending: new PendingInputs(clock) };
+
+  const bot = new Bot<BotContext>(config.BOT_TOKEN, {
+    ...(deps.botInfo ? { botInfo: deps.botInfo } : {}),
+    client: { apiRoot: config.TELEGRAM_API_ROOT, ...deps.telegramClient },
+  });
+  const transformers = [retryTransformer(RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? [])];
+  bot.api.config.use(...transformers);
+
+  // Conversations build their own Api objects: transformers reach them only through plugins.
+  const conversationPlugins: Middleware<ConvContext>[] = [
+    async (ctx, next) => {
+      ctx.api.config.use(retryTransformer(CONVERSATION_RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []));
+      await next();
+    },
+  ];
+
+  bot.use(sequentialize(sequenceKey));
+  bot.use(contextMiddleware(rt));
+
+  const features = bot.errorBoundary(onFeatureError);
+  features.use(accessGuard(rt));
+  features.use(membershipFeature(rt));
+  features.use(inlineFeature(rt));
+  features.use(privateOnly());
+  features.use(conversations<BotContext, ConvContext>({ plugins: conversationPlugins }));
+  // Before the conversations: /cancel must reach an open flow, and a secret must never enter one.
+  features.use(cancelFeature(rt));
+  features.use(pendingInputFeature(rt));
+  features.use(connectFeature(rt));
+  features.use(
+    createConversation<BotContext, ConvContext>(createFilterConversation(rt), {
+      id: FILTER_CONVERSATION,
+      maxMillisecondsToWait: FLOW_TIMEOUT_MS,
+    }),
+  );
+  features.use(
+    createConversation<BotContext, ConvContext>(createSettingsConversation(rt), {
+      id: SETTINGS_CONVERSATION,
+      maxMillisecondsToWait: FLOW_TIMEOUT_MS,
+    }),
+  );
+  features.use(
+    startFeature(rt),
+    filterFeature(rt),
+    filtersFeature(rt),
+    pauseFeature(rt),
+    statusFeature(rt),
+    settingsFeature(rt),
+    lookupFeature(rt),
+    alertActionsFeature(rt),
+    forgetFeature(rt),
+    adminFeature(rt),
+  );
+  features.use(fallbackFeature());
+
+  bot.catch((err) => {
+    deps.logger.error({ err: err.error, update_id: err.ctx.update.update_id }, 'unhandled bot error');
+  });
+  return bot;
+}

@@ -1,0 +1,225 @@
+/**
+ * The filter builder: service → sports → bookmakers → profit (or overvalue) → odds → hours to
+ * start → summary with the coverage trade-off → one filter write. Every side effect runs in
+ * `conversation.external`, since the builder is replayed on each update.
+ */
+import type { InlineKeyboardButton } from 'grammy/types';
+import { html, translator, type Lang, type Translate } from '../../locales/i18n.js';
+import type { ServiceCoverage } from '../../scheduler/port.js';
+import { namesFor, type Dictionaries } from '../../service/dictionaries-model.js';
+import { defaultFilter, type FilterSettings } from '../../service/filter-model.js';
+import { isLive, kindOf, parseService, SERVICES, type Service } from '../../service/services.js';
+import { saveFilter, type SaveOutcome } from '../actions/save-filter.js';
+import type { ConvContext } from '../context.js';
+import type { BotRuntime } from '../deps.js';
+import { HOURS_MAX, oddsRules, overvalueRules, profitRules } from '../parse/filter-args.js';
+import { checkBounds, clipEcho, parseNumber, parsePositive, parseRange } from '../parse/values.js';
+import { dictionariesFor } from '../ui/cards.js';
+import { coverageList, coverageTradeOff, describeFilter, errorInWords, fmtNum } from '../ui/filter-text.js';
+import { serviceIndex, serviceLabel } from '../ui/services.js';
+import { multiSelect } from './multi-select.js';
+import { askValue } from './ask-value.js';
+import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
+
+export const FILTER_CONVERSATION = 'filter';
+
+/** What /filter and the "edit" button pass in (JSON: conversations store their arguments). */
+export interface FilterConversationArgs {
+  lang: Lang;
+  service?: Service;
+  initial?: FilterSettings;
+}
+
+type Lists = { sports: [number, string][]; bookmakers: [number, string][] } | null;
+
+function sortedEntries(map: Record<string, string>, lang: Lang): [number, string][] {
+  return Object.entries(map)
+    .map(([id, name]): [number, string] => [Number(id), name])
+    .filter(([id]) => Number.isInteger(id) && id >= 0)
+    .sort((a, b) => a[1].localeCompare(b[1], lang));
+}
+
+function rangeLabel(min: number | null, max: number | null, unit: string): string {
+  if (min === null && max === null) return '—';
+  if (max === null) return `≥ ${fmtNum(min ?? 0)}${unit}`;
+  return `${fmtNum(min ?? 0)}–${fmtNum(max)}${unit}`;
+}
+
+async function chooseService(conversation: Convo, ctx: ConvContext, t: Translate): Promise<Service> {
+  const rows: InlineKeyboardButton[][] = [];
+  for (let i = 0; i < SERVICES.length; i += 2) {
+    rows.push(SERVICES.slice(i, i + 2).map((s) => btn(serviceLabel(s, t), `s:${serviceIndex(s)}`)));
+  }
+  const promptId = await sendPrompt(ctx, t('fb_choose_service'), keyboard(rows));
+  for (;;) {
+    const answer = await waitAnswer(conversation, t, promptId);
+    const service =
+      answer.kind === 'button'
+        ? answer.data.startsWith('s:')
+          ? SERVICES[Number(answer.data.slice(2))]
+          : undefined
+        : parseService(answer.text);
+    if (service) {
+      await closePrompt(answer.ctx, promptId);
+      await answer.ctx.reply(t('fb_chosen', { value: serviceLabel(service, t) }), { parse_mode: 'HTML' });
+      return service;
+    }
+    if (answer.kind === 'text') await answer.ctx.reply(t('unknown_service', { value: clipEcho(answer.text) }), { parse_mode: 'HTML' });
+  }
+}
+
+/** The conversation builder; `rt` is closed over, every use of it wrapped in `external`. */
+export function createFilterConversation(rt: BotRuntime) {
+  return async function filter(conversation: Convo, ctx: ConvContext, args: FilterConversationArgs): Promise<void> {
+    const t = translator(args.lang);
+    const userId = ctx.from?.id;
+    if (userId === undefined) return;
+
+    const hasKey = await conversation.external(() => Boolean(rt.store.getUser(userId)?.key));
+    if (!hasKey) {
+      await ctx.reply(t('need_key'), { parse_mode: 'HTML' });
+      return;
+    }
+
+    const service = args.service ?? (await chooseService(conversation, ctx, t));
+    const editing = args.initial !== undefined;
+    const settings: FilterSettings = { ...defaultFilter(), ...(args.initial ?? {}) };
+
+    const lists: Lists = await conversation.external(async () => {
+      const dicts = await dictionariesFor(rt, args.lang);
+      return dicts ? { sports: sortedEntries(dicts.sports, args.lang), bookmakers: sortedEntries(dicts.bookmakers, args.lang) } : null;
+    });
+
+    if (lists && lists.sports.length > 0) {
+      settings.sports = await multiSelect(conversation, ctx, t, {
+        title: t('fb_sports', { service: serviceLabel(service, t) }),
+        options: lists.sports,
+        selected: settings.sports,
+        searchable: false,
+        allLabel: t('all_sports'),
+      });
+    } else {
+      await ctx.reply(t('fb_no_dicts'), { parse_mode: 'HTML' });
+    }
+    if (lists && lists.bookmakers.length > 0) {
+      settings.bookmakers = await multiSelect(conversation, ctx, t, {
+        title: t('fb_bookmakers'),
+        options: lists.bookmakers,
+        selected: settings.bookmakers,
+        searchable: true,
+        allLabel: t('all_bookmakers'),
+      });
+    }
+
+    if (kindOf(service) === 'valuebets') {
+      const current = settings.minOvervalue;
+      const buttons: { label: string; value: number | null }[] = [{ label: t('btn_any'), value: null }];
+      if (editing && current !== null) buttons.push({ label: t('btn_keep', { value: `${fmtNum(current)} %` }), value: current });
+      settings.minOvervalue = await askValue(conversation, ctx, t, t('fb_overvalue'), buttons, (text) => {
+        const n = parseNumber(text);
+        if (!n.ok) return n;
+        const r = checkBounds(n.value, null, overvalueRules);
+        return r.ok ? { ok: true, value: r.value.min } : r;
+      });
+    } else {
+      const rules = profitRules(service);
+      const buttons = [{ label: t('btn_profit_default'), value: { min: 0, max: null as number | null } }];
+      if (editing) {
+        buttons.push({
+          label: t('btn_keep', { value: rangeLabel(settings.minProfit, settings.maxProfit, ' %') }),
+          value: { min: settings.minProfit, max: settings.maxProfit },
+        });
+      }
+      const profit = await askValue(conversation, ctx, t, t(kindOf(service) === 'middles' ? 'fb_profit_middles' : 'fb_profit'), buttons, (text) =>
+        parseRange(text, rules),
+      );
+      settings.minProfit = profit.min;
+      settings.maxProfit = profit.max;
+    }
+
+    const oddsButtons: { label: string; value: { min: number | null; max: number | null } }[] = [
+      { label: t('btn_any_odds'), value: { min: null, max: null } },
+    ];
+    if (editing && (settings.minOdds !== null || settings.maxOdds !== null)) {
+      oddsButtons.push({
+        label: t('btn_keep', { value: rangeLabel(settings.minOdds, settings.maxOdds, '') }),
+        value: { min: settings.minOdds, max: settings.maxOdds },
+      });
+    }
+    const odds = await askValue(conversation, ctx, t, t('fb_odds'), oddsButtons, (text) => parseRange(text, oddsRules));
+    settings.minOdds = odds.min;
+    settings.maxOdds = odds.max;
+
+    if (!isLive(service)) {
+      const hourButtons: { label: string; value: number | null }[] = [{ label: t('btn_any_time'), value: null }];
+      if (editing && settings.hoursToStart !== null) {
+        hourButtons.push({ label: t('btn_keep', { value: t('hours_n', { n: fmtNum(settings.hoursToStart) }) }), value: settings.hoursToStart });
+      }
+      settings.hoursToStart = await askValue(conversation, ctx, t, t('fb_hours'), hourButtons, (text) => parsePositive(text, HOURS_MAX));
+    } else {
+      settings.hoursToStart = null;
+    }
+
+    // The summary, with what adding this service does to the coverage of the others.
+    const coverage = await conversation.external(() => ({
+      before: rt.scheduler.coverage(userId),
+      after: rt.scheduler.coverage(userId, service),
+    }));
+    const dicts: Dictionaries | undefined = lists
+      ? {
+          lang: args.lang,
+          sports: Object.fromEntries(lists.sports.map(([id, name]) => [String(id), name])),
+          bookmakers: Object.fromEntries(lists.bookmakers.map(([id, name]) => [String(id), name])),
+          liveBookmakers: [],
+          oddsGroups: {},
+          oddsSections: {},
+          oddsTypes: {},
+          reflections: {},
+        }
+      : undefined;
+    const names = namesFor(dicts, args.lang);
+    const parts = [t('fb_summary', { service: serviceLabel(service, t) }), describeFilter(service, settings, names, t)];
+    const tradeOff = coverageTradeOff(coverage.before, coverage.after, t);
+    if (tradeOff) parts.push(tradeOff);
+    const confirmId = await sendPrompt(ctx, parts.join('\n\n'), keyboard([[btn(t('btn_save'), 'save'), btn(t('btn_cancel'), 'cancel')]]));
+
+    for (;;) {
+      const answer = await waitAnswer(conversation, t, confirmId);
+      if (answer.kind === 'text') {
+        await answer.ctx.reply(t('fb_press_save'), { parse_mode: 'HTML' });
+        continue;
+      }
+      if (answer.data === 'cancel') {
+        await closePrompt(answer.ctx, confirmId);
+        await answer.ctx.reply(t('fb_cancelled'), { parse_mode: 'HTML' });
+        return;
+      }
+      if (answer.data !== 'save') continue;
+      await closePrompt(answer.ctx, confirmId);
+      const outcome: SaveOutcome = await conversation.external(() => saveFilter(rt, userId, service, settings));
+      const after: Partial<Record<Service, ServiceCoverage>> = await conversation.external(() => rt.scheduler.coverage(userId));
+      await answer.ctx.reply(saveOutcomeText(t, service, outcome, after), { parse_mode: 'HTML' });
+      return;
+    }
+  };
+}
+
+/** The answer after a save attempt (shared with the one-line /filter). */
+export function saveOutcomeText(t: Translate, service: Service, outcome: SaveOutcome, coverage: Partial<Record<Service, ServiceCoverage>>): string {
+  const label = serviceLabel(service, t);
+  switch (outcome.kind) {
+    case 'saved': {
+      const list = coverageList(coverage, t);
+      return list === '' ? t('fb_saved', { service: label }) : `${t('fb_saved', { service: label })}\n${t('coverage_now', { list: html(list) })}`;
+    }
+    case 'no_key':
+      return t('need_key');
+    case 'error':
+      if (outcome.errorKind === 'rate_limited') {
+        return t('fb_save_rate_limited', { min: Math.max(1, Math.ceil((outcome.retryAfterMs ?? 60_000) / 60_000)) });
+      }
+      if (outcome.errorKind === 'forbidden') return t('fb_save_forbidden', { service: label });
+      if (outcome.errorKind === 'auth') return t('fb_save_auth');
+      return t('fb_save_failed', { reason: html(errorInWords(outcome.errorKind, t)) });
+  }
+}

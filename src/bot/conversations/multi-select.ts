@@ -1,0 +1,122 @@
+/**
+ * A paged multi-select inside a conversation (sports, bookmakers): 8 options a page, toggles,
+ * "All", "Done", and for long lists a search by typed name. Typed ids ("1,5,6") work too.
+ */
+import type { InlineKeyboardButton } from 'grammy/types';
+import { escapeText, type Translate } from '../../locales/i18n.js';
+import type { ConvContext } from '../context.js';
+import { clipEcho } from '../parse/values.js';
+import { btn, closePrompt, editPrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
+
+export const PAGE_SIZE = 8;
+
+export interface MultiSelectOptions {
+  /** The question above the list (HTML, escaped). */
+  title: string;
+  /** [id, name] in display order. */
+  options: [number, string][];
+  /** Ids selected at the start (editing a filter). */
+  selected: number[];
+  /** Whether typed text searches the names. */
+  searchable: boolean;
+  /** Label of the "all" button ("All sports"). */
+  allLabel: string;
+}
+
+function pageOf(options: [number, string][], page: number): [number, string][] {
+  return options.slice(page * PAGE_SIZE, page * PAGE_SIZE + PAGE_SIZE);
+}
+
+function render(t: Translate, o: MultiSelectOptions, shown: [number, string][], page: number, selected: Set<number>, query: string) {
+  const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+  const names = o.options.filter(([id]) => selected.has(id)).map(([, name]) => escapeText(name));
+  const lines = [o.title];
+  lines.push(selected.size === 0 ? t('ms_none_selected', { all: o.allLabel }) : t('ms_selected', { list: names.slice(0, 12).join(', '), n: selected.size }));
+  if (query !== '') lines.push(t('ms_search', { query }));
+  if (o.searchable) lines.push(t('ms_search_hint'));
+  const rows: InlineKeyboardButton[][] = [];
+  const items = pageOf(shown, page);
+  for (let i = 0; i < items.length; i += 2) {
+    rows.push(items.slice(i, i + 2).map(([id, name]) => btn(`${selected.has(id) ? '✅ ' : ''}${name}`.slice(0, 60), `t:${id}`)));
+  }
+  if (pages > 1) {
+    rows.push([
+      btn('‹', `p:${(page + pages - 1) % pages}`),
+      btn(`${page + 1}/${pages}`, 'nop'),
+      btn('›', `p:${(page + 1) % pages}`),
+    ]);
+  }
+  const last = [btn(o.allLabel, 'all'), btn(t('btn_done'), 'done')];
+  if (query !== '') last.unshift(btn(t('btn_clear_search'), 'clr'));
+  rows.push(last);
+  return { text: lines.join('\n'), markup: keyboard(rows) };
+}
+
+/** Runs the multi-select; resolves with the chosen ids ([] = all). */
+export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Translate, o: MultiSelectOptions): Promise<number[]> {
+  const known = new Set(o.options.map(([id]) => id));
+  const selected = new Set(o.selected.filter((id) => known.has(id)));
+  let query = '';
+  let shown = o.options;
+  let page = 0;
+  let view = render(t, o, shown, page, selected, query);
+  let promptId = await sendPrompt(ctx, view.text, view.markup);
+
+  for (;;) {
+    const answer = await waitAnswer(conversation, t, promptId);
+    if (answer.kind === 'button') {
+      const [action, arg] = answer.data.split(':');
+      if (action === 'done') break;
+      if (action === 'all') {
+        selected.clear();
+        break;
+      }
+      if (action === 't' && arg !== undefined && known.has(Number(arg))) {
+        const id = Number(arg);
+        if (selected.has(id)) selected.delete(id);
+        else selected.add(id);
+      } else if (action === 'p' && arg !== undefined) {
+        page = Math.min(Math.max(0, Number(arg) || 0), Math.max(0, Math.ceil(shown.length / PAGE_SIZE) - 1));
+      } else if (action === 'clr') {
+        query = '';
+        shown = o.options;
+        page = 0;
+      } else {
+        continue;
+      }
+      view = render(t, o, shown, page, selected, query);
+      await editPrompt(answer.ctx, promptId, view.text, view.markup);
+      continue;
+    }
+
+    const text = answer.text.trim();
+    if (/^\d+(\s*,\s*\d+)*$/.test(text)) {
+      const ids = text.split(',').map((s) => Number(s.trim()));
+      const unknown = ids.filter((id) => !known.has(id));
+      if (unknown.length > 0) {
+        await answer.ctx.reply(t('ms_unknown_ids', { ids: unknown.slice(0, 10).join(', ') }), { parse_mode: 'HTML' });
+        continue;
+      }
+      for (const id of ids) selected.add(id);
+    } else if (o.searchable) {
+      const needle = text.toLowerCase();
+      const found = o.options.filter(([, name]) => name.toLowerCase().includes(needle));
+      if (found.length === 0) {
+        await answer.ctx.reply(t('ms_no_match', { query: clipEcho(text) }), { parse_mode: 'HTML' });
+        continue;
+      }
+      query = clipEcho(text);
+      shown = found;
+      page = 0;
+    } else {
+      await answer.ctx.reply(t('ms_use_buttons'), { parse_mode: 'HTML' });
+      continue;
+    }
+    // The answer was typed: show the list again below it and retire the old one.
+    await closePrompt(answer.ctx, promptId);
+    view = render(t, o, shown, page, selected, query);
+    promptId = await sendPrompt(answer.ctx, view.text, view.markup);
+  }
+  await closePrompt(ctx, promptId);
+  return o.options.filter(([id]) => selected.has(id)).map(([id]) => id);
+}

@@ -1,0 +1,87 @@
+/**
+ * Waiting for the user's answer inside a conversation: a button of the current prompt or a
+ * short text. Buttons of older prompts are answered as stale; other features' buttons (alerts,
+ * /filters) pass on to them; a command typed in the middle closes the flow politely and runs.
+ */
+import type { Conversation } from '@grammyjs/conversations';
+import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
+import { leadingCommand } from '../commands.js';
+import type { BotContext, ConvContext } from '../context.js';
+import type { Translate } from '../../locales/i18n.js';
+import { MAX_SHORT_TEXT } from '../parse/values.js';
+
+/** Prefix of every button that belongs to a conversation. */
+export const CV = 'cv:';
+
+/** How long a conversation waits for each answer before it quietly ends. */
+export const FLOW_TIMEOUT_MS = 15 * 60_000;
+
+export type Convo = Conversation<BotContext, ConvContext>;
+
+export type Answer = { kind: 'button'; data: string; ctx: ConvContext } | { kind: 'text'; text: string; ctx: ConvContext };
+
+const noop = (): undefined => undefined;
+
+/** A button of a conversation prompt. */
+export function btn(text: string, data: string): InlineKeyboardButton.CallbackButton {
+  return { text, callback_data: `${CV}${data}` };
+}
+
+export function keyboard(rows: InlineKeyboardButton[][]): InlineKeyboardMarkup {
+  return { inline_keyboard: rows };
+}
+
+/** Sends a prompt and returns its message id (the only message whose buttons count from now on). */
+export async function sendPrompt(ctx: ConvContext, text: string, markup?: InlineKeyboardMarkup): Promise<number> {
+  const message = await ctx.reply(text, { parse_mode: 'HTML', ...(markup ? { reply_markup: markup } : {}) });
+  return message.message_id;
+}
+
+/** Edits a prompt in place (a toggle or a page turn); "not modified" is fine. */
+export async function editPrompt(ctx: ConvContext, messageId: number, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
+  const chatId = ctx.chat?.id;
+  if (chatId === undefined) return;
+  await ctx.api
+    .editMessageText(chatId, messageId, text, { parse_mode: 'HTML', ...(markup ? { reply_markup: markup } : {}) })
+    .catch(noop);
+}
+
+/** Takes the buttons off an old prompt so that it reads as done. */
+export async function closePrompt(ctx: ConvContext, messageId: number): Promise<void> {
+  const chatId = ctx.chat?.id;
+  if (chatId === undefined) return;
+  await ctx.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }).catch(noop);
+}
+
+export async function waitAnswer(conversation: Convo, t: Translate, promptId: number): Promise<Answer> {
+  for (;;) {
+    const ctx = await conversation.wait();
+    const query = ctx.callbackQuery;
+    if (query) {
+      const data = query.data ?? '';
+      if (!data.startsWith(CV)) await conversation.skip({ next: true });
+      if (query.message?.message_id !== promptId) {
+        await ctx.answerCallbackQuery({ text: t('stale_button') }).catch(noop);
+        continue;
+      }
+      await ctx.answerCallbackQuery().catch(noop);
+      return { kind: 'button', data: data.slice(CV.length), ctx };
+    }
+    const message = ctx.message;
+    if (!message) await conversation.skip({ next: true });
+    const text = message?.text;
+    if (text !== undefined && leadingCommand(text) !== undefined) {
+      await ctx.reply(t('flow_closed'), { parse_mode: 'HTML' });
+      await conversation.halt({ next: true });
+    }
+    if (text === undefined) {
+      await ctx.reply(t('expect_text_or_button'), { parse_mode: 'HTML' });
+      continue;
+    }
+    if (text.length > MAX_SHORT_TEXT) {
+      await ctx.reply(t('too_long', { max: MAX_SHORT_TEXT }), { parse_mode: 'HTML' });
+      continue;
+    }
+    return { kind: 'text', text, ctx };
+  }
+}

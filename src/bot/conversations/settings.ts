@@ -1,0 +1,123 @@
+/**
+ * /settings as a menu: language, time zone, bankroll, rounding step, quiet hours and where alerts
+ * go. Each change is checked, stored at once (in `external`) and the menu shown again.
+ */
+import { translator, type Lang, type Translate } from '../../locales/i18n.js';
+import type { UserRecord } from '../../store/schema.js';
+import {
+  applySetting,
+  parseChatTarget,
+  parseSettingValue,
+  resolveAlertTarget,
+  type SettingChange,
+  type SettingField,
+} from '../actions/settings.js';
+import type { ConvContext } from '../context.js';
+import type { BotRuntime } from '../deps.js';
+import { fail, type Parsed } from '../parse/values.js';
+import { describeSettings } from '../ui/settings-text.js';
+import { askValue, type ReadyAnswer } from './ask-value.js';
+import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
+
+export const SETTINGS_CONVERSATION = 'settings';
+
+export interface SettingsConversationArgs {
+  lang: Lang;
+}
+
+const FIELD_PROMPTS: Record<SettingField, Parameters<Translate>[0]> = {
+  lang: 'ask_lang',
+  tz: 'ask_tz',
+  bankroll: 'ask_bankroll',
+  step: 'ask_step',
+  quiet: 'ask_quiet',
+  alerts: 'ask_alerts',
+};
+
+function readyAnswers(field: SettingField, t: Translate): ReadyAnswer<SettingChange>[] {
+  switch (field) {
+    case 'lang':
+      return [
+        { label: 'English', value: { field, value: 'en' } },
+        { label: 'Русский', value: { field, value: 'ru' } },
+      ];
+    case 'tz':
+      return ['UTC', 'Europe/London', 'Europe/Moscow'].map((tz) => ({ label: tz, value: { field, value: tz } }));
+    case 'bankroll':
+      return [100, 500, 1000].map((n) => ({ label: String(n), value: { field, value: n } }));
+    case 'step':
+      return [0.5, 1, 5, 10].map((n) => ({ label: String(n), value: { field, value: n } }));
+    case 'quiet':
+      return [
+        { label: t('off'), value: { field, value: null } },
+        { label: '23:00–07:00', value: { field, value: { from: '23:00', to: '07:00' } } },
+      ];
+    case 'alerts':
+      return [{ label: t('alerts_here'), value: { field, value: null } }];
+  }
+}
+
+export function createSettingsConversation(rt: BotRuntime) {
+  return async function settings(conversation: Convo, ctx: ConvContext, args: SettingsConversationArgs): Promise<void> {
+    let lang = args.lang;
+    let t = translator(lang);
+    const userId = ctx.from?.id;
+    const chatId = ctx.chat?.id;
+    if (userId === undefined || chatId === undefined) return;
+
+    for (;;) {
+      const user: UserRecord | null = await conversation.external(() => rt.store.getUser(userId) ?? null);
+      const menu = keyboard([
+        [btn(t('set_lang'), 'f:lang'), btn(t('set_tz'), 'f:tz')],
+        [btn(t('set_bankroll'), 'f:bankroll'), btn(t('set_step'), 'f:step')],
+        [btn(t('set_quiet'), 'f:quiet'), btn(t('set_alerts'), 'f:alerts')],
+        [btn(t('btn_done'), 'done')],
+      ]);
+      const menuId = await sendPrompt(ctx, `${t('settings_title')}\n\n${describeSettings(user ?? undefined, t, lang)}`, menu);
+      let field: SettingField | undefined;
+      let answerCtx: ConvContext = ctx;
+      while (field === undefined) {
+        const answer = await waitAnswer(conversation, t, menuId);
+        answerCtx = answer.ctx;
+        if (answer.kind === 'text') {
+          await answer.ctx.reply(t('use_buttons'), { parse_mode: 'HTML' });
+          continue;
+        }
+        if (answer.data === 'done') {
+          await closePrompt(answer.ctx, menuId);
+          await answer.ctx.reply(t('settings_done'), { parse_mode: 'HTML' });
+          return;
+        }
+        const picked = answer.data.startsWith('f:') ? (answer.data.slice(2) as SettingField) : undefined;
+        if (picked && picked in FIELD_PROMPTS) field = picked;
+      }
+      await closePrompt(answerCtx, menuId);
+
+      const chosenField = field;
+      const change = await askValue<SettingChange>(
+        conversation,
+        answerCtx,
+        t,
+        t(FIELD_PROMPTS[chosenField]),
+        readyAnswers(chosenField, t),
+        async (text): Promise<Parsed<SettingChange>> => {
+          if (chosenField !== 'alerts') return parseSettingValue(chosenField, text);
+          const target = parseChatTarget(text);
+          if (!target.ok) return target;
+          // Telegram is asked through the outside context, so the answer is a plain result.
+          const checked = await conversation.external((outer) => resolveAlertTarget(outer.api, outer.me.id, userId, target.value));
+          return checked.ok ? checked : fail(checked.problem.key, checked.problem.vars);
+        },
+        chosenField === 'step' ? 4 : 3,
+      );
+      await conversation.external(() => {
+        applySetting(rt, userId, { chatId, lang }, change);
+      });
+      if (change.field === 'lang') {
+        lang = change.value;
+        t = translator(lang);
+      }
+      await answerCtx.reply(t('setting_saved'), { parse_mode: 'HTML' });
+    }
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * What the bot needs from the rest of the program. `createBot` takes these; features receive
+ * the resolved form (`BotRuntime`) with the clock filled in.
+ */
+import type { ApiClientOptions, Transformer } from 'grammy';
+import type { UserFromGetMe } from 'grammy/types';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { SchedulerPort } from '../scheduler/port.js';
+import type { ServiceClient } from '../service/client-types.js';
+import type { Store } from '../store/store.js';
+import type { Vault } from '../store/vault.js';
+import type { PendingInputs } from './pending.js';
+
+/** Counts for the admin's /stats, e.g. `{ readsPerMinute, alertsPerMinute, errors }`. */
+export type BotStats = () => Record<string, number>;
+
+export interface BotDeps {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  vault: Vault;
+  client: ServiceClient;
+  scheduler: SchedulerPort;
+  /** Defaults to the system clock. Pending inputs, mutes, snoozes and "ago" texts follow it. */
+  clock?: Clock;
+  /** Known bot identity (tests), so no getMe call is needed. */
+  botInfo?: UserFromGetMe;
+  /** Optional provider of live counts for the admin's /stats. */
+  stats?: BotStats;
+  /**
+   * Extra Bot API client options (tests: a fake `fetch`). `apiRoot` defaults to TELEGRAM_API_ROOT.
+   * These reach the API instances inside conversations too, since the plugin copies them.
+   */
+  telegramClient?: ApiClientOptions;
+  /**
+   * Extra API transformers, installed on `bot.api` and inside every conversation (after
+   * auto-retry), e.g. a metrics counter.
+   */
+  apiTransformers?: Transformer[];
+}
+
+/** The dependencies as features use them: every optional service resolved. */
+export interface BotRuntime extends Omit<BotDeps, 'clock'> {
+  clock: Clock;
+  /** Questions waiting for a plain-message answer (no secrets). */
+  pending: PendingInputs;
+}

@@ -1,0 +1,108 @@
+/**
+ * The buttons under alerts: all items of the event, stakes for another amount, mute the event
+ * (24 h), snooze the filter (1 h). Only the alert's owner may use them; others get a polite no.
+ */
+import { Composer } from 'grammy';
+import { decodeAlertAction, type AlertAction } from '../../alerts/callbacks.js';
+import { subscriptionKey } from '../../store/schema.js';
+import { lookup } from '../actions/lookup.js';
+import type { BotContext } from '../context.js';
+import type { BotRuntime } from '../deps.js';
+import type { PendingInput } from '../pending.js';
+import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
+import { fmtNum } from '../ui/filter-text.js';
+import { serviceLabel } from '../ui/services.js';
+import { formatClockTime } from '../ui/time-words.js';
+import { sendLookupResult } from './lookup.js';
+
+export const MUTE_MS = 24 * 3_600_000;
+export const SNOOZE_MS = 3_600_000;
+
+/**
+ * Whether `userId` owns the alert this button sits under. In the user's private chat every alert
+ * is theirs; in a group or channel the message must be one the bot sent for their filter.
+ */
+export function ownsAlert(rt: BotRuntime, userId: number, chatId: number, messageId: number | undefined, action: AlertAction): boolean {
+  const user = rt.store.getUser(userId);
+  if (!user) return false;
+  if (chatId === user.chatId) return true;
+  if (chatId !== user.alertChatId || messageId === undefined) return false;
+  return rt.store.alerts
+    .entries(subscriptionKey(userId, action.service))
+    .some(([, entry]) => entry.chatId === chatId && entry.messageId === messageId);
+}
+
+/** The typed amount after "stakes for another amount": the card again with that bankroll. */
+export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: string, pending: Extract<PendingInput, { kind: 'stake-amount' }>): Promise<void> {
+  if (!ctx.chat || !ctx.from) return;
+  const amount = parsePositive(text, MAX_BANKROLL);
+  if (!amount.ok) {
+    await ctx.reply(`${ctx.t(amount.problem.key, amount.problem.vars)}\n${ctx.t('stake_try_again')}`, { parse_mode: 'HTML' });
+    return;
+  }
+  rt.pending.clear(ctx.chat.id, ctx.from.id);
+  const owner = rt.store.getUser(pending.ownerId);
+  const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
+  const held = rt.scheduler.latestItems(pending.ownerId, pending.service).find((o) => o.id === pending.itemId);
+  const result = held ? { kind: 'found' as const, items: [held], source: 'service' as const } : await lookup(rt, owner, req);
+  await sendLookupResult(rt, ctx, req, result, amount.value);
+}
+
+export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.callbackQuery(/^a:/, async (ctx) => {
+    const action = decodeAlertAction(ctx.callbackQuery.data);
+    if (!action) {
+      await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') });
+      return;
+    }
+    const chatId = ctx.chat?.id;
+    const userId = ctx.from.id;
+    const messageId = ctx.callbackQuery.message?.message_id;
+    if (chatId === undefined || !ownsAlert(rt, userId, chatId, messageId, action)) {
+      await ctx.answerCallbackQuery({ text: ctx.tp('not_your_alert'), show_alert: true });
+      return;
+    }
+    const user = rt.store.getUser(userId);
+    const now = rt.clock.now();
+    switch (action.type) {
+      case 'event': {
+        await ctx.answerCallbackQuery();
+        const req = { what: 'event' as const, id: action.eventId, service: action.service };
+        await sendLookupResult(rt, ctx, req, await lookup(rt, user, req));
+        return;
+      }
+      case 'stakes': {
+        rt.pending.set(chatId, userId, { kind: 'stake-amount', service: action.service, itemId: action.itemId, ownerId: userId });
+        await ctx.answerCallbackQuery();
+        await ctx.reply(ctx.t('ask_stake_amount', { bankroll: fmtNum(user?.bankroll ?? 100) }), { parse_mode: 'HTML' });
+        return;
+      }
+      case 'mute': {
+        rt.store.updateUser(userId, (draft) => {
+          for (const [eventId, until] of Object.entries(draft.mutedEvents)) if (until <= now) delete draft.mutedEvents[eventId];
+          draft.mutedEvents[action.eventId] = now + MUTE_MS;
+        });
+        await ctx.answerCallbackQuery({ text: ctx.tp('event_muted') });
+        return;
+      }
+      case 'snooze': {
+        const until = now + SNOOZE_MS;
+        rt.store.updateUser(userId, (draft) => {
+          draft.snoozedUntil[action.service] = until;
+        });
+        rt.scheduler.refreshUser(userId);
+        await ctx.answerCallbackQuery({
+          text: ctx.tp('filter_snoozed', {
+            service: serviceLabel(action.service, ctx.t),
+            until: formatClockTime(until, user?.timeZone ?? 'UTC', ctx.lang),
+          }),
+        });
+        return;
+      }
+    }
+  });
+
+  return composer;
+}

@@ -1,0 +1,139 @@
+/**
+ * /connect: the access key, then the secret, or both in one line. The secret is taken by a plain
+ * handler (never a conversation, which would keep the update), its message deleted at once, and
+ * it goes straight into the vault.
+ */
+import { Composer } from 'grammy';
+import { parseService, type Service } from '../../service/services.js';
+import { connectKey, keyTakenByOther, type ConnectOutcome } from '../actions/connect.js';
+import type { BotContext } from '../context.js';
+import type { BotRuntime } from '../deps.js';
+import { maskKey } from '../ui/mask.js';
+import { leaveFlows } from '../flows.js';
+import { serviceLabel } from '../ui/services.js';
+
+const DEFAULT_CHECK_SERVICE: Service = 'arbs_prematch';
+const ACCESS_KEY_RE = /^[A-Za-z0-9._~:-]{2,128}$/;
+const SECRET_RE = /^\S{4,512}$/;
+
+/** Deletes the message that carried a secret; says so when Telegram would not let us. */
+async function deleteSecretMessage(ctx: BotContext): Promise<boolean> {
+  try {
+    await ctx.deleteMessage();
+    return true;
+  } catch (err) {
+    ctx.log.warn({ err }, 'could not delete the message with the secret');
+    return false;
+  }
+}
+
+function outcomeText(ctx: BotContext, outcome: ConnectOutcome): string {
+  const key = outcome.masked;
+  switch (outcome.kind) {
+    case 'connected': {
+      const lines = [ctx.t(outcome.replacedKey ? 'connect_ok_replaced' : 'connect_ok', { key, service: serviceLabel(outcome.service, ctx.t) })];
+      if (outcome.rewriteFailed.length > 0) {
+        lines.push(ctx.t('connect_rewrite_failed', { list: outcome.rewriteFailed.map((s) => serviceLabel(s, ctx.t)).join(', ') }));
+      }
+      return lines.join('\n\n');
+    }
+    case 'no_access':
+      return ctx.t('connect_no_access', { key, service: serviceLabel(outcome.service, ctx.t) });
+    case 'wrong_pair':
+      return ctx.t('connect_wrong', { key });
+    case 'taken':
+      return ctx.t('connect_taken', { key });
+    case 'rate_limited':
+      return ctx.t('connect_rate_limited', { key, min: Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000)) });
+    case 'unavailable':
+      return ctx.t('connect_unavailable', { key });
+  }
+}
+
+/** Asks for the access key (the first step of the guided /connect). */
+export async function beginConnect(rt: BotRuntime, ctx: BotContext, service: Service = DEFAULT_CHECK_SERVICE): Promise<void> {
+  if (!ctx.chat || !ctx.from) return;
+  rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'connect-key', service });
+  await ctx.reply(ctx.t('connect_ask_key'), { parse_mode: 'HTML' });
+}
+
+/** Takes the access key typed after /connect and asks for the secret. */
+export async function acceptAccessKey(rt: BotRuntime, ctx: BotContext, text: string, service: Service): Promise<void> {
+  if (!ctx.chat || !ctx.from) return;
+  const accessKey = text.trim();
+  if (!ACCESS_KEY_RE.test(accessKey)) {
+    await ctx.reply(ctx.t(accessKey.length > 128 ? 'too_long' : 'connect_bad_key', { max: 128 }), { parse_mode: 'HTML' });
+    return;
+  }
+  if (keyTakenByOther(rt, accessKey, ctx.from.id)) {
+    rt.pending.clear(ctx.chat.id, ctx.from.id);
+    await ctx.reply(ctx.t('connect_taken', { key: maskKey(accessKey) }), { parse_mode: 'HTML' });
+    return;
+  }
+  rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'connect-secret', service, accessKey });
+  await ctx.reply(ctx.t('connect_ask_secret', { key: maskKey(accessKey) }), { parse_mode: 'HTML' });
+}
+
+/**
+ * Takes the secret: the message is deleted first, whatever it holds. `text` is used once, for
+ * the vault, and never logged.
+ */
+export async function acceptSecret(rt: BotRuntime, ctx: BotContext, text: string | undefined, accessKey: string, service: Service): Promise<void> {
+  if (!ctx.chat || !ctx.from) return;
+  const deleted = await deleteSecretMessage(ctx);
+  const secret = text?.trim() ?? '';
+  if (!SECRET_RE.test(secret)) {
+    // The question stays open: a bad secret changes nothing.
+    await ctx.reply(ctx.t('connect_bad_secret'), { parse_mode: 'HTML' });
+    return;
+  }
+  rt.pending.clear(ctx.chat.id, ctx.from.id);
+  await finishConnect(rt, ctx, accessKey, secret, service, deleted);
+}
+
+async function finishConnect(rt: BotRuntime, ctx: BotContext, accessKey: string, secret: string, service: Service, deleted: boolean): Promise<void> {
+  if (!ctx.chat || !ctx.from) return;
+  await ctx.replyWithChatAction('typing').catch(() => undefined);
+  const outcome = await connectKey(rt, { userId: ctx.from.id, chatId: ctx.chat.id, lang: ctx.lang, accessKey, secret, service });
+  ctx.log.info({ outcome: outcome.kind, service }, 'key check');
+  const note = deleted ? ctx.t('connect_deleted') : ctx.t('connect_not_deleted');
+  const next = outcome.kind === 'connected' || outcome.kind === 'no_access' ? `\n\n${ctx.t('connect_next')}` : '';
+  await ctx.reply(`${outcomeText(ctx, outcome)}\n\n<i>${note}</i>${next}`, { parse_mode: 'HTML' });
+}
+
+export function connectFeature(rt: BotRuntime): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.command('connect', async (ctx) => {
+    const args = ctx.match.trim().split(/\s+/).filter(Boolean);
+    if (args.length <= 1) {
+      await leaveFlows(rt, ctx);
+      if (args.length === 0) return beginConnect(rt, ctx);
+      return acceptAccessKey(rt, ctx, args[0] ?? '', DEFAULT_CHECK_SERVICE);
+    }
+
+    // The line carries a secret: delete it before anything else, whatever is wrong with it.
+    const deleted = await deleteSecretMessage(ctx);
+    await leaveFlows(rt, ctx);
+    const [accessKey = '', secret = '', serviceWord, ...extra] = args;
+    const service = serviceWord === undefined ? DEFAULT_CHECK_SERVICE : parseService(serviceWord);
+    if (extra.length > 0 || service === undefined) {
+      const problem = service === undefined && serviceWord !== undefined && extra.length === 0
+        ? ctx.t('unknown_service', { value: serviceWord.slice(0, 40) })
+        : ctx.t('connect_usage');
+      await ctx.reply(`${problem}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`, { parse_mode: 'HTML' });
+      return;
+    }
+    if (!ACCESS_KEY_RE.test(accessKey)) {
+      await ctx.reply(`${ctx.t('connect_bad_key')}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`, { parse_mode: 'HTML' });
+      return;
+    }
+    if (!SECRET_RE.test(secret)) {
+      await ctx.reply(`${ctx.t('connect_bad_secret')}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`, { parse_mode: 'HTML' });
+      return;
+    }
+    await finishConnect(rt, ctx, accessKey, secret, service, deleted);
+  });
+
+  return composer;
+}

@@ -1,0 +1,46 @@
+/** /filter: the builder conversation, or the one-line form parsed strictly and saved at once. */
+import { Composer } from 'grammy';
+import { saveFilter } from '../actions/save-filter.js';
+import type { BotContext } from '../context.js';
+import { FILTER_CONVERSATION, saveOutcomeText, type FilterConversationArgs } from '../conversations/filter.js';
+import type { BotRuntime } from '../deps.js';
+import { parseFilterArgs } from '../parse/filter-args.js';
+import { dictionariesFor } from '../ui/cards.js';
+import { coverageTradeOff } from '../ui/filter-text.js';
+import { leaveFlows } from '../flows.js';
+
+export function filterFeature(rt: BotRuntime): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.command('filter', async (ctx) => {
+    const user = ctx.user;
+    if (!user?.key) {
+      await ctx.reply(ctx.t('need_key'), { parse_mode: 'HTML' });
+      return;
+    }
+    const text = ctx.match.trim();
+    if (text === '') {
+      await leaveFlows(rt, ctx, { quiet: true });
+      const args: FilterConversationArgs = { lang: ctx.lang };
+      await ctx.conversation.enter(FILTER_CONVERSATION, args);
+      return;
+    }
+
+    const dicts = await dictionariesFor(rt, ctx.lang);
+    const parsed = parseFilterArgs(text, dicts);
+    if (!parsed.ok) {
+      await ctx.reply(`${ctx.t(parsed.problem.key, parsed.problem.vars)}\n\n${ctx.t('filter_usage')}`, { parse_mode: 'HTML' });
+      return;
+    }
+    const { service, settings } = parsed.value;
+    const before = rt.scheduler.coverage(user.id);
+    const planned = rt.scheduler.coverage(user.id, service);
+    const outcome = await saveFilter(rt, user.id, service, settings);
+    const parts = [saveOutcomeText(ctx.t, service, outcome, rt.scheduler.coverage(user.id))];
+    const tradeOff = outcome.kind === 'saved' ? coverageTradeOff(before, planned, ctx.t) : undefined;
+    if (tradeOff) parts.push(tradeOff);
+    await ctx.reply(parts.join('\n\n'), { parse_mode: 'HTML' });
+  });
+
+  return composer;
+}

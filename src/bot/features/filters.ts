@@ -1,0 +1,129 @@
+/** /filters: each service's filter and state, with buttons to pause, resume, edit and delete. */
+import { Composer } from 'grammy';
+import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
+import { SERVICES, type Service } from '../../service/services.js';
+import { subscriptionKey, type UserRecord } from '../../store/schema.js';
+import type { BotContext } from '../context.js';
+import { FILTER_CONVERSATION, type FilterConversationArgs } from '../conversations/filter.js';
+import type { BotRuntime } from '../deps.js';
+import { namesForLang } from '../ui/cards.js';
+import { describeFilter, filterState } from '../ui/filter-text.js';
+import { serviceAt, serviceIndex, serviceLabel } from '../ui/services.js';
+import { leaveFlows } from '../flows.js';
+
+type View = { text: string; markup: InlineKeyboardMarkup };
+
+async function renderList(rt: BotRuntime, ctx: BotContext, user: Readonly<UserRecord> | undefined): Promise<View> {
+  const services = SERVICES.filter((s) => user?.filters[s] !== undefined);
+  if (!user || services.length === 0) return { text: ctx.t('filters_none'), markup: { inline_keyboard: [] } };
+  const names = await namesForLang(rt, ctx.lang);
+  const blocks: string[] = [ctx.t('filters_title')];
+  const rows: InlineKeyboardButton[][] = [];
+  for (const s of services) {
+    const record = user.filters[s];
+    if (!record) continue;
+    const label = serviceLabel(s, ctx.t);
+    blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${filterState(record, ctx.t)}\n${describeFilter(s, record.settings, names, ctx.t)}`);
+    const i = serviceIndex(s);
+    rows.push([
+      record.paused
+        ? { text: `▶ ${label}`, callback_data: `f:r:${i}` }
+        : { text: `⏸ ${label}`, callback_data: `f:p:${i}` },
+      { text: ctx.t('btn_edit'), callback_data: `f:e:${i}` },
+      { text: ctx.t('btn_delete'), callback_data: `f:d:${i}` },
+    ]);
+  }
+  return { text: blocks.join('\n\n'), markup: { inline_keyboard: rows } };
+}
+
+async function showInPlace(rt: BotRuntime, ctx: BotContext): Promise<void> {
+  const view = await renderList(rt, ctx, ctx.user);
+  await ctx.editMessageText(view.text, { parse_mode: 'HTML', reply_markup: view.markup }).catch(() => undefined);
+}
+
+/** Sets a filter's pause state; false when there is no such filter. */
+export function setPaused(rt: BotRuntime, userId: number, service: Service, paused: boolean): boolean {
+  const user = rt.store.getUser(userId);
+  if (!user?.filters[service]) return false;
+  rt.store.updateUser(userId, (draft) => {
+    const record = draft.filters[service];
+    if (!record) return;
+    record.paused = paused;
+    record.pausedReason = paused ? 'user' : null;
+  });
+  return true;
+}
+
+export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.command('filters', async (ctx) => {
+    const view = await renderList(rt, ctx, ctx.user);
+    await ctx.reply(view.text, { parse_mode: 'HTML', reply_markup: view.markup });
+  });
+
+  composer.callbackQuery(/^f:(p|r|e|d|dy|dn):([0-5])$/, async (ctx) => {
+    const [, action, index] = ctx.match;
+    const service = serviceAt(index);
+    const userId = ctx.from.id;
+    const record = service ? ctx.user?.filters[service] : undefined;
+    if (!service || !record) {
+      await ctx.answerCallbackQuery({ text: ctx.tp('filter_gone') });
+      await showInPlace(rt, ctx);
+      return;
+    }
+    const label = serviceLabel(service, ctx.t);
+    switch (action) {
+      case 'p':
+      case 'r': {
+        setPaused(rt, userId, service, action === 'p');
+        rt.scheduler.refreshUser(userId);
+        await ctx.answerCallbackQuery({ text: ctx.tp(action === 'p' ? 'paused_one' : 'resumed_one', { service: label }) });
+        await showInPlace(rt, ctx);
+        return;
+      }
+      case 'e': {
+        await ctx.answerCallbackQuery();
+        await leaveFlows(rt, ctx, { quiet: true });
+        const args: FilterConversationArgs = { lang: ctx.lang, service, initial: record.settings };
+        await ctx.conversation.enter(FILTER_CONVERSATION, args);
+        return;
+      }
+      case 'd': {
+        await ctx.answerCallbackQuery();
+        await ctx
+          .editMessageText(ctx.t('filter_delete_confirm', { service: label }), {
+            parse_mode: 'HTML',
+            reply_markup: {
+              inline_keyboard: [
+                [
+                  { text: ctx.t('btn_delete_yes'), callback_data: `f:dy:${index}` },
+                  { text: ctx.t('btn_no'), callback_data: `f:dn:${index}` },
+                ],
+              ],
+            },
+          })
+          .catch(() => undefined);
+        return;
+      }
+      case 'dy': {
+        rt.store.updateUser(userId, (draft) => {
+          delete draft.filters[service];
+          delete draft.status[service];
+          delete draft.snoozedUntil[service];
+        });
+        rt.store.alerts.deleteSubscription(subscriptionKey(userId, service));
+        rt.scheduler.refreshUser(userId);
+        await ctx.answerCallbackQuery({ text: ctx.tp('filter_deleted', { service: label }) });
+        await showInPlace(rt, ctx);
+        return;
+      }
+      default: {
+        await ctx.answerCallbackQuery();
+        await showInPlace(rt, ctx);
+      }
+    }
+  });
+
+  return composer;
+}

@@ -1,0 +1,78 @@
+/** /item <item_id> [service] and /event <event_id> [service]: full cards from the service or the latest list. */
+import { Composer } from 'grammy';
+import { formatCard } from '../../alerts/format.js';
+import { html } from '../../locales/i18n.js';
+import { parseService, type Service } from '../../service/services.js';
+import { lookup, type LookupRequest, type LookupResult } from '../actions/lookup.js';
+import type { BotContext } from '../context.js';
+import type { BotRuntime } from '../deps.js';
+import { clipEcho, parseId } from '../parse/values.js';
+import { namesForLang, viewFor } from '../ui/cards.js';
+import { errorInWords } from '../ui/filter-text.js';
+
+/** At most this many cards answer one lookup (the rest are counted). */
+export const MAX_CARDS = 5;
+
+/** Sends the answer to a lookup: the cards, or why there are none. */
+export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: LookupRequest, result: LookupResult, bankroll?: number): Promise<void> {
+  const t = ctx.t;
+  switch (result.kind) {
+    case 'no_key':
+      await ctx.reply(t('need_key'), { parse_mode: 'HTML' });
+      return;
+    case 'need_service':
+      await ctx.reply(t('lookup_need_service'), { parse_mode: 'HTML' });
+      return;
+    case 'not_found': {
+      const base = t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: req.id });
+      const why = result.reason === 'not_found' ? '' : `\n${t('lookup_reason', { reason: html(errorInWords(result.reason, t)) })}`;
+      await ctx.reply(`${base}${why}`, { parse_mode: 'HTML' });
+      return;
+    }
+    case 'found': {
+      const names = await namesForLang(rt, ctx.lang);
+      const view = viewFor(ctx.user, ctx.lang, rt.clock.now(), bankroll);
+      const notes: string[] = [];
+      if (req.what === 'event') notes.push(t('event_items', { id: req.id, n: result.items.length }));
+      if (result.source === 'latest') notes.push(t('from_latest'));
+      if (result.items.length > MAX_CARDS) notes.push(t('more_items', { n: result.items.length - MAX_CARDS }));
+      if (notes.length > 0) await ctx.reply(notes.join('\n'), { parse_mode: 'HTML' });
+      for (const item of result.items.slice(0, MAX_CARDS)) {
+        await ctx.reply(formatCard(item, names, view), { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+      }
+    }
+  }
+}
+
+export function lookupFeature(rt: BotRuntime): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  const handle = (what: 'item' | 'event') => async (ctx: BotContext & { match: string }) => {
+    const args = ctx.match.trim().split(/\s+/).filter(Boolean);
+    const usage = ctx.t(what === 'item' ? 'item_usage' : 'event_usage');
+    if (args.length === 0 || args.length > 2) {
+      await ctx.reply(usage, { parse_mode: 'HTML' });
+      return;
+    }
+    const id = parseId(args[0] ?? '');
+    if (!id.ok) {
+      await ctx.reply(`${ctx.t(id.problem.key, id.problem.vars)}\n\n${usage}`, { parse_mode: 'HTML' });
+      return;
+    }
+    let service: Service | undefined;
+    if (args[1] !== undefined) {
+      service = parseService(args[1]);
+      if (!service) {
+        await ctx.reply(ctx.t('unknown_service', { value: clipEcho(args[1]) }), { parse_mode: 'HTML' });
+        return;
+      }
+    }
+    await ctx.replyWithChatAction('typing').catch(() => undefined);
+    const req: LookupRequest = { what, id: id.value, service };
+    await sendLookupResult(rt, ctx, req, await lookup(rt, ctx.user, req));
+  };
+
+  composer.command('item', handle('item'));
+  composer.command('event', handle('event'));
+  return composer;
+}

@@ -1,0 +1,50 @@
+/** /status: per service, active or paused and why, coverage, the last good read, alert and error. */
+import { Composer } from 'grammy';
+import { SERVICES } from '../../service/services.js';
+import type { BotContext } from '../context.js';
+import type { BotRuntime } from '../deps.js';
+import { errorInWords, filterState, intervalWords, sharePct } from '../ui/filter-text.js';
+import { maskKey } from '../ui/mask.js';
+import { serviceLabel } from '../ui/services.js';
+import { formatClockTime, formatWhen } from '../ui/time-words.js';
+
+export function statusFeature(rt: BotRuntime): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.command('status', async (ctx) => {
+    const user = ctx.user;
+    const t = ctx.t;
+    if (!user?.key) {
+      await ctx.reply(t('need_key'), { parse_mode: 'HTML' });
+      return;
+    }
+    const now = rt.clock.now();
+    const zone = user.timeZone;
+    const services = SERVICES.filter((s) => user.filters[s] !== undefined);
+    const blocks = [t('status_key', { key: maskKey(user.key.accessKey), when: formatClockTime(user.key.connectedAt, zone, ctx.lang) })];
+    if (services.length === 0) blocks.push(t('next_filter'));
+    const coverage = rt.scheduler.coverage(user.id);
+    for (const s of services) {
+      const record = user.filters[s];
+      if (!record) continue;
+      const status = user.status[s];
+      const lines = [`<b>${t('value', { value: serviceLabel(s, t) })}</b> — ${filterState(record, t)}`];
+      const cov = coverage[s];
+      if (record.paused || !cov || cov.state !== 'active') {
+        lines.push(t('status_not_polled'));
+      } else {
+        lines.push(t('status_coverage', { share: sharePct(cov.share), every: intervalWords(cov.intervalMs, t) }));
+      }
+      const snoozed = user.snoozedUntil[s];
+      if (snoozed !== undefined && snoozed > now) lines.push(t('status_snoozed', { until: formatClockTime(snoozed, zone, ctx.lang) }));
+      lines.push(`${t('status_last_read')}: ${formatWhen(status?.lastGoodReadAt, now, zone, ctx.lang, t)}`);
+      lines.push(`${t('status_last_alert')}: ${formatWhen(status?.lastAlertAt, now, zone, ctx.lang, t)}`);
+      const err = status?.lastError;
+      lines.push(`${t('status_last_error')}: ${err ? `${errorInWords(err.kind, t)} — ${formatWhen(err.at, now, zone, ctx.lang, t)}` : t('none')}`);
+      blocks.push(lines.join('\n'));
+    }
+    await ctx.reply(blocks.join('\n\n'), { parse_mode: 'HTML' });
+  });
+
+  return composer;
+}

@@ -1,0 +1,33 @@
+/** Cards of opportunities for the user: names from the cached dictionaries, the user's view. */
+import type { AlertView } from '../../alerts/format.js';
+import type { Lang } from '../../locales/i18n.js';
+import { namesFor, type Dictionaries, type Names } from '../../service/dictionaries-model.js';
+import type { UserRecord } from '../../store/schema.js';
+import type { BotRuntime } from '../deps.js';
+
+/** The dictionaries in `lang`: the cached copy, else one fetch; undefined when unavailable. */
+export async function dictionariesFor(rt: BotRuntime, lang: Lang): Promise<Dictionaries | undefined> {
+  const cached = rt.client.cachedDictionaries(lang);
+  if (cached) return cached;
+  try {
+    return await rt.client.dictionaries(lang);
+  } catch (err) {
+    rt.logger.warn({ err }, 'dictionaries unavailable');
+    return undefined;
+  }
+}
+
+export async function namesForLang(rt: BotRuntime, lang: Lang): Promise<Names> {
+  return namesFor(await dictionariesFor(rt, lang), lang);
+}
+
+/** How the user sees cards: their language, zone, bankroll (or another amount) and rounding. */
+export function viewFor(user: Readonly<UserRecord> | undefined, lang: Lang, now: number, bankroll?: number): AlertView {
+  return {
+    lang,
+    timeZone: user?.timeZone ?? 'UTC',
+    bankroll: bankroll ?? user?.bankroll ?? 100,
+    roundingStep: user?.roundingStep ?? 1,
+    now,
+  };
+}

@@ -1,0 +1,117 @@
+/** Filters, coverage and service errors in words, for /filters, /status and the filter builder. */
+import { escapeText, html, type MessageKey, type Translate } from '../../locales/i18n.js';
+import type { ServiceCoverage } from '../../scheduler/port.js';
+import type { Names } from '../../service/dictionaries-model.js';
+import type { FilterSettings } from '../../service/filter-model.js';
+import { isLive, kindOf, SERVICES, type Service } from '../../service/services.js';
+import type { FilterRecord } from '../../store/schema.js';
+import { serviceLabel } from './services.js';
+
+/** A number without float noise or trailing zeros: 1.5, 10, 0.25. */
+export function fmtNum(n: number): string {
+  return String(Math.round(n * 100) / 100);
+}
+
+function listNames(ids: number[], name: (id: number) => string, t: Translate, allKey: MessageKey): string {
+  if (ids.length === 0) return t(allKey);
+  const shown = ids.slice(0, 8).map((id) => escapeText(name(id)));
+  const more = ids.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} ${t('and_more', { n: more })}` : shown.join(', ');
+}
+
+function range(min: number | null, max: number | null, unit: string, t: Translate): string {
+  if (min === null && max === null) return t('range_any');
+  if (max === null) return t('range_from', { min: `${fmtNum(min ?? 0)}${unit}` });
+  if (min === null) return t('range_to', { max: `${fmtNum(max)}${unit}` });
+  return `${fmtNum(min)}–${fmtNum(max)}${unit}`;
+}
+
+/** The filter as short HTML lines (values escaped). */
+export function describeFilter(service: Service, settings: FilterSettings, names: Names, t: Translate): string {
+  const lines = [
+    `${t('f_sports')}: ${listNames(settings.sports, (id) => names.sport(id), t, 'all_sports')}`,
+    `${t('f_bookmakers')}: ${listNames(settings.bookmakers, (id) => names.bookmaker(id), t, 'all_bookmakers')}`,
+  ];
+  if (kindOf(service) === 'valuebets') {
+    lines.push(`${t('f_overvalue')}: ${range(settings.minOvervalue, null, ' %', t)}`);
+  } else {
+    lines.push(`${t('f_profit')}: ${range(settings.minProfit, settings.maxProfit, ' %', t)}`);
+  }
+  lines.push(`${t('f_odds')}: ${range(settings.minOdds, settings.maxOdds, '', t)}`);
+  if (!isLive(service)) {
+    lines.push(
+      `${t('f_hours')}: ${settings.hoursToStart === null ? t('range_any') : t('hours_n', { n: fmtNum(settings.hoursToStart) })}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** "active" or "paused (why)". */
+export function filterState(record: FilterRecord, t: Translate): string {
+  if (!record.paused) return t('state_active');
+  switch (record.pausedReason) {
+    case 'auth':
+      return t('state_paused_auth');
+    case 'forbidden':
+      return t('state_paused_forbidden');
+    case 'blocked':
+      return t('state_paused_blocked');
+    default:
+      return t('state_paused_user');
+  }
+}
+
+/** A service error kind in words. */
+export function errorInWords(kind: string, t: Translate): string {
+  const keys: Record<string, MessageKey> = {
+    auth: 'errw_auth',
+    forbidden: 'errw_forbidden',
+    rate_limited: 'errw_rate_limited',
+    not_found: 'errw_not_found',
+    server: 'errw_server',
+    timeout: 'errw_timeout',
+    malformed: 'errw_malformed',
+  };
+  const key = keys[kind];
+  return key ? t(key) : t('errw_other', { kind });
+}
+
+/** "42 %" of the time; "100 %" when fully covered. */
+export function sharePct(share: number): string {
+  return `${Math.round(Math.max(0, Math.min(1, share)) * 100)} %`;
+}
+
+/** Live services first (they get the token budget first), then prematch; arbs, middles, valuebets within. */
+const COVERAGE_ORDER: readonly Service[] = [...SERVICES.filter(isLive), ...SERVICES.filter((s) => !isLive(s))];
+
+/** "Arbs · live 100 %, Middles · prematch 40 %", live services first. */
+export function coverageList(coverage: Partial<Record<Service, ServiceCoverage>>, t: Translate): string {
+  return COVERAGE_ORDER.filter((s) => coverage[s] !== undefined)
+    .map((s) => `${escapeText(serviceLabel(s, t))} ${sharePct(coverage[s]?.share ?? 0)}`)
+    .join(', ');
+}
+
+/**
+ * The trade-off of adding `service`: undefined when nothing gets less coverage, else a sentence
+ * naming the coverage every service would get.
+ */
+export function coverageTradeOff(
+  before: Partial<Record<Service, ServiceCoverage>>,
+  after: Partial<Record<Service, ServiceCoverage>>,
+  t: Translate,
+): string | undefined {
+  const lowered = SERVICES.some((s) => {
+    const next = after[s];
+    if (!next) return false;
+    const prev = before[s];
+    return next.share < (prev?.share ?? 1) - 1e-9;
+  });
+  if (!lowered) return undefined;
+  return t('coverage_tradeoff', { list: html(coverageList(after, t)) });
+}
+
+/** Seconds or minutes between reads, in words. */
+export function intervalWords(ms: number, t: Translate): string {
+  if (ms < 60_000) return t('every_s', { n: Math.max(1, Math.round(ms / 1000)) });
+  return t('every_min', { n: Math.round(ms / 60_000) });
+}

@@ -1,0 +1,18 @@
+/** The user's settings in words (the /settings menu and its one-line answers). */
+import type { Translate } from '../../locales/i18n.js';
+import type { UserRecord } from '../../store/schema.js';
+import { fmtNum } from './filter-text.js';
+
+export function describeSettings(user: Readonly<UserRecord> | undefined, t: Translate, fallbackLang: 'en' | 'ru'): string {
+  const lang = user?.lang ?? fallbackLang;
+  const quiet = user?.quietHours;
+  const target = user?.alertChatId;
+  return [
+    `${t('set_lang')}: ${lang === 'ru' ? 'Русский' : 'English'}`,
+    `${t('set_tz')}: ${t('value', { value: user?.timeZone ?? 'UTC' })}`,
+    `${t('set_bankroll')}: ${fmtNum(user?.bankroll ?? 100)}`,
+    `${t('set_step')}: ${fmtNum(user?.roundingStep ?? 1)}`,
+    `${t('set_quiet')}: ${quiet ? `${quiet.from}–${quiet.to}` : t('off')}`,
+    `${t('set_alerts')}: ${target === null || target === undefined ? t('alerts_here') : t('alerts_chat', { id: target })}`,
+  ].join('\n');
+}
