@@ -12,7 +12,10 @@ export interface BotHandle {
   /** Stops polling and waits for updates in progress. */
   stop(): Promise<void>;
   isRunning(): boolean;
-  /** When the last getUpdates answered (ms since the epoch; 0 before the first), for health checks. */
+  /**
+   * When polling was last known to work (ms since the epoch; 0 before the first poll): the last good
+   * getUpdates answer, or the start of the poll in flight when the one before it went well.
+   */
   lastPollAt(): number;
 }
 
@@ -31,11 +34,25 @@ async function nonEssential(logger: Logger, what: string, call: () => Promise<un
 
 export async function runBot(bot: Bot<BotContext>, deps: { logger: Logger }): Promise<BotHandle> {
   const { logger } = deps;
-  let lastPoll = 0;
+  // A long poll answers only when updates come or after POLL_TIMEOUT_SECONDS, so a poll in flight
+  // after a good one also counts as alive; a failing one does not.
+  let lastOk = 0;
+  let inFlightSince = 0;
+  let lastFailed = false;
   bot.api.config.use(async (prev, method, payload, signal) => {
-    const result = await prev(method, payload, signal);
-    if (method === 'getUpdates' && result.ok) lastPoll = Date.now();
-    return result;
+    if (method !== 'getUpdates') return prev(method, payload, signal);
+    inFlightSince = Date.now();
+    try {
+      const result = await prev(method, payload, signal);
+      lastFailed = !result.ok;
+      if (result.ok) lastOk = Date.now();
+      return result;
+    } catch (err) {
+      lastFailed = true;
+      throw err;
+    } finally {
+      inFlightSince = 0;
+    }
   });
 
   await bot.init();
@@ -57,6 +74,6 @@ export async function runBot(bot: Bot<BotContext>, deps: { logger: Logger }): Pr
       if (handle.isRunning()) await handle.stop();
     },
     isRunning: () => handle.isRunning(),
-    lastPollAt: () => lastPoll,
+    lastPollAt: () => (inFlightSince > 0 && !lastFailed ? Math.max(lastOk, inFlightSince) : lastOk),
   };
 }

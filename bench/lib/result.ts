@@ -1,0 +1,98 @@
+/**
+ * What a benchmark reports, how it is handed from a benchmark process to `run-all.ts`, and the
+ * few process helpers every benchmark shares (settings from the environment, "am I the entry
+ * point", running another benchmark in a fresh process).
+ */
+import { fork } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { z } from 'zod';
+
+const figureSchema = z.object({
+  metric: z.string(),
+  value: z.string(),
+  target: z.string().optional(),
+  pass: z.boolean().optional(),
+});
+
+const resultSchema = z.object({
+  bench: z.string(),
+  /** One line saying what ran (sizes, durations, which notifier). */
+  setup: z.string(),
+  figures: z.array(figureSchema),
+});
+
+/** One measured figure, with its target and verdict when it has one. */
+export type Figure = z.infer<typeof figureSchema>;
+/** The figures of one benchmark run. */
+export type BenchResult = z.infer<typeof resultSchema>;
+
+/** The environment variable through which a parent asks a benchmark process for its results as JSON. */
+const RESULT_FILE_ENV = 'BENCH_RESULT_FILE';
+
+/** Whether the module at `moduleUrl` is the script node was started with (not imported). */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  return script !== undefined && pathToFileURL(script).href === moduleUrl;
+}
+
+/** A whole-number setting from the environment, checked at the edge; `fallback` when unset. */
+export function envInt(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const parsed = z.coerce.number().int().min(min).max(max).safeParse(raw.trim());
+  if (!parsed.success) throw new Error(`${name}: expected a whole number from ${min} to ${max}`);
+  return parsed.data;
+}
+
+/** A list of whole numbers ("1000,5000") from the environment; `fallback` when unset. */
+export function envIntList(name: string, fallback: number[], min: number, max: number): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const parsed = z
+    .array(z.coerce.number().int().min(min).max(max))
+    .min(1)
+    .safeParse(raw.split(',').map((s) => s.trim()));
+  if (!parsed.success) throw new Error(`${name}: expected a comma-separated list of whole numbers from ${min} to ${max}`);
+  return parsed.data;
+}
+
+/** Prints a result for people and, when a parent asked for it, hands it over as JSON. */
+export async function report(results: BenchResult[]): Promise<void> {
+  for (const result of results) {
+    console.log(`\n## ${result.bench}\n${result.setup}\n`);
+    for (const f of result.figures) {
+      const verdict = f.pass === undefined ? '' : f.pass ? '  PASS' : '  FAIL';
+      const target = f.target === undefined ? '' : `  (target ${f.target})`;
+      console.log(`  ${f.metric.padEnd(38)} ${f.value}${target}${verdict}`);
+    }
+  }
+  const file = process.env[RESULT_FILE_ENV];
+  if (file) await writeFile(file, JSON.stringify(results), 'utf8');
+}
+
+/**
+ * Runs a benchmark script in a fresh Node process (same loader, so `.ts` runs as under tsx), its
+ * output shown as it goes, and returns the results it reported. A fresh process per run keeps
+ * one benchmark's heap, CPU time and sockets out of another's figures.
+ */
+export async function runBenchProcess(scriptUrl: string, env: Record<string, string> = {}): Promise<BenchResult[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'bb-bench-'));
+  const file = join(dir, 'result.json');
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = fork(fileURLToPath(scriptUrl), [], {
+        env: { ...process.env, ...env, [RESULT_FILE_ENV]: file },
+        stdio: 'inherit',
+      });
+      child.once('error', reject);
+      child.once('exit', (exitCode) => resolve(exitCode));
+    });
+    if (code !== 0) throw new Error(`${fileURLToPath(scriptUrl)} exited with code ${String(code)}`);
+    return z.array(resultSchema).parse(JSON.parse(await readFile(file, 'utf8')));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

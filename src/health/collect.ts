@@ -1,0 +1,47 @@
+/** Gathers the numbers operators watch into Prometheus samples, from the parts that own them. */
+import type { OutboxStats } from '../alerts/outbox.js';
+import type { ClientStats } from '../service/client.js';
+import type { SchedulerStats } from '../scheduler/scheduler.js';
+import type { NotifierStats } from '../scheduler/notifier.js';
+import type { MetricSample } from './metrics.js';
+
+export interface MetricSources {
+  users: () => number;
+  scheduler: { stats(): SchedulerStats };
+  notifier: { stats(): NotifierStats };
+  outbox: { readonly depth: number; readonly stats: OutboxStats };
+  client: { stats(): ClientStats };
+}
+
+export function collectMetrics(src: MetricSources): MetricSample[] {
+  const s = src.scheduler.stats();
+  const n = src.notifier.stats();
+  const o = src.outbox.stats;
+  const c = src.client.stats();
+  const gauge = (name: string, help: string, value: number): MetricSample => ({ name, help, type: 'gauge', value });
+  const counter = (name: string, help: string, value: number): MetricSample => ({ name, help, type: 'counter', value });
+  return [
+    gauge('bot_users', 'Users the bot knows', src.users()),
+    gauge('bot_subscriptions', 'Active subscriptions (a key and a service) being polled', s.subscriptions),
+    counter('bot_reads_total', 'Successful item reads', s.reads),
+    counter('bot_read_errors_total', 'Failed item reads', s.errors),
+    counter('bot_service_requests_total', 'Data API requests sent', c.requests),
+    ...Object.entries(c.failures).map(
+      ([kind, value]): MetricSample => ({
+        name: 'bot_service_failures_total',
+        help: 'Failed Data API requests by error kind (rate_limited counts 429s)',
+        type: 'counter',
+        value,
+        labels: { kind },
+      }),
+    ),
+    counter('bot_service_429_total', 'Answers 429 from the Data Service', c.failures.rate_limited),
+    counter('bot_alerts_sent_total', 'New alerts handed to the outbox', n.alerts),
+    counter('bot_alert_edits_total', 'Alert edits (moved, gone) handed to the outbox', n.edits),
+    counter('bot_telegram_sent_total', 'Messages sent to Telegram', o.sent),
+    counter('bot_telegram_edited_total', 'Messages edited on Telegram', o.edited),
+    counter('bot_telegram_gave_up_total', 'Sends given up after bounded retries', o.gaveUp),
+    gauge('bot_outbox_depth', 'Sends and edits waiting in the outbox', src.outbox.depth),
+    gauge('bot_scheduling_lag_p99_ms', 'How late subscriptions were taken from the queue, 99th percentile (ms)', s.lagMsP99),
+  ];
+}

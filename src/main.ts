@@ -1,0 +1,59 @@
+/**
+ * Start-up and graceful shutdown; nothing else. `npm start` (after the build) runs
+ * `node dist/main.js` in the foreground so SIGTERM reaches this process directly.
+ */
+import { existsSync } from 'node:fs';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger, redactSecrets } from './logger.js';
+import { startApp } from './app.js';
+
+async function main(): Promise<void> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  if (config.BOT_TOKEN === undefined) {
+    console.error('BOT_TOKEN: expected the token from @BotFather (set it in .env or the environment)');
+    process.exit(1);
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  const app = await startApp({ config: { ...config, BOT_TOKEN: config.BOT_TOKEN }, logger });
+  logger.info('bot started');
+
+  let signalled = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (signalled) return;
+    signalled = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long: exiting');
+      process.exit(1);
+    }, 20_000);
+    force.unref();
+    app.stop(10_000).then(
+      () => {
+        logger.info('stopped cleanly');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+main().catch((err: unknown) => {
+  // The logger may not exist yet; print one line without values that could hold a secret.
+  console.error(`start failed: ${redactSecrets(err instanceof Error ? err.message : String(err))}`);
+  process.exit(1);
+});

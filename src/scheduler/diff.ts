@@ -1,0 +1,220 @@
+/**
+ * The diff of one subscription: what this read means for the user's alerts. Pure — the time,
+ * the stored entries and the items kept from earlier reads come in; events and the entry
+ * changes to store come out. The stored entries (`AlertEntry`, persisted by the store) are what
+ * makes a restart free of duplicates: an item with an entry is never alerted as new again.
+ *
+ * An entry records what the alert's message shows (odds, profit, whether it says "gone"), so a
+ * move is measured against what the user saw, and a change held back by the edit rate limit is
+ * carried by the next read.
+ */
+import type { Opportunity } from '../service/opportunity.js';
+import type { AlertEntry } from '../store/schema.js';
+
+/** A leg's odds must change by at least this much to count as a move. */
+export const ODDS_MOVE_MIN = 0.01;
+/** The headline number (profit %, overvalue %) must change by at least this many points to count as a move. */
+export const PROFIT_MOVE_MIN_PP = 0.05;
+/** At most one edit per alert in this time. */
+export const EDIT_MIN_INTERVAL_MS = 10_000;
+/** An item back within this time after it went is the same alert, unless its profit improved. */
+export const RETURN_WINDOW_MS = 10 * 60_000;
+/** Gone entries are forgotten after this long. */
+export const GONE_KEEP_MS = 60 * 60_000;
+/** Most entries kept per subscription (and most items of one read considered, best first). */
+export const MAX_ENTRIES_PER_SUBSCRIPTION = 1_000;
+/** A present item's `lastSeenAt` is written back at most this often (keeps the store's writes few). */
+export const SEEN_REFRESH_MS = 5 * 60_000;
+/** A read further apart than this from the previous one cannot say when an item went: its last sighting is used. */
+export const CONTINUOUS_READ_GAP_MS = 60_000;
+
+/** The number an alert leads with: profit % for arbs and middles, overvalue % for valuebets. */
+export function headline(item: Opportunity): number | null {
+  return item.kind === 'valuebets' ? item.overvalue : item.profit;
+}
+
+export type DiffEvent =
+  /** Alert it: a first sighting, a return with better profit, or a return after the return window. */
+  | { type: 'new'; itemId: string; item: Opportunity; entry: AlertEntry; returned: boolean }
+  /** Edit the alert: `prev` is the item as the message shows it now. */
+  | { type: 'moved'; itemId: string; item: Opportunity; prev: Opportunity; entry: AlertEntry }
+  /** Edit a "gone" alert back to the live item (back within the return window, profit not better). */
+  | { type: 'returned'; itemId: string; item: Opportunity; entry: AlertEntry }
+  /** Mark the alert gone; `livedMs` from the alert to the last moment it was known to be there. */
+  | { type: 'gone'; itemId: string; last: Opportunity; entry: AlertEntry; livedMs: number };
+
+export interface DiffInput {
+  now: number;
+  /** Where a new alert goes (recorded in its entry; edits go where the alert went). */
+  chatId: number;
+  /** This read's items, after the user's filter. */
+  items: readonly Opportunity[];
+  /** The stored entries of this subscription. */
+  entries: Iterable<readonly [string, AlertEntry]>;
+  /** The last known form of items from earlier reads (the previous `known`); empty after a restart. */
+  known?: ReadonlyMap<string, Opportunity>;
+  /** When the previous successful read of this subscription was; undefined after a restart. */
+  previousReadAt?: number;
+}
+
+export interface DiffResult {
+  events: DiffEvent[];
+  /** Entries to store (new or changed). */
+  upserts: [string, AlertEntry][];
+  /** Entries to remove (pruned). */
+  deletes: string[];
+  /** Pass as `known` next time: this read's items plus gone items whose alert still waits for its "gone" edit. */
+  known: Map<string, Opportunity>;
+}
+
+const oddsOf = (item: Opportunity): (number | null)[] => item.legs.map((leg) => leg.odds);
+
+function freshEntry(item: Opportunity, chatId: number, now: number): AlertEntry {
+  return {
+    eventId: item.event.id,
+    chatId,
+    messageId: null,
+    firstSeenAt: now,
+    lastSeenAt: now,
+    goneAt: null,
+    profit: headline(item),
+    odds: oddsOf(item),
+    lastEditAt: now,
+    goneShown: false,
+  };
+}
+
+function numberMoved(a: number | null, b: number | null, min: number): boolean {
+  if (a === null || b === null) return a !== b;
+  // The epsilon keeps 2.10 → 2.11 a move despite binary fractions.
+  return Math.abs(a - b) >= min - 1e-9;
+}
+
+/** Whether the item differs from what its alert shows by at least the move thresholds. */
+export function hasMoved(item: Opportunity, entry: AlertEntry): boolean {
+  if (numberMoved(headline(item), entry.profit, PROFIT_MOVE_MIN_PP)) return true;
+  if (item.legs.length !== entry.odds.length) return true;
+  return item.legs.some((leg, i) => numberMoved(leg.odds, entry.odds[i] ?? null, ODDS_MOVE_MIN));
+}
+
+/** Whether the item's headline number beats the entry's by at least the move threshold. */
+export function profitImproved(item: Opportunity, entry: AlertEntry): boolean {
+  const now = headline(item);
+  return now !== null && entry.profit !== null && now >= entry.profit + PROFIT_MOVE_MIN_PP - 1e-9;
+}
+
+/** The item as its alert shows it: the current item with the odds and headline the entry recorded. */
+export function shownAs(item: Opportunity, entry: AlertEntry): Opportunity {
+  const legs = item.legs.map((leg, i) => (i < entry.odds.length ? { ...leg, odds: entry.odds[i] ?? null } : leg));
+  return item.kind === 'valuebets' ? { ...item, legs, overvalue: entry.profit } : { ...item, legs, profit: entry.profit };
+}
+
+/** Best first, so that a cap on a huge read keeps the items worth alerting. */
+function byHeadline(a: Opportunity, b: Opportunity): number {
+  return (headline(b) ?? -Infinity) - (headline(a) ?? -Infinity);
+}
+
+/** Computes the events of one read and the entry changes that go with them. */
+export function diffRead(input: DiffInput): DiffResult {
+  const { now, chatId } = input;
+  const known = input.known ?? new Map<string, Opportunity>();
+  const entries = new Map<string, AlertEntry>(Array.from(input.entries, ([id, e]) => [id, e]));
+  const events: DiffEvent[] = [];
+  const upserts = new Map<string, AlertEntry>();
+  const nextKnown = new Map<string, Opportunity>();
+  const canEdit = (entry: AlertEntry) => now - entry.lastEditAt >= EDIT_MIN_INTERVAL_MS;
+
+  const present = new Map<string, Opportunity>();
+  const items = input.items.length > MAX_ENTRIES_PER_SUBSCRIPTION
+    ? [...input.items].sort(byHeadline).slice(0, MAX_ENTRIES_PER_SUBSCRIPTION)
+    : input.items;
+  for (const item of items) if (!present.has(item.id)) present.set(item.id, item);
+
+  for (const [id, item] of present) {
+    nextKnown.set(id, item);
+    const entry = entries.get(id);
+    if (!entry) {
+      const fresh = freshEntry(item, chatId, now);
+      upserts.set(id, fresh);
+      events.push({ type: 'new', itemId: id, item, entry: fresh, returned: false });
+      continue;
+    }
+
+    if (entry.goneAt !== null) {
+      if (now - entry.goneAt > RETURN_WINDOW_MS || profitImproved(item, entry)) {
+        const fresh = freshEntry(item, chatId, now);
+        upserts.set(id, fresh);
+        events.push({ type: 'new', itemId: id, item, entry: fresh, returned: true });
+        continue;
+      }
+      if (entry.messageId !== null && entry.goneShown === true) {
+        // The message says "gone": put it back, but within the edit rate limit (a flapping item waits here).
+        if (!canEdit(entry)) continue;
+        const back: AlertEntry = { ...entry, goneAt: null, goneShown: false, profit: headline(item), odds: oddsOf(item), lastEditAt: now, lastSeenAt: now };
+        upserts.set(id, back);
+        events.push({ type: 'returned', itemId: id, item, entry: back });
+        continue;
+      }
+      // It went and came back before anyone was told: carry on as if it never left.
+      const resumed: AlertEntry = { ...entry, goneAt: null, goneShown: false, lastSeenAt: now };
+      entries.set(id, resumed);
+      upserts.set(id, resumed);
+    }
+
+    const current = entries.get(id) ?? entry;
+    if (current.messageId !== null && hasMoved(item, current) && canEdit(current)) {
+      const moved: AlertEntry = { ...current, profit: headline(item), odds: oddsOf(item), lastEditAt: now, lastSeenAt: now };
+      upserts.set(id, moved);
+      events.push({ type: 'moved', itemId: id, item, prev: shownAs(item, current), entry: moved });
+    } else if (now - current.lastSeenAt >= SEEN_REFRESH_MS) {
+      upserts.set(id, { ...current, lastSeenAt: now });
+    }
+  }
+
+  const deletes: string[] = [];
+  for (const [id, entry] of entries) {
+    if (present.has(id)) continue;
+    let gone = entry;
+    if (entry.goneAt === null) {
+      const last = known.get(id);
+      const continuous = last !== undefined && input.previousReadAt !== undefined && now - input.previousReadAt <= CONTINUOUS_READ_GAP_MS;
+      // After a gap (rotation, backoff, restart) all we know is that it was there when last seen.
+      const goneAt = continuous ? now : Math.max(entry.lastSeenAt, last !== undefined ? (input.previousReadAt ?? 0) : 0);
+      gone = { ...entry, goneAt, goneShown: false };
+      upserts.set(id, gone);
+    }
+    // Pruned only once it has had its chance to be shown gone (a long pause may end with a read here).
+    if (entry.goneAt !== null && now - entry.goneAt > GONE_KEEP_MS) {
+      upserts.delete(id);
+      deletes.push(id);
+      continue;
+    }
+    if (gone.goneShown === true) continue;
+    const last = known.get(id);
+    // Without the item's last form (a restart) the message cannot be redrawn; it stays as it is.
+    if (!last) continue;
+    if (gone.messageId !== null && canEdit(gone)) {
+      const shown: AlertEntry = { ...gone, goneShown: true, lastEditAt: now };
+      upserts.set(id, shown);
+      events.push({ type: 'gone', itemId: id, last, entry: shown, livedMs: Math.max(0, gone.goneAt! - gone.firstSeenAt) });
+    } else {
+      // Held by the rate limit, or its alert is still on its way: keep what to draw it with.
+      nextKnown.set(id, last);
+    }
+  }
+
+  const kept = entries.size - deletes.length + Array.from(upserts.keys()).filter((id) => !entries.has(id)).length;
+  if (kept > MAX_ENTRIES_PER_SUBSCRIPTION) {
+    const goneOldestFirst = Array.from(entries)
+      .map(([id, e]) => [id, upserts.get(id) ?? e] as const)
+      .filter(([id, e]) => e.goneAt !== null && !deletes.includes(id))
+      .sort((a, b) => a[1].goneAt! - b[1].goneAt!);
+    for (const [id] of goneOldestFirst.slice(0, kept - MAX_ENTRIES_PER_SUBSCRIPTION)) {
+      upserts.delete(id);
+      nextKnown.delete(id);
+      deletes.push(id);
+    }
+  }
+
+  return { events, upserts: Array.from(upserts), deletes, known: nextKnown };
+}

@@ -1,0 +1,216 @@
+/**
+ * The notifier: diff events → alerts. Each new item becomes a formatted message handed to the
+ * outbox (whose message id is then kept in the item's alert entry); moves, returns and
+ * disappearances edit that message. Quiet hours hold alerts until the quiet period ends (the
+ * outbox then sends one summary); muted events and snoozed filters get no new alerts.
+ *
+ * Nothing here waits for Telegram: sends and edits are queued and settle later, so a slow chat
+ * never slows the scheduler. Nothing here throws either: a failure is logged and counted.
+ */
+import { formatAlert, formatShortLine, type AlertState, type AlertView } from '../alerts/format.js';
+import { quietUntil } from '../alerts/time.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { ServiceClient } from '../service/client-types.js';
+import { namesFor, type Names } from '../service/dictionaries-model.js';
+import type { Opportunity } from '../service/opportunity.js';
+import type { Service } from '../service/services.js';
+import type { AlertEntry, ServiceStatus, UserRecord } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+import type { DiffEvent } from './diff.js';
+import { MinuteCounter } from './minute-counter.js';
+import { noticeText, type NoticeReason } from './text.js';
+
+/** An inline keyboard as the formatter builds it and the outbox takes it. */
+export type AlertButtons = { text: string; callbackData: string }[][];
+
+/** What the notifier needs of the outbox (src/alerts/outbox.ts `Outbox` fits). */
+export interface OutboxPort {
+  send(
+    chatId: number,
+    text: string,
+    opts?: { buttons?: AlertButtons; kind?: 'alert' | 'info'; digestLine?: string; holdUntil?: number; lang?: 'en' | 'ru' },
+  ): Promise<number | undefined>;
+  edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons }): Promise<boolean>;
+}
+
+/** One subscription: a user's key × a service, and its key in the alert state. */
+export interface SubscriptionRef {
+  userId: number;
+  service: Service;
+  /** `${userId}:${service}` (schema.ts `subscriptionKey`). */
+  subKey: string;
+}
+
+export interface NotifierStats {
+  /** New alerts handed to the outbox since start. */
+  alerts: number;
+  /** Edits (moved, returned, gone) handed to the outbox since start. */
+  edits: number;
+  /** New items not alerted: muted event or snoozed filter. */
+  skipped: number;
+  /** Alerts held for quiet hours. */
+  held: number;
+  /** Notices (paused subscriptions) sent. */
+  notices: number;
+  /** Formatting or bookkeeping failures (logged). */
+  failures: number;
+  /** New alerts in the last minute. */
+  alertsLastMinute: number;
+}
+
+export interface Notifier {
+  /** Turns one subscription's diff events into alerts and edits. Never throws, never waits for Telegram. */
+  notify(sub: SubscriptionRef, user: Readonly<UserRecord>, events: readonly DiffEvent[]): void;
+  /** Tells the user (in their private chat, in their language) that a subscription was paused, and what to do. */
+  notice(user: Readonly<UserRecord>, reason: NoticeReason, service: Service): void;
+  stats(): NotifierStats;
+  /** Resolves when every send and edit handed to the outbox so far has settled (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+export interface NotifierOptions {
+  store: Pick<Store, 'alerts' | 'updateUser' | 'getUser'>;
+  client: Pick<ServiceClient, 'cachedDictionaries'>;
+  outbox: OutboxPort;
+  logger: Logger;
+  clock: Clock;
+}
+
+const emptyStatus = (): ServiceStatus => ({ lastGoodReadAt: null, lastAlertAt: null, lastError: null });
+
+/** Builds the notifier. */
+export function createNotifier(opts: NotifierOptions): Notifier {
+  const { store, client, outbox, clock } = opts;
+  const log = opts.logger.child({ module: 'notifier' });
+  const pending = new Set<Promise<unknown>>();
+  const recentAlerts = new MinuteCounter();
+  const counts = { alerts: 0, edits: 0, skipped: 0, held: 0, notices: 0, failures: 0 };
+
+  const track = (p: Promise<unknown>) => {
+    const settled = p.then(
+      () => undefined,
+      (err: unknown) => {
+        counts.failures += 1;
+        log.warn({ err }, 'an alert send or edit failed');
+      },
+    );
+    pending.add(settled);
+    void settled.finally(() => pending.delete(settled));
+  };
+
+  const viewFor = (user: Readonly<UserRecord>, now: number): AlertView => ({
+    lang: user.lang,
+    timeZone: user.timeZone,
+    bankroll: user.bankroll,
+    roundingStep: user.roundingStep,
+    now,
+  });
+
+  /** Stores `change` into the entry if it is still the one the event was about (not replaced by a newer sighting). */
+  const updateEntry = (subKey: string, itemId: string, firstSeenAt: number, change: (e: AlertEntry) => AlertEntry) => {
+    try {
+      const current = store.alerts.get(subKey, itemId);
+      if (!current || current.firstSeenAt !== firstSeenAt) return;
+      store.alerts.set(subKey, itemId, change(current));
+    } catch (err) {
+      // The store closes at shutdown while late sends still settle; the next run re-reads anyway.
+      log.debug({ err, subKey }, 'alert entry not updated');
+    }
+  };
+
+  const edit = (sub: SubscriptionRef, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, state: AlertState) => {
+    if (entry.messageId === null) return;
+    const rendered = formatAlert(item, names, view, state);
+    counts.edits += 1;
+    const messageId = entry.messageId;
+    track(
+      outbox.edit(entry.chatId, messageId, rendered.text, { buttons: rendered.buttons }).then((ok) => {
+        // A message that cannot be edited (deleted by the user, or Telegram gave up) is not tried again.
+        if (!ok) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (e.messageId === messageId ? { ...e, messageId: null } : e));
+      }),
+    );
+  };
+
+  const alert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView) => {
+    const rendered = formatAlert(item, names, view, { state: 'new' });
+    const holdUntil = quietUntil(user.quietHours, user.timeZone, view.now) ?? undefined;
+    if (holdUntil !== undefined) counts.held += 1;
+    counts.alerts += 1;
+    recentAlerts.add(view.now);
+    track(
+      outbox
+        .send(entry.chatId, rendered.text, {
+          buttons: rendered.buttons,
+          kind: 'alert',
+          lang: user.lang,
+          digestLine: formatShortLine(item, names, view),
+          ...(holdUntil !== undefined ? { holdUntil } : {}),
+        })
+        .then((messageId) => {
+          if (messageId !== undefined) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...e, messageId }));
+        }),
+    );
+  };
+
+  return {
+    notify(sub, user, events) {
+      if (events.length === 0) return;
+      const now = clock.now();
+      const view = viewFor(user, now);
+      const names = namesFor(client.cachedDictionaries(user.lang), user.lang);
+      let alerted = false;
+      for (const event of events) {
+        try {
+          switch (event.type) {
+            case 'new': {
+              const mutedUntil = user.mutedEvents[event.item.event.id];
+              const snoozedUntil = user.snoozedUntil[sub.service];
+              if ((mutedUntil !== undefined && mutedUntil > now) || (snoozedUntil !== undefined && snoozedUntil > now)) {
+                counts.skipped += 1;
+                break;
+              }
+              alert(sub, user, event.itemId, event.entry, event.item, names, view);
+              alerted = true;
+              break;
+            }
+            case 'moved':
+              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'moved', prev: event.prev });
+              break;
+            case 'returned':
+              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'new' });
+              break;
+            case 'gone':
+              edit(sub, event.itemId, event.entry, event.last, names, view, { state: 'gone', livedMs: event.livedMs, last: event.last });
+              break;
+          }
+        } catch (err) {
+          counts.failures += 1;
+          log.error({ err, subKey: sub.subKey, itemId: event.itemId, event: event.type }, 'could not turn a diff event into an alert');
+        }
+      }
+      if (alerted) {
+        try {
+          store.updateUser(user.id, (draft) => {
+            draft.status[sub.service] = { ...(draft.status[sub.service] ?? emptyStatus()), lastAlertAt: now };
+          });
+        } catch (err) {
+          log.debug({ err, userId: user.id }, 'lastAlertAt not stored');
+        }
+      }
+    },
+
+    notice(user, reason, service) {
+      counts.notices += 1;
+      track(outbox.send(user.chatId, noticeText(reason, service, user.lang), { kind: 'info', lang: user.lang }));
+    },
+
+    stats() {
+      return { ...counts, alertsLastMinute: recentAlerts.total(clock.now()) };
+    },
+
+    async idle() {
+      while (pending.size > 0) await Promise.all(pending);
+    },
+  };
+}

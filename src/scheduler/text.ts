@@ -1,0 +1,50 @@
+/**
+ * What the scheduler tells a user about their subscriptions (en/ru): why alerts for a service
+ * stopped and what to do. Plain text with no interpolated user input, safe in HTML parse mode.
+ */
+import type { Service } from '../service/services.js';
+import type { Lang } from '../store/schema.js';
+
+/** Why the scheduler speaks up. */
+export type NoticeReason = 'auth' | 'forbidden';
+
+const SERVICE_NAMES: Record<Lang, Record<Service, string>> = {
+  en: {
+    arbs_prematch: 'arbs prematch',
+    arbs_live: 'arbs live',
+    middles_prematch: 'middles prematch',
+    middles_live: 'middles live',
+    valuebets_prematch: 'valuebets prematch',
+    valuebets_live: 'valuebets live',
+  },
+  ru: {
+    arbs_prematch: 'вилки прематч',
+    arbs_live: 'вилки лайв',
+    middles_prematch: 'коридоры прематч',
+    middles_live: 'коридоры лайв',
+    valuebets_prematch: 'валуйбеты прематч',
+    valuebets_live: 'валуйбеты лайв',
+  },
+};
+
+/** The service as a user reads it ("arbs live", "вилки лайв"). */
+export function serviceName(service: Service, lang: Lang): string {
+  return SERVICE_NAMES[lang][service];
+}
+
+/** The message for a paused subscription: what happened, then the next step. */
+export function noticeText(reason: NoticeReason, service: Service, lang: Lang): string {
+  const name = serviceName(service, lang);
+  if (lang === 'ru') {
+    return reason === 'auth'
+      ? `⚠️ Оповещения «${name}» приостановлены: сервис больше не принимает вашу пару ключей ` +
+          `(ключ мог быть изменён или удалён).\nПодключите ключ заново командой /connect, затем включите оповещения: /resume ${service}`
+      : `⚠️ Оповещения «${name}» приостановлены: у вашего ключа нет доступа к «${name}» ` +
+          `(подписка могла закончиться или ключ отозван).\nПроверьте тариф в личном кабинете сервиса, затем включите оповещения: /resume ${service}`;
+  }
+  return reason === 'auth'
+    ? `⚠️ Alerts for ${name} are paused: the service no longer accepts your access key pair ` +
+        `(it may have been changed or deleted).\nConnect it again with /connect, then turn alerts back on: /resume ${service}`
+    : `⚠️ Alerts for ${name} are paused: your key has no access to ${name} ` +
+        `(the subscription may have ended or the key was revoked).\nCheck your plan in your account on the service's website, then turn alerts back on: /resume ${service}`;
+}

@@ -1,0 +1,45 @@
+/** Hand-built opportunities for the diff and notifier tests. */
+import type { Opportunity } from '../../src/service/opportunity.js';
+import type { Service } from '../../src/service/services.js';
+import { kindOf } from '../../src/service/services.js';
+
+/** An arb (or middle/valuebet by `service`) with the given legs' odds and headline number. */
+export function opp(
+  id: string,
+  odds: (number | null)[] = [2.1, 2.05],
+  profit: number | null = 2.35,
+  service: Service = 'arbs_prematch',
+  eventId = `e-${id}`,
+): Opportunity {
+  const kind = kindOf(service);
+  return {
+    id,
+    service,
+    kind,
+    event: {
+      id: eventId,
+      sportId: 6,
+      league: 'ATP Doha',
+      team1: 'Player A',
+      team2: 'Player B',
+      startsAt: Date.UTC(2026, 0, 3, 12, 0),
+      live: service.endsWith('_live'),
+    },
+    legs: odds.map((o, i) => ({
+      subEventId: `s${i}`,
+      bookmakerId: [7, 21, 39][i] ?? 7,
+      typeId: i + 1,
+      line: '',
+      odds: o,
+      prevOdds: null,
+      updatedAt: undefined,
+      initiator: i === 0,
+    })),
+    profit: kind === 'valuebets' ? null : profit,
+    middleProfit: null,
+    overvalue: kind === 'valuebets' ? profit : null,
+    probability: null,
+    createdAt: undefined,
+    masked: false,
+  };
+}

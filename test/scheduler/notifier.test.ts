@@ -1,0 +1,193 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/logger.js';
+import { diffRead, type DiffEvent } from '../../src/scheduler/diff.js';
+import { createNotifier, type AlertButtons, type Notifier, type OutboxPort } from '../../src/scheduler/notifier.js';
+import type { Dictionaries } from '../../src/service/dictionaries-model.js';
+import type { Store } from '../../src/store/store.js';
+import { opp } from './fixtures.js';
+import { addUser, tempStore } from './harness.js';
+
+const DICTS: Dictionaries = {
+  lang: 'en',
+  bookmakers: { '7': 'Pinnacle', '21': '1XBet' },
+  liveBookmakers: [],
+  sports: { '6': 'Tennis' },
+  oddsGroups: {},
+  oddsSections: {},
+  oddsTypes: { '1': { titleShort: 'W1', titleFull: 'Home win', lay: false, sectionId: 1 }, '2': { titleShort: 'W2', titleFull: 'Away win', lay: false, sectionId: 1 } },
+  reflections: {},
+};
+
+interface Sent { chatId: number; text: string; opts: Parameters<OutboxPort['send']>[2] }
+interface Edited { chatId: number; messageId: number; text: string; buttons: AlertButtons | undefined }
+
+class FakeOutbox implements OutboxPort {
+  sent: Sent[] = [];
+  edited: Edited[] = [];
+  editResult = true;
+  private id = 500;
+  async send(chatId: number, text: string, opts?: Parameters<OutboxPort['send']>[2]): Promise<number | undefined> {
+    this.sent.push({ chatId, text, opts });
+    return opts?.holdUntil !== undefined ? undefined : this.id++;
+  }
+  async edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons }): Promise<boolean> {
+    this.edited.push({ chatId, messageId, text, buttons: opts?.buttons });
+    return this.editResult;
+  }
+}
+
+const SUB = { userId: 1, service: 'arbs_prematch' as const, subKey: '1:arbs_prematch' };
+
+let clock: ManualClock;
+let store: Store;
+let cleanup: () => Promise<void>;
+let outbox: FakeOutbox;
+let notifier: Notifier;
+
+beforeEach(async () => {
+  clock = new ManualClock(Date.UTC(2026, 0, 3, 10, 0));
+  ({ store, cleanup } = await tempStore(clock));
+  outbox = new FakeOutbox();
+  notifier = createNotifier({ store, client: { cachedDictionaries: () => DICTS }, outbox, logger: silentLogger, clock });
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+/** Runs the diff as the scheduler does, stores its entries and hands its events to the notifier. */
+function read(items: ReturnType<typeof opp>[], known = new Map(), previousReadAt?: number) {
+  const user = store.getUser(1)!;
+  const result = diffRead({
+    now: clock.now(),
+    chatId: user.alertChatId ?? user.chatId,
+    items,
+    entries: store.alerts.entries(SUB.subKey),
+    known,
+    ...(previousReadAt !== undefined ? { previousReadAt } : {}),
+  });
+  for (const [id, e] of result.upserts) store.alerts.set(SUB.subKey, id, e);
+  for (const id of result.deletes) store.alerts.delete(SUB.subKey, id);
+  notifier.notify(SUB, user, result.events);
+  return result;
+}
+
+describe('notifier', () => {
+  it('sends a new alert with names, buttons and a digest line, and keeps its message id', async () => {
+    addUser(store, 1, ['arbs_prematch']);
+    read([opp('a')]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(1);
+    const [sent] = outbox.sent;
+    expect(sent!.chatId).toBe(1);
+    expect(sent!.text).toContain('Pinnacle');
+    expect(sent!.text).toContain('1XBet');
+    expect(sent!.text).toContain('Player A');
+    expect(sent!.opts).toMatchObject({ kind: 'alert', lang: 'en' });
+    expect(sent!.opts?.digestLine).toContain('Player A');
+    expect(sent!.opts?.holdUntil).toBeUndefined();
+    expect(sent!.opts?.buttons?.flat().map((b) => b.callbackData)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^a:ev:/), expect.stringMatching(/^a:stk:/), expect.stringMatching(/^a:mute:/), 'a:snz:0']),
+    );
+    expect(store.alerts.get(SUB.subKey, 'a')?.messageId).toBe(500);
+    expect(store.getUser(1)?.status.arbs_prematch?.lastAlertAt).toBe(clock.now());
+    expect(notifier.stats()).toMatchObject({ alerts: 1, alertsLastMinute: 1, failures: 0 });
+  });
+
+  it('edits the alert in place when the item moves and when it goes', async () => {
+    addUser(store, 1, ['arbs_prematch']);
+    const first = read([opp('a', [2.1, 2.05], 2.35)]);
+    await notifier.idle();
+    await clock.advance(15_000);
+    const second = read([opp('a', [2.2, 2.05], 2.5)], first.known, clock.now() - 15_000);
+    await notifier.idle();
+    expect(outbox.edited).toHaveLength(1);
+    expect(outbox.edited[0]).toMatchObject({ chatId: 1, messageId: 500 });
+    expect(outbox.edited[0]!.text).toMatch(/[▲▼]/);
+    await clock.advance(15_000);
+    read([], second.known, clock.now() - 15_000);
+    await notifier.idle();
+    expect(outbox.edited).toHaveLength(2);
+    expect(outbox.edited[1]!.text).toContain('Gone after 30 s');
+    expect(notifier.stats().edits).toBe(2);
+  });
+
+  it('sends alerts to the chosen alert chat and edits them there', async () => {
+    addUser(store, 1, ['arbs_prematch'], { alertChatId: -100123 });
+    read([opp('a')]);
+    await notifier.idle();
+    expect(outbox.sent[0]!.chatId).toBe(-100123);
+    expect(store.alerts.get(SUB.subKey, 'a')?.chatId).toBe(-100123);
+  });
+
+  it('skips new alerts of a muted event or a snoozed filter', async () => {
+    addUser(store, 1, ['arbs_prematch']);
+    store.updateUser(1, (u) => {
+      u.mutedEvents['e-a'] = clock.now() + 60_000;
+    });
+    read([opp('a'), opp('b')]);
+    await notifier.idle();
+    expect(outbox.sent.map((s) => s.opts?.digestLine)).toHaveLength(1);
+    store.updateUser(1, (u) => {
+      u.snoozedUntil.arbs_prematch = clock.now() + 60_000;
+    });
+    read([opp('a'), opp('b'), opp('c')]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(1);
+    expect(notifier.stats().skipped).toBe(2);
+    // Expired mute and snooze: alerts flow again.
+    await clock.advance(61_000);
+    read([opp('a'), opp('b'), opp('c'), opp('d')]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(2);
+  });
+
+  it('holds alerts during quiet hours until they end', async () => {
+    // 10:00 UTC is 13:00 in Moscow: quiet from 12:00 to 14:30 local.
+    addUser(store, 1, ['arbs_prematch'], { quietHours: { from: '12:00', to: '14:30' } });
+    store.updateUser(1, (u) => {
+      u.timeZone = 'Europe/Moscow';
+    });
+    read([opp('a')]);
+    await notifier.idle();
+    expect(outbox.sent[0]!.opts?.holdUntil).toBe(Date.UTC(2026, 0, 3, 11, 30));
+    expect(notifier.stats().held).toBe(1);
+    // Folded into the summary: no message id, so no edits later.
+    expect(store.alerts.get(SUB.subKey, 'a')?.messageId).toBeNull();
+  });
+
+  it('stops editing a message Telegram no longer takes', async () => {
+    addUser(store, 1, ['arbs_prematch']);
+    const first = read([opp('a')]);
+    await notifier.idle();
+    outbox.editResult = false;
+    await clock.advance(20_000);
+    read([opp('a', [3, 2.05])], first.known, clock.now() - 20_000);
+    await notifier.idle();
+    expect(store.alerts.get(SUB.subKey, 'a')?.messageId).toBeNull();
+  });
+
+  it('says in the user’s language why a subscription paused and what to do', async () => {
+    const en = addUser(store, 1, ['arbs_prematch']);
+    const ru = addUser(store, 2, ['arbs_live'], { lang: 'ru' });
+    notifier.notice(en, 'forbidden', 'arbs_prematch');
+    notifier.notice(ru, 'auth', 'arbs_live');
+    await notifier.idle();
+    expect(outbox.sent[0]).toMatchObject({ chatId: 1, opts: { kind: 'info', lang: 'en' } });
+    expect(outbox.sent[0]!.text).toContain('no access to arbs prematch');
+    expect(outbox.sent[0]!.text).toContain('/resume arbs_prematch');
+    expect(outbox.sent[1]!.text).toContain('вилки лайв');
+    expect(outbox.sent[1]!.text).toContain('/connect');
+    expect(notifier.stats().notices).toBe(2);
+  });
+
+  it('counts a failing send instead of throwing', async () => {
+    addUser(store, 1, ['arbs_prematch']);
+    outbox.send = () => Promise.reject(new Error('Telegram down'));
+    const events: DiffEvent[] = read([opp('a')]).events;
+    await notifier.idle();
+    expect(events).toHaveLength(1);
+    expect(notifier.stats().failures).toBe(1);
+    expect(store.alerts.get(SUB.subKey, 'a')?.messageId).toBeNull();
+  });
+});

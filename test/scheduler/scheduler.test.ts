@@ -1,0 +1,356 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/logger.js';
+import { createScheduler, type Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
+import { HOUR_MS } from '../../src/scheduler/token-plan.js';
+import { ServiceError } from '../../src/service/errors.js';
+import type { Service } from '../../src/service/services.js';
+import type { Store } from '../../src/store/store.js';
+import { FakeClient, type Script } from './fake-client.js';
+import { opp } from './fixtures.js';
+import { addUser, maxInWindow, plainVault, RecordingNotifier, runFor, tempStore } from './harness.js';
+
+const CONFIG = { LIMIT_TOKENS_PER_HOUR: 20, LIMIT_ITEMS_PER_MINUTE: 30, LIMIT_SCOPE: 'key', POLL_INTERVAL_SECONDS: 5 } as const;
+
+interface Rig {
+  clock: ManualClock;
+  store: Store;
+  client: FakeClient;
+  notifier: RecordingNotifier;
+  scheduler: Scheduler;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function rig(opts: { script?: Script; config?: Partial<SchedulerOptions['config']>; seed?: number } = {}): Promise<Rig> {
+  const clock = new ManualClock();
+  const { store, cleanup } = await tempStore(clock);
+  const client = new FakeClient(clock, opts.script);
+  const notifier = new RecordingNotifier(() => clock.now());
+  let s = opts.seed ?? 12345;
+  const random = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const scheduler = createScheduler({
+    config: { ...CONFIG, ...opts.config },
+    logger: silentLogger,
+    store,
+    client,
+    notifier,
+    vault: plainVault,
+    clock,
+    random,
+  });
+  cleanups.push(async () => {
+    await scheduler.stop();
+    await cleanup();
+  });
+  return { clock, store, client, notifier, scheduler };
+}
+
+const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
+const readTimes = (client: FakeClient, accessKey: string, service?: Service) => client.readsOf(accessKey, service).map((r) => r.at);
+
+describe('token rotation', () => {
+  it('keeps live readable all the time and prematch half of it, within 18 token requests per rolling hour', async () => {
+    const { clock, store, client, scheduler } = await rig();
+    addUser(store, 1, ['arbs_live', 'arbs_prematch']);
+    const start = clock.now();
+    scheduler.start();
+    await runFor(clock, scheduler, 2 * HOUR_MS);
+
+    const tokens = client.tokenRequests.map((t) => t.at);
+    expect(maxInWindow(tokens, HOUR_MS)).toBeLessThanOrEqual(18);
+    const secondHour = client.tokenRequests.filter((t) => t.at >= start + HOUR_MS);
+    expect(secondHour.filter((t) => t.service === 'arbs_live')).toHaveLength(12);
+    expect(secondHour.filter((t) => t.service === 'arbs_prematch')).toHaveLength(6);
+
+    // Every read used a token requested at most 5 minutes before (never a read outside the plan's windows).
+    for (const read of client.reads) {
+      const token = client.tokenRequests.filter((t) => t.service === read.service && t.at <= read.at).at(-1);
+      expect(read.at - token!.at).toBeLessThan(300_000);
+    }
+
+    const live = readTimes(client, 'key-1', 'arbs_live').filter((t) => t >= start + HOUR_MS);
+    const prematch = readTimes(client, 'key-1', 'arbs_prematch').filter((t) => t >= start + HOUR_MS);
+    // 5 s floor, 10 % jitter, and the last ~23 s of each token unused: about 630 reads an hour.
+    expect(live.length).toBeGreaterThan(560);
+    expect(live.length).toBeLessThanOrEqual(720);
+    expect(prematch.length / live.length).toBeGreaterThan(0.42);
+    expect(prematch.length / live.length).toBeLessThan(0.58);
+    for (const service of ['arbs_live', 'arbs_prematch'] as const) {
+      expect(Math.min(...gaps(readTimes(client, 'key-1', service)))).toBeGreaterThanOrEqual(5_000);
+    }
+    expect(client.reads.every((r) => r.opts?.wait === false && r.opts.priority === 'poll')).toBe(true);
+    expect(scheduler.stats()).toMatchObject({ subscriptions: 2, errors: 0, deferred: 0 });
+  });
+
+  it('reports the coverage the plan gives, and the trade-off of adding a service', async () => {
+    const { store, scheduler } = await rig();
+    addUser(store, 1, ['arbs_live', 'arbs_prematch']);
+    scheduler.start();
+    expect(scheduler.coverage(1)).toEqual({
+      arbs_live: { share: 1, intervalMs: 5_000, state: 'active' },
+      arbs_prematch: { share: 0.5, intervalMs: 5_000, state: 'active' },
+    });
+    const withMiddles = scheduler.coverage(1, 'middles_live');
+    expect(withMiddles.arbs_live?.share).toBe(1);
+    expect(withMiddles.middles_live?.share).toBeCloseTo(5 / 12, 10);
+    expect(withMiddles.arbs_prematch?.share).toBeCloseTo(1 / 12, 10);
+    expect(scheduler.planFor(1)?.tokensPerCycle).toBe(18);
+
+    store.updateUser(1, (u) => {
+      u.filters.arbs_prematch!.paused = true;
+    });
+    scheduler.refreshUser(1);
+    expect(scheduler.coverage(1).arbs_prematch).toEqual({ share: 0, intervalMs: 5_000, state: 'paused' });
+    store.updateUser(1, (u) => {
+      u.blocked = true;
+    });
+    expect(scheduler.coverage(1).arbs_live?.state).toBe('blocked');
+    store.updateUser(1, (u) => {
+      u.key = null;
+    });
+    expect(scheduler.coverage(1).arbs_live?.state).toBe('no-key');
+    expect(scheduler.coverage(999)).toEqual({});
+  });
+
+  it('rotates six services and never exceeds the budget, even when the plan changes mid-hour', async () => {
+    const { clock, store, client, scheduler } = await rig();
+    addUser(store, 1, ['arbs_live']);
+    scheduler.start();
+    await runFor(clock, scheduler, 40 * 60_000);
+    // 40 minutes of one live service used about 8 tokens; now five more services arrive.
+    store.updateUser(1, (u) => {
+      for (const s of ['middles_live', 'valuebets_live', 'arbs_prematch', 'middles_prematch', 'valuebets_prematch'] as const) {
+        u.filters[s] = { ...u.filters.arbs_live!, savedAt: clock.now() };
+      }
+    });
+    scheduler.refreshUser(1);
+    await runFor(clock, scheduler, 2 * HOUR_MS);
+
+    expect(maxInWindow(client.tokenRequests.map((t) => t.at), HOUR_MS)).toBeLessThanOrEqual(18);
+    const lastHour = client.tokenRequests.filter((t) => t.at >= clock.now() - HOUR_MS);
+    const per = (s: Service) => lastHour.filter((t) => t.service === s).length;
+    expect(per('arbs_live')).toBe(12);
+    expect(per('middles_live')).toBe(2);
+    for (const s of ['valuebets_live', 'arbs_prematch', 'middles_prematch', 'valuebets_prematch'] as const) expect(per(s)).toBe(1);
+    // Each service read only in its windows: reads per service follow its token count.
+    const reads = (s: Service) => client.reads.filter((r) => r.service === s && r.at >= clock.now() - HOUR_MS).length;
+    expect(reads('middles_live') / reads('arbs_live')).toBeCloseTo(2 / 12, 1);
+    expect(reads('valuebets_prematch')).toBeGreaterThan(30);
+  });
+});
+
+describe('polling', () => {
+  it('keeps the poll floor with jitter, so users do not read in step', async () => {
+    const { clock, store, client, scheduler } = await rig({ config: { POLL_INTERVAL_SECONDS: 20 } });
+    for (let id = 1; id <= 5; id++) addUser(store, id, ['arbs_prematch']);
+    scheduler.start();
+    await runFor(clock, scheduler, 10 * 60_000);
+    const offsets = new Set<number>();
+    for (let id = 1; id <= 5; id++) {
+      const times = readTimes(client, `key-${id}`);
+      expect(Math.min(...gaps(times))).toBeGreaterThanOrEqual(20_000);
+      // Jitter stays within 10 % of the interval (token renewals aside).
+      expect(gaps(times).filter((g) => g <= 22_000).length).toBeGreaterThan(gaps(times).length * 0.8);
+      offsets.add(times.at(-1)! % 20_000);
+    }
+    expect(offsets.size).toBe(5);
+  });
+
+  it('shares a host fairly under LIMIT_SCOPE=address and keeps its reads within the limit less the interactive share', async () => {
+    const { clock, store, client, scheduler } = await rig({ config: { LIMIT_SCOPE: 'address' } });
+    for (let id = 1; id <= 12; id++) addUser(store, id, ['arbs_prematch']);
+    scheduler.start();
+    const start = clock.now();
+    await runFor(clock, scheduler, 40 * 60_000, 500);
+    const all = client.reads.map((r) => r.at);
+    // 30 a minute less 20 % for lookups: 24.
+    expect(maxInWindow(all, 60_000)).toBeLessThanOrEqual(24);
+    // Once every key is on its token rhythm (a key starting mid-window loses the rest of its first window),
+    // the turns are even: 30 minutes of about 2 reads a minute each.
+    const settled = (i: number) => client.readsOf(`key-${i + 1}`).filter((r) => r.at >= start + 10 * 60_000).length;
+    const counts = Array.from({ length: 12 }, (_, i) => settled(i));
+    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(4);
+    // 40 minutes × 24 reads a minute, less the token renewal gaps (20 s of every 5 minutes per key) and the start.
+    expect(all.length).toBeGreaterThan(40 * 24 * 0.85);
+    expect(scheduler.coverage(1).arbs_prematch).toEqual({ share: 1, intervalMs: 30_000, state: 'active' });
+  });
+
+  it('does not poll a blocked user or a paused filter, and picks them up after a refresh', async () => {
+    const { clock, store, client, scheduler } = await rig();
+    addUser(store, 1, ['arbs_prematch'], { blocked: true });
+    addUser(store, 2, ['arbs_prematch', 'arbs_live'], { paused: ['arbs_live'] });
+    scheduler.start();
+    await runFor(clock, scheduler, 60_000);
+    expect(client.readsOf('key-1')).toHaveLength(0);
+    expect(client.readsOf('key-2', 'arbs_live')).toHaveLength(0);
+    expect(client.readsOf('key-2', 'arbs_prematch').length).toBeGreaterThan(8);
+
+    store.updateUser(1, (u) => {
+      u.blocked = false;
+    });
+    scheduler.refreshUser(1);
+    await runFor(clock, scheduler, 30_000);
+    expect(client.readsOf('key-1').length).toBeGreaterThan(3);
+
+    // Blocked again (the outbox saw a 403): polling stops at once.
+    store.updateUser(1, (u) => {
+      u.blocked = true;
+    });
+    scheduler.refreshUser(1);
+    const before = client.readsOf('key-1').length;
+    await runFor(clock, scheduler, 60_000);
+    expect(client.readsOf('key-1')).toHaveLength(before);
+    expect(scheduler.stats().subscriptions).toBe(1);
+  });
+
+  it('diffs each read and hands the events over, and answers latestItems', async () => {
+    let items = [opp('a'), opp('b')];
+    const { clock, store, notifier, scheduler } = await rig({ script: () => items });
+    addUser(store, 1, ['arbs_prematch'], { filter: { minProfit: 1 } });
+    scheduler.start();
+    await runFor(clock, scheduler, 20_000);
+    expect(notifier.events.map((e) => `${e.event.type}:${e.event.itemId}`)).toEqual(['new:a', 'new:b']);
+    expect(store.alerts.entries('1:arbs_prematch').map(([id]) => id)).toEqual(['a', 'b']);
+    // The local filter: an item below the user's minimum profit is not alerted.
+    items = [opp('a'), opp('c', [2, 2], 0.5)];
+    store.alerts.set('1:arbs_prematch', 'b', { ...store.alerts.get('1:arbs_prematch', 'b')!, messageId: 5, lastEditAt: 0 });
+    await runFor(clock, scheduler, 10_000);
+    expect(notifier.events.map((e) => `${e.event.type}:${e.event.itemId}`)).toEqual(['new:a', 'new:b', 'gone:b']);
+    expect(scheduler.latestItems(1).map((i) => i.id)).toEqual(['a']);
+    expect(scheduler.latestItems(1, 'arbs_live')).toEqual([]);
+    expect(store.getUser(1)?.status.arbs_prematch?.lastGoodReadAt).toBeGreaterThan(0);
+    expect(scheduler.stats().lagMsP99).toBeLessThan(1_000);
+    expect(scheduler.lastTickAt).toBeGreaterThan(clock.now() - 1_000);
+  });
+});
+
+describe('faults stay local', () => {
+  it('pauses on 401 and 403 with a notice, backs off 5xx alone, waits out a 429 for its scope', async () => {
+    let serverFailures = 6;
+    let rateLimited = 1;
+    const script: Script = (call) => {
+      if (call.accessKey === 'key-1') return new ServiceError('auth', 'token refused after renewal', { status: 401 });
+      if (call.accessKey === 'key-2') return new ServiceError('forbidden', 'no access', { status: 403 });
+      if (call.accessKey === 'key-3' && serverFailures > 0) {
+        serverFailures -= 1;
+        return new ServiceError('server', 'HTTP 503', { status: 503 });
+      }
+      if (call.accessKey === 'key-5' && rateLimited > 0) {
+        rateLimited -= 1;
+        return new ServiceError('rate_limited', 'HTTP 429', { status: 429, retryAfterMs: 90_000 });
+      }
+      return [opp('x')];
+    };
+    const { clock, store, client, notifier, scheduler } = await rig({ script });
+    for (let id = 1; id <= 5; id++) addUser(store, id, ['arbs_prematch']);
+    const start = clock.now();
+    scheduler.start();
+    await runFor(clock, scheduler, 10 * 60_000);
+
+    expect(client.readsOf('key-1')).toHaveLength(1);
+    expect(store.getUser(1)?.filters.arbs_prematch).toMatchObject({ paused: true, pausedReason: 'auth' });
+    expect(client.readsOf('key-2')).toHaveLength(1);
+    expect(store.getUser(2)?.filters.arbs_prematch).toMatchObject({ paused: true, pausedReason: 'forbidden' });
+    expect(notifier.notices.sort((a, b) => a.userId - b.userId)).toEqual([
+      { userId: 1, reason: 'auth', service: 'arbs_prematch' },
+      { userId: 2, reason: 'forbidden', service: 'arbs_prematch' },
+    ]);
+    expect(store.getUser(2)?.status.arbs_prematch?.lastError?.kind).toBe('forbidden');
+
+    // 5xx: growing waits (5, 10, 20, 40, 80, 160 s halved at most by jitter), then back to the floor.
+    const three = gaps(readTimes(client, 'key-3'));
+    expect(three.slice(0, 6).every((g, i) => g >= Math.max(5_000, 5_000 * 2 ** i * 0.5))).toBe(true);
+    expect(three.slice(0, 6).reduce((a, b) => a + b, 0)).toBeGreaterThan(150_000);
+    expect(three.slice(-10).every((g) => g < 6_000)).toBe(true);
+    expect(store.getUser(3)?.status.arbs_prematch?.lastError?.kind).toBe('server');
+
+    // 429: nothing for 90 s, then normal.
+    const five = readTimes(client, 'key-5');
+    expect(five[1]! - five[0]!).toBeGreaterThanOrEqual(90_000);
+    // The healthy user never noticed.
+    const four = gaps(readTimes(client, 'key-4'));
+    expect(Math.max(...four)).toBeLessThan(60_000);
+    expect(readTimes(client, 'key-4').length).toBeGreaterThan(100);
+    expect(clock.now() - start).toBe(10 * 60_000);
+    expect(scheduler.stats().errors).toBe(2 + 6 + 1);
+  });
+
+  it('treats a local refusal as a later turn, not an error', async () => {
+    let refusals = 3;
+    const { clock, store, client, scheduler } = await rig({
+      script: () => (refusals-- > 0 ? new ServiceError('rate_limited', 'no room', { local: true, retryAfterMs: 12_000 }) : []),
+    });
+    addUser(store, 1, ['arbs_prematch']);
+    scheduler.start();
+    await runFor(clock, scheduler, 60_000);
+    const times = readTimes(client, 'key-1');
+    expect(gaps(times).slice(0, 3).every((g) => g >= 12_000)).toBe(true);
+    expect(scheduler.stats()).toMatchObject({ errors: 0, deferred: 3 });
+    expect(store.getUser(1)?.status.arbs_prematch?.lastError ?? null).toBeNull();
+  });
+
+  it('pauses with "auth" when the stored secret cannot be opened', async () => {
+    const { clock, store, notifier, scheduler } = await rig();
+    addUser(store, 1, ['arbs_live']);
+    store.updateUser(1, (u) => {
+      u.key = { ...u.key!, secretEnc: 'garbage' };
+    });
+    const broken = createScheduler({
+      config: CONFIG,
+      logger: silentLogger,
+      store,
+      client: new (await import('./fake-client.js')).FakeClient(clock),
+      notifier,
+      vault: {
+        decrypt: () => {
+          throw new Error('bad tag');
+        },
+      },
+      clock,
+    });
+    cleanups.push(() => broken.stop());
+    broken.start();
+    await runFor(clock, broken, 10_000);
+    expect(store.getUser(1)?.filters.arbs_live?.pausedReason).toBe('auth');
+    expect(notifier.notices).toEqual([{ userId: 1, reason: 'auth', service: 'arbs_live' }]);
+    expect(scheduler.stats().reads).toBe(0);
+  });
+});
+
+describe('shutdown', () => {
+  it('stops the loop and waits for the reads in flight', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const clock = new ManualClock();
+    const { store, cleanup } = await tempStore(clock);
+    cleanups.push(cleanup);
+    const client = new FakeClient(clock);
+    const slow = Object.assign(Object.create(client) as FakeClient, {
+      readItems: async (...args: Parameters<FakeClient['readItems']>) => {
+        const read = await client.readItems(...args);
+        await gate;
+        return read;
+      },
+    });
+    const notifier = new RecordingNotifier(() => clock.now());
+    const scheduler = createScheduler({ config: CONFIG, logger: silentLogger, store, client: slow, notifier, vault: plainVault, clock });
+    addUser(store, 1, ['arbs_prematch']);
+    scheduler.start();
+    await clock.advance(3_000);
+    expect(scheduler.stats().inFlight).toBe(1);
+    let stopped = false;
+    const stopping = scheduler.stop().then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(scheduler.stats().inFlight).toBe(0);
+    const reads = client.reads.length;
+    await clock.advance(60_000);
+    expect(client.reads.length).toBe(reads);
+  });
+});
