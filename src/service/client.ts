@@ -17,33 +17,15 @@ import { requireJson, sendRequest, type HttpResponse } from './http.js';
 import { ClientClosedError, createLimits, type LimitScope, type Limits, type Permit } from './limits.js';
 import type { ItemsRead, Opportunity } from './opportunity.js';
 import { parseItemBody, parseItemsBody } from './parse-items.js';
-import { eventItemsEndpoint, filterEndpoint, itemEndpoint, itemsEndpoint, type Endpoint } from './paths.js';
+import { eventItemsEndpoint, filterEndpoint, itemEndpoint, itemsEndpoint, type Endpoint, type PathConfig } from './paths.js';
 import { withRetries } from './retry.js';
 import { kindOf, type Service } from './services.js';
 import { TokenManager, dataAuthHeaders, keyTag } from './tokens.js';
 
 /** What `createServiceClient` needs. */
 export interface ServiceClientOptions {
-  config: Pick<
-    Config,
-    | 'BB_AUTH_URL'
-    | 'BB_DICTS_URL'
-    | 'BB_ARBS_PREMATCH_URL'
-    | 'BB_ARBS_LIVE_URL'
-    | 'BB_MIDDLES_PREMATCH_URL'
-    | 'BB_MIDDLES_LIVE_URL'
-    | 'BB_VALUEBETS_PREMATCH_URL'
-    | 'BB_VALUEBETS_LIVE_URL'
-    | 'BB_PATH_FORM'
-    | 'BB_ACCOUNT_PREFIX'
-    | 'BB_REQUEST_TIMEOUT_MS'
-    | 'LIMIT_TOKENS_PER_HOUR'
-    | 'LIMIT_FILTERS_PER_HOUR'
-    | 'LIMIT_ITEMS_PER_MINUTE'
-    | 'LIMIT_DICTS_PER_DAY'
-    | 'LIMIT_SCOPE'
-    | 'DATA_DIR'
-  >;
+  config: PathConfig &
+    Pick<Config, 'BB_REQUEST_TIMEOUT_MS' | 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_FILTERS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_DICTS_PER_DAY' | 'LIMIT_SCOPE' | 'DATA_DIR'>;
   logger: Logger;
   /** Default systemClock. Limit windows, token expiry, backoff and pauses follow it. */
   clock?: Clock;
@@ -183,11 +165,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
             status: 401,
           });
         }
-        if (err.kind === 'rate_limited' && !err.details.local) {
-          const pause = limits.penalize(scope, err.details.retryAfterMs);
-          throw new ServiceError('rate_limited', err.message, { ...err.details, retryAfterMs: pause });
-        }
-        throw err;
+        throw limits.failed(scope, err);
       } finally {
         permit.release();
       }

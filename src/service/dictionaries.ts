@@ -224,11 +224,7 @@ export async function fetchDictionaries(
     limits.recover(scope);
     return parseDictionaries(requireJson(res, what), lang ?? 'default', what);
   } catch (err) {
-    if (isServiceError(err) && err.kind === 'rate_limited' && !err.details.local) {
-      const pause = limits.penalize(scope, err.details.retryAfterMs);
-      throw new ServiceError('rate_limited', err.message, { ...err.details, retryAfterMs: pause });
-    }
-    throw err;
+    throw limits.failed(scope, err);
   } finally {
     permit.release();
   }

@@ -20,7 +20,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { linkSignals } from './abort.js';
 import type { RequestOptions } from './client-types.js';
-import { ServiceError } from './errors.js';
+import { ServiceError, isServiceError } from './errors.js';
 import { serviceBaseUrl, type PathConfig } from './paths.js';
 import type { Service } from './services.js';
 import { SlidingWindow, type WindowEntry } from './sliding-window.js';
@@ -77,6 +77,11 @@ export interface Limits {
   acquire(scope: LimitScope, opts?: RequestOptions): Promise<Permit>;
   /** A 429 arrived: pause the scope for `retryAfterMs`, or a growing backoff when absent. Returns the pause. */
   penalize(scope: LimitScope, retryAfterMs?: number): number;
+  /**
+   * A request of the scope failed with `err`: a 429 from the service pauses the scope and comes
+   * back carrying the pause as its `retryAfterMs`; anything else comes back as it was.
+   */
+  failed(scope: LimitScope, err: unknown): unknown;
   /** A request of the scope succeeded: the 429 backoff starts over. */
   recover(scope: LimitScope): void;
   budget(scope: LimitScope): ScopeBudget;
@@ -345,6 +350,12 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
       state.pausedUntil = Math.max(state.pausedUntil, clock.now() + pause);
       state.notify();
       return pause;
+    },
+
+    failed(scope, err) {
+      if (!isServiceError(err) || err.kind !== 'rate_limited' || err.details.local) return err;
+      const pause = this.penalize(scope, err.details.retryAfterMs);
+      return new ServiceError('rate_limited', err.message, { ...err.details, retryAfterMs: pause });
     },
 
     recover(scope) {

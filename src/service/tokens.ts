@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { AccessKeyRef, RequestOptions } from './client-types.js';
-import { ServiceError, isServiceError } from './errors.js';
+import { ServiceError } from './errors.js';
 import { sendRequest, type HttpResponse } from './http.js';
 import type { Limits } from './limits.js';
 import { parseServiceTime } from './parse-items.js';
@@ -207,11 +207,7 @@ export class TokenManager {
       });
       limits.recover(scope);
     } catch (err) {
-      if (isServiceError(err) && err.kind === 'rate_limited' && !err.details.local) {
-        const pause = limits.penalize(scope, err.details.retryAfterMs);
-        throw new ServiceError('rate_limited', err.message, { ...err.details, retryAfterMs: pause });
-      }
-      throw err;
+      throw limits.failed(scope, err);
     } finally {
       permit.release();
     }
