@@ -3,6 +3,7 @@
  * outbox, grammY and the optional operator port. `main.ts` and the playground both use it, so
  * the playground runs exactly the production code path.
  */
+import { join } from 'node:path';
 import { Api } from 'grammy';
 import type { UserFromGetMe } from 'grammy/types';
 import type { Config } from './config.js';
@@ -62,7 +63,17 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     },
   });
   const notifier = createNotifier({ store, client, outbox, logger, clock });
-  const scheduler = createScheduler({ config, logger, store, client, notifier, vault, clock });
+  const scheduler = createScheduler({
+    config,
+    logger,
+    store,
+    client,
+    notifier,
+    vault,
+    clock,
+    // Token requests of the last hour survive a restart, so a restart never overspends the hour.
+    ledgerFile: join(config.DATA_DIR, 'token-ledger.json'),
+  });
 
   const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo, stats: () => collectStats() });
   const running = await runBot(bot, { logger });

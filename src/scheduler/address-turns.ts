@@ -98,26 +98,30 @@ export class AddressTokenTurns {
   }
 
   /**
-   * The share of the time a member is expected to hold a token (0..1): the budget split equally
-   * between users (max-min fair: a user who cannot use a full share leaves the rest to others),
-   * then equally between a user's services, each capped at every window.
+   * The share of the time each member is expected to hold a token (0..1), keyed by
+   * `${userId}:${service}`: the budget split equally between users (max-min fair: a user who
+   * cannot use a full share leaves the rest to others), then equally between a user's services,
+   * each capped at every window.
    */
-  share(members: readonly TurnMember[], userId: number, service: Service): number {
+  shares(members: readonly TurnMember[]): Map<string, number> {
     const demand = new Map<number, Set<Service>>();
     for (const m of members) demand.set(m.userId, (demand.get(m.userId) ?? new Set()).add(m.service));
-    const mine = demand.get(userId);
-    if (!mine?.has(service)) return 0;
     const n = this.windowsPerCycle;
     // Water-filling: users whose whole demand fits under the equal share are served in full.
-    const users = [...demand.entries()].map(([id, s]) => ({ id, cap: s.size * n })).sort((a, b) => a.cap - b.cap);
+    const users = [...demand.entries()].map(([id, s]) => ({ id, services: s, cap: s.size * n })).sort((a, b) => a.cap - b.cap);
+    const result = new Map<string, number>();
     let left = this.budget;
-    let allotment = 0;
     for (let i = 0; i < users.length; i++) {
-      const equal = left / (users.length - i);
-      const give = Math.min(users[i]!.cap, equal);
-      if (users[i]!.id === userId) allotment = give;
+      const { id, services, cap } = users[i]!;
+      const give = Math.min(cap, left / (users.length - i));
       left -= give;
+      for (const service of services) result.set(`${id}:${service}`, Math.min(1, give / services.size / n));
     }
-    return Math.min(1, allotment / mine.size / n);
+    return result;
+  }
+
+  /** One member's share (see `shares`); 0 when it is not a member. */
+  share(members: readonly TurnMember[], userId: number, service: Service): number {
+    return this.shares(members).get(`${userId}:${service}`) ?? 0;
   }
 }

@@ -9,7 +9,9 @@
  *   a window the plan gives it, at most once per window, and is read while that token lives. A
  *   ledger of the key's token requests keeps every rolling hour within the plan's budget: when
  *   the rhythm is off for a while (a start mid-window, a plan change, a restart) the ledger holds
- *   a request back rather than let the hour overrun;
+ *   a request back rather than let the hour overrun. Under LIMIT_SCOPE=address the service counts
+ *   token requests per address: one budget for the whole bot, handed out per window to users in
+ *   turn (address-turns.ts), under the same ledger;
  * - item reads: each read scope (key × host, or the host under LIMIT_SCOPE=address) gets one read
  *   per `pace` at most, keeping a share of the limit for interactive lookups; under the address
  *   scope the subscriptions of a host take turns (first come, first served: round robin);
@@ -29,13 +31,14 @@ import type { ItemsRead, Opportunity } from '../service/opportunity.js';
 import { SERVICES, type Service } from '../service/services.js';
 import { subscriptionKey, type ServiceStatus, type UserRecord } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { AddressTokenTurns, type TurnMember } from './address-turns.js';
 import { diffRead, GONE_KEEP_MS } from './diff.js';
+import { ItemInterner } from './intern.js';
 import { MinuteCounter } from './minute-counter.js';
 import type { Notifier, SubscriptionRef } from './notifier.js';
 import type { SchedulerPort, ServiceCoverage } from './port.js';
 import { HeapScheduleQueue, type ScheduleQueue } from './queue.js';
 import type { NoticeReason } from './text.js';
-import { AddressTokenTurns, type TurnMember } from './address-turns.js';
 import { TokenLedger } from './token-ledger.js';
 import {
   DEFAULT_TOKEN_RESERVE,
@@ -94,7 +97,7 @@ export const DEFAULT_TUNING: SchedulerTuning = {
   jitterRatio: 0.1,
   backoffBaseMs: 5_000,
   backoffMaxMs: 5 * 60_000,
-  maxConcurrentReads: 64,
+  maxConcurrentReads: 256,
   maxSleepMs: 1_000,
   stopTimeoutMs: 5_000,
   ledgerSaveEveryMs: 60_000,
@@ -242,6 +245,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const keys = new Map<string, KeyState>();
   const keyOfUser = new Map<number, string>();
   const ledger = new TokenLedger(opts.ledgerFile);
+  const interner = new ItemInterner();
   const scopes = new Map<string, ScopeState>();
   const inFlight = new Set<Promise<void>>();
 
@@ -257,7 +261,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   let nextPruneAt = 0;
   let nextLedgerSaveAt = 0;
   let sleeper: { controller: AbortController; until: number } | undefined;
-  let readAbort = new AbortController();
+  /** One controller per read in flight: a shutdown that runs out of time aborts them. */
+  const readControllers = new Set<AbortController>();
 
   const scopeIdOf = (accessKey: string, service: Service) =>
     config.LIMIT_SCOPE === 'address' ? service : `${accessKey}|${service}`;
@@ -437,8 +442,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       current.set(service, sub);
       subs.set(id, sub);
       scopeOf(sub.scope).subs.add(sub);
-      // A new subscription is read soon, spread a little so a restart does not fire every read at once.
-      schedule(sub, now + Math.floor(random() * Math.min(floorMs, 2_000)));
+      // Read within one interval, spread at random: a restart then starts at the steady pace, not in a burst.
+      schedule(sub, now + Math.floor(random() * floorMs));
     }
     subsByUser.set(userId, current);
     // A new plan may open a window sooner for those parked until their next one.
@@ -497,7 +502,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     const user = store.getUser(sub.userId);
     const filter = user?.filters[sub.service];
     if (!user || !filter) return;
-    const items = read.items.filter((item) => matchesFilter(item, filter.settings, now));
+    // Shared across subscriptions: what is kept per subscription is then mostly references.
+    const items = read.items.filter((item) => matchesFilter(item, filter.settings, now)).map((item) => interner.intern(item));
     const result = diffRead({
       now,
       chatId: user.alertChatId ?? user.chatId,
@@ -521,7 +527,6 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   /** Handles a failed read; returns when to try again (undefined: the subscription is gone). */
   const onError = (sub: Sub, err: unknown, acquired: boolean): number | undefined => {
     const now = clock.now();
-    if (readAbort.signal.aborted && !running) return undefined;
     if (acquired && !client.hasValidToken(sub.accessKey, sub.service)) {
       // No token came of it: this window may try once more (the ledger still bounds the hour).
       sub.tokenWindow = undefined;
@@ -569,18 +574,22 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     }
     sub.inFlight = true;
     sub.lastStartAt = clock.now();
+    const controller = new AbortController();
+    readControllers.add(controller);
     const task = (async () => {
       let next: number | undefined;
       try {
-        const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal: readAbort.signal });
+        const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal: controller.signal });
         if (sub.removed) return;
         onRead(sub, read);
         next = clock.now() + jittered(Math.max(floorMs, paceMs));
       } catch (err) {
-        if (sub.removed) return;
+        // Aborted by a shutdown that ran out of time: nothing to record.
+        if (sub.removed || controller.signal.aborted) return;
         next = onError(sub, err, acquire);
       } finally {
         sub.inFlight = false;
+        readControllers.delete(controller);
       }
       if (next !== undefined && running && !sub.removed) schedule(sub, next);
     })();
@@ -717,7 +726,15 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     if (!user) return {};
     const listed = SERVICES.filter((s) => user.filters[s] !== undefined || s === extra);
     const active = listed.filter((s) => s === extra || !user.filters[s]!.paused);
-    const plan = user.key && !user.blocked ? planOf(active) : undefined;
+    const polled = Boolean(user.key) && !user.blocked;
+    const plan = polled && !turns ? planOf(active) : undefined;
+    // Under LIMIT_SCOPE=address the user's share of the one token budget depends on everyone's subscriptions.
+    const members: TurnMember[] | undefined = turns && polled
+      ? [...[...subs.values()].filter((s) => s.userId !== userId), ...active.map((service) => ({ userId, service }))]
+      : undefined;
+    const shares = members && turns ? turns.shares(members) : undefined;
+    const shareOf = (service: Service) =>
+      shares ? (shares.get(`${userId}:${service}`) ?? 0) : (plan?.services[service]?.share ?? 0);
     const result: Partial<Record<Service, ServiceCoverage>> = {};
     for (const service of listed) {
       const state: ServiceCoverage['state'] = !user.key
@@ -727,14 +744,13 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
           : service !== extra && user.filters[service]!.paused
             ? 'paused'
             : 'active';
-      const share = state === 'active' ? (plan?.services[service]?.share ?? 0) : 0;
+      const share = state === 'active' ? shareOf(service) : 0;
       let intervalMs = Math.max(floorMs, paceMs);
       if (config.LIMIT_SCOPE === 'address') {
         // Turns on the host are shared: the expected number of subscriptions reading at once.
         let load = share;
         for (const other of scopeOf(scopeIdOf('', service)).subs) {
-          if (other.userId === userId) continue;
-          load += keys.get(other.accessKey)?.plan.services[service]?.share ?? 0;
+          if (other.userId !== userId) load += shares?.get(`${other.userId}:${service}`) ?? 0;
         }
         intervalMs = Math.max(floorMs, paceMs * Math.max(1, load));
       }
@@ -769,7 +785,6 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     start() {
       if (running) return;
       running = true;
-      readAbort = new AbortController();
       const { loaded, problem } = ledger.load(clock.now());
       if (problem) log.warn({ file: opts.ledgerFile }, problem);
       else if (loaded > 0) log.info({ tokenRequests: loaded }, 'token requests of the last hour read back');
@@ -796,7 +811,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       clearTimeout(timer);
       if (outcome === 'timeout') {
         log.warn({ inFlight: inFlight.size }, 'reads still in flight at shutdown: aborted');
-        readAbort.abort();
+        for (const controller of readControllers) controller.abort();
         await settleReads();
       }
       await saveLedger(clock.now());
@@ -827,7 +842,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     whenIdle: settleReads,
     planFor(userId) {
       const user = store.getUser(userId);
-      return user?.key ? keys.get(user.key.accessKey)?.plan : undefined;
+      return user?.key && !turns ? keys.get(user.key.accessKey)?.plan : undefined;
     },
   };
 }

@@ -96,8 +96,10 @@ export class TokenLedger {
 
   /** Writes the last hour to the file when anything changed (temp file + rename, mode 0600). */
   async save(now: number): Promise<void> {
-    if (!this.file || !this.dirty) return this.saving;
-    if (this.saving) await this.saving;
+    if (!this.file) return;
+    // One write at a time: a caller arriving during a write waits for it, then writes only if still needed.
+    while (this.saving) await this.saving.catch(() => undefined);
+    if (!this.dirty) return;
     this.dirty = false;
     const keys: Record<string, number[]> = {};
     for (const [id, times] of this.byKey) {

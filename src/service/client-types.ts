@@ -19,7 +19,10 @@ export interface RequestOptions {
    * ServiceError('rate_limited', { local: true, retryAfterMs }) without sending anything.
    */
   wait?: boolean;
-  /** Interactive lookups (a user waiting) go ahead of background polls. */
+  /**
+   * Interactive lookups (a user waiting) go ahead of background polls. Polls are not retried
+   * inside the client: the caller (the scheduler) backs off per subscription.
+   */
   priority?: 'interactive' | 'poll';
   signal?: AbortSignal;
 }

@@ -3,6 +3,7 @@
  * tokens renewed on time (and once after a 401), transient failures retried with jittered
  * backoff, and answers parsed into the bot's typed models.
  */
+import { setMaxListeners } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import { linkSignals } from './abort.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -72,6 +73,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   let closing: Promise<void> | undefined;
   // Aborted by close(): waits, backoffs and requests in progress end at once with ClientClosedError.
   const shutdown = new AbortController();
+  // Every call in flight listens on this one signal; hundreds at once are normal, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const tokens = new TokenManager({ config, limits, clock, logger, dispatcher, shutdown: shutdown.signal });
   const dictionaries = new DictionaryCache({
     config,
@@ -92,8 +95,18 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     const link = linkSignals(options.signal, shutdown.signal);
     const request: RequestOptions = { ...options, signal: link.signal };
     try {
+      // Background polls are not tried again here: the scheduler backs off per subscription and
+      // a retry would hold the poll's turn meanwhile.
       return await withRetries(
-        { retries, clock, random, logger, what, ...optional('wait', request.wait), signal: link.signal },
+        {
+          retries: options.priority === 'poll' ? 0 : retries,
+          clock,
+          random,
+          logger,
+          what,
+          ...optional('wait', request.wait),
+          signal: link.signal,
+        },
         () => attempt(request),
       );
     } finally {

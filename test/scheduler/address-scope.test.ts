@@ -17,10 +17,9 @@ describe('LIMIT_SCOPE=address', () => {
     const users = 15;
     const keys = Array.from({ length: users }, (_, i) => ({ accessKey: `addr-key-${i + 1}`, secret: `addr-secret-${i + 1}` }));
     stack = await startStack({
-      // The sandbox counts tokens per address too in this mode; the bot's token plan is per key, so
-      // only the read limit is under test here.
-      sandbox: { keys, seed: 4, limits: { scope: 'address', itemsPerMinute: 30, tokensPerHour: 100_000 }, world: { itemsPerService: 2 } },
-      limits: { scope: 'address', itemsPerMinute: 30 },
+      // Tokens plentiful here: the per-host read budget is what is shared.
+      sandbox: { keys, seed: 4, limits: { scope: 'address', itemsPerMinute: 30, tokensPerHour: 10_000 }, world: { itemsPerService: 2 } },
+      limits: { scope: 'address', itemsPerMinute: 30, tokensPerHour: 10_000 },
       notifier: (clock) => new RecordingNotifier(() => clock.now()),
     });
     for (let i = 0; i < users; i++) {
@@ -33,7 +32,6 @@ describe('LIMIT_SCOPE=address', () => {
     expect(breaches).toBe(0);
     const prematch = keys.map((k) => byKeyHost[`${k.accessKey}|/arbs-prematch|items`] ?? 0);
     const total = prematch.reduce((a, b) => a + b, 0);
-    console.log(prematch, stack.scheduler.stats(), stack.sandbox.counters().status);
     // 24 reads a minute on the host (30 less the interactive share), minus the token renewal gaps.
     expect(total).toBeLessThanOrEqual(15 * 24 + 1);
     expect(total).toBeGreaterThan(15 * 24 * 0.8);
@@ -44,5 +42,34 @@ describe('LIMIT_SCOPE=address', () => {
     expect(stack.scheduler.coverage(1).arbs_prematch).toEqual({ share: 1, intervalMs: 37_500, state: 'active' });
     // The live host has five users: a read every 12.5 s.
     expect(stack.scheduler.coverage(11).arbs_live?.intervalMs).toBe(12_500);
+  });
+
+  it('shares the address’s 20 tokens an hour between all users in turn, and none over the limit', async () => {
+    const users = 6;
+    const keys = Array.from({ length: users }, (_, i) => ({ accessKey: `turn-key-${i + 1}`, secret: `turn-secret-${i + 1}` }));
+    stack = await startStack({
+      sandbox: { keys, seed: 8, limits: { scope: 'address' }, world: { itemsPerService: 2 } },
+      limits: { scope: 'address' },
+      notifier: (clock) => new RecordingNotifier(() => clock.now()),
+    });
+    for (let i = 0; i < users; i++) addUser(stack.store, i + 1, i % 2 === 0 ? ['arbs_live'] : ['arbs_prematch', 'middles_live'], keys[i]!);
+    stack.scheduler.start();
+    await runStack(stack, 2 * 60 * 60_000, 2_000);
+
+    const { byKeyHost, breaches, status } = stack.sandbox.counters();
+    expect(breaches).toBe(0);
+    expect(status['429'] ?? 0).toBe(0);
+    const tokens = keys.map((k) =>
+      Object.entries(byKeyHost)
+        .filter(([id]) => id.startsWith(`${k.accessKey}|`) && id.endsWith('|token'))
+        .reduce((sum, [, n]) => sum + n, 0),
+    );
+    // Two hours of 18: 36 tokens, six each.
+    expect(tokens.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(34);
+    expect(tokens.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(38);
+    expect(Math.max(...tokens) - Math.min(...tokens)).toBeLessThanOrEqual(1);
+    expect(stack.scheduler.coverage(1).arbs_live?.share).toBeCloseTo(3 / 12, 10);
+    expect(stack.scheduler.coverage(2).middles_live?.share).toBeCloseTo(1.5 / 12, 10);
+    expect(stack.scheduler.stats().deferred).toBe(0);
   });
 });

@@ -161,7 +161,8 @@ describe('polling', () => {
   });
 
   it('shares a host fairly under LIMIT_SCOPE=address and keeps its reads within the limit less the interactive share', async () => {
-    const { clock, store, client, scheduler } = await rig({ config: { LIMIT_SCOPE: 'address' } });
+    // Tokens plentiful here: the read budget is what is shared.
+    const { clock, store, client, scheduler } = await rig({ config: { LIMIT_SCOPE: 'address', LIMIT_TOKENS_PER_HOUR: 1_000 } });
     for (let id = 1; id <= 12; id++) addUser(store, id, ['arbs_prematch']);
     scheduler.start();
     const start = clock.now();
@@ -177,6 +178,31 @@ describe('polling', () => {
     // 40 minutes × 24 reads a minute, less the token renewal gaps (20 s of every 5 minutes per key) and the start.
     expect(all.length).toBeGreaterThan(40 * 24 * 0.85);
     expect(scheduler.coverage(1).arbs_prematch).toEqual({ share: 1, intervalMs: 30_000, state: 'active' });
+  });
+
+  it('shares one token budget between all users under LIMIT_SCOPE=address, in turns', async () => {
+    const { clock, store, client, scheduler } = await rig({ config: { LIMIT_SCOPE: 'address' } });
+    for (let id = 1; id <= 6; id++) addUser(store, id, id <= 3 ? ['arbs_prematch'] : ['arbs_live', 'middles_prematch']);
+    scheduler.start();
+    await runFor(clock, scheduler, 3 * HOUR_MS, 2_000);
+    // One address, one budget: 18 token requests in any rolling hour, whichever keys made them.
+    const all = client.tokenRequests.map((t) => t.at);
+    expect(maxInWindow(all, HOUR_MS)).toBeLessThanOrEqual(18);
+    expect(all.length).toBeGreaterThanOrEqual(3 * 18 - 2);
+    // Every user got the same number of turns (±1), spread over their services.
+    const perUser = Array.from({ length: 6 }, (_, i) => client.tokenRequests.filter((t) => t.accessKey === `key-${i + 1}`).length);
+    expect(Math.max(...perUser) - Math.min(...perUser)).toBeLessThanOrEqual(1);
+    const four = client.tokenRequests.filter((t) => t.accessKey === 'key-4');
+    expect(Math.abs(four.filter((t) => t.service === 'arbs_live').length - four.filter((t) => t.service === 'middles_prematch').length)).toBeLessThanOrEqual(1);
+    // Reads only with a token of one's turn.
+    for (const read of client.reads) {
+      const token = client.tokenRequests.filter((t) => t.accessKey === read.accessKey && t.service === read.service && t.at <= read.at).at(-1);
+      expect(read.at - token!.at).toBeLessThan(300_000);
+    }
+    // What /status shows: 18 tokens an hour over 6 users = 3 windows of 12 each.
+    expect(scheduler.coverage(1).arbs_prematch?.share).toBeCloseTo(3 / 12, 10);
+    expect(scheduler.coverage(4).arbs_live?.share).toBeCloseTo(1.5 / 12, 10);
+    expect(scheduler.planFor(1)).toBeUndefined();
   });
 
   it('does not poll a blocked user or a paused filter, and picks them up after a refresh', async () => {
@@ -340,7 +366,8 @@ describe('shutdown', () => {
     const scheduler = createScheduler({ config: CONFIG, logger: silentLogger, store, client: slow, notifier, vault: plainVault, clock });
     addUser(store, 1, ['arbs_prematch']);
     scheduler.start();
-    await clock.advance(3_000);
+    // The first read comes within one poll interval.
+    await clock.advance(5_000);
     expect(scheduler.stats().inFlight).toBe(1);
     let stopped = false;
     const stopping = scheduler.stop().then(() => (stopped = true));

@@ -90,8 +90,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     });
     outbox.start();
   }
+  // A seeded jitter source: the same run every time.
+  let seed = 20260103;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
   const make = (notifier: Notifier) =>
     createScheduler({
+      random,
       config,
       logger: silentLogger,
       store,

@@ -102,3 +102,16 @@ describe('TokenLedger', () => {
     }
   });
 });
+
+describe('TokenLedger writes', () => {
+  it('writes once at a time, however many ask together', async () => {
+    const file = join(dir, 'token-ledger.json');
+    const ledger = new TokenLedger(file);
+    ledger.record('k', T0);
+    await Promise.all([ledger.save(T0), ledger.save(T0), ledger.save(T0)]);
+    ledger.record('k', T0 + 1);
+    await Promise.all([ledger.save(T0 + 2), ledger.save(T0 + 2)]);
+    const back = new TokenLedger(file);
+    expect(back.load(T0 + 3)).toEqual({ loaded: 2 });
+  });
+});
