@@ -51,15 +51,22 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     api: outboxApi,
     logger,
     clock,
+    // Called only once sends run, after `scheduler` below exists.
     onBlocked: (chatId) => {
-      const user = store.listUsers().find((u) => u.chatId === chatId || u.alertChatId === chatId);
-      if (!user) return;
-      logger.info({ userId: user.id }, 'Telegram says the user blocked the bot: polling paused until they come back');
-      store.updateUser(user.id, (u) => {
-        u.blocked = true;
-      });
-      // Called only once sends run, after `scheduler` below exists.
-      scheduler.refreshUser(user.id);
+      for (const user of store.listUsers()) {
+        if (user.chatId === chatId) {
+          logger.info({ userId: user.id }, 'Telegram says the user blocked the bot: polling paused until they come back');
+          store.updateUser(user.id, (u) => {
+            u.blocked = true;
+          });
+        } else if (user.alertChatId === chatId) {
+          logger.info({ userId: user.id }, 'the alert chat refused the bot: alerts go to the private chat');
+          store.updateUser(user.id, (u) => {
+            u.alertChatId = null;
+          });
+        } else continue;
+        scheduler.refreshUser(user.id);
+      }
     },
   });
   const notifier = createNotifier({ store, client, outbox, logger, clock });

@@ -63,6 +63,18 @@ describe('my_chat_member', () => {
     expect(h.store.getUser(BORIS.id)).toBeUndefined();
   });
 
+  it('a blocked user who writes again is unblocked even without a my_chat_member update', async () => {
+    h = await createHarness();
+    await h.connect();
+    h.store.updateUser(ALICE.id, (u) => {
+      u.blocked = true;
+    });
+    const before = h.scheduler.refreshed.length;
+    await h.say(ALICE, '/status');
+    expect(h.store.getUser(ALICE.id)?.blocked).toBe(false);
+    expect(h.scheduler.refreshed.length).toBeGreaterThan(before);
+  });
+
   it('the bot removed from an alert group: alerts go back to the private chat, with a note', async () => {
     h = await createHarness();
     h.fake.setChat({ id: -3001, type: 'supergroup', title: 'Signals', botIsAdmin: true, adminIds: [ALICE.id] });

@@ -12,6 +12,19 @@ const GONE = new Set(['kicked', 'left']);
 export function membershipFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
+  // A user who writes to the bot has unblocked it, whether or not Telegram told us so.
+  composer.chatType('private').use(async (ctx, next) => {
+    const user = ctx.from ? rt.store.getUser(ctx.from.id) : undefined;
+    if (user?.blocked && !ctx.myChatMember) {
+      rt.store.updateUser(user.id, (draft) => {
+        draft.blocked = false;
+      });
+      rt.scheduler.refreshUser(user.id);
+      ctx.log.info('the user is back: polling resumed');
+    }
+    await next();
+  });
+
   composer.on('my_chat_member', async (ctx) => {
     const update = ctx.myChatMember;
     const status = update.new_chat_member.status;
