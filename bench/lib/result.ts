@@ -59,18 +59,29 @@ export function envIntList(name: string, fallback: number[], min: number, max: n
   return parsed.data;
 }
 
-/** Prints a result for people and, when a parent asked for it, hands it over as JSON. */
-export async function report(results: BenchResult[]): Promise<void> {
+/** Prints results for people. */
+export function printResults(results: readonly BenchResult[]): void {
   for (const result of results) {
     console.log(`\n## ${result.bench}\n${result.setup}\n`);
+    const width = Math.max(...result.figures.map((f) => f.metric.length));
     for (const f of result.figures) {
       const verdict = f.pass === undefined ? '' : f.pass ? '  PASS' : '  FAIL';
       const target = f.target === undefined ? '' : `  (target ${f.target})`;
-      console.log(`  ${f.metric.padEnd(38)} ${f.value}${target}${verdict}`);
+      console.log(`  ${f.metric.padEnd(width)}  ${f.value}${target}${verdict}`);
     }
   }
+}
+
+/** When a parent process asked for them, hands the results over as JSON. */
+export async function handOver(results: readonly BenchResult[]): Promise<void> {
   const file = process.env[RESULT_FILE_ENV];
   if (file) await writeFile(file, JSON.stringify(results), 'utf8');
+}
+
+/** Prints the results and hands them over. */
+export async function report(results: readonly BenchResult[]): Promise<void> {
+  printResults(results);
+  await handOver(results);
 }
 
 /**
@@ -78,13 +89,18 @@ export async function report(results: BenchResult[]): Promise<void> {
  * output shown as it goes, and returns the results it reported. A fresh process per run keeps
  * one benchmark's heap, CPU time and sockets out of another's figures.
  */
-export async function runBenchProcess(scriptUrl: string, env: Record<string, string> = {}): Promise<BenchResult[]> {
+export async function runBenchProcess(
+  scriptUrl: string,
+  env: Record<string, string> = {},
+  extraNodeFlags: string[] = [],
+): Promise<BenchResult[]> {
   const dir = await mkdtemp(join(tmpdir(), 'bb-bench-'));
   const file = join(dir, 'result.json');
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = fork(fileURLToPath(scriptUrl), [], {
         env: { ...process.env, ...env, [RESULT_FILE_ENV]: file },
+        execArgv: [...process.execArgv, ...extraNodeFlags],
         stdio: 'inherit',
       });
       child.once('error', reject);

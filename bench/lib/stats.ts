@@ -11,6 +11,7 @@ export function percentile(values: readonly number[], p: number): number {
 /** The 50th percentile. */
 export const median = (values: readonly number[]): number => percentile(values, 50);
 
+/** The arithmetic mean; NaN for no values. */
 export const mean = (values: readonly number[]): number =>
   values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
 

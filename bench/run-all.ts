@@ -1,0 +1,49 @@
+/**
+ * Runs every benchmark in sequence, each in a fresh process, and prints one markdown summary
+ * ready to paste into the README.
+ *
+ *   npm run bench
+ *   BENCH_SECONDS=30 npm run bench      # shorter scheduler runs
+ *
+ * The benchmarks' own settings (BENCH_*) pass through; see each file's header.
+ */
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { markdownTable } from './lib/stats.js';
+import { runBenchProcess, type BenchResult } from './lib/result.js';
+
+/** In this order; the scale benchmark starts one process per size itself. */
+const BENCHES: URL[] = [
+  new URL('./alert-latency.ts', import.meta.url),
+  new URL('./scheduler-scale.ts', import.meta.url),
+  new URL('./outbox-throughput.ts', import.meta.url),
+];
+
+const startedAt = Date.now();
+const results: BenchResult[] = [];
+const failed: string[] = [];
+for (const script of BENCHES) {
+  try {
+    results.push(...(await runBenchProcess(script.href)));
+  } catch (err) {
+    // One broken benchmark must not hide the others' figures.
+    failed.push(`${script.pathname.split('/').pop() ?? script.href}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+const rows: string[][] = [];
+for (const r of results) {
+  for (const f of r.figures) {
+    rows.push([r.bench, f.metric, f.value, f.target ?? '', f.pass === undefined ? '' : f.pass ? 'PASS' : 'FAIL']);
+  }
+}
+
+const machine = `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 1024 ** 3)} GB, Node ${process.version}`;
+console.log('\n# Benchmark summary\n');
+console.log(`Measured ${new Date(startedAt).toISOString().slice(0, 10)} on ${machine}; \`npm run bench\` (${Math.round((Date.now() - startedAt) / 1000)} s).\n`);
+for (const r of results) console.log(`- **${r.bench}**: ${r.setup}`);
+console.log('');
+console.log(markdownTable(['Benchmark', 'Figure', 'Value', 'Target', 'Result'], rows));
+if (failed.length > 0) {
+  console.error(`\n${failed.length} benchmark(s) did not finish:\n${failed.map((f) => `- ${f}`).join('\n')}`);
+  process.exitCode = 1;
+}
