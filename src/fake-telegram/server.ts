@@ -10,12 +10,12 @@
  * and lets a test inject failures. It never logs; the token appears in no error it returns.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { systemClock } from '../clock.js';
 import { FakeBotApi } from './bot-api.js';
 import type { ApiAnswer } from './errors.js';
 import { BodyError, readPayload } from './body.js';
 import type { FakeTelegram, FakeTelegramOptions, SentMessage } from './types.js';
+import { listen } from '../net/listen.js';
 
 export type * from './types.js';
 export { checkTelegramHtml } from './html.js';
@@ -68,14 +68,7 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
     if (!res.destroyed) answer(res, outcome.answer);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, opts.port ?? 0, '127.0.0.1');
 
   let closed: Promise<void> | undefined;
   return {

@@ -3,7 +3,7 @@
  * the store is writable and the scheduler ticking; `/metrics` serves Prometheus text.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../net/listen.js';
 import { renderPrometheus, type MetricSample } from './metrics.js';
 
 export interface HealthCheck {
@@ -53,12 +53,9 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz or /metrics\n');
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
-  });
+  const port = await listen(server, opts.port, opts.host ?? '0.0.0.0');
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

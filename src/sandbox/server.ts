@@ -9,7 +9,6 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { systemClock } from '../clock.js';
 import { SERVICES, serviceSchema, type Service } from '../service/services.js';
@@ -23,6 +22,7 @@ import { basePathOf, matchRoute, type Route } from './routes.js';
 import type { Sandbox, SandboxFaults, SandboxKey, SandboxLimits, SandboxOptions, SandboxUrls } from './types.js';
 import type { WireEnvelope, WireEvent } from './wire.js';
 import { toWireEvent, toWireItem, World, type SimItem } from './world.js';
+import { listen } from '../net/listen.js';
 
 /** The demo key pair used when no keys are given. */
 export const DEMO_KEY: Readonly<SandboxKey> = Object.freeze({ accessKey: 'demo-key', secret: 'demo-secret-0123456789' });
@@ -280,14 +280,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   });
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, opts.port ?? 0, '127.0.0.1');
   const origin = `http://127.0.0.1:${port}`;
   const urls: SandboxUrls = {
     BB_AUTH_URL: `${origin}/auth`,
