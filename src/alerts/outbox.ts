@@ -213,6 +213,12 @@ export class Outbox {
   private readonly options: OutboxOptions;
 
   private readonly chats = new Map<number, ChatState>();
+  /**
+   * Chats that may have a job queued: the dispatcher looks only at these, not at every tracked
+   * chat (thousands, most of them idle). A chat joins whenever a job is pushed onto its queue and
+   * leaves when the dispatcher finds the queue empty, so no removal site has to remember it.
+   */
+  private readonly queued = new Set<ChatState>();
   private readonly global: SendTimes;
   private globalPausedUntil = 0;
   private last429: { chatId: number; until: number } | undefined;
@@ -315,6 +321,7 @@ export class Outbox {
 
     return new Promise((resolve) => {
       chat.queue.push(this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve }));
+      this.queued.add(chat);
       this.wake.notify();
     });
   }
@@ -352,6 +359,7 @@ export class Outbox {
         inFlight: false,
         resolvers: [resolve],
       });
+      this.queued.add(chat);
       this.wake.notify();
     });
   }
@@ -423,9 +431,16 @@ export class Outbox {
       let best: ChatState | undefined;
       let bestSeq = Number.POSITIVE_INFINITY;
       let wakeAt = this.nextHeldAt;
-      for (const chat of this.chats.values()) {
+      // While the bot-wide window is shut no chat can go before it opens, whatever its own state:
+      // look again then instead of walking every queued chat for each job that arrives meanwhile.
+      if (globalAt > now && this.queued.size > 0) return Math.min(wakeAt, globalAt, this.nextPruneAt);
+      for (const chat of this.queued) {
         const head = chat.queue[0];
-        if (chat.busy || !head) continue;
+        if (!head) {
+          this.queued.delete(chat);
+          continue;
+        }
+        if (chat.busy) continue;
         const at = Math.max(this.chatReadyAt(chat, head, now), globalAt);
         if (at <= now) {
           if (head.seq < bestSeq) {
@@ -606,6 +621,7 @@ export class Outbox {
         info.seq = this.seq++;
         chat.queue.push(info);
       }
+      if (chat.queue.length > 0) this.queued.add(chat);
     }
     this.nextHeldAt = next;
   }

@@ -54,15 +54,30 @@ function formatter(key: string, build: () => Intl.DateTimeFormat): Intl.DateTime
   return f;
 }
 
+/**
+ * Answers of `isValidTimeZone` by zone name. The check builds an Intl formatter, which costs far
+ * more than the alert it guards, and every alert asks again for the same few zones; the answer
+ * never changes within a process (the runtime's tz data is fixed). Bounded like the formatters,
+ * since the names come from users.
+ */
+const zoneValidity = new Map<string, boolean>();
+const ZONE_VALIDITY_MAX = 1024;
+
 /** True when `tz` is an IANA time zone name this runtime knows ("Europe/Moscow", "UTC"). */
 export function isValidTimeZone(tz: string): boolean {
   if (typeof tz !== 'string' || tz.length === 0 || tz.length > 64 || tz.trim() !== tz) return false;
+  const known = zoneValidity.get(tz);
+  if (known !== undefined) return known;
+  let valid: boolean;
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
+    valid = true;
   } catch {
-    return false;
+    valid = false;
   }
+  if (zoneValidity.size >= ZONE_VALIDITY_MAX) zoneValidity.clear();
+  zoneValidity.set(tz, valid);
+  return valid;
 }
 
 /** The zone to use: the user's when valid, else UTC (a stored zone can outlive a runtime's tz data). */

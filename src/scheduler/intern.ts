@@ -34,6 +34,12 @@ function fingerprint(item: Opportunity): string {
 
 export class ItemInterner {
   private readonly items = new Map<string, WeakRef<Opportunity>>();
+  /**
+   * Objects already answered: the client hands back the same object for an unchanged item read
+   * after read, and building its fingerprint again would cost more than everything else here.
+   * Opportunities are never mutated, so an object's answer stays right while it lives.
+   */
+  private readonly answered = new WeakMap<Opportunity, Opportunity>();
   private readonly registry = new FinalizationRegistry<string>((key) => {
     // Only if the entry still points at a collected object (a newer one may have taken the key).
     if (this.items.get(key)?.deref() === undefined) this.items.delete(key);
@@ -41,11 +47,17 @@ export class ItemInterner {
 
   /** The shared object equal to `item` (the first one seen), or `item` itself when it is new. */
   intern(item: Opportunity): Opportunity {
+    const answered = this.answered.get(item);
+    if (answered) return answered;
     const key = fingerprint(item);
     const known = this.items.get(key)?.deref();
-    if (known) return known;
+    if (known) {
+      this.answered.set(item, known);
+      return known;
+    }
     this.items.set(key, new WeakRef(item));
     this.registry.register(item, key);
+    this.answered.set(item, item);
     return item;
   }
 

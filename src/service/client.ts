@@ -17,7 +17,7 @@ import { filterSettingsSchema, type FilterSettings } from './filter-model.js';
 import { requireJson, sendRequest, type HttpResponse } from './http.js';
 import { ClientClosedError, createLimits, type LimitScope, type Limits, type Permit } from './limits.js';
 import type { ItemsRead, Opportunity } from './opportunity.js';
-import { parseItemBody, parseItemsBody } from './parse-items.js';
+import { createItemsParseCache, parseItemBody, parseItemsBody } from './parse-items.js';
 import { eventItemsEndpoint, filterEndpoint, itemEndpoint, itemsEndpoint, type Endpoint, type PathConfig } from './paths.js';
 import { withRetries } from './retry.js';
 import { kindOf, type Service } from './services.js';
@@ -185,12 +185,14 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     }
   }
 
+  // Polls repeat themselves: items unchanged since an earlier read (of any key) are not parsed again.
+  const parseCache = createItemsParseCache();
   const listRead = (key: AccessKeyRef, service: Service, endpoint: Endpoint, what: string, options?: RequestOptions) =>
     call(what, options, async (request) => {
       const scope = { kind: 'items', accessKey: key.accessKey, service } as const;
       // Form A reads with a POST; it carries an empty JSON object, as servers expect a body on a POST.
       const res = await authorized(key, service, scope, endpoint, endpoint.method === 'POST' ? {} : undefined, what, request);
-      const read = parseItemsBody(service, requireJson(res, what), what);
+      const read = parseItemsBody(service, requireJson(res, what), what, parseCache);
       if (read.skipped > 0) logger.warn({ what, skipped: read.skipped, kept: read.items.length }, 'items skipped as unusable');
       return read;
     });

@@ -3,10 +3,15 @@
  * the one `Opportunity` model. Unknown fields are kept, optional fields may be missing or null,
  * numbers may come as strings. An item that cannot be used is skipped and counted; a body that
  * cannot be used at all is a `ServiceError('malformed')`. Nothing here throws anything else.
+ *
+ * With an `ItemsParseCache` (the service client keeps one), items and events whose JSON is the
+ * same as in an earlier read are not parsed again, and an unchanged item comes back as the very
+ * same `Opportunity` object (opportunities are never mutated after parsing).
  */
 import { z } from 'zod';
 import { ServiceError } from './errors.js';
 import type { EventInfo, ItemsRead, Leg, Opportunity } from './opportunity.js';
+import { jsonKey, ParseCache } from './parse-cache.js';
 import { isLive, kindOf, type Service } from './services.js';
 
 const numeric = z.union([
@@ -87,6 +92,21 @@ interface ParsedEvent {
   bookmakers: Map<string, number>;
 }
 
+/** What the cache keeps per raw item: its schema parse, and the opportunity last built from it with the event it used. */
+interface ItemMemo {
+  item: RawItem | undefined;
+  event?: ParsedEvent;
+  opportunity?: Opportunity;
+}
+
+/** Earlier parses to reuse; only for bodies straight from `JSON.parse` (see parse-cache.ts). */
+export type ItemsParseCache = ParseCache<ParsedEvent, ItemMemo>;
+
+/** A fresh, empty cache for `parseItemsBody`. */
+export function createItemsParseCache(): ItemsParseCache {
+  return new ParseCache<ParsedEvent, ItemMemo>();
+}
+
 /**
  * A time from the service: "YYYY-MM-DD HH:MM[:SS]" (UTC, as the service writes it), an ISO
  * string with a zone, or unix seconds / milliseconds. Undefined when unreadable.
@@ -107,17 +127,20 @@ function fromUnix(n: number): number | undefined {
   return n < 1e12 ? Math.round(n * 1000) : Math.round(n);
 }
 
-/** Parses a list read (filter items or one event's items). */
-export function parseItemsBody(service: Service, body: unknown, what: string): ItemsRead {
+/**
+ * Parses a list read (filter items or one event's items). `cache` only for a body that came from
+ * `JSON.parse` as it is: its keys are JSON texts.
+ */
+export function parseItemsBody(service: Service, body: unknown, what: string, cache?: ItemsParseCache): ItemsRead {
   const envelope = envelopeSchema.safeParse(Array.isArray(body) ? { items: body } : body);
   if (!envelope.success) {
     throw new ServiceError('malformed', `${what}: the answer had no item list`);
   }
   const { items, events, masked, timestamp } = envelope.data;
-  const eventIndex = indexEvents(service, events ?? []);
+  const eventIndex = indexEvents(service, events ?? [], cache);
   const read: ItemsRead = { items: [], masked: masked === true, timestamp: parseServiceTime(timestamp), skipped: 0 };
   for (const raw of items) {
-    const opportunity = toOpportunity(service, raw, eventIndex, read.masked);
+    const opportunity = cache ? cachedOpportunity(service, raw, eventIndex, read.masked, cache) : toOpportunity(service, raw, eventIndex, read.masked);
     if (opportunity) read.items.push(opportunity);
     else read.skipped += 1;
   }
@@ -152,13 +175,22 @@ function eventsOf(record: Record<string, unknown>): unknown[] {
   return record.event && typeof record.event === 'object' ? [record.event] : [];
 }
 
-function indexEvents(service: Service, events: unknown[]): Map<string, ParsedEvent> {
+function indexEvents(service: Service, events: unknown[], cache: ItemsParseCache | undefined): Map<string, ParsedEvent> {
   const index = new Map<string, ParsedEvent>();
   for (const raw of events) {
-    const parsed = eventSchema.safeParse(raw);
-    if (parsed.success) index.set(parsed.data.id, toEvent(service, parsed.data));
+    const event = parseEvent(service, raw, cache);
+    if (event) index.set(event.info.id, event);
   }
   return index;
+}
+
+/** One raw event, through the cache when there is one (the same JSON gives the same object). */
+function parseEvent(service: Service, raw: unknown, cache: ItemsParseCache | undefined): ParsedEvent | undefined {
+  const parse = () => {
+    const parsed = eventSchema.safeParse(raw);
+    return parsed.success ? toEvent(service, parsed.data) : undefined;
+  };
+  return cache ? cache.event(`${service}|${jsonKey(raw)}`, parse) : parse();
 }
 
 function toEvent(service: Service, raw: RawEvent): ParsedEvent {
@@ -189,9 +221,39 @@ function toOpportunity(
 ): Opportunity | undefined {
   const parsed = itemSchema.safeParse(raw);
   if (!parsed.success) return undefined;
-  const item = parsed.data;
-  const event = eventFor(service, item, events);
+  const event = eventFor(service, parsed.data, events, undefined);
+  return event ? buildOpportunity(service, parsed.data, event, envelopeMasked) : undefined;
+}
+
+/**
+ * `toOpportunity` through the cache: the schema parse is reused for the same JSON, and so is the
+ * opportunity while the item's event is the same (cached) object as when it was built.
+ */
+function cachedOpportunity(
+  service: Service,
+  raw: unknown,
+  events: Map<string, ParsedEvent>,
+  envelopeMasked: boolean,
+  cache: ItemsParseCache,
+): Opportunity | undefined {
+  const key = `${service}|${envelopeMasked ? 'm' : '-'}|${jsonKey(raw)}`;
+  let memo = cache.item(key);
+  if (!memo) {
+    const parsed = itemSchema.safeParse(raw);
+    memo = { item: parsed.success ? parsed.data : undefined };
+    cache.rememberItem(key, memo);
+  }
+  if (!memo.item) return undefined;
+  const event = eventFor(service, memo.item, events, cache);
   if (!event) return undefined;
+  if (memo.event !== event || !memo.opportunity) {
+    memo.opportunity = buildOpportunity(service, memo.item, event, envelopeMasked);
+    memo.event = event;
+  }
+  return memo.opportunity;
+}
+
+function buildOpportunity(service: Service, item: RawItem, event: ParsedEvent, envelopeMasked: boolean): Opportunity {
   const masked = envelopeMasked || item.masked === true;
   const legs = item.odds.map((leg) => toLeg(leg, event, masked));
   const kind = kindOf(service);
@@ -221,21 +283,24 @@ function toOpportunity(
 }
 
 /** The item's event: from `events[]` by `event_id`, an embedded `event`, or a bare one by id. */
-function eventFor(service: Service, item: RawItem, events: Map<string, ParsedEvent>): ParsedEvent | undefined {
+function eventFor(service: Service, item: RawItem, events: Map<string, ParsedEvent>, cache: ItemsParseCache | undefined): ParsedEvent | undefined {
   if (item.event_id != null) {
     const known = events.get(item.event_id);
     if (known) return known;
   }
   if (item.event !== undefined) {
-    const embedded = eventSchema.safeParse(item.event);
-    if (embedded.success) return toEvent(service, embedded.data);
+    const embedded = parseEvent(service, item.event, cache);
+    if (embedded) return embedded;
   }
-  if (item.event_id == null) return undefined;
+  const eventId = item.event_id;
+  if (eventId == null) return undefined;
   // The event list left it out: keep the item with what we know, names fall back later.
-  return {
-    info: { id: item.event_id, sportId: undefined, league: '', team1: '', team2: '', startsAt: undefined, live: isLive(service) },
+  const bare = (): ParsedEvent => ({
+    info: { id: eventId, sportId: undefined, league: '', team1: '', team2: '', startsAt: undefined, live: isLive(service) },
     bookmakers: new Map(),
-  };
+  });
+  // "|bare|" cannot begin a JSON text, so these keys never meet those of parsed events.
+  return cache ? (cache.event(`${service}|bare|${eventId}`, bare) ?? bare()) : bare();
 }
 
 function toLeg(raw: RawLeg, event: ParsedEvent, masked: boolean): Leg {
