@@ -508,7 +508,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       now,
       chatId: user.alertChatId ?? user.chatId,
       items,
-      entries: store.alerts.entries(sub.subKey),
+      entries: store.alerts.view(sub.subKey),
       known: sub.known,
       ...(sub.lastReadAt !== undefined ? { previousReadAt: sub.lastReadAt } : {}),
     });

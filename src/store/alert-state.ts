@@ -17,6 +17,11 @@ export interface AlertStateStore {
   delete(subKey: string, itemId: string): void;
   /** Copies of the subscription's entries, in insertion order. */
   entries(subKey: string): [itemId: string, entry: AlertEntry][];
+  /**
+   * The subscription's entries without copies, for the scheduler's hot path. Entries are only
+   * ever replaced by `set`, never changed in place, so a view stays consistent; do not mutate it.
+   */
+  view(subKey: string): ReadonlyMap<string, Readonly<AlertEntry>>;
   deleteSubscription(subKey: string): void;
   /** Every `${userId}:*` subscription. */
   deleteUser(userId: number): void;
@@ -27,6 +32,7 @@ export interface AlertStateStore {
 }
 
 const copy = (entry: AlertEntry): AlertEntry => ({ ...entry, odds: [...entry.odds] });
+const EMPTY: ReadonlyMap<string, AlertEntry> = new Map();
 
 /** The in-memory alert state; `changed` is called after every change, `guard` before it. */
 export class AlertState implements AlertStateStore {
@@ -90,6 +96,10 @@ export class AlertState implements AlertStateStore {
     const items = this.subs.get(subKey);
     if (!items) return [];
     return Array.from(items, ([itemId, entry]): [string, AlertEntry] => [itemId, copy(entry)]);
+  }
+
+  view(subKey: string): ReadonlyMap<string, Readonly<AlertEntry>> {
+    return this.subs.get(subKey) ?? EMPTY;
   }
 
   deleteSubscription(subKey: string): void {

@@ -422,6 +422,20 @@ describe('store: alert state', () => {
     expect(store.alerts.size()).toBe(1);
   });
 
+  it('offers a copy-free view that follows later sets, and an empty one for an unknown subscription', async () => {
+    const store = await openAt(await tempDir());
+    store.alerts.set('1:arbs_live', 'a', entry({ profit: 1 }));
+    const view = store.alerts.view('1:arbs_live');
+    expect([...view.keys()]).toEqual(['a']);
+    expect(view.get('a')).toEqual(entry({ profit: 1 }));
+    // Entries are replaced, never changed in place: an object taken from the view keeps its values.
+    const before = view.get('a');
+    store.alerts.set('1:arbs_live', 'a', entry({ profit: 2 }));
+    expect(before?.profit).toBe(1);
+    expect(store.alerts.view('1:arbs_live').get('a')?.profit).toBe(2);
+    expect(store.alerts.view('9:arbs_live').size).toBe(0);
+  });
+
   it('refuses an entry that would make the next load fail', async () => {
     const store = await openAt(await tempDir());
     const err = expectStoreError(() => store.alerts.set('1:arbs_live', 'a', entry({ profit: Number.NaN })), 'invalid-alert-entry');
