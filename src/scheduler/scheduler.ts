@@ -25,7 +25,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { AccessKeyRef, ServiceClient } from '../service/client-types.js';
-import { isServiceError, ServiceError } from '../service/errors.js';
+import { isServiceError } from '../service/errors.js';
 import { matchesFilter } from '../service/filter-model.js';
 import type { ItemsRead, Opportunity } from '../service/opportunity.js';
 import { SERVICES, type Service } from '../service/services.js';
@@ -40,6 +40,7 @@ import type { SchedulerPort, ServiceCoverage } from './port.js';
 import { HeapScheduleQueue, type ScheduleQueue } from './queue.js';
 import type { NoticeReason } from './text.js';
 import { TokenLedger } from './token-ledger.js';
+import { storedKeyRef, type SecretOpener } from '../store/key-ref.js';
 import {
   DEFAULT_TOKEN_RESERVE,
   HOUR_MS,
@@ -50,10 +51,7 @@ import {
   type TokenPlan,
 } from './token-plan.js';
 
-/** Opens a stored secret (the store's `Vault` fits). */
-export interface SecretOpener {
-  decrypt(blob: string): string;
-}
+export type { SecretOpener } from '../store/key-ref.js';
 
 /** Knobs with sensible defaults; tests and benchmarks change them. */
 export interface SchedulerTuning {
@@ -349,19 +347,6 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
 
   // ---- subscriptions -------------------------------------------------------------------------
 
-  const keyRefFor = (userId: number, accessKey: string): AccessKeyRef => ({
-    accessKey,
-    revealSecret() {
-      const key = store.getUser(userId)?.key;
-      if (!key || key.accessKey !== accessKey) throw new ServiceError('auth', 'the key pair was removed');
-      try {
-        return vault.decrypt(key.secretEnc);
-      } catch {
-        throw new ServiceError('auth', 'the stored secret cannot be decrypted (the encryption key changed): connect the key again');
-      }
-    },
-  });
-
   /** The services the user is polled for now. */
   const activeServices = (user: Readonly<UserRecord> | undefined): Service[] => {
     if (!user || user.blocked || !user.key) return [];
@@ -421,7 +406,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         userId,
         service,
         accessKey,
-        keyRef: keyRefFor(userId, accessKey),
+        keyRef: storedKeyRef(store, vault, userId, accessKey),
         scope: scopeIdOf(accessKey, service),
         phaseMs: Math.floor(random() * Math.min(2_000, W / 10)),
         tokenWindow: undefined,

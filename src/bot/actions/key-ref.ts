@@ -1,11 +1,9 @@
-/** The user's stored key pair as the client takes it: the secret is decrypted only when revealed. */
+/** The user's stored key pair as the client takes it (see src/store/key-ref.ts). */
 import type { AccessKeyRef } from '../../service/client-types.js';
 import type { UserRecord } from '../../store/schema.js';
-import type { Vault } from '../../store/vault.js';
+import { storedKeyRef } from '../../store/key-ref.js';
+import type { BotRuntime } from '../deps.js';
 
-export function keyRefFor(vault: Vault, user: Readonly<UserRecord> | undefined): AccessKeyRef | undefined {
-  const key = user?.key;
-  if (!key) return undefined;
-  const { accessKey, secretEnc } = key;
-  return { accessKey, revealSecret: () => vault.decrypt(secretEnc) };
+export function keyRefFor(rt: Pick<BotRuntime, 'store' | 'vault'>, user: Readonly<UserRecord> | undefined): AccessKeyRef | undefined {
+  return user?.key ? storedKeyRef(rt.store, rt.vault, user.id, user.key.accessKey) : undefined;
 }

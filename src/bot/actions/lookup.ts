@@ -41,7 +41,7 @@ function fromLatest(rt: BotRuntime, userId: number, req: LookupRequest, services
 const REASON_ORDER: ServiceErrorKind[] = ['not_found', 'rate_limited', 'timeout', 'server', 'malformed', 'forbidden', 'auth'];
 
 export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefined, req: LookupRequest): Promise<LookupResult> {
-  const ref = keyRefFor(rt.vault, user);
+  const ref = keyRefFor(rt, user);
   if (!user || !ref) return { kind: 'no_key' };
   const services = candidates(rt, user, req);
   if (services.length === 0) return { kind: 'need_service' };

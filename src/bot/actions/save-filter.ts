@@ -14,7 +14,7 @@ export type SaveOutcome =
   | { kind: 'error'; errorKind: ServiceErrorKind; retryAfterMs: number | null };
 
 export async function saveFilter(rt: BotRuntime, userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> {
-  const ref = keyRefFor(rt.vault, rt.store.getUser(userId));
+  const ref = keyRefFor(rt, rt.store.getUser(userId));
   if (!ref) return { kind: 'no_key' };
   const checked = filterSettingsSchema.parse(settings);
   try {

@@ -1,0 +1,33 @@
+/**
+ * A user's stored key pair as the service client takes it. The secret is decrypted only when the
+ * client reveals it for a token request, from the record as it is then: a key replaced or
+ * removed since is never used.
+ */
+import type { AccessKeyRef } from '../service/client-types.js';
+import { ServiceError } from '../service/errors.js';
+import type { Store } from './store.js';
+
+/** Opens a stored secret (the `Vault` fits). */
+export interface SecretOpener {
+  decrypt(blob: string): string;
+}
+
+export function storedKeyRef(
+  store: Pick<Store, 'getUser'>,
+  vault: SecretOpener,
+  userId: number,
+  accessKey: string,
+): AccessKeyRef {
+  return {
+    accessKey,
+    revealSecret() {
+      const key = store.getUser(userId)?.key;
+      if (!key || key.accessKey !== accessKey) throw new ServiceError('auth', 'the key pair was removed');
+      try {
+        return vault.decrypt(key.secretEnc);
+      } catch {
+        throw new ServiceError('auth', 'the stored secret cannot be decrypted (the encryption key changed): connect the key again');
+      }
+    },
+  };
+}
