@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 
 # Build: install every dependency, compile TypeScript to dist/.
-FROM node:22-bookworm-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -10,7 +10,7 @@ COPY src ./src
 RUN npm run build
 
 # Runtime: production dependencies only, as a non-root user.
-FROM node:22-bookworm-slim
+FROM node:24-slim
 ENV NODE_ENV=production \
     DATA_DIR=/data \
     HTTP_PORT=8080
