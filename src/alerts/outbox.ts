@@ -65,6 +65,12 @@ export interface OutboxOptions {
   maxAttempts?: number;
   /** More queued alerts than this for one chat fold into a digest (default 5). */
   digestThreshold?: number;
+  /**
+   * An alert that has waited this long (ms) means the bot is behind Telegram's pace: the alerts
+   * queued behind it for the same chat fold into one digest at once, so a backlog stays small and
+   * nobody gets a stream of stale alerts. Default 30 s.
+   */
+  behindMs?: number;
   /** Lines listed in one digest or quiet-hours summary before "… and N more" (default 50). */
   digestMaxLines?: number;
   /** First backoff after a 5xx or network failure, doubled each time (default 1000 ms), up to `maxBackoffMs` (default 60 s). */
@@ -139,6 +145,8 @@ interface SendJob extends JobBase {
   digestLine: string;
   lang: Lang;
   resolve: (messageId: number | undefined) => void;
+  /** When it was queued (the outbox's clock). */
+  queuedAt: number;
 }
 
 interface EditJob extends JobBase {
@@ -205,6 +213,7 @@ export class Outbox {
   private readonly groupWindow: RateWindow;
   private readonly maxAttempts: number;
   private readonly digestThreshold: number;
+  private readonly behindMs: number;
   private readonly digestMaxLines: number;
   private readonly baseBackoffMs: number;
   private readonly maxBackoffMs: number;
@@ -255,6 +264,7 @@ export class Outbox {
     this.groupWindow = rateWindow(options.groupPerMinute ?? 20, 60_000);
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 8);
     this.digestThreshold = Math.max(1, options.digestThreshold ?? 5);
+    this.behindMs = Math.max(0, options.behindMs ?? 30_000);
     this.digestMaxLines = Math.max(1, options.digestMaxLines ?? 50);
     this.baseBackoffMs = options.baseBackoffMs ?? 1000;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
@@ -463,7 +473,7 @@ export class Outbox {
   }
 
   private dispatch(chat: ChatState, now: number): void {
-    this.foldBurst(chat);
+    this.foldBurst(chat, now);
     const job = chat.queue[0];
     if (!job) return;
     chat.busy = true;
@@ -583,12 +593,16 @@ export class Outbox {
 
   // ---- digests, quiet hours, bookkeeping -----------------------------------------------------------
 
-  /** When the head alert has more than `digestThreshold` alerts queued with it, the others become one digest. */
-  private foldBurst(chat: ChatState): void {
+  /**
+   * When the head alert has more than `digestThreshold` alerts queued with it, or has waited
+   * `behindMs` with any queued behind it, the others become one digest.
+   */
+  private foldBurst(chat: ChatState, now: number): void {
     const head = chat.queue[0];
     if (!head || !isFoldable(head)) return;
     const rest = chat.queue.slice(1).filter((j): j is SendJob => isFoldable(j));
-    if (rest.length + 1 <= this.digestThreshold) return;
+    const behind = now - head.queuedAt >= this.behindMs;
+    if (rest.length === 0 || (rest.length + 1 <= this.digestThreshold && !behind)) return;
     const folded = new Set<Job>(rest);
     const at = chat.queue.findIndex((j) => folded.has(j));
     const lang = rest[0]?.lang ?? head.lang;
@@ -677,7 +691,18 @@ export class Outbox {
     parts: string[],
     fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve'>,
   ): SendJob {
-    return { type: 'send', seq: this.seq++, chatId, parts, partIndex: 0, attempts: 0, notBefore: 0, inFlight: false, ...fields };
+    return {
+      type: 'send',
+      seq: this.seq++,
+      chatId,
+      parts,
+      partIndex: 0,
+      attempts: 0,
+      notBefore: 0,
+      inFlight: false,
+      queuedAt: this.clock.now(),
+      ...fields,
+    };
   }
 
   private remove(chat: ChatState, job: Job): void {

@@ -210,6 +210,20 @@ describe('outbox folding, splitting and quiet hours', () => {
     expect(api.sent(13).map((c) => c.text)).toEqual(['b0', '<b>+4 ещё:</b>\nm1\nm2\nm3\nm4']);
   });
 
+  it('when it has fallen behind, folds what waits behind an old alert even below the threshold', async () => {
+    const { clock, api, outbox } = setup({ digestThreshold: 5, behindMs: 30_000 });
+    // Telegram makes this chat wait a minute: the alerts queued meanwhile are stale by then.
+    api.failWhen(times(1, (c) => c.chatId === 21, () => telegramError(429, 'Too Many Requests: retry after 60', 60)));
+    const results = [0, 1, 2].map((i) => outbox.send(21, `alert ${i}`, { digestLine: `line ${i}` }));
+    // Another chat, not behind, keeps its alerts whole.
+    void outbox.send(22, 'b0', { digestLine: 'm0' });
+    void outbox.send(22, 'b1', { digestLine: 'm1' });
+    await run(clock, 70_000);
+    expect(api.sent(21).map((c) => c.text)).toEqual(['alert 0', '<b>+2 more:</b>\nline 1\nline 2']);
+    expect(await Promise.all(results)).toEqual([1, undefined, undefined]);
+    expect(api.sent(22).map((c) => c.text)).toEqual(['b0', 'b1']);
+  });
+
   it('splits text over 4096 characters between lines, buttons on the last part', async () => {
     const { clock, api, outbox } = setup();
     const lines = Array.from({ length: 300 }, (_, i) => `<b>line ${String(i).padStart(3, '0')}</b> ${'x'.repeat(20)}`);
