@@ -28,14 +28,15 @@ export interface Endpoint {
   url: string;
 }
 
-const BASE_SETTING: Record<Service, keyof PathConfig> = {
+/** The setting that holds each service's Data API base URL. */
+export const BASE_SETTING = {
   arbs_prematch: 'BB_ARBS_PREMATCH_URL',
   arbs_live: 'BB_ARBS_LIVE_URL',
   middles_prematch: 'BB_MIDDLES_PREMATCH_URL',
   middles_live: 'BB_MIDDLES_LIVE_URL',
   valuebets_prematch: 'BB_VALUEBETS_PREMATCH_URL',
   valuebets_live: 'BB_VALUEBETS_LIVE_URL',
-};
+} as const satisfies Record<Service, keyof PathConfig>;
 
 /** The Data API base URL of `service`, without a trailing slash. */
 export function serviceBaseUrl(config: PathConfig, service: Service): string {

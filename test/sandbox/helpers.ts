@@ -1,16 +1,9 @@
 /** Shared helpers of the sandbox tests: token requests and authenticated calls over real HTTP. */
 import { ManualClock } from '../../src/clock.js';
+import { BASE_SETTING } from '../../src/service/paths.js';
 import type { Service } from '../../src/service/services.js';
 import { startSandbox, type Sandbox, type SandboxKey, type SandboxOptions, type WireEnvelope } from '../../src/sandbox/index.js';
 
-export const SERVICE_URL: Record<Service, keyof Sandbox['urls']> = {
-  arbs_prematch: 'BB_ARBS_PREMATCH_URL',
-  arbs_live: 'BB_ARBS_LIVE_URL',
-  middles_prematch: 'BB_MIDDLES_PREMATCH_URL',
-  middles_live: 'BB_MIDDLES_LIVE_URL',
-  valuebets_prematch: 'BB_VALUEBETS_PREMATCH_URL',
-  valuebets_live: 'BB_VALUEBETS_LIVE_URL',
-};
 
 /** Starts sandboxes on a ManualClock and closes them all in `closeAll`. */
 export class Harness {
@@ -29,7 +22,7 @@ export class Harness {
 }
 
 export function hostOf(sb: Sandbox, service: Service): string {
-  return sb.urls[SERVICE_URL[service]];
+  return sb.urls[BASE_SETTING[service]];
 }
 
 /** POSTs a token request and returns the raw response. */
