@@ -479,8 +479,11 @@ export class Outbox {
     chat.busy = true;
     job.inFlight = true;
     this.inFlight += 1;
-    chat.times.record(now);
-    this.global.record(now);
+    // The real moment of the call, not the start of this pass: a pass over many chats takes a
+    // while, and stamping its sends early would let the next window open early.
+    const sentAt = Math.max(now, this.clock.now());
+    chat.times.record(sentAt);
+    this.global.record(sentAt);
     void this.perform(chat, job).finally(() => {
       job.inFlight = false;
       chat.busy = false;
