@@ -16,7 +16,7 @@ import type { AccessKeyRef } from '../../src/service/client-types.js';
 import { fetchDictionaries } from '../../src/service/dictionaries.js';
 import { filterSettingsSchema } from '../../src/service/filter-model.js';
 import { SERVICES } from '../../src/service/services.js';
-import { captureLogger, settle } from './helpers.js';
+import { captureLogger, configFor, settle } from './helpers.js';
 
 describe('client against the sandbox', () => {
   let clock: ManualClock;
@@ -47,19 +47,8 @@ describe('client against the sandbox', () => {
     extra: { logger?: Logger; retries?: number } = {},
   ): ServiceClientWithLimits {
     const client = createServiceClient({
-      config: {
-        ...sb.urls,
-        BB_PATH_FORM: 'A',
-        BB_ACCOUNT_PREFIX: 'bb-',
-        BB_REQUEST_TIMEOUT_MS: 2_000,
-        LIMIT_TOKENS_PER_HOUR: 20,
-        LIMIT_FILTERS_PER_HOUR: 20,
-        LIMIT_ITEMS_PER_MINUTE: 30,
-        LIMIT_DICTS_PER_DAY: 24,
-        LIMIT_SCOPE: 'key',
-        DATA_DIR: dataDir,
-        ...overrides,
-      },
+      // The sandbox serves every host under its origin at the base paths configFor uses.
+      config: configFor(sb.origin, { DATA_DIR: dataDir, ...overrides }),
       logger: extra.logger ?? silentLogger,
       clock,
       random: () => 0.5,
