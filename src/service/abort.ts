@@ -32,3 +32,50 @@ export function linkSignals(...sources: (AbortSignal | undefined)[]): LinkedSign
   };
   return { signal: controller.signal, dispose };
 }
+
+/**
+ * The signals of calls that all end when their owner closes. Each call gets a controller of its
+ * own, kept in a set the owner aborts at once, instead of one more listener per call on a
+ * long-lived signal: a read then costs one small controller, and nothing outlives it.
+ */
+export class AbortGroup {
+  private readonly members = new Set<AbortController>();
+  private closedWith: { reason: unknown } | undefined;
+
+  /** A signal that aborts when `caller` does (with its reason) or when the group is aborted. */
+  join(caller: AbortSignal | undefined): LinkedSignal {
+    const controller = new AbortController();
+    if (this.closedWith) {
+      controller.abort(this.closedWith.reason);
+      return { signal: controller.signal, dispose: () => undefined };
+    }
+    if (caller?.aborted) {
+      controller.abort(caller.reason);
+      return { signal: controller.signal, dispose: () => undefined };
+    }
+    const onAbort = () => {
+      dispose();
+      controller.abort(caller?.reason);
+    };
+    const dispose = () => {
+      this.members.delete(controller);
+      caller?.removeEventListener('abort', onAbort);
+    };
+    caller?.addEventListener('abort', onAbort, { once: true });
+    this.members.add(controller);
+    return { signal: controller.signal, dispose };
+  }
+
+  /** Aborts every joined call with `reason`; later joins start aborted. */
+  abort(reason: unknown): void {
+    this.closedWith ??= { reason };
+    const members = [...this.members];
+    this.members.clear();
+    for (const controller of members) controller.abort(reason);
+  }
+
+  /** Calls joined and not yet disposed (tests). */
+  get size(): number {
+    return this.members.size;
+  }
+}

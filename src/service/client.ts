@@ -5,7 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
-import { linkSignals } from './abort.js';
+import { AbortGroup } from './abort.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -71,10 +71,12 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     failures: { auth: 0, forbidden: 0, rate_limited: 0, not_found: 0, server: 0, timeout: 0, malformed: 0 },
   };
   let closing: Promise<void> | undefined;
-  // Aborted by close(): waits, backoffs and requests in progress end at once with ClientClosedError.
+  // Aborted by close(): shared work no single caller owns (token fetches, dictionary refreshes).
   const shutdown = new AbortController();
-  // Every call in flight listens on this one signal; hundreds at once are normal, not a leak.
+  // Shared token fetches listen on it while they run; many at once at start-up are normal.
   setMaxListeners(0, shutdown.signal);
+  // Aborted by close() too: every public call's waits, backoffs and requests in progress.
+  const calls = new AbortGroup();
   const tokens = new TokenManager({ config, limits, clock, logger, dispatcher, shutdown: shutdown.signal });
   const dictionaries = new DictionaryCache({
     config,
@@ -88,11 +90,11 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   });
 
   /**
-   * Runs one public call: the caller's signal joined with the client's shutdown, and transient
+   * Runs one public call: the caller's signal joined with the client's close, and transient
    * failures retried (each try a whole new attempt through the limiters).
    */
   async function call<T>(what: string, options: RequestOptions = {}, attempt: (request: RequestOptions) => Promise<T>): Promise<T> {
-    const link = linkSignals(options.signal, shutdown.signal);
+    const link = calls.join(options.signal);
     const request: RequestOptions = { ...options, signal: link.signal };
     try {
       // Background polls are not tried again here: the scheduler backs off per subscription and
@@ -253,7 +255,9 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
 
     close() {
       closing ??= (async () => {
-        shutdown.abort(new ClientClosedError());
+        const closed = new ClientClosedError();
+        shutdown.abort(closed);
+        calls.abort(closed);
         await limits.close();
         await dictionaries.close();
         await ownAgent?.close();

@@ -4,8 +4,7 @@
  * the operation and what went wrong in words; they never carry a URL, a header or a body, since
  * those can hold the access key's secret or a token.
  */
-import { request, type Dispatcher } from 'undici';
-import { linkSignals } from './abort.js';
+import { errors, request, type Dispatcher } from 'undici';
 import { ServiceError, type ServiceErrorKind } from './errors.js';
 
 /** The methods the Data Service uses. */
@@ -20,6 +19,7 @@ export interface HttpRequest {
   json?: unknown;
   /** What this request does, in words, for error messages ("arbs_live items read"). */
   what: string;
+  /** How long to wait for the answer to begin, and at most between two parts of it. */
   timeoutMs: number;
   /** Time base for `Retry-After` given as an HTTP date. */
   now: () => number;
@@ -41,9 +41,6 @@ export interface HttpResponse {
  * `ServiceError` (or the caller's abort reason).
  */
 export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), req.timeoutMs);
-  const { signal, dispose } = linkSignals(req.signal, timeout.signal);
   const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
   let payload: string | undefined;
   if (req.json !== undefined) {
@@ -51,11 +48,15 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
     headers['content-type'] = 'application/json';
   }
   try {
+    // undici's own timers bound the wait for the answer and each pause inside it: no abort
+    // controller of ours per request (several per read were most of the bot's old-space garbage).
     const res = await request(req.url, {
       method: req.method,
       headers,
       body: payload,
-      signal,
+      headersTimeout: req.timeoutMs,
+      bodyTimeout: req.timeoutMs,
+      ...(req.signal ? { signal: req.signal } : {}),
       ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
     });
     const text = await res.body.text();
@@ -66,14 +67,14 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
   } catch (err) {
     if (err instanceof ServiceError) throw err;
     if (req.signal?.aborted) throw req.signal.reason;
-    if (timeout.signal.aborted) {
-      throw new ServiceError('timeout', `${req.what}: no answer within ${req.timeoutMs} ms`);
-    }
+    if (isTimeout(err)) throw new ServiceError('timeout', `${req.what}: no answer within ${req.timeoutMs} ms`);
     throw new ServiceError('timeout', `${req.what}: the connection failed (${networkCause(err)})`);
-  } finally {
-    clearTimeout(timer);
-    dispose();
   }
+}
+
+/** undici gave up waiting: for the answer to start, or for the rest of it. */
+function isTimeout(err: unknown): boolean {
+  return err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError;
 }
 
 function parseBody(status: number, text: string): HttpResponse {

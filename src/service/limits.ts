@@ -15,6 +15,7 @@
  * Sharing these limits between bot processes later means giving `createScopeGroup` the
  * `datastore: 'ioredis'` options and keeping the send logs in the same Redis.
  */
+import { setMaxListeners } from 'node:events';
 import Bottleneck from 'bottleneck';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -188,6 +189,8 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
   };
   const states = new Map<string, ScopeState>();
   const closing = new AbortController();
+  // Every call waiting for a slot listens on it; hundreds at once under load are normal.
+  setMaxListeners(0, closing.signal);
 
   const scopeId = (scope: LimitScope): string => {
     switch (scope.kind) {
@@ -379,6 +382,8 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
         }
       }
       await Promise.allSettled(stops);
+      // A group's clean-up timer keeps it, and every limiter in it, alive for a day: let them go now.
+      for (const group of Object.values(groups)) for (const key of group.keys()) group.deleteKey(key);
     },
   };
 }

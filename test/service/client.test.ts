@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createServiceClient, type ServiceClientWithLimits } from '../../src/service/client.js';
 import { filterSettingsSchema } from '../../src/service/filter-model.js';
 import { retryDelayMs } from '../../src/service/retry.js';
-import { linkSignals } from '../../src/service/abort.js';
+import { AbortGroup, linkSignals } from '../../src/service/abort.js';
 import { ClientClosedError } from '../../src/service/limits.js';
 import { ServiceError } from '../../src/service/errors.js';
 import {
@@ -254,5 +254,34 @@ describe('linkSignals', () => {
     c.abort();
     expect(quiet.signal.aborted).toBe(false);
     expect(linkSignals(c.signal).signal.aborted).toBe(true);
+  });
+});
+
+describe('AbortGroup', () => {
+  it("ends every joined call at once, follows each caller's own signal, and keeps nothing once disposed", () => {
+    const group = new AbortGroup();
+    const caller = new AbortController();
+    const first = group.join(caller.signal);
+    const second = group.join(undefined);
+    expect(group.size).toBe(2);
+
+    caller.abort(new Error('caller left'));
+    expect((first.signal.reason as Error).message).toBe('caller left');
+    expect(second.signal.aborted).toBe(false);
+    expect(group.size).toBe(1);
+
+    const done = group.join(undefined);
+    done.dispose();
+    expect(group.size).toBe(1);
+
+    group.abort(new Error('closed'));
+    expect((second.signal.reason as Error).message).toBe('closed');
+    expect(done.signal.aborted).toBe(false);
+    expect(group.size).toBe(0);
+    expect((group.join(undefined).signal.reason as Error).message).toBe('closed');
+    const late = new AbortController();
+    late.abort(new Error('already gone'));
+    expect(group.size).toBe(0);
+    expect((new AbortGroup().join(late.signal).signal.reason as Error).message).toBe('already gone');
   });
 });

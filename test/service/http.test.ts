@@ -73,6 +73,9 @@ describe('sendRequest over real HTTP', () => {
           return sendJson(res, 503, { error: 'down' });
         case '/hang':
           return; // never answers
+        case '/stall':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.write('{"items": ['); // starts, then never finishes
         default:
           return sendJson(res, 404, { error: 'no' });
       }
@@ -122,6 +125,14 @@ describe('sendRequest over real HTTP', () => {
     expect(err.kind).toBe('timeout');
     expect(err.message).toBe('test call: no answer within 200 ms');
     expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('times out an answer that stops in the middle', async () => {
+    const started = Date.now();
+    const err = await failure(base('/stall', { timeoutMs: 200 }));
+    expect(err.kind).toBe('timeout');
+    expect(err.message).toBe('test call: no answer within 200 ms');
+    expect(Date.now() - started).toBeLessThan(2_500);
   });
 
   it('reports a refused connection as timeout (connection failed)', async () => {
