@@ -21,6 +21,7 @@
  * Faults stay with their subscription: 401 and 403 pause it and tell the user, 429 pauses its
  * scope for Retry-After, anything else backs off that subscription alone.
  */
+import { setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -70,6 +71,8 @@ export interface SchedulerTuning {
   /** First backoff after a transient failure; doubles per failure in a row. */
   backoffBaseMs: number;
   backoffMaxMs: number;
+  /** After a start, first reads (each with a token request) are spread to at most this many a second. */
+  startupReadsPerSecond: number;
   /** Reads in flight at once, over all subscriptions. */
   maxConcurrentReads: number;
   /** The loop wakes at least this often (keeps `lastTickAt` fresh and a stop prompt). */
@@ -95,6 +98,7 @@ export const DEFAULT_TUNING: SchedulerTuning = {
   jitterRatio: 0.1,
   backoffBaseMs: 5_000,
   backoffMaxMs: 5 * 60_000,
+  startupReadsPerSecond: 200,
   maxConcurrentReads: 256,
   maxSleepMs: 1_000,
   stopTimeoutMs: 5_000,
@@ -246,6 +250,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const interner = new ItemInterner();
   const scopes = new Map<string, ScopeState>();
   const inFlight = new Set<Promise<void>>();
+  /** Wakes the loop waiting for a free read slot. */
+  let slotFreed: (() => void) | undefined;
 
   const lags = new Float64Array(LAG_SAMPLES);
   let lagCount = 0;
@@ -259,8 +265,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   let nextPruneAt = 0;
   let nextLedgerSaveAt = 0;
   let sleeper: { controller: AbortController; until: number } | undefined;
-  /** One controller per read in flight: a shutdown that runs out of time aborts them. */
-  const readControllers = new Set<AbortController>();
+  /** Aborts the reads in flight when a shutdown runs out of time; one per run, not one per read. */
+  let abortReads = new AbortController();
 
   const scopeIdOf = (accessKey: string, service: Service) =>
     config.LIMIT_SCOPE === 'address' ? service : `${accessKey}|${service}`;
@@ -372,7 +378,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     if (mine?.size === 0) subsByUser.delete(sub.userId);
   };
 
-  const refreshUser = (userId: number) => {
+  /** `firstReadWithinMs`: new subscriptions are first read at a random moment within it. */
+  const refreshUser = (userId: number, firstReadWithinMs = floorMs) => {
     const user = store.getUser(userId);
     const wanted = activeServices(user);
     const accessKey = user?.key?.accessKey;
@@ -427,8 +434,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       current.set(service, sub);
       subs.set(id, sub);
       scopeOf(sub.scope).subs.add(sub);
-      // Read within one interval, spread at random: a restart then starts at the steady pace, not in a burst.
-      schedule(sub, now + Math.floor(random() * floorMs));
+      // Spread at random: a restart then starts at the steady pace, not in a burst.
+      schedule(sub, now + Math.floor(random() * firstReadWithinMs));
     }
     subsByUser.set(userId, current);
     // A new plan may open a window sooner for those parked until their next one.
@@ -559,27 +566,29 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     }
     sub.inFlight = true;
     sub.lastStartAt = clock.now();
-    const controller = new AbortController();
-    readControllers.add(controller);
+    const { signal } = abortReads;
     const task = (async () => {
       let next: number | undefined;
       try {
-        const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal: controller.signal });
+        const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal });
         if (sub.removed) return;
         onRead(sub, read);
         next = clock.now() + jittered(Math.max(floorMs, paceMs));
       } catch (err) {
         // Aborted by a shutdown that ran out of time: nothing to record.
-        if (sub.removed || controller.signal.aborted) return;
+        if (sub.removed || signal.aborted) return;
         next = onError(sub, err, acquire);
       } finally {
         sub.inFlight = false;
-        readControllers.delete(controller);
       }
       if (next !== undefined && running && !sub.removed) schedule(sub, next);
     })();
     inFlight.add(task);
-    void task.finally(() => inFlight.delete(task));
+    void task.finally(() => {
+      inFlight.delete(task);
+      slotFreed?.();
+      slotFreed = undefined;
+    });
   };
 
   /** Takes one due subscription: reads it now, or puts it back for when it may be read. */
@@ -683,7 +692,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         continue;
       }
       if (inFlight.size >= tuning.maxConcurrentReads) {
-        await Promise.race(inFlight);
+        // One waiter, not a Promise.race over every read: a race adds a reaction to each of them per call.
+        await new Promise<void>((resolve) => (slotFreed = resolve));
         continue;
       }
       queue.pop();
@@ -770,11 +780,19 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     start() {
       if (running) return;
       running = true;
+      if (abortReads.signal.aborted) abortReads = new AbortController();
+      // Every read in flight listens on it: hundreds at once are normal, not a leak.
+      setMaxListeners(0, abortReads.signal);
       const { loaded, problem } = ledger.load(clock.now());
       if (problem) log.warn({ file: opts.ledgerFile }, problem);
       else if (loaded > 0) log.info({ tokenRequests: loaded }, 'token requests of the last hour read back');
       nextLedgerSaveAt = clock.now() + tuning.ledgerSaveEveryMs;
-      for (const user of store.listUsers()) refreshUser(user.id);
+      // Each first read also requests a token: with thousands of subscriptions, starting them all
+      // within one interval would ask the service (and this process) for twice the steady load.
+      const users = store.listUsers();
+      const starting = users.reduce((n, user) => n + activeServices(user).length, 0);
+      const rampMs = Math.max(floorMs, (starting / tuning.startupReadsPerSecond) * 1000);
+      for (const user of users) refreshUser(user.id, rampMs);
       log.info({ subscriptions: subs.size, scope: config.LIMIT_SCOPE }, 'scheduler started');
       loopDone = loop().catch((err: unknown) => {
         log.fatal({ err }, 'the scheduler loop stopped');
@@ -785,6 +803,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (!running) return;
       running = false;
       sleeper?.controller.abort();
+      slotFreed?.();
       await loopDone;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => {
@@ -796,7 +815,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       clearTimeout(timer);
       if (outcome === 'timeout') {
         log.warn({ inFlight: inFlight.size }, 'reads still in flight at shutdown: aborted');
-        for (const controller of readControllers) controller.abort();
+        abortReads.abort();
         await settleReads();
       }
       await saveLedger(clock.now());
