@@ -147,6 +147,8 @@ interface SendJob extends JobBase {
   resolve: (messageId: number | undefined) => void;
   /** When it was queued (the outbox's clock). */
   queuedAt: number;
+  /** A digest that alerts may still join: what it lists so far. Its text is written when it is sent. */
+  folded?: { lines: string[]; count: number };
 }
 
 interface EditJob extends JobBase {
@@ -329,9 +331,18 @@ export class Outbox {
       });
     }
 
+    // A chat already behind gets this alert as one more digest line, not as one more full message:
+    // a flood (a new filter's first read, a restart after a long pause) costs a line per alert.
+    const digest = kind === 'alert' ? openDigest(chat) : undefined;
+    if (digest) {
+      this.addToDigest(digest, digestLine);
+      this.counters.folded += 1;
+      return Promise.resolve(undefined);
+    }
     return new Promise((resolve) => {
       chat.queue.push(this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve }));
       this.queued.add(chat);
+      if (kind === 'alert') this.foldBurst(chat, now);
       this.wake.notify();
     });
   }
@@ -476,6 +487,12 @@ export class Outbox {
     this.foldBurst(chat, now);
     const job = chat.queue[0];
     if (!job) return;
+    if (job.type === 'send' && job.folded) {
+      // Written now, with every alert that joined it while it waited.
+      const { lines, count } = job.folded;
+      job.parts = splitMessage(this.listMessage(digestHeader(job.lang, count), lines, count, job.lang));
+      job.folded = undefined;
+    }
     chat.busy = true;
     job.inFlight = true;
     this.inFlight += 1;
@@ -597,24 +614,37 @@ export class Outbox {
   // ---- digests, quiet hours, bookkeeping -----------------------------------------------------------
 
   /**
-   * When the head alert has more than `digestThreshold` alerts queued with it, or has waited
-   * `behindMs` with any queued behind it, the others become one digest.
+   * When the first queued alert has more than `digestThreshold` alerts queued with it, or has
+   * waited `behindMs` with any queued behind it, the others join the chat's digest (a new one
+   * where the first of them stood, unless one is still waiting to go).
    */
   private foldBurst(chat: ChatState, now: number): void {
-    const head = chat.queue[0];
-    if (!head || !isFoldable(head)) return;
-    const rest = chat.queue.slice(1).filter((j): j is SendJob => isFoldable(j));
+    const foldable = chat.queue.filter(isFoldable);
+    const head = foldable[0];
+    if (!head) return;
+    const rest = foldable.slice(1);
     const behind = now - head.queuedAt >= this.behindMs;
-    if (rest.length === 0 || (rest.length + 1 <= this.digestThreshold && !behind)) return;
+    if (rest.length === 0 || (foldable.length <= this.digestThreshold && !behind)) return;
+    let digest = openDigest(chat);
+    if (!digest) {
+      digest = this.sendJob(chat.id, [], { kind: 'digest', buttons: undefined, digestLine: '', lang: rest[0]?.lang ?? head.lang, resolve: () => {} });
+      digest.folded = { lines: [], count: 0 };
+      chat.queue.splice(chat.queue.indexOf(rest[0]!), 0, digest);
+    }
     const folded = new Set<Job>(rest);
-    const at = chat.queue.findIndex((j) => folded.has(j));
-    const lang = rest[0]?.lang ?? head.lang;
-    const text = this.listMessage(digestHeader(lang, rest.length), rest.map((j) => j.digestLine), rest.length, lang);
-    const digest = this.sendJob(chat.id, splitMessage(text), { kind: 'digest', buttons: undefined, digestLine: '', lang, resolve: () => {} });
     chat.queue = chat.queue.filter((j) => !folded.has(j));
-    chat.queue.splice(at, 0, digest);
+    for (const job of rest) {
+      this.addToDigest(digest, job.digestLine);
+      job.resolve(undefined);
+    }
     this.counters.folded += rest.length;
-    for (const job of rest) job.resolve(undefined);
+  }
+
+  /** Counts one more alert in the digest; lines past what it will list are not kept. */
+  private addToDigest(digest: SendJob, line: string): void {
+    const folded = (digest.folded ??= { lines: [], count: 0 });
+    folded.count += 1;
+    if (folded.lines.length < this.digestMaxLines) folded.lines.push(line);
   }
 
   private releaseHeld(now: number): void {
@@ -726,6 +756,14 @@ export class Outbox {
       this.logger.error({ error: describeError(err) }, 'outbox: a callback threw');
     }
   }
+}
+
+/** The chat's queued digest that alerts may still join (not being sent yet), if any. */
+function openDigest(chat: ChatState): SendJob | undefined {
+  for (const job of chat.queue) {
+    if (job.type === 'send' && job.folded && !job.inFlight) return job;
+  }
+  return undefined;
 }
 
 function isFoldable(job: Job): job is SendJob {

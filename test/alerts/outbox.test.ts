@@ -224,6 +224,28 @@ describe('outbox folding, splitting and quiet hours', () => {
     expect(api.sent(22).map((c) => c.text)).toEqual(['b0', 'b1']);
   });
 
+  it('keeps a flood to one chat as one alert and one digest while it waits, and starts afresh once the digest is sent', async () => {
+    const { clock, api, outbox } = setup({ digestThreshold: 5, digestMaxLines: 3 });
+    // Telegram makes the chat wait, so everything below piles up behind its first alert.
+    api.failWhen(times(1, (c) => c.chatId === 31, () => telegramError(429, 'Too Many Requests: retry after 20', 20)));
+    const first = outbox.send(31, 'alert 0', { digestLine: 'line 0' });
+    await settle();
+    const flood = Array.from({ length: 500 }, (_, i) => outbox.send(31, `alert ${i + 1} ${'x'.repeat(2000)}`, { digestLine: `line ${i + 1}` }));
+    // The queue holds what will be sent, not 500 full messages: the first alert and one digest.
+    expect(outbox.depth).toBe(2);
+    await run(clock, 25_000);
+    expect(api.sent(31).map((c) => c.text)).toEqual(['alert 0', '<b>+500 more:</b>\nline 1\nline 2\nline 3\n… and 497 more']);
+    expect(await first).toBe(1);
+    expect(new Set(await Promise.all(flood))).toEqual(new Set([undefined]));
+    expect(outbox.stats.folded).toBe(500);
+
+    // The digest went out: the next alert is a whole message again.
+    const next = outbox.send(31, 'alert 501', { digestLine: 'line 501' });
+    await run(clock, 2_000);
+    expect(api.sent(31).at(-1)?.text).toBe('alert 501');
+    expect(await next).toBe(3);
+  });
+
   it('splits text over 4096 characters between lines, buttons on the last part', async () => {
     const { clock, api, outbox } = setup();
     const lines = Array.from({ length: 300 }, (_, i) => `<b>line ${String(i).padStart(3, '0')}</b> ${'x'.repeat(20)}`);
