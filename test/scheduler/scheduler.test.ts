@@ -25,7 +25,9 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-async function rig(opts: { script?: Script; config?: Partial<SchedulerOptions['config']>; seed?: number } = {}): Promise<Rig> {
+async function rig(
+  opts: { script?: Script; config?: Partial<SchedulerOptions['config']>; seed?: number; tuning?: SchedulerOptions['tuning'] } = {},
+): Promise<Rig> {
   const clock = new ManualClock();
   const { store, cleanup } = await tempStore(clock);
   const client = new FakeClient(clock, opts.script);
@@ -41,6 +43,7 @@ async function rig(opts: { script?: Script; config?: Partial<SchedulerOptions['c
     vault: plainVault,
     clock,
     random,
+    ...(opts.tuning ? { tuning: opts.tuning } : {}),
   });
   cleanups.push(async () => {
     await scheduler.stop();
@@ -144,6 +147,24 @@ describe('token rotation', () => {
 });
 
 describe('polling', () => {
+  it('starts a few subscriptions within one interval, and many no faster than the start-up pace', async () => {
+    const firstReads = async (users: number) => {
+      const { clock, store, client, scheduler } = await rig({ tuning: { startupReadsPerSecond: 4 } });
+      for (let id = 1; id <= users; id++) addUser(store, id, ['arbs_live']);
+      const start = clock.now();
+      scheduler.start();
+      await runFor(clock, scheduler, 30_000);
+      return Array.from({ length: users }, (_, i) => readTimes(client, `key-${i + 1}`)[0]! - start);
+    };
+    // 12 subscriptions at 4 a second fit in the 5 s interval: that is the spread.
+    expect(Math.max(...(await firstReads(12)))).toBeLessThan(5_000);
+    // 80 take 20 s: spread over them, about a quarter in each 5 s.
+    const many = await firstReads(80);
+    expect(Math.max(...many)).toBeLessThan(20_000);
+    expect(Math.max(...many)).toBeGreaterThan(15_000);
+    expect(many.filter((t) => t < 5_000).length).toBeLessThan(32);
+  });
+
   it('keeps the poll floor with jitter, so users do not read in step', async () => {
     const { clock, store, client, scheduler } = await rig({ config: { POLL_INTERVAL_SECONDS: 20 } });
     for (let id = 1; id <= 5; id++) addUser(store, id, ['arbs_prematch']);
