@@ -9,13 +9,13 @@
  */
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { markdownTable } from './lib/stats.js';
-import { runBenchProcess, type BenchResult } from './lib/result.js';
+import { runBenchProcess, siblingUrl, type BenchResult } from './lib/result.js';
 
 /** In this order; the scale benchmark starts one process per size itself. */
 const BENCHES: URL[] = [
-  new URL('./alert-latency.ts', import.meta.url),
-  new URL('./scheduler-scale.ts', import.meta.url),
-  new URL('./outbox-throughput.ts', import.meta.url),
+  siblingUrl('alert-latency', import.meta.url),
+  siblingUrl('scheduler-scale', import.meta.url),
+  siblingUrl('outbox-throughput', import.meta.url),
 ];
 
 const startedAt = Date.now();

@@ -66,9 +66,14 @@ describe('the assembled app', () => {
       'bot_alert_edits_total',
       'bot_outbox_depth',
       'bot_scheduling_lag_p99_ms',
+      'bot_resident_memory_bytes',
+      'bot_heap_used_bytes',
+      'bot_heap_limit_bytes',
     ]) {
       expect(metrics).toMatch(new RegExp(`^${name}(\\{[^}]*\\})? \\d`, 'm'));
     }
+    const limit = Number(/^bot_heap_limit_bytes (\d+)$/m.exec(metrics)?.[1]);
+    expect(limit).toBeGreaterThan(Number(/^bot_heap_used_bytes (\d+)$/m.exec(metrics)?.[1]));
   });
 
   it('sets the command list in English and Russian at start', async () => {

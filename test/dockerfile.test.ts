@@ -1,10 +1,12 @@
 /**
  * No Docker engine runs on the CI machine, so the image's promises are checked as text: a
  * multi-stage build on an LTS slim image, production dependencies only, a non-root user, the data
- * volume, a health check, and an exec-form CMD so SIGTERM reaches node itself.
+ * volume, a health check, the heap ceiling `npm start` uses, and an exec-form CMD so SIGTERM
+ * reaches node itself.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { botNodeFlags } from '../bench/lib/result.js';
 
 const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
 const ignore = readFileSync(new URL('../.dockerignore', import.meta.url), 'utf8').split('\n');
@@ -36,6 +38,12 @@ describe('Dockerfile', () => {
   it('starts node directly in exec form, so SIGTERM reaches the bot', () => {
     const cmd = final.find((l) => l.startsWith('CMD '));
     expect(cmd).toBe('CMD ["node", "dist/main.js"]');
+  });
+
+  it('runs node with the heap ceiling `npm start` uses, through NODE_OPTIONS so it can be overridden', () => {
+    const flags = botNodeFlags();
+    expect(flags).toEqual([expect.stringMatching(/^--max-old-space-size=\d+$/)]);
+    expect(dockerfile).toMatch(new RegExp(`NODE_OPTIONS=${flags.join(' ')}(\\s|$)`));
   });
 
   it('keeps secrets, data and local installs out of the build context', () => {

@@ -4,9 +4,10 @@
  * point", running another benchmark in a fresh process).
  */
 import { fork } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 
@@ -36,6 +37,29 @@ const RESULT_FILE_ENV = 'BENCH_RESULT_FILE';
 export function isEntryPoint(moduleUrl: string): boolean {
   const script = process.argv[1];
   return script !== undefined && pathToFileURL(script).href === moduleUrl;
+}
+
+/** A module next to `base`, with its extension: `.ts` when run through tsx, `.js` once compiled. */
+export function siblingUrl(name: string, base: string): URL {
+  return new URL(`./${name}${extname(fileURLToPath(base))}`, base);
+}
+
+/**
+ * The Node flags the bot runs with, read from `npm start` (the Docker image sets the same through
+ * NODE_OPTIONS; a test keeps the two equal): the benchmarks measure the process as it is shipped.
+ */
+export function botNodeFlags(): string[] {
+  const manifest = z.object({ scripts: z.object({ start: z.string() }) }).parse(JSON.parse(readFileSync(projectFile('package.json'), 'utf8')));
+  return manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+/** A file of the project root, found from here whether this runs from `bench/` or compiled from `.bench-build/bench/`. */
+function projectFile(name: string): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, name);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`${name} not found above ${fileURLToPath(import.meta.url)}`);
+  }
 }
 
 /** A whole-number setting from the environment, checked at the edge; `fallback` when unset. */

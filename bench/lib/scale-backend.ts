@@ -8,6 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { SandboxKey, SandboxUrls } from '../../src/sandbox/index.js';
+import { siblingUrl } from './result.js';
 
 /** The key pair of bench user `index` (1-based), the same in both processes. */
 export function benchKey(index: number): SandboxKey {
@@ -68,7 +69,7 @@ export interface Backend {
 
 /** Starts the backend process; resolves once both servers listen. */
 export async function startBackend(opts: BackendOptions): Promise<Backend> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./scale-backend-child.ts', import.meta.url)), [], {
+  const child: ChildProcess = fork(fileURLToPath(siblingUrl('scale-backend-child', import.meta.url)), [], {
     env: { ...process.env, BENCH_BACKEND: JSON.stringify(opts) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,4 +1,5 @@
 /** Gathers the numbers operators watch into Prometheus samples, from the parts that own them. */
+import { getHeapStatistics } from 'node:v8';
 import type { OutboxStats } from '../alerts/outbox.js';
 import type { ClientStats } from '../service/client.js';
 import type { SchedulerStats } from '../scheduler/scheduler.js';
@@ -18,6 +19,7 @@ export function collectMetrics(src: MetricSources): MetricSample[] {
   const n = src.notifier.stats();
   const o = src.outbox.stats;
   const c = src.client.stats();
+  const heap = getHeapStatistics();
   const gauge = (name: string, help: string, value: number): MetricSample => ({ name, help, type: 'gauge', value });
   const counter = (name: string, help: string, value: number): MetricSample => ({ name, help, type: 'counter', value });
   return [
@@ -43,5 +45,8 @@ export function collectMetrics(src: MetricSources): MetricSample[] {
     counter('bot_telegram_gave_up_total', 'Sends given up after bounded retries', o.gaveUp),
     gauge('bot_outbox_depth', 'Sends and edits waiting in the outbox', src.outbox.depth),
     gauge('bot_scheduling_lag_p99_ms', 'How late subscriptions were taken from the queue, 99th percentile (ms)', s.lagMsP99),
+    gauge('bot_resident_memory_bytes', 'Resident memory of the bot process', process.memoryUsage.rss()),
+    gauge('bot_heap_used_bytes', 'JavaScript heap in use, garbage not yet collected included', heap.used_heap_size),
+    gauge('bot_heap_limit_bytes', 'The heap ceiling (--max-old-space-size): a heap used near it after collections means the bot needs more', heap.heap_size_limit),
   ];
 }
