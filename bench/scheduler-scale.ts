@@ -162,7 +162,7 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
         const st = scheduler.stats();
         console.log(
           `  ${opts.subscriptions} subs, ${s}/${opts.seconds} s: reads ${st.reads}, in flight ${st.inFlight}, ` +
-            `lag p99 (last 1,024) ${st.lagMsP99} ms, RSS ${mb(process.memoryUsage().rss)}`,
+            `lag p99 (last 1,024) ${st.lagMsP99} ms, intervals × ${st.loadFactor.toFixed(2)}, RSS ${mb(process.memoryUsage().rss)}`,
         );
       }
     }
@@ -230,6 +230,7 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
           ...(atThousand ? { target: 'p99 < 250 ms', pass: steadyP99 < 250 } : {}),
         },
         { metric: 'scheduler stats lagMsP99 (last 1,024)', value: ms(st.lagMsP99) },
+        { metric: 'poll intervals stretched by (backpressure, at the end)', value: `× ${st.loadFactor.toFixed(2)}` },
         { metric: 'event-loop delay p99', value: ms(loopDelay.percentile(99) / 1e6) },
         {
           metric: outbox ? 'alerts / edits handed to the outbox' : 'diff events counted: new / other',

@@ -66,6 +66,7 @@ describe('the assembled app', () => {
       'bot_alert_edits_total',
       'bot_outbox_depth',
       'bot_scheduling_lag_p99_ms',
+      'bot_poll_interval_stretch',
       'bot_resident_memory_bytes',
       'bot_heap_used_bytes',
       'bot_heap_limit_bytes',

@@ -45,6 +45,7 @@ export function collectMetrics(src: MetricSources): MetricSample[] {
     counter('bot_telegram_gave_up_total', 'Sends given up after bounded retries', o.gaveUp),
     gauge('bot_outbox_depth', 'Sends and edits waiting in the outbox', src.outbox.depth),
     gauge('bot_scheduling_lag_p99_ms', 'How late subscriptions were taken from the queue, 99th percentile (ms)', s.lagMsP99),
+    gauge('bot_poll_interval_stretch', 'How much every poll interval is stretched because the bot cannot keep up (1 when it can)', s.loadFactor),
     gauge('bot_resident_memory_bytes', 'Resident memory of the bot process', process.memoryUsage.rss()),
     gauge('bot_heap_used_bytes', 'JavaScript heap in use, garbage not yet collected included', heap.used_heap_size),
     gauge('bot_heap_limit_bytes', 'The heap ceiling (--max-old-space-size): a heap used near it after collections means the bot needs more', heap.heap_size_limit),

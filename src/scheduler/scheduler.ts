@@ -16,7 +16,9 @@
  *   per `pace` at most, keeping a share of the limit for interactive lookups; under the address
  *   scope the subscriptions of a host take turns (first come, first served: round robin);
  * - POLL_INTERVAL_SECONDS is the floor between two reads of one subscription, with jitter on top
- *   so that users do not fall into step.
+ *   so that users do not fall into step;
+ * - backpressure: when the process cannot keep up, every interval is stretched by one shared
+ *   load factor (load-factor.ts) rather than letting due work pile up.
  *
  * Faults stay with their subscription: 401 and 403 pause it and tell the user, 429 pauses its
  * scope for Retry-After, anything else backs off that subscription alone.
@@ -35,6 +37,7 @@ import type { Store } from '../store/store.js';
 import { AddressTokenTurns, type TurnMember } from './address-turns.js';
 import { diffRead, GONE_KEEP_MS } from './diff.js';
 import { ItemInterner } from './intern.js';
+import { LoadFactor, type LoadFactorTuning } from './load-factor.js';
 import { MinuteCounter } from './minute-counter.js';
 import type { Notifier, SubscriptionRef } from './notifier.js';
 import type { SchedulerPort, ServiceCoverage } from './port.js';
@@ -87,6 +90,8 @@ export interface SchedulerTuning {
   pruneEveryMs: number;
   /** Entries of items not seen for this long are pruned (subscriptions paused or deleted long ago). */
   staleEntryMs: number;
+  /** When and how fast poll intervals are stretched under overload. */
+  loadFactor: Partial<LoadFactorTuning>;
 }
 
 export const DEFAULT_TUNING: SchedulerTuning = {
@@ -106,6 +111,7 @@ export const DEFAULT_TUNING: SchedulerTuning = {
   statusWriteEveryMs: 15_000,
   pruneEveryMs: 10 * 60_000,
   staleEntryMs: 24 * HOUR_MS,
+  loadFactor: {},
 };
 
 export interface SchedulerOptions {
@@ -144,6 +150,8 @@ export interface SchedulerStats {
   /** 99th percentile of how late subscriptions were taken from the queue, over the last 1,024. */
   lagMsP99: number;
   inFlight: number;
+  /** How much every poll interval is stretched because the process cannot keep up; 1 when it can. */
+  loadFactor: number;
   /** When the loop last ran (ms); 0 before start. */
   lastTickAt: number;
 }
@@ -256,6 +264,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const lags = new Float64Array(LAG_SAMPLES);
   let lagCount = 0;
   const counters = { reads: 0, errors: 0, deferred: 0, tokenRequests: 0 };
+  const loadFactor = new LoadFactor(tuning.loadFactor);
   const readsMinute = new MinuteCounter();
   const errorsMinute = new MinuteCounter();
 
@@ -573,7 +582,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal });
         if (sub.removed) return;
         onRead(sub, read);
-        next = clock.now() + jittered(Math.max(floorMs, paceMs));
+        next = clock.now() + jittered(Math.max(floorMs, paceMs) * loadFactor.factor);
       } catch (err) {
         // Aborted by a shutdown that ran out of time: nothing to record.
         if (sub.removed || signal.aborted) return;
@@ -683,6 +692,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     while (running) {
       const now = clock.now();
       lastTickAt = now;
+      loadFactor.tick(now);
       grantTurns(now);
       if (now >= nextPruneAt) prune(now);
       if (now >= nextLedgerSaveAt) void saveLedger(now);
@@ -700,6 +710,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const sub = subs.get(top.id);
       if (!sub || sub.inFlight) continue;
       recordLag(now - top.dueAt);
+      loadFactor.observe(now - top.dueAt, now);
       try {
         dispatch(sub, now);
       } catch (err) {
@@ -749,7 +760,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         }
         intervalMs = Math.max(floorMs, paceMs * Math.max(1, load));
       }
-      result[service] = { share, intervalMs: Math.round(intervalMs), state };
+      // Under overload everyone is read less often than planned: /status must say so.
+      result[service] = { share, intervalMs: Math.round(intervalMs * loadFactor.factor), state };
     }
     return result;
   };
@@ -772,6 +784,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       tokenRequests: counters.tokenRequests,
       lagMsP99: p99,
       inFlight: inFlight.size,
+      loadFactor: loadFactor.factor,
       lastTickAt,
     };
   };
