@@ -58,7 +58,7 @@ describe('LoadFactor', () => {
     t = feed(load, t, 10, 2);
     expect(load.factor).toBe(raised);
 
-    t = feed(load, t, 120, 2);
+    feed(load, t, 120, 2);
     expect(load.factor).toBe(1);
   });
 
