@@ -108,14 +108,5 @@ export async function run(clock: ManualClock, ms: number): Promise<void> {
   await settle();
 }
 
-/** The largest number of timestamps inside any window of `spanMs` (half-open). */
-export function maxInWindow(times: number[], spanMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while ((sorted[end] ?? 0) - (sorted[start] ?? 0) >= spanMs) start += 1;
-    best = Math.max(best, end - start + 1);
-  }
-  return best;
-}
+/** The largest number of `times` inside any window (as a sliding-window limit counts them). */
+export { maxInWindow } from '../../bench/lib/stats.js';

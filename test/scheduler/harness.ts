@@ -86,14 +86,5 @@ export class RecordingNotifier implements Notifier {
   async idle(): Promise<void> {}
 }
 
-/** The largest number of `times` inside any window of `windowMs` (as a sliding limiter counts). */
-export function maxInWindow(times: number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let max = 0;
-  let tail = 0;
-  for (let head = 0; head < sorted.length; head++) {
-    while (sorted[tail]! <= sorted[head]! - windowMs) tail++;
-    max = Math.max(max, head - tail + 1);
-  }
-  return max;
-}
+/** The largest number of `times` inside any window (as a sliding-window limit counts them). */
+export { maxInWindow } from '../../bench/lib/stats.js';
