@@ -86,5 +86,11 @@ export class RecordingNotifier implements Notifier {
   async idle(): Promise<void> {}
 }
 
+/** A seeded jitter source (0 ≤ x < 1): the same sequence, so the same run, every time. */
+export function seededRandom(seed: number): () => number {
+  let s = seed;
+  return () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
+}
+
 /** The largest number of `times` inside any window (as a sliding-window limit counts them). */
 export { maxInWindow } from '../../bench/lib/stats.js';

@@ -8,7 +8,7 @@ import type { Service } from '../../src/service/services.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeClient, type Script } from './fake-client.js';
 import { opp } from './fixtures.js';
-import { addUser, maxInWindow, plainVault, RecordingNotifier, runFor, tempStore } from './harness.js';
+import { addUser, maxInWindow, plainVault, RecordingNotifier, runFor, seededRandom, tempStore } from './harness.js';
 
 const CONFIG = { LIMIT_TOKENS_PER_HOUR: 20, LIMIT_ITEMS_PER_MINUTE: 30, LIMIT_SCOPE: 'key', POLL_INTERVAL_SECONDS: 5 } as const;
 
@@ -32,8 +32,7 @@ async function rig(
   const { store, cleanup } = await tempStore(clock);
   const client = new FakeClient(clock, opts.script);
   const notifier = new RecordingNotifier(() => clock.now());
-  let s = opts.seed ?? 12345;
-  const random = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const random = seededRandom(opts.seed ?? 12345);
   const scheduler = createScheduler({
     config: { ...CONFIG, ...opts.config },
     logger: silentLogger,

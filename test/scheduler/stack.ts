@@ -14,7 +14,7 @@ import { createNotifier, type Notifier } from '../../src/scheduler/notifier.js';
 import { createScheduler, type Scheduler, type SchedulerTuning } from '../../src/scheduler/scheduler.js';
 import { createServiceClient, type ServiceClientWithLimits } from '../../src/service/client.js';
 import type { Store } from '../../src/store/store.js';
-import { plainVault, tempStore } from './harness.js';
+import { plainVault, seededRandom, tempStore } from './harness.js';
 
 export interface StackOptions {
   sandbox?: Omit<SandboxOptions, 'clock'>;
@@ -90,9 +90,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     });
     outbox.start();
   }
-  // A seeded jitter source: the same run every time.
-  let seed = 20260103;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const random = seededRandom(20260103);
   const make = (notifier: Notifier) =>
     createScheduler({
       random,
