@@ -4,7 +4,7 @@
  * backoff, and answers parsed into the bot's typed models.
  */
 import { setMaxListeners } from 'node:events';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { AbortGroup } from './abort.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -14,7 +14,7 @@ import { DictionaryCache } from './dictionaries.js';
 import { ServiceError, isServiceError, type ServiceErrorKind } from './errors.js';
 import { toFilterBody } from './filter-body.js';
 import { filterSettingsSchema, type FilterSettings } from './filter-model.js';
-import { requireJson, sendRequest, type HttpResponse } from './http.js';
+import { createServiceAgent, requireJson, sendRequest, type HttpResponse } from './http.js';
 import { ClientClosedError, createLimits, type LimitScope, type Limits, type Permit } from './limits.js';
 import type { ItemsRead, Opportunity } from './opportunity.js';
 import { createItemsParseCache, parseItemBody, parseItemsBody } from './parse-items.js';
@@ -62,7 +62,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   const random = opts.random ?? Math.random;
   const retries = opts.retries ?? 2;
   const logger = opts.logger.child({ module: 'service-client' });
-  const ownAgent = opts.dispatcher ? undefined : new Agent({ keepAliveTimeout: 10_000 });
+  const ownAgent = opts.dispatcher ? undefined : createServiceAgent();
   const dispatcher: Dispatcher = opts.dispatcher ?? (ownAgent as Agent);
 
   const limits = createLimits({ config, clock, random });

@@ -4,8 +4,21 @@
  * the operation and what went wrong in words; they never carry a URL, a header or a body, since
  * those can hold the access key's secret or a token.
  */
-import { errors, request, type Dispatcher } from 'undici';
+import { Agent, errors, request, type Dispatcher } from 'undici';
 import { ServiceError, type ServiceErrorKind } from './errors.js';
+
+/**
+ * Connections kept open to one host. The scheduler may have a few hundred reads in flight after a
+ * pause; past this many they wait in undici's queue for a free connection instead of each opening
+ * its own (a socket and, on the real service, a TLS session per read of the burst, all idle again
+ * a moment later). 64 carry about 600 reads a second per host at 100 ms a read.
+ */
+export const CONNECTIONS_PER_HOST = 64;
+
+/** The client's dispatcher: keep-alive connections, at most `CONNECTIONS_PER_HOST` to each host. */
+export function createServiceAgent(): Agent {
+  return new Agent({ keepAliveTimeout: 10_000, connections: CONNECTIONS_PER_HOST });
+}
 
 /** The methods the Data Service uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT';

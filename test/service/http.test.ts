@@ -1,6 +1,16 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/service/errors.js';
-import { kindForStatus, parseRetryAfter, requireJson, sendRequest, type HttpRequest } from '../../src/service/http.js';
+import {
+  CONNECTIONS_PER_HOST,
+  createServiceAgent,
+  kindForStatus,
+  parseRetryAfter,
+  requireJson,
+  sendRequest,
+  type HttpRequest,
+} from '../../src/service/http.js';
 import { sendJson, startLocalServer, type LocalServer } from './helpers.js';
 
 const NOW = Date.UTC(2026, 0, 3, 10, 0, 0);
@@ -147,5 +157,36 @@ describe('sendRequest over real HTTP', () => {
     const reason = new Error('user went away');
     setTimeout(() => ctl.abort(reason), 20);
     await expect(pending).rejects.toBe(reason);
+  });
+});
+
+describe('createServiceAgent', () => {
+  it('keeps at most CONNECTIONS_PER_HOST connections to a host and reuses them: a burst queues instead of opening more', async () => {
+    let connections = 0;
+    const server = createServer((_req, res) => {
+      // Held a moment, so the whole burst is in flight at once.
+      setTimeout(() => sendJson(res, 200, { ok: true }), 30);
+    });
+    server.on('connection', () => (connections += 1));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const agent = createServiceAgent();
+    try {
+      const burst = () =>
+        Promise.all(
+          Array.from({ length: CONNECTIONS_PER_HOST * 2 }, () =>
+            sendRequest({ method: 'GET', url, what: 'burst read', timeoutMs: 5_000, now: () => NOW, dispatcher: agent }),
+          ),
+        );
+      const first = await burst();
+      expect(first.every((r) => r.status === 200)).toBe(true);
+      expect(connections).toBe(CONNECTIONS_PER_HOST);
+      await burst();
+      expect(connections).toBe(CONNECTIONS_PER_HOST);
+    } finally {
+      await agent.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
