@@ -9,14 +9,18 @@
  *   BENCH_SECONDS=30 BENCH_SIZES=1000 npx tsx bench/scheduler-scale.ts
  *   BENCH_NOTIFIER=counting npx tsx bench/scheduler-scale.ts   # count diff events instead of sending
  *   BENCH_POLL_SECONDS=5 BENCH_WARMUP_SECONDS=10               # the defaults
+ *   BENCH_HEAP_SNAPSHOT=/tmp/scale.heapsnapshot                # what is live at the end (after a full GC)
  *
- * Each size runs in a fresh process with the Node flags of `npm start`. Targets (issue 4): scheduling lag p99 < 250 ms at 1,000
- * subscriptions; resident memory < 300 MB at 5,000; no request over any limit (sandbox counters).
+ * Each size runs in a fresh process with the Node flags of `npm start` and the image's
+ * MALLOC_ARENA_MAX. Targets (issue 4): scheduling lag p99 < 250 ms at 1,000 subscriptions;
+ * resident memory < 300 MB at 5,000; no request over any limit (sandbox counters).
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { Api } from 'grammy';
 import { Outbox } from '../src/alerts/outbox.js';
 import { systemClock } from '../src/clock.js';
@@ -33,7 +37,7 @@ import type { UserRecord } from '../src/store/schema.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { Vault } from '../src/store/vault.js';
 import { LagRecordingQueue } from './lib/lag-queue.js';
-import { botNodeFlags, envInt, envIntList, handOver, isEntryPoint, report, runBenchProcess, type BenchResult } from './lib/result.js';
+import { botEnv, botNodeFlags, envInt, envIntList, handOver, isEntryPoint, report, runBenchProcess, type BenchResult } from './lib/result.js';
 import { benchKey, startBackend, type Backend } from './lib/scale-backend.js';
 import { benchLogger, sleep, tempDataDir } from './lib/setup.js';
 import { count, mb, ms, percentile } from './lib/stats.js';
@@ -160,9 +164,11 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
       await sleep(Math.max(0, startedAt + s * 1000 - Date.now()));
       if (s % 10 === 0 || s === opts.seconds) {
         const st = scheduler.stats();
+        const m = process.memoryUsage();
         console.log(
           `  ${opts.subscriptions} subs, ${s}/${opts.seconds} s: reads ${st.reads}, in flight ${st.inFlight}, ` +
-            `lag p99 (last 1,024) ${st.lagMsP99} ms, intervals × ${st.loadFactor.toFixed(2)}, RSS ${mb(process.memoryUsage().rss)}`,
+            `lag p99 (last 1,024) ${st.lagMsP99} ms, intervals × ${st.loadFactor.toFixed(2)}, outbox ${outbox?.depth ?? 0}, ` +
+            `RSS ${mb(m.rss)} (heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, outside it ${mb(m.rss - m.heapTotal)}, buffers ${mb(m.arrayBuffers)}), sockets ${sockets()}`,
         );
       }
     }
@@ -179,6 +185,8 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
     const gc = (globalThis as { gc?: () => void }).gc;
     gc?.();
     const live = gc ? process.memoryUsage() : undefined;
+    const snapshotFile = process.env.BENCH_HEAP_SNAPSHOT?.trim();
+    if (snapshotFile) console.log(`  heap snapshot: ${writeHeapSnapshot(snapshotFile)}`);
     await scheduler.stop();
     const backendAfter = await backend.stats();
     const notes = notifier.stats();
@@ -304,6 +312,21 @@ async function writeFilters(config: Config, logger: Logger, store: Store, vault:
   }
 }
 
+/** Sockets open in this process, idle keep-alive ones included (Linux; 0 elsewhere). */
+function sockets(): number {
+  try {
+    return readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:');
+      } catch {
+        return false;
+      }
+    }).length;
+  } catch {
+    return 0;
+  }
+}
+
 function notifierChoice(): NotifierChoice {
   const raw = process.env.BENCH_NOTIFIER?.trim() || 'outbox';
   if (raw !== 'outbox' && raw !== 'counting') throw new Error('BENCH_NOTIFIER: expected outbox or counting');
@@ -322,7 +345,7 @@ if (isEntryPoint(import.meta.url)) {
     // Each size in a fresh process: one run's heap and sockets stay out of the next one's figures.
     const results: BenchResult[] = [];
     for (const size of envIntList('BENCH_SIZES', [1_000, 5_000], 2, 100_000)) {
-      results.push(...(await runBenchProcess(import.meta.url, { BENCH_SUBS: String(size) }, ['--expose-gc', ...botNodeFlags()])));
+      results.push(...(await runBenchProcess(import.meta.url, { ...botEnv(), BENCH_SUBS: String(size) }, ['--expose-gc', ...botNodeFlags()])));
     }
     await handOver(results);
   }

@@ -1,12 +1,12 @@
 /**
  * No Docker engine runs on the CI machine, so the image's promises are checked as text: a
  * multi-stage build on an LTS slim image, production dependencies only, a non-root user, the data
- * volume, a health check, the heap ceiling `npm start` uses, and an exec-form CMD so SIGTERM
+ * volume, a health check, the heap limits `npm start` uses, the malloc arena cap, and an exec-form CMD so SIGTERM
  * reaches node itself.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { botNodeFlags } from '../bench/lib/result.js';
+import { botEnv, botNodeFlags } from '../bench/lib/result.js';
 
 const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
 const ignore = readFileSync(new URL('../.dockerignore', import.meta.url), 'utf8').split('\n');
@@ -40,10 +40,15 @@ describe('Dockerfile', () => {
     expect(cmd).toBe('CMD ["node", "dist/main.js"]');
   });
 
-  it('runs node with the heap ceiling `npm start` uses, through NODE_OPTIONS so it can be overridden', () => {
+  it('runs node with the heap limits `npm start` uses, through NODE_OPTIONS so it can be overridden', () => {
     const flags = botNodeFlags();
-    expect(flags).toEqual([expect.stringMatching(/^--max-old-space-size=\d+$/)]);
-    expect(dockerfile).toMatch(new RegExp(`NODE_OPTIONS=${flags.join(' ')}(\\s|$)`));
+    expect(flags).toEqual([expect.stringMatching(/^--max-old-space-size=\d+$/), expect.stringMatching(/^--max-semi-space-size=\d+$/)]);
+    expect(dockerfile).toMatch(new RegExp(`NODE_OPTIONS="${flags.join(' ')}"(\\s|$)`));
+  });
+
+  it('limits glibc to two malloc arenas, the setting the benchmarks run the bot with', () => {
+    expect(final.join('\n')).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
+    expect(botEnv()).toEqual({ MALLOC_ARENA_MAX: '2' });
   });
 
   it('keeps secrets, data and local installs out of the build context', () => {

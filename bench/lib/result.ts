@@ -53,6 +53,15 @@ export function botNodeFlags(): string[] {
   return manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
+/**
+ * The environment the image gives the bot beyond its Node flags: the malloc arena cap read from the
+ * Dockerfile (glibc reads it before Node starts, so it cannot live in `npm start`'s flags).
+ */
+export function botEnv(): Record<string, string> {
+  const arenas = /\bMALLOC_ARENA_MAX=(\d+)\b/.exec(readFileSync(projectFile('Dockerfile'), 'utf8'))?.[1];
+  return arenas === undefined ? {} : { MALLOC_ARENA_MAX: arenas };
+}
+
 /** A file of the project root, found from here whether this runs from `bench/` or compiled from `.bench-build/bench/`. */
 function projectFile(name: string): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
