@@ -19,6 +19,8 @@ export type Handler = (req: SeenRequest, res: ServerResponse) => void | Promise<
 export interface LocalServer {
   url: string;
   seen: SeenRequest[];
+  /** TCP connections accepted so far. */
+  connections(): number;
   /** Replace the handler between steps of a test. */
   handle(handler: Handler): void;
   close(): Promise<void>;
@@ -42,11 +44,14 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
       void Promise.resolve(current(request, res)).catch(() => res.destroy());
     });
   });
+  let connections = 0;
+  server.on('connection', () => (connections += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    connections: () => connections,
     handle: (h) => {
       current = h;
     },

@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/service/errors.js';
 import {
@@ -162,14 +160,9 @@ describe('sendRequest over real HTTP', () => {
 
 describe('createServiceAgent', () => {
   it('keeps at most CONNECTIONS_PER_HOST connections to a host and reuses them: a burst queues instead of opening more', async () => {
-    let connections = 0;
-    const server = createServer((_req, res) => {
-      // Held a moment, so the whole burst is in flight at once.
-      setTimeout(() => sendJson(res, 200, { ok: true }), 30);
-    });
-    server.on('connection', () => (connections += 1));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    // Each answer held a moment, so the whole burst is in flight at once.
+    const server = await startLocalServer((_req, res) => void setTimeout(() => sendJson(res, 200, { ok: true }), 30));
+    const url = `${server.url}/`;
     const agent = createServiceAgent();
     try {
       const burst = () =>
@@ -180,13 +173,12 @@ describe('createServiceAgent', () => {
         );
       const first = await burst();
       expect(first.every((r) => r.status === 200)).toBe(true);
-      expect(connections).toBe(CONNECTIONS_PER_HOST);
+      expect(server.connections()).toBe(CONNECTIONS_PER_HOST);
       await burst();
-      expect(connections).toBe(CONNECTIONS_PER_HOST);
+      expect(server.connections()).toBe(CONNECTIONS_PER_HOST);
     } finally {
       await agent.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 });
