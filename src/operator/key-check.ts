@@ -3,7 +3,6 @@
  * secret (the first found). The start-up check of the store (issue 10) may replace this with a
  * key fingerprint; the doctor only needs the yes or no.
  */
-import type { UserRecord } from '../store/schema.js';
 import { VaultError } from '../store/errors.js';
 import { OperatorError } from './data-dir.js';
 
@@ -13,7 +12,7 @@ export interface KeyCheck {
 }
 
 /** Throws OperatorError naming ENCRYPTION_KEY when the first stored secret does not decrypt. */
-export function verifyEncryptionKey(users: readonly UserRecord[], vault: { decrypt(blob: string): string }): KeyCheck {
+export function verifyEncryptionKey(users: readonly { key: { secretEnc: string } | null }[], vault: { decrypt(blob: string): string }): KeyCheck {
   const withKey = users.filter((u) => u.key !== null);
   const first = withKey[0]?.key;
   if (!first) return { stored: 0 };
