@@ -70,7 +70,7 @@ async function main(): Promise<number> {
   const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const ok = await runDoctor({
     env: process.env,
-    out: (line) => console.log(line),
+    out: (line) => process.stdout.write(`${line}\n`),
     fixWebhook: async () => args.fix || (tty && /^y(es)?$/i.test((await ask('  a webhook blocks long polling: delete it now? [y/N] ')).trim())),
     ...(args.key !== undefined && {
       key: {
