@@ -93,7 +93,10 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     ledgerFile: join(config.DATA_DIR, 'token-ledger.json'),
   });
 
-  const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo, stats: () => collectStats() });
+  // getMe without the bot's retries: a refused token or an unreachable Bot API ends the start at
+  // once with a line that names the setting, instead of being retried in silence.
+  const me = botInfo ?? (await outboxApi.getMe());
+  const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo: me, stats: () => collectStats() });
   const webhook =
     config.TELEGRAM_WEBHOOK_URL !== undefined && config.TELEGRAM_WEBHOOK_SECRET !== undefined
       ? { url: config.TELEGRAM_WEBHOOK_URL, secret: config.TELEGRAM_WEBHOOK_SECRET }
