@@ -70,6 +70,8 @@ export function createLogger(
         const e = pino.stdSerializers.err(err as Error);
         if (typeof e.message === 'string') e.message = redactSecrets(e.message);
         if (typeof e.stack === 'string') e.stack = redactSecrets(e.stack);
+        // One line per event at a terminal: the stack stays in the JSON format, for a collector.
+        if (settings.format === 'pretty') return { type: e.type, message: e.message };
         return e;
       },
     },
@@ -87,7 +89,14 @@ export function createLogger(
       colorize: settings.colorize ?? process.stdout.isTTY === true,
       singleLine: true,
       translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
-      ignore: 'pid,hostname',
+      // pino-pretty prints an error as a block of lines whatever the options: the error's type
+      // and message join the message instead, and the stack stays in the JSON format.
+      ignore: 'pid,hostname,err',
+      messageFormat: (log, messageKey) => {
+        const msg = String(log[messageKey] ?? '');
+        const err = log.err as { type?: unknown; message?: unknown } | undefined;
+        return err ? `${msg} (${String(err.type ?? 'Error')}: ${String(err.message ?? '')})` : msg;
+      },
       sync: true,
       ...(destination ? { destination } : {}),
     });

@@ -4,6 +4,7 @@
  * webhook mode, POSTs to the webhook's path go to the webhook receiver.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { listen } from '../net/listen.js';
 
 export interface HealthCheck {
@@ -24,6 +25,8 @@ export interface HealthServerOptions {
 
 export interface HealthServer {
   readonly port: number;
+  /** The address it listens on (HTTP_HOST). */
+  readonly address: string;
   close(): Promise<void>;
 }
 
@@ -57,9 +60,11 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz or /metrics\n');
   });
-  const port = await listen(server, opts.port, opts.host ?? '127.0.0.1');
+  const address = opts.host ?? '127.0.0.1';
+  const port = await listen(server, opts.port, address);
   return {
     port,
+    address: (server.address() as AddressInfo).address,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
