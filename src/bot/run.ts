@@ -73,11 +73,11 @@ export async function runBot(bot: Bot<BotContext>, deps: { logger: Logger; webho
 
   await bot.init();
   await nonEssential(logger, 'deleteWebhook', async () => {
-    const info = await bot.api.getWebhookInfo();
-    if (info.url === '') return;
+    // Asked first only to say so in the log; the delete runs either way.
+    const left = (await bot.api.getWebhookInfo().catch(() => undefined))?.url;
     // Pending updates stay with Telegram and arrive through getUpdates.
     await bot.api.deleteWebhook();
-    logger.info('a webhook was set from an earlier run: deleted it to poll (TELEGRAM_WEBHOOK_URL is not set)');
+    if (left) logger.info('a webhook was set from an earlier run: deleted it to poll (TELEGRAM_WEBHOOK_URL is not set)');
   });
   await setCommands(bot, logger);
 
