@@ -19,7 +19,8 @@ ENV NODE_ENV=production \
     NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=8" \
     MALLOC_ARENA_MAX=2 \
     DATA_DIR=/data \
-    HTTP_PORT=8080
+    HTTP_PORT=8080 \
+    HTTP_HOST=0.0.0.0
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

@@ -1,7 +1,8 @@
 /**
  * Builds the whole bot from settings and starts it: store, vault, service client, scheduler,
- * outbox, grammY and the optional operator port. `main.ts` and the playground both use it, so
- * the playground runs exactly the production code path.
+ * outbox, grammY (long polling or webhook) and the optional operator port. `main.ts` and the
+ * playground both use it, so the playground runs exactly the production code path. A failure
+ * here throws; `operator/startup-errors.ts` turns it into the line the operator reads.
  */
 import { join } from 'node:path';
 import { Api } from 'grammy';
@@ -16,9 +17,13 @@ import { createScheduler } from './scheduler/scheduler.js';
 import { createNotifier } from './scheduler/notifier.js';
 import { Outbox } from './alerts/outbox.js';
 import { createBot } from './bot/bot.js';
-import { POLL_TIMEOUT_SECONDS, runBot } from './bot/run.js';
+import { runBot } from './bot/run.js';
 import { startHealthServer, type HealthServer } from './health/server.js';
-import { collectMetrics } from './health/collect.js';
+import { createBotMetrics } from './health/metrics.js';
+import type { MetricsPort } from './health/observe.js';
+import type { ServiceClient } from './service/client-types.js';
+import { DICT_LANGS } from './service/dictionaries.js';
+import { assertDataDirWritable } from './operator/data-dir.js';
 
 export interface App {
   readonly store: Store;
@@ -35,13 +40,18 @@ export interface AppOptions {
   botInfo?: UserFromGetMe;
 }
 
+/** After a failed dictionaries fetch at start, how often to try again until one works. */
+const DICTIONARIES_RETRY_MS = 15 * 60_000;
+
 export async function startApp({ config, logger, clock = systemClock, botInfo }: AppOptions): Promise<App> {
+  await assertDataDirWritable(config.DATA_DIR);
   const store = await openStore({ dataDir: config.DATA_DIR, logger, clock });
   if (store.loadReport.movedAside) {
     logger.warn({ file: store.loadReport.movedAside }, 'the database file was unreadable: moved aside, starting empty');
   }
   const vault = await Vault.open({ dataDir: config.DATA_DIR, envKey: config.ENCRYPTION_KEY, logger });
   const client = createServiceClient({ config, logger, clock });
+  const metrics = createBotMetrics();
 
   // The outbox has its own Api instance: it paces and retries every send itself, so it must
   // not stack the bot's auto-retry on top.
@@ -51,6 +61,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     api: outboxApi,
     logger,
     clock,
+    metrics: metrics.port,
     // Called only once sends run, after `scheduler` below exists.
     onBlocked: (chatId) => {
       for (const user of store.listUsers()) {
@@ -69,12 +80,12 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
       }
     },
   });
-  const notifier = createNotifier({ store, client, outbox, logger, clock });
+  const notifier = createNotifier({ store, client, outbox, logger, clock, metrics: metrics.port });
   const scheduler = createScheduler({
     config,
     logger,
     store,
-    client,
+    client: timedReads(client, metrics.port, clock),
     notifier,
     vault,
     clock,
@@ -82,10 +93,18 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     ledgerFile: join(config.DATA_DIR, 'token-ledger.json'),
   });
 
-  const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo, stats: () => collectStats() });
-  const running = await runBot(bot, { logger });
+  // getMe without the bot's retries: a refused token or an unreachable Bot API ends the start at
+  // once with a line that names the setting, instead of being retried in silence.
+  const me = botInfo ?? (await outboxApi.getMe());
+  const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo: me, stats: () => collectStats() });
+  const webhook =
+    config.TELEGRAM_WEBHOOK_URL !== undefined && config.TELEGRAM_WEBHOOK_SECRET !== undefined
+      ? { url: config.TELEGRAM_WEBHOOK_URL, secret: config.TELEGRAM_WEBHOOK_SECRET }
+      : undefined;
+  const running = await runBot(bot, { logger, ...(webhook && { webhook }) });
   outbox.start();
   scheduler.start();
+  const dictionariesRetry = watchDictionaries(client, config.BB_DICTS_URL, logger);
 
   function collectStats(): Record<string, number> {
     const s = scheduler.stats();
@@ -99,21 +118,34 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     };
   }
 
+  const receiver = running.webhook?.receiver;
+  metrics.attach({
+    users: () => store.listUsers().length,
+    scheduler,
+    notifier,
+    outbox,
+    client,
+    ...(receiver && { webhook: () => receiver.stats() }),
+  });
   let health: HealthServer | undefined;
   if (config.HTTP_PORT !== undefined) {
     health = await startHealthServer({
       port: config.HTTP_PORT,
+      host: config.HTTP_HOST,
       checks: [
-        {
-          name: 'telegram',
-          check: () => running.isRunning() && Date.now() - running.lastPollAt() < (POLL_TIMEOUT_SECONDS + 60) * 1000,
-        },
+        { name: 'telegram', check: () => running.healthy() },
         { name: 'store', check: () => store.writable() },
         { name: 'scheduler', check: () => clock.now() - scheduler.stats().lastTickAt < 30_000 },
       ],
-      metrics: () => collectMetrics({ users: () => store.listUsers().length, scheduler: scheduler, notifier, outbox, client }),
+      metrics,
+      ...(running.webhook && {
+        webhook: { path: running.webhook.path, handle: (req, res) => running.webhook?.receiver.handle(req, res) },
+      }),
     });
-    logger.info({ port: health.port }, 'operator port open: /healthz and /metrics');
+    logger.info(
+      { host: config.HTTP_HOST, port: health.port, ...(running.webhook && { webhookPath: running.webhook.path }) },
+      running.webhook ? 'operator port open: /healthz, /metrics and the webhook' : 'operator port open: /healthz and /metrics',
+    );
   }
 
   let stopping: Promise<void> | undefined;
@@ -122,6 +154,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     healthPort: health?.port,
     stop(drainMs = 10_000) {
       stopping ??= (async () => {
+        clearInterval(dictionariesRetry);
         await scheduler.stop();
         await running.stop();
         const left = await outbox.drain(drainMs);
@@ -134,4 +167,46 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
       return stopping;
     },
   };
+}
+
+/** The scheduler's client, with each item read timed for the read-duration histogram. */
+function timedReads(client: ServiceClient, metrics: MetricsPort, clock: Clock): ServiceClient {
+  return {
+    ...client,
+    readItems: async (key, service, opts) => {
+      const started = clock.now();
+      try {
+        return await client.readItems(key, service, opts);
+      } finally {
+        metrics.readDuration(clock.now() - started);
+      }
+    },
+  };
+}
+
+/**
+ * Fetches the dictionaries at start (the cache file spares the request after a restart). The
+ * bot starts either way: without names, alerts show ids until a later try works, and one line
+ * says so. Tries again every 15 minutes while a language has no copy.
+ */
+function watchDictionaries(client: ServiceClient, url: string, logger: Logger): NodeJS.Timeout {
+  const missing = () => DICT_LANGS.filter((lang) => client.cachedDictionaries(lang) === undefined);
+  const attempt = async (first: boolean) => {
+    for (const lang of missing()) await client.dictionaries(lang).catch(() => undefined);
+    const still = missing();
+    if (still.length > 0 && first) {
+      logger.warn(
+        { languages: still },
+        `BB_DICTS_URL: the dictionaries host ${url} could not be reached at start: started anyway (alerts show ids for names); trying again every 15 minutes`,
+      );
+    } else if (still.length === 0 && !first) {
+      logger.info('dictionaries fetched after all');
+    }
+  };
+  void attempt(true);
+  const timer = setInterval(() => {
+    if (missing().length > 0) void attempt(false);
+  }, DICTIONARIES_RETRY_MS);
+  timer.unref();
+  return timer;
 }

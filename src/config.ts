@@ -46,6 +46,17 @@ export const configSchema = z.object({
       .optional(),
   ),
   TELEGRAM_API_ROOT: url('https://api.telegram.org'),
+  TELEGRAM_WEBHOOK_URL: optionalString.pipe(
+    z
+      .url({ protocol: /^https$/, error: 'a public https:// URL where Telegram can post updates (leave empty for long polling)' })
+      .optional(),
+  ),
+  TELEGRAM_WEBHOOK_SECRET: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[\w-]{16,256}$/, { error: '16 to 256 letters, digits, "_" or "-" (openssl rand -hex 32)' })
+      .optional(),
+  ),
   DATA_DIR: z.string().trim().min(1, { error: 'a directory path' }).default('./data'),
   ENCRYPTION_KEY: optionalString.pipe(
     z
@@ -60,6 +71,9 @@ export const configSchema = z.object({
       error: 'one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
+  LOG_FORMAT: optionalString.pipe(
+    z.enum(['pretty', 'json'], { error: 'pretty or json (leave empty: pretty on a terminal, json otherwise)' }).optional(),
+  ),
 
   BB_AUTH_URL: url('https://breaking-bet.com'),
   BB_DICTS_URL: url('https://dicts.api.breaking-bet.com'),
@@ -95,6 +109,26 @@ export const configSchema = z.object({
       .refine((n) => n >= 1 && n <= 65535, { error: PORT_ERROR })
       .optional(),
   ),
+  // Loopback by default: the operator port is for a local scraper or a reverse proxy; the image
+  // sets 0.0.0.0 so Docker's port mapping reaches it.
+  HTTP_HOST: z
+    .string()
+    .trim()
+    .default('127.0.0.1')
+    .transform((s) => (s === '' ? '127.0.0.1' : s))
+    .pipe(z.union([z.ipv4(), z.ipv6(), z.literal('localhost')], { error: 'an IP address to listen on, like 127.0.0.1 or 0.0.0.0' })),
+}).superRefine((c, ctx) => {
+  // Telegram posts to the webhook through HTTP_PORT, and checking the secret is not optional.
+  if (c.TELEGRAM_WEBHOOK_URL !== undefined && c.HTTP_PORT === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['HTTP_PORT'], message: 'a port for the webhook to listen on (TELEGRAM_WEBHOOK_URL is set)' });
+  }
+  if (c.TELEGRAM_WEBHOOK_URL !== undefined && c.TELEGRAM_WEBHOOK_SECRET === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['TELEGRAM_WEBHOOK_SECRET'],
+      message: '16 to 256 letters, digits, "_" or "-" that Telegram sends with every update (TELEGRAM_WEBHOOK_URL is set; openssl rand -hex 32)',
+    });
+  }
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,15 +1,18 @@
 /**
  * Start-up and graceful shutdown; nothing else. `npm start` (after the build) runs
- * `node dist/main.js` in the foreground so SIGTERM reaches this process directly.
+ * `node dist/main.js` in the foreground so SIGTERM reaches this process directly. A start that
+ * fails ends with one line naming the setting to fix, and exit code 1.
  */
 import { existsSync } from 'node:fs';
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger, redactSecrets } from './logger.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger, defaultLogFormat, redactSecrets } from './logger.js';
 import { startApp } from './app.js';
+import { describeStartupError } from './operator/startup-errors.js';
+
+let config: Config | undefined;
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
-  let config;
   try {
     config = loadConfig(process.env);
   } catch (err) {
@@ -23,7 +26,7 @@ async function main(): Promise<void> {
     console.error('BOT_TOKEN: expected the token from @BotFather (set it in .env or the environment)');
     process.exit(1);
   }
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, undefined, { format: config.LOG_FORMAT ?? defaultLogFormat() });
   const app = await startApp({ config: { ...config, BOT_TOKEN: config.BOT_TOKEN }, logger });
   logger.info('bot started');
 
@@ -53,7 +56,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  // The logger may not exist yet; print one line without values that could hold a secret.
-  console.error(`start failed: ${redactSecrets(err instanceof Error ? err.message : String(err))}`);
+  // One line on stderr, whatever the log format: the logger may not exist yet, and an operator
+  // reads this first. It never carries a secret.
+  console.error(
+    config
+      ? describeStartupError(err, config)
+      : `start failed: ${redactSecrets(err instanceof Error ? err.message : String(err))}`,
+  );
   process.exit(1);
 });

@@ -21,6 +21,7 @@ import type { Lang } from '../store/schema.js';
 import { classifyTelegramError, describeError, type TelegramFailure } from './outbox-errors.js';
 import { rateWindow, SendTimes, type RateWindow } from './outbox-pacing.js';
 import { splitMessage, truncateMessage } from './outbox-split.js';
+import type { MetricsPort } from '../health/observe.js';
 import { digestHeader, moreLinesLine, quietSummaryHeader } from './outbox-text.js';
 
 /** A button under a message: a callback (at most 64 bytes of data) or a link. */
@@ -86,6 +87,8 @@ export interface OutboxOptions {
   onBlocked?: (chatId: number) => void;
   /** A job was given up after its bounded retries or a permanent refusal. */
   onGiveUp?: (job: OutboxJobInfo, err: unknown) => void;
+  /** Metrics hook (operator port): how long each new message waited before its first call. */
+  metrics?: Pick<MetricsPort, 'outboxWait'>;
 }
 
 export interface OutboxSendOptions {
@@ -501,6 +504,8 @@ export class Outbox {
     const sentAt = Math.max(now, this.clock.now());
     chat.times.record(sentAt);
     this.global.record(sentAt);
+    // Metrics hook: a message's queue wait, once per message (not per retry or per part).
+    if (job.type === 'send' && job.attempts === 0 && job.partIndex === 0) this.options.metrics?.outboxWait(sentAt - job.queuedAt);
     void this.perform(chat, job).finally(() => {
       job.inFlight = false;
       chat.busy = false;

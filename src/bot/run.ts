@@ -1,12 +1,16 @@
 /**
- * Long polling with @grammyjs/runner. Start-up sets the command menu in English and Russian; a
- * failing non-essential call there is logged, not fatal. getMe (bot.init) is essential.
+ * Receiving updates: long polling with @grammyjs/runner, or a webhook (TELEGRAM_WEBHOOK_URL) that
+ * the operator port serves. Start-up sets the command menu in English and Russian; a failing
+ * non-essential call there is logged, not fatal. getMe (bot.init) is essential, and so is
+ * setWebhook in webhook mode. Long polling deletes a webhook left from an earlier webhook run,
+ * since Telegram refuses getUpdates while one is set.
  */
 import { run } from '@grammyjs/runner';
 import type { Bot } from 'grammy';
 import type { Logger } from '../logger.js';
 import { commandMenu } from './commands.js';
 import type { BotContext } from './context.js';
+import { createWebhookReceiver, type WebhookReceiver } from './webhook.js';
 
 export interface BotHandle {
   /** Stops polling and waits for updates in progress. */
@@ -17,12 +21,23 @@ export interface BotHandle {
    * getUpdates answer, or the start of the poll in flight when the one before it went well.
    */
   lastPollAt(): number;
+  /** True while updates can reach the bot: polling recently worked, or the webhook is set. */
+  healthy(): boolean;
+  /** In webhook mode: the handler the operator port routes the webhook's POSTs to. */
+  readonly webhook?: { readonly path: string; readonly receiver: WebhookReceiver };
+}
+
+/** Webhook mode's settings (TELEGRAM_WEBHOOK_URL and TELEGRAM_WEBHOOK_SECRET). */
+export interface WebhookSettings {
+  url: string;
+  secret: string;
 }
 
 /** Long-poll timeout (seconds): one getUpdates call waits this long for updates. */
 export const POLL_TIMEOUT_SECONDS = 25;
 
-const ALLOWED_UPDATES = ['message', 'callback_query', 'inline_query', 'my_chat_member'] as const;
+/** The update kinds the bot handles; Telegram sends no others (polling and webhook alike). */
+export const ALLOWED_UPDATES = ['message', 'callback_query', 'inline_query', 'my_chat_member'] as const;
 
 async function nonEssential(logger: Logger, what: string, call: () => Promise<unknown>): Promise<void> {
   try {
@@ -32,8 +47,9 @@ async function nonEssential(logger: Logger, what: string, call: () => Promise<un
   }
 }
 
-export async function runBot(bot: Bot<BotContext>, deps: { logger: Logger }): Promise<BotHandle> {
+export async function runBot(bot: Bot<BotContext>, deps: { logger: Logger; webhook?: WebhookSettings }): Promise<BotHandle> {
   const { logger } = deps;
+  if (deps.webhook) return runWebhook(bot, logger, deps.webhook);
   // A long poll answers only when updates come or after POLL_TIMEOUT_SECONDS, so a poll in flight
   // after a good one also counts as alive; a failing one does not.
   let lastOk = 0;
@@ -56,9 +72,14 @@ export async function runBot(bot: Bot<BotContext>, deps: { logger: Logger }): Pr
   });
 
   await bot.init();
-  await nonEssential(logger, 'deleteWebhook', () => bot.api.deleteWebhook());
-  await nonEssential(logger, 'setMyCommands en', () => bot.api.setMyCommands(commandMenu('en')));
-  await nonEssential(logger, 'setMyCommands ru', () => bot.api.setMyCommands(commandMenu('ru'), { language_code: 'ru' }));
+  await nonEssential(logger, 'deleteWebhook', async () => {
+    // Asked first only to say so in the log; the delete runs either way.
+    const left = (await bot.api.getWebhookInfo().catch(() => undefined))?.url;
+    // Pending updates stay with Telegram and arrive through getUpdates.
+    await bot.api.deleteWebhook();
+    if (left) logger.info('a webhook was set from an earlier run: deleted it to poll (TELEGRAM_WEBHOOK_URL is not set)');
+  });
+  await setCommands(bot, logger);
 
   const handle = run(bot, {
     runner: {
@@ -74,6 +95,39 @@ export async function runBot(bot: Bot<BotContext>, deps: { logger: Logger }): Pr
       if (handle.isRunning()) await handle.stop();
     },
     isRunning: () => handle.isRunning(),
-    lastPollAt: () => (inFlightSince > 0 && !lastFailed ? Math.max(lastOk, inFlightSince) : lastOk),
+    lastPollAt,
+    healthy: () => handle.isRunning() && Date.now() - lastPollAt() < (POLL_TIMEOUT_SECONDS + 60) * 1000,
+  };
+
+  function lastPollAt(): number {
+    return inFlightSince > 0 && !lastFailed ? Math.max(lastOk, inFlightSince) : lastOk;
+  }
+}
+
+async function setCommands(bot: Bot<BotContext>, logger: Logger): Promise<void> {
+  await nonEssential(logger, 'setMyCommands en', () => bot.api.setMyCommands(commandMenu('en')));
+  await nonEssential(logger, 'setMyCommands ru', () => bot.api.setMyCommands(commandMenu('ru'), { language_code: 'ru' }));
+}
+
+async function runWebhook(bot: Bot<BotContext>, logger: Logger, settings: WebhookSettings): Promise<BotHandle> {
+  await bot.init();
+  const receiver = createWebhookReceiver({ secret: settings.secret, handleUpdate: (u) => bot.handleUpdate(u), logger });
+  // Pending updates are kept: Telegram delivers them to the webhook once it is set.
+  await bot.api.setWebhook(settings.url, { secret_token: settings.secret, allowed_updates: [...ALLOWED_UPDATES] });
+  await setCommands(bot, logger);
+  let running = true;
+  logger.info({ url: settings.url, username: bot.botInfo.username }, 'bot receiving updates through the webhook');
+  return {
+    stop: async () => {
+      if (!running) return;
+      running = false;
+      // The webhook stays set: Telegram holds new updates until the next start takes them.
+      receiver.close();
+      await receiver.drain(10_000);
+    },
+    isRunning: () => running,
+    lastPollAt: () => 0,
+    healthy: () => running,
+    webhook: { path: new URL(settings.url).pathname, receiver },
   };
 }

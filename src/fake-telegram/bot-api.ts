@@ -23,6 +23,7 @@ import {
   sendMessageSchema,
   setDescriptionSchema,
   setMyCommandsSchema,
+  setWebhookSchema,
   type InlineKeyboard,
 } from './schemas.js';
 import { checkKeyboard, checkText, inlineOf, markupKey, parse } from './validate.js';
@@ -89,6 +90,8 @@ export class FakeBotApi {
   private readonly updateWaiters = new Set<UpdateWaiter>();
   private readonly heldPolls = new Set<{ conflict: () => void }>();
   private closing = false;
+  /** Set by setWebhook, cleared by deleteWebhook; while set, getUpdates answers 409 as Telegram does. */
+  private webhook: { url: string; secretToken?: string; allowedUpdates?: string[] } | undefined;
 
   private readonly botMessages = new Map<number, StoredMessage[]>();
   private readonly usersMessages = new Map<number, UserMessage[]>();
@@ -157,6 +160,21 @@ export class FakeBotApi {
 
   pendingUpdates(): Update[] {
     return structuredClone(this.queue);
+  }
+
+  /** The webhook setWebhook stored, if any (its secret included: tests post with it). */
+  webhookState(): { url: string; secretToken?: string; allowedUpdates?: string[] } | undefined {
+    return this.webhook ? structuredClone(this.webhook) : undefined;
+  }
+
+  /** Queued updates the webhook's allowed_updates lets through, in order. */
+  deliverable(): Update[] {
+    return this.queue.filter((u) => this.isAllowed(u));
+  }
+
+  /** Drops a delivered update from the queue (the webhook answered 2xx). */
+  delivered(updateId: number): void {
+    this.queue = this.queue.filter((u) => u.update_id !== updateId);
   }
 
   sendText(from: FakeUser, text: string, chatRef?: FakeChatRef): Update {
@@ -302,9 +320,30 @@ export class FakeBotApi {
     add('getUpdates', getUpdatesSchema, (p, signal) => this.getUpdates(p, signal));
     add('deleteWebhook', deleteWebhookSchema, (p) => {
       if (p.drop_pending_updates) this.queue = [];
+      this.webhook = undefined;
       return true;
     });
-    add('getWebhookInfo', anyPayload, () => ({ url: '', has_custom_certificate: false, pending_update_count: this.queue.length }));
+    add('setWebhook', setWebhookSchema, (p) => {
+      if (p.url === '') {
+        this.webhook = undefined;
+        return true;
+      }
+      if (!/^https:\/\//.test(p.url)) throw new ApiFailure(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook');
+      if (p.drop_pending_updates) this.queue = [];
+      this.webhook = {
+        url: p.url,
+        ...(p.secret_token !== undefined && { secretToken: p.secret_token }),
+        ...(p.allowed_updates !== undefined && { allowedUpdates: p.allowed_updates }),
+      };
+      if (p.allowed_updates !== undefined) this.allowedUpdates = p.allowed_updates.length > 0 ? p.allowed_updates : undefined;
+      return true;
+    });
+    add('getWebhookInfo', anyPayload, () => ({
+      url: this.webhook?.url ?? '',
+      has_custom_certificate: false,
+      pending_update_count: this.queue.length,
+      ...(this.webhook?.allowedUpdates !== undefined && { allowed_updates: this.webhook.allowedUpdates }),
+    }));
     add('sendMessage', sendMessageSchema, (p) => this.sendMessage(p));
     add('editMessageText', editMessageTextSchema, (p) => this.editMessageText(p));
     add('editMessageReplyMarkup', editReplyMarkupSchema, (p) => this.editReplyMarkup(p));
@@ -342,6 +381,9 @@ export class FakeBotApi {
   }
 
   private async getUpdates(p: z.infer<typeof getUpdatesSchema>, signal: AbortSignal): Promise<Update[]> {
+    if (this.webhook) {
+      throw new ApiFailure(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+    }
     // Telegram serves one long poll per bot: a second one ends the first with 409, as grammY expects.
     for (const held of [...this.heldPolls]) held.conflict();
     if (p.offset !== undefined) this.confirm(p.offset);

@@ -137,3 +137,13 @@ export const chatOnlySchema = z.object({ chat_id: chatIdSchema });
 export const chatMemberSchema = z.object({ chat_id: chatIdSchema, user_id: int });
 export const chatActionSchema = z.object({ chat_id: chatIdSchema, action: z.string() });
 export const deleteWebhookSchema = z.object({ drop_pending_updates: bool.optional() });
+export const setWebhookSchema = z.object({
+  url: z.string(),
+  secret_token: z
+    .string()
+    .regex(/^[\w-]{1,256}$/, { error: 'Bad Request: secret token contains unallowed characters' })
+    .optional(),
+  allowed_updates: json(z.array(z.string())).optional(),
+  drop_pending_updates: bool.optional(),
+  max_connections: int.optional(),
+});

@@ -7,14 +7,15 @@
  *
  * It answers `POST /bot<token>/<method>` (JSON, form-urlencoded or multipart bodies, or a query
  * string) with `{ ok: true, result }` or Telegram's error shape, records every call and message,
- * and lets a test inject failures. It never logs; the token appears in no error it returns.
+ * and lets a test inject failures. After setWebhook it answers getUpdates 409 as Telegram does, and
+ * posts queued updates to the bot's webhook when a test asks (`deliverWebhook`, `postWebhook`). It never logs; the token appears in no error it returns.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { systemClock } from '../clock.js';
 import { FakeBotApi } from './bot-api.js';
 import type { ApiAnswer } from './errors.js';
 import { BodyError, readPayload } from './body.js';
-import type { FakeTelegram, FakeTelegramOptions, SentMessage } from './types.js';
+import type { FakeTelegram, FakeTelegramOptions, SentMessage, Update } from './types.js';
 import { listen } from '../net/listen.js';
 
 export type * from './types.js';
@@ -94,8 +95,34 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
     clearFaults: () => api.clearFaults(),
     setChat: (chat) => api.setChat(chat),
     onActivity: (cb) => api.onActivity(cb),
+    webhookInfo: () => api.webhookState(),
+    postWebhook: (update, o) => postWebhook(api, update, o),
+    deliverWebhook: async (o) => {
+      const statuses: number[] = [];
+      for (const update of api.deliverable()) {
+        const status = await postWebhook(api, update, o);
+        statuses.push(status);
+        if (status >= 200 && status < 300) api.delivered(update.update_id);
+      }
+      return statuses;
+    },
     close: () => (closed ??= closeServer(server, api)),
   };
+}
+
+async function postWebhook(
+  api: FakeBotApi,
+  update: Update,
+  opts: { to: string; secretToken?: string | null },
+): Promise<number> {
+  const secret = opts.secretToken === undefined ? api.webhookState()?.secretToken : opts.secretToken;
+  const res = await fetch(opts.to, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(secret != null && { 'x-telegram-bot-api-secret-token': secret }) },
+    body: JSON.stringify(update),
+  });
+  await res.arrayBuffer();
+  return res.status;
 }
 
 function answer(res: ServerResponse, body: ApiAnswer): void {

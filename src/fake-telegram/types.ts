@@ -174,6 +174,16 @@ export interface FakeTelegram {
   setChat(chat: FakeChatInfo): void;
   /** Called on every sendMessage / edit / deleteMessage / answerCallbackQuery; returns an unsubscribe function. */
   onActivity(cb: (event: ActivityEvent) => void): () => void;
+  /** The webhook set by setWebhook (undefined after deleteWebhook). */
+  webhookInfo(): { url: string; secretToken?: string; allowedUpdates?: string[] } | undefined;
+  /**
+   * Posts one update to the webhook as Telegram does: JSON to `to` (a local address standing in for
+   * the public URL) with `X-Telegram-Bot-Api-Secret-Token` set to the stored secret unless
+   * `secretToken` says otherwise (null: no header). Resolves with the HTTP status.
+   */
+  postWebhook(update: Update, opts: { to: string; secretToken?: string | null }): Promise<number>;
+  /** Posts every queued update the webhook accepts, in order, dropping each answered 2xx; resolves with the statuses. */
+  deliverWebhook(opts: { to: string; secretToken?: string | null }): Promise<number[]>;
   /** Releases held long polls (with no updates), closes every connection and stops listening. */
   close(): Promise<void>;
 }

@@ -1,10 +1,20 @@
-/** Gathers the numbers operators watch into Prometheus samples, from the parts that own them. */
+/** Reads the numbers operators watch from the parts that own them, as named samples for /metrics. */
 import { getHeapStatistics } from 'node:v8';
 import type { OutboxStats } from '../alerts/outbox.js';
 import type { ClientStats } from '../service/client.js';
 import type { SchedulerStats } from '../scheduler/scheduler.js';
 import type { NotifierStats } from '../scheduler/notifier.js';
-import type { MetricSample } from './metrics.js';
+
+export interface Sample {
+  name: string;
+  value: number;
+  labels?: Record<string, string>;
+}
+
+export interface WebhookStats {
+  accepted: number;
+  refused: { secret: number; replay: number; body: number };
+}
 
 export interface MetricSources {
   users: () => number;
@@ -12,42 +22,43 @@ export interface MetricSources {
   notifier: { stats(): NotifierStats };
   outbox: { readonly depth: number; readonly stats: OutboxStats };
   client: { stats(): ClientStats };
+  /** Present in webhook mode. */
+  webhook?: () => WebhookStats;
 }
 
-export function collectMetrics(src: MetricSources): MetricSample[] {
+export function collectSamples(src: MetricSources): Sample[] {
   const s = src.scheduler.stats();
   const n = src.notifier.stats();
   const o = src.outbox.stats;
   const c = src.client.stats();
   const heap = getHeapStatistics();
-  const gauge = (name: string, help: string, value: number): MetricSample => ({ name, help, type: 'gauge', value });
-  const counter = (name: string, help: string, value: number): MetricSample => ({ name, help, type: 'counter', value });
-  return [
-    gauge('bot_users', 'Users the bot knows', src.users()),
-    gauge('bot_subscriptions', 'Active subscriptions (a key and a service) being polled', s.subscriptions),
-    counter('bot_reads_total', 'Successful item reads', s.reads),
-    counter('bot_read_errors_total', 'Failed item reads', s.errors),
-    counter('bot_service_requests_total', 'Data API requests sent', c.requests),
-    ...Object.entries(c.failures).map(
-      ([kind, value]): MetricSample => ({
-        name: 'bot_service_failures_total',
-        help: 'Failed Data API requests by error kind (rate_limited counts 429s)',
-        type: 'counter',
-        value,
-        labels: { kind },
-      }),
-    ),
-    counter('bot_service_429_total', 'Answers 429 from the Data Service', c.failures.rate_limited),
-    counter('bot_alerts_sent_total', 'New alerts handed to the outbox', n.alerts),
-    counter('bot_alert_edits_total', 'Alert edits (moved, gone) handed to the outbox', n.edits),
-    counter('bot_telegram_sent_total', 'Messages sent to Telegram', o.sent),
-    counter('bot_telegram_edited_total', 'Messages edited on Telegram', o.edited),
-    counter('bot_telegram_gave_up_total', 'Sends given up after bounded retries', o.gaveUp),
-    gauge('bot_outbox_depth', 'Sends and edits waiting in the outbox', src.outbox.depth),
-    gauge('bot_scheduling_lag_p99_ms', 'How late subscriptions were taken from the queue, 99th percentile (ms)', s.lagMsP99),
-    gauge('bot_poll_interval_stretch', 'How much every poll interval is stretched because the bot cannot keep up (1 when it can)', s.loadFactor),
-    gauge('bot_resident_memory_bytes', 'Resident memory of the bot process', process.memoryUsage.rss()),
-    gauge('bot_heap_used_bytes', 'JavaScript heap in use, garbage not yet collected included', heap.used_heap_size),
-    gauge('bot_heap_limit_bytes', 'The heap ceiling (--max-old-space-size): a heap used near it after collections means the bot needs more', heap.heap_size_limit),
+  const one = (name: string, value: number): Sample => ({ name, value });
+  const samples: Sample[] = [
+    one('bot_users', src.users()),
+    one('bot_subscriptions', s.subscriptions),
+    one('bot_reads_total', s.reads),
+    one('bot_read_errors_total', s.errors),
+    one('bot_service_requests_total', c.requests),
+    ...Object.entries(c.failures).map(([kind, value]): Sample => ({ name: 'bot_service_failures_total', value, labels: { kind } })),
+    one('bot_service_429_total', c.failures.rate_limited),
+    one('bot_alerts_sent_total', n.alerts),
+    one('bot_alert_edits_total', n.edits),
+    one('bot_telegram_sent_total', o.sent),
+    one('bot_telegram_edited_total', o.edited),
+    one('bot_telegram_gave_up_total', o.gaveUp),
+    one('bot_outbox_depth', src.outbox.depth),
+    one('bot_scheduling_lag_p99_ms', s.lagMsP99),
+    one('bot_poll_interval_stretch', s.loadFactor),
+    one('bot_resident_memory_bytes', process.memoryUsage.rss()),
+    one('bot_heap_used_bytes', heap.used_heap_size),
+    one('bot_heap_limit_bytes', heap.heap_size_limit),
   ];
+  if (src.webhook) {
+    const w = src.webhook();
+    samples.push(one('bot_webhook_updates_total', w.accepted));
+    for (const [reason, value] of Object.entries(w.refused)) {
+      samples.push({ name: 'bot_webhook_refused_total', value, labels: { reason } });
+    }
+  }
+  return samples;
 }

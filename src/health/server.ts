@@ -1,10 +1,11 @@
 /**
- * The optional operator port (HTTP_PORT): `/healthz` says whether the bot is polling Telegram,
- * the store is writable and the scheduler ticking; `/metrics` serves Prometheus text.
+ * The optional operator port (HTTP_PORT on HTTP_HOST): `/healthz` says whether updates reach the
+ * bot, the store is writable and the scheduler ticking; `/metrics` serves Prometheus text; in
+ * webhook mode, POSTs to the webhook's path go to the webhook receiver.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { listen } from '../net/listen.js';
-import { renderPrometheus, type MetricSample } from './metrics.js';
 
 export interface HealthCheck {
   name: string;
@@ -14,20 +15,30 @@ export interface HealthCheck {
 
 export interface HealthServerOptions {
   port: number;
+  /** Default 127.0.0.1 (HTTP_HOST). */
   host?: string;
   checks: readonly HealthCheck[];
-  metrics: () => readonly MetricSample[];
+  metrics: { render(): Promise<string>; readonly contentType: string };
+  /** Webhook mode: POSTs to `path` are Telegram's updates. */
+  webhook?: { path: string; handle(req: IncomingMessage, res: ServerResponse): void };
 }
 
 export interface HealthServer {
   readonly port: number;
+  /** The address it listens on (HTTP_HOST). */
+  readonly address: string;
   close(): Promise<void>;
 }
 
 export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (opts.webhook && req.method === 'POST' && path === opts.webhook.path) {
+      opts.webhook.handle(req, res);
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
+      req.resume();
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
@@ -41,21 +52,19 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
       return;
     }
     if (path === '/metrics') {
-      let body: string;
-      try {
-        body = renderPrometheus(opts.metrics());
-      } catch {
-        res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(body);
+      opts.metrics.render().then(
+        (body) => res.writeHead(200, { 'content-type': opts.metrics.contentType }).end(body),
+        () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n'),
+      );
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz or /metrics\n');
   });
-  const port = await listen(server, opts.port, opts.host ?? '0.0.0.0');
+  const address = opts.host ?? '127.0.0.1';
+  const port = await listen(server, opts.port, address);
   return {
     port,
+    address: (server.address() as AddressInfo).address,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -20,6 +20,7 @@ import type { Store } from '../store/store.js';
 import type { DiffEvent } from './diff.js';
 import { MinuteCounter } from './minute-counter.js';
 import { noticeText, type NoticeReason } from './text.js';
+import type { MetricsPort } from '../health/observe.js';
 
 /** An inline keyboard as the formatter builds it and the outbox takes it. */
 export type AlertButtons = { text: string; callbackData: string }[][];
@@ -75,6 +76,8 @@ export interface NotifierOptions {
   outbox: OutboxPort;
   logger: Logger;
   clock: Clock;
+  /** Metrics hook (operator port): first sighting → delivered, per alert. */
+  metrics?: Pick<MetricsPort, 'alertLatency'>;
 }
 
 const emptyStatus = (): ServiceStatus => ({ lastGoodReadAt: null, lastAlertAt: null, lastError: null });
@@ -148,6 +151,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           ...(holdUntil !== undefined ? { holdUntil } : {}),
         })
         .then((messageId) => {
+          // Metrics hook: only alerts that reached Telegram as themselves (not folded or held).
+          if (messageId !== undefined) opts.metrics?.alertLatency(clock.now() - entry.firstSeenAt);
           if (messageId !== undefined) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...e, messageId }));
         }),
     );

@@ -1,32 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderPrometheus } from '../../src/health/metrics.js';
+import { createBotMetrics } from '../../src/health/metrics.js';
 import { startHealthServer, type HealthServer } from '../../src/health/server.js';
-
-describe('Prometheus text', () => {
-  it('groups samples under one HELP and TYPE and escapes label values', () => {
-    const text = renderPrometheus([
-      { name: 'bot_reads_total', help: 'Item reads', type: 'counter', value: 3, labels: { service: 'arbs_live' } },
-      { name: 'bot_reads_total', help: 'Item reads', type: 'counter', value: 4, labels: { service: 'a"b\\c' } },
-      { name: 'bot_outbox_depth', help: 'Queued sends', type: 'gauge', value: 0 },
-    ]);
-    expect(text).toBe(
-      [
-        '# HELP bot_reads_total Item reads',
-        '# TYPE bot_reads_total counter',
-        'bot_reads_total{service="arbs_live"} 3',
-        'bot_reads_total{service="a\\"b\\\\c"} 4',
-        '# HELP bot_outbox_depth Queued sends',
-        '# TYPE bot_outbox_depth gauge',
-        'bot_outbox_depth 0',
-        '',
-      ].join('\n'),
-    );
-  });
-
-  it('refuses a name Prometheus would reject', () => {
-    expect(() => renderPrometheus([{ name: 'bad-name', help: '', type: 'gauge', value: 1 }])).toThrow(/bad-name/);
-  });
-});
 
 describe('health server', () => {
   let server: HealthServer | undefined;
@@ -45,7 +19,7 @@ describe('health server', () => {
         { name: 'scheduler', check: () => ticking },
         { name: 'store', check: async () => true },
       ],
-      metrics: () => [{ name: 'bot_users', help: 'Users', type: 'gauge', value: 2 }],
+      metrics: { render: async () => 'bot_users 2\n', contentType: 'text/plain; version=0.0.4; charset=utf-8' },
     });
     const base = `http://127.0.0.1:${server.port}`;
     let res = await fetch(`${base}/healthz`);
@@ -71,7 +45,7 @@ describe('health server', () => {
       port: 0,
       host: '127.0.0.1',
       checks: [{ name: 'store', check: () => { throw new Error('disk full'); } }],
-      metrics: () => [],
+      metrics: createBotMetrics(),
     });
     const res = await fetch(`http://127.0.0.1:${server.port}/healthz`);
     expect(res.status).toBe(503);
