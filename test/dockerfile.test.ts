@@ -4,7 +4,8 @@
  * volume, a health check, the heap limits `npm start` uses, the malloc arena cap, and an exec-form CMD so SIGTERM
  * reaches node itself.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { botEnv, botNodeFlags } from '../bench/lib/result.js';
 
@@ -53,5 +54,22 @@ describe('Dockerfile', () => {
 
   it('keeps secrets, data and local installs out of the build context', () => {
     for (const entry of ['.env', 'data', 'node_modules', '.git']) expect(ignore).toContain(entry);
+  });
+});
+
+describe('the production build', () => {
+  const stand = ['src/sandbox', 'src/fake-telegram', 'src/playground'];
+
+  it('leaves out the sandbox, the Bot API stand-in and the playground', () => {
+    const build = JSON.parse(readFileSync(new URL('../tsconfig.build.json', import.meta.url), 'utf8')) as { exclude: string[] };
+    for (const dir of stand) expect(build.exclude).toContain(dir);
+  });
+
+  it('has no code that imports them, so the build stays whole without them', () => {
+    const root = fileURLToPath(new URL('../src', import.meta.url));
+    const offenders = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !stand.some((dir) => `src/${f}`.startsWith(`${dir}/`)))
+      .filter((f) => /from '(\.\.?\/)+(sandbox|fake-telegram|playground)\//.test(readFileSync(`${root}/${f}`, 'utf8')));
+    expect(offenders).toEqual([]);
   });
 });
