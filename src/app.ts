@@ -82,9 +82,11 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     ledgerFile: join(config.DATA_DIR, 'token-ledger.json'),
   });
 
-  const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo, stats: () => collectStats() });
-  const running = await runBot(bot, { logger });
+  // The bot's replies take their turns in the outbox's per-chat budget (the chat gate), so the
+  // outbox runs before the first update is handled.
+  const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo, chatGate: outbox, stats: () => collectStats() });
   outbox.start();
+  const running = await runBot(bot, { logger });
   scheduler.start();
 
   function collectStats(): Record<string, number> {

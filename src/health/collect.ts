@@ -43,6 +43,7 @@ export function collectMetrics(src: MetricSources): MetricSample[] {
     counter('bot_telegram_sent_total', 'Messages sent to Telegram', o.sent),
     counter('bot_telegram_edited_total', 'Messages edited on Telegram', o.edited),
     counter('bot_telegram_gave_up_total', 'Sends given up after bounded retries', o.gaveUp),
+    counter('bot_telegram_429_total', 'Answers 429 from Telegram (outbox sends and command replies)', o.rateLimited),
     gauge('bot_outbox_depth', 'Sends and edits waiting in the outbox', src.outbox.depth),
     gauge('bot_scheduling_lag_p99_ms', 'How late subscriptions were taken from the queue, 99th percentile (ms)', s.lagMsP99),
     gauge('bot_poll_interval_stretch', 'How much every poll interval is stretched because the bot cannot keep up (1 when it can)', s.loadFactor),
