@@ -15,6 +15,8 @@ import { createServiceClient } from './service/client.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createNotifier } from './scheduler/notifier.js';
 import { Outbox } from './alerts/outbox.js';
+import { chatGateTransformer } from './alerts/chat-gate.js';
+import { DestinationWatch } from './alerts/destinations.js';
 import { createBot } from './bot/bot.js';
 import { POLL_TIMEOUT_SECONDS, runBot } from './bot/run.js';
 import { startHealthServer, type HealthServer } from './health/server.js';
@@ -51,23 +53,20 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     api: outboxApi,
     logger,
     clock,
-    // Called only once sends run, after `scheduler` below exists.
+    // Called only once sends run, after `scheduler` and `destinations` below exist.
     onBlocked: (chatId) => {
       for (const user of store.listUsers()) {
-        if (user.chatId === chatId) {
-          logger.info({ userId: user.id }, 'Telegram says the user blocked the bot: polling paused until they come back');
-          store.updateUser(user.id, (u) => {
-            u.blocked = true;
-          });
-        } else if (user.alertChatId === chatId) {
-          logger.info({ userId: user.id }, 'the alert chat refused the bot: alerts go to the private chat');
-          store.updateUser(user.id, (u) => {
-            u.alertChatId = null;
-          });
-        } else continue;
+        if (user.chatId !== chatId) continue;
+        logger.info({ userId: user.id }, 'Telegram says the user blocked the bot: polling paused until they come back');
+        store.updateUser(user.id, (u) => {
+          u.blocked = true;
+        });
         scheduler.refreshUser(user.id);
       }
+      destinations.lost(chatId, 'removed');
     },
+    onMigrated: (oldChatId, newChatId) => destinations.migrated(oldChatId, newChatId),
+    onChatUnavailable: (chatId) => destinations.suspect(chatId),
   });
   const notifier = createNotifier({ store, client, outbox, logger, clock });
   const scheduler = createScheduler({
@@ -85,9 +84,25 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
   // The bot's replies take their turns in the outbox's per-chat budget (the chat gate), so the
   // outbox runs before the first update is handled.
   const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo, chatGate: outbox, stats: () => collectStats() });
+
+  // Alert destinations re-checked on a slow timer and after a refused send; their reads keep to
+  // each chat's 429 pauses through the chat gate.
+  const checkApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
+  checkApi.config.use(chatGateTransformer(outbox));
+  const destinations = new DestinationWatch({
+    api: checkApi,
+    botId: () => bot.botInfo.id,
+    store,
+    scheduler,
+    logger,
+    clock,
+    tell: (chatId, text) => void outbox.send(chatId, text, { kind: 'info' }),
+  });
+
   outbox.start();
   const running = await runBot(bot, { logger });
   scheduler.start();
+  destinations.start();
 
   function collectStats(): Record<string, number> {
     const s = scheduler.stats();
@@ -125,6 +140,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     stop(drainMs = 10_000) {
       stopping ??= (async () => {
         await scheduler.stop();
+        await destinations.stop();
         await running.stop();
         const left = await outbox.drain(drainMs);
         if (left > 0) logger.warn({ left }, 'outbox not empty at shutdown: these sends are lost');

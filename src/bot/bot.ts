@@ -23,7 +23,7 @@ import { filterFeature } from './features/filter.js';
 import { filtersFeature } from './features/filters.js';
 import { forgetFeature } from './features/forget.js';
 import { lookupFeature } from './features/lookup.js';
-import { membershipFeature } from './features/membership.js';
+import { membershipFeature, returningUserFeature } from './features/membership.js';
 import { pauseFeature } from './features/pause.js';
 import { pendingInputFeature } from './features/pending-input.js';
 import { settingsFeature } from './features/settings.js';
@@ -92,8 +92,10 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   bot.use(contextMiddleware(rt));
 
   const features = bot.errorBoundary(onFeatureError);
-  features.use(accessGuard(rt));
+  // Before the allow-list: a group's admin who removes the bot or upgrades the group need not be on it.
   features.use(membershipFeature(rt));
+  features.use(accessGuard(rt));
+  features.use(returningUserFeature(rt));
   features.use(inlineFeature(rt));
   features.use(privateOnly());
   features.use(conversations<BotContext, ConvContext>({ plugins: conversationPlugins }));
