@@ -15,7 +15,8 @@ describe('a command reply under a 429', () => {
     let done = false;
     const handled = h.say(ALICE, '/start').then(() => (done = true));
     const toAlice = () => h.fake.calls().filter((c) => Number(c.payload.chat_id) === ALICE.id);
-    await vi.waitFor(() => expect(h.fake.calls('sendMessage').some((c) => c.error_code === 429)).toBe(true));
+    // Once the bot has read the 429 (not merely once the server sent it): its pause starts then.
+    await vi.waitFor(() => expect(h.outbox?.stats.rateLimited).toBe(1));
     void h.outbox?.send(ALICE.id, 'an alert queued during the pause', { digestLine: 'alert' });
     for (let s = 0; s < 44; s++) await h.clock.advance(1000);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -31,5 +32,21 @@ describe('a command reply under a 429', () => {
     expect(alert?.text).toBe('an alert queued during the pause');
     expect(h.fake.messages(ALICE.id).some((m) => m.text.includes('went wrong'))).toBe(false);
     expect(toAlice().map((c) => c.error_code ?? 'ok')).toEqual([429, 'ok', 'ok']);
+  });
+
+  it('inside a conversation too: the settings menu waits out a 429 longer than the conversation retry would', async () => {
+    h = await createHarness({ outbox: true });
+    h.fake.failNext({ method: 'sendMessage', chatId: ALICE.id, count: 1, code: 429, retryAfter: 12 });
+    let done = false;
+    const handled = h.say(ALICE, '/settings').then(() => (done = true));
+    // Once the bot has read the 429 (not merely once the server sent it): its pause starts then.
+    await vi.waitFor(() => expect(h.outbox?.stats.rateLimited).toBe(1));
+    for (let s = 0; s < 11; s++) await h.clock.advance(1000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(done).toBe(false);
+    await h.clock.advance(1000);
+    await handled;
+    expect(h.last(ALICE.id).text).toContain('Settings');
+    expect(h.fake.messages(ALICE.id).some((m) => m.text.includes('went wrong'))).toBe(false);
   });
 });
