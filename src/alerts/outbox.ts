@@ -723,7 +723,8 @@ export class Outbox implements ChatGate {
 
   private chatBlocked(chat: ChatState, failure: TelegramFailure): void {
     this.counters.blocked += 1;
-    const dropped = chat.queue.length + (chat.held ? chat.held.count + chat.held.infos.length : 0);
+    const replies = chat.queue.filter((j) => j.type === 'reply').length;
+    const dropped = chat.queue.length - replies + (chat.held ? chat.held.count + chat.held.infos.length : 0);
     this.counters.dropped += dropped;
     const jobs = [...chat.queue, ...(chat.held?.infos ?? [])];
     chat.queue = [];

@@ -90,6 +90,29 @@ describe('the order of one chat’s jobs', () => {
     expect(api.sent(9).map((c) => c.at - t0)).toEqual([3000]);
   });
 
+  it('after a bot-wide 429 (two chats told to wait at once) a reply to any other chat waits too', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    api.failWhen(times(2, () => true, () => telegramError(429, 'Too Many Requests: retry after 5', 5)));
+    void outbox.send(1, 'a');
+    void outbox.send(2, 'b');
+    await settle();
+    expect(outbox.stats.rateLimited).toBe(2);
+    let grantedAt: number | undefined;
+    void outbox.acquire(3, true).then((ticket) => {
+      grantedAt = clock.now();
+      ticket.done({});
+    });
+    let callbackAt: number | undefined;
+    void outbox.acquire(undefined, false).then((ticket) => {
+      callbackAt = clock.now();
+      ticket.done({});
+    });
+    await run(clock, 4999);
+    expect([grantedAt, callbackAt]).toEqual([undefined, undefined]);
+    await run(clock, 1);
+    expect([grantedAt, callbackAt]).toEqual([t0 + 5000, t0 + 5000]);
+  });
+
   it('follows a group to its supergroup: the message is resent there, later ones go there too, old edits are dropped', async () => {
     const { clock, api, outbox, migrated } = setup();
     api.failWhen(
