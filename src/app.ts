@@ -16,6 +16,8 @@ import { createServiceClient } from './service/client.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createNotifier } from './scheduler/notifier.js';
 import { Outbox } from './alerts/outbox.js';
+import { chatGateTransformer } from './alerts/chat-gate.js';
+import { DestinationWatch } from './alerts/destinations.js';
 import { createBot } from './bot/bot.js';
 import { runBot } from './bot/run.js';
 import { startHealthServer, type HealthServer } from './health/server.js';
@@ -62,23 +64,20 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     logger,
     clock,
     metrics: metrics.port,
-    // Called only once sends run, after `scheduler` below exists.
+    // Called only once sends run, after `scheduler` and `destinations` below exist.
     onBlocked: (chatId) => {
       for (const user of store.listUsers()) {
-        if (user.chatId === chatId) {
-          logger.info({ userId: user.id }, 'Telegram says the user blocked the bot: polling paused until they come back');
-          store.updateUser(user.id, (u) => {
-            u.blocked = true;
-          });
-        } else if (user.alertChatId === chatId) {
-          logger.info({ userId: user.id }, 'the alert chat refused the bot: alerts go to the private chat');
-          store.updateUser(user.id, (u) => {
-            u.alertChatId = null;
-          });
-        } else continue;
+        if (user.chatId !== chatId) continue;
+        logger.info({ userId: user.id }, 'Telegram says the user blocked the bot: polling paused until they come back');
+        store.updateUser(user.id, (u) => {
+          u.blocked = true;
+        });
         scheduler.refreshUser(user.id);
       }
+      destinations.lost(chatId, 'removed');
     },
+    onMigrated: (oldChatId, newChatId) => destinations.migrated(oldChatId, newChatId),
+    onChatUnavailable: (chatId) => destinations.suspect(chatId),
   });
   const notifier = createNotifier({ store, client, outbox, logger, clock, metrics: metrics.port });
   const scheduler = createScheduler({
@@ -96,15 +95,33 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
   // getMe without the bot's retries: a refused token or an unreachable Bot API ends the start at
   // once with a line that names the setting, instead of being retried in silence.
   const me = botInfo ?? (await outboxApi.getMe());
-  const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo: me, stats: () => collectStats() });
+  // The bot's replies take their turns in the outbox's per-chat budget (the chat gate), so the
+  // outbox runs before the first update is handled.
+  const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo: me, chatGate: outbox, stats: () => collectStats() });
+
+  // Alert destinations re-checked on a slow timer and after a refused send; their reads keep to
+  // each chat's 429 pauses through the chat gate.
+  const checkApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
+  checkApi.config.use(chatGateTransformer(outbox));
+  const destinations = new DestinationWatch({
+    api: checkApi,
+    botId: () => bot.botInfo.id,
+    store,
+    scheduler,
+    logger,
+    clock,
+    tell: (chatId, text) => void outbox.send(chatId, text, { kind: 'info' }),
+  });
+
   const webhook =
     config.TELEGRAM_WEBHOOK_URL !== undefined && config.TELEGRAM_WEBHOOK_SECRET !== undefined
       ? { url: config.TELEGRAM_WEBHOOK_URL, secret: config.TELEGRAM_WEBHOOK_SECRET }
       : undefined;
-  const running = await runBot(bot, { logger, ...(webhook && { webhook }) });
   outbox.start();
+  const running = await runBot(bot, { logger, ...(webhook && { webhook }) });
   scheduler.start();
   const dictionariesRetry = watchDictionaries(client, config.BB_DICTS_URL, logger);
+  destinations.start();
 
   function collectStats(): Record<string, number> {
     const s = scheduler.stats();
@@ -156,6 +173,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
       stopping ??= (async () => {
         clearInterval(dictionariesRetry);
         await scheduler.stop();
+        await destinations.stop();
         await running.stop();
         const left = await outbox.drain(drainMs);
         if (left > 0) logger.warn({ left }, 'outbox not empty at shutdown: these sends are lost');

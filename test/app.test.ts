@@ -64,6 +64,7 @@ describe('the assembled app', () => {
       'bot_service_429_total',
       'bot_alerts_sent_total',
       'bot_alert_edits_total',
+      'bot_telegram_429_total',
       'bot_outbox_depth',
       'bot_scheduling_lag_p99_ms',
       'bot_poll_interval_stretch',

@@ -24,6 +24,10 @@ export type TelegramFailure =
   | { kind: 'not-modified'; description: string }
   /** The message to edit is gone (deleted, too old): nothing to do. */
   | { kind: 'message-gone'; description: string }
+  /** The group became a supergroup: the same chat now answers under `newChatId`. */
+  | { kind: 'migrated'; newChatId: number; description: string }
+  /** The chat is gone or the bot may no longer post there (restricted, not an admin): check the destination. */
+  | { kind: 'chat-unavailable'; description: string }
   /** 5xx, a network failure or a timeout: worth retrying. */
   | { kind: 'transient'; description: string }
   /** Any other refusal: retrying the same call cannot help. */
@@ -31,6 +35,10 @@ export type TelegramFailure =
 
 /** A 429 without retry_after (not seen from Telegram, but possible from a proxy) waits this long. */
 const DEFAULT_RETRY_AFTER_MS = 1000;
+
+/** Telegram's 400s that say the chat, or the bot's right to post in it, is gone. */
+const CHAT_UNAVAILABLE =
+  /chat not found|not enough rights|need administrator rights|have no rights to send|CHAT_WRITE_FORBIDDEN|CHAT_RESTRICTED|CHAT_ADMIN_REQUIRED|bot is not a member|group chat was deactivated|chat was deleted|PEER_ID_INVALID/i;
 
 export function classifyTelegramError(err: unknown): TelegramFailure {
   const parsed = telegramErrorSchema.safeParse(err);
@@ -42,6 +50,8 @@ export function classifyTelegramError(err: unknown): TelegramFailure {
   }
   if (code === 429) return { kind: 'rate-limited', retryAfterMs: DEFAULT_RETRY_AFTER_MS, description };
   if (code === 403) return { kind: 'blocked', description };
+  if (parameters?.migrate_to_chat_id !== undefined) return { kind: 'migrated', newChatId: parameters.migrate_to_chat_id, description };
+  if (code === 400 && CHAT_UNAVAILABLE.test(description)) return { kind: 'chat-unavailable', description };
   if (code === 400 && /message is not modified/i.test(description)) return { kind: 'not-modified', description };
   if (code === 400 && /message to edit not found|message can't be edited|MESSAGE_ID_INVALID/i.test(description)) {
     return { kind: 'message-gone', description };

@@ -1,6 +1,9 @@
 /**
- * Sliding-window pacing: "at most `limit` sends in any `spanMs`". Only the latest `limit` send
- * times matter for that question, so each sender keeps a handful of numbers, never a log.
+ * Sliding-window pacing: "at most `limit` sends in any `spanMs`", counted as Telegram receives
+ * them. A call's arrival lies somewhere between the moment it left and the moment its answer came
+ * back, so a send counts from its answer (the latest its arrival can be); while it is still in
+ * flight it counts as arriving now. Only the latest `limit` send times matter for that question,
+ * so each sender keeps a handful of numbers, never a log.
  */
 
 /** A rate as a sliding window; rates below one per span become one per a longer span. */
@@ -14,27 +17,55 @@ export function rateWindow(perSpan: number, spanMs: number): RateWindow {
   return perSpan >= 1 ? { limit: Math.floor(perSpan), spanMs } : { limit: 1, spanMs: Math.ceil(spanMs / perSpan) };
 }
 
+/** One send: `at` is when it left, then when its answer came back (`pending` until then). */
+export interface SendStamp {
+  at: number;
+  pending: boolean;
+}
+
 /** The recent send times of one sender (the whole bot, or one chat). */
 export class SendTimes {
-  private readonly times: number[] = [];
+  /** Oldest first by `at`; pending stamps are never dropped. */
+  private readonly stamps: SendStamp[] = [];
 
   /** `keep`: the largest window limit this sender is checked against. */
   constructor(private readonly keep: number) {}
 
-  record(at: number): void {
-    this.times.push(at);
-    if (this.times.length > this.keep) this.times.splice(0, this.times.length - this.keep);
+  /** A send leaves now; call `arrived` with the stamp once its answer is back. */
+  record(at: number): SendStamp {
+    const stamp = { at, pending: true };
+    this.stamps.push(stamp);
+    this.trim();
+    return stamp;
+  }
+
+  /** The answer came back at `at`: the send counts from then. */
+  arrived(stamp: SendStamp, at: number): void {
+    stamp.at = Math.max(stamp.at, at);
+    stamp.pending = false;
+    this.stamps.sort((a, b) => a.at - b.at);
+    this.trim();
   }
 
   /** The earliest time, not before `now`, at which one more send stays within `window`. */
   nextAllowed(now: number, window: RateWindow): number {
-    if (this.times.length < window.limit) return now;
-    const limiting = this.times[this.times.length - window.limit] ?? Number.NEGATIVE_INFINITY;
+    if (this.stamps.length < window.limit) return now;
+    // The limit-th latest arrival; a send still in flight may arrive any moment from now on.
+    const latest = this.stamps.map((s) => (s.pending ? Math.max(s.at, now) : s.at)).sort((a, b) => b - a);
+    const limiting = latest[window.limit - 1] ?? Number.NEGATIVE_INFINITY;
     return Math.max(now, limiting + window.spanMs);
   }
 
   /** The latest send, if any. */
   get last(): number | undefined {
-    return this.times[this.times.length - 1];
+    return this.stamps[this.stamps.length - 1]?.at;
+  }
+
+  private trim(): void {
+    while (this.stamps.length > this.keep) {
+      const at = this.stamps.findIndex((s) => !s.pending);
+      if (at < 0) return;
+      this.stamps.splice(at, 1);
+    }
   }
 }

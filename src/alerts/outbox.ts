@@ -11,15 +11,21 @@
  * - A burst to one chat folds into one digest ("+N more"); quiet hours hold alerts and send one
  *   summary when they end; text over 4096 characters is split between lines.
  *
- * Jobs of one chat go out in order, one at a time; chats take turns by the age of their oldest job.
+ * Jobs of one chat go out one at a time, most urgent first: command replies (through the chat
+ * gate, `chat-gate.ts`), then new messages, then "gone" marks, then other edits; each kind in the
+ * order it came. Chats take turns the same way. A send counts against the windows from Telegram's
+ * answer (see `outbox-pacing.ts`). A group that became a supergroup is followed to its new id;
+ * a chat that is gone or refuses the bot's posts is reported (`onChatUnavailable`).
  * Messages are HTML (`parse_mode: 'HTML'`) without link previews.
  */
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Lang } from '../store/schema.js';
+import type { ChatGate, GateOutcome, GateTicket } from './chat-gate.js';
 import { classifyTelegramError, describeError, type TelegramFailure } from './outbox-errors.js';
 import { rateWindow, SendTimes, type RateWindow } from './outbox-pacing.js';
+import { insertByPriority, PRIORITY, type Prioritized } from './outbox-priority.js';
 import { splitMessage, truncateMessage } from './outbox-split.js';
 import type { MetricsPort } from '../health/observe.js';
 import { digestHeader, moreLinesLine, quietSummaryHeader } from './outbox-text.js';
@@ -89,6 +95,10 @@ export interface OutboxOptions {
   onGiveUp?: (job: OutboxJobInfo, err: unknown) => void;
   /** Metrics hook (operator port): how long each new message waited before its first call. */
   metrics?: Pick<MetricsPort, 'outboxWait'>;
+  /** The group became a supergroup: its queued messages went to `newChatId`, and so will later ones. */
+  onMigrated?: (oldChatId: number, newChatId: number) => void;
+  /** Telegram says the chat is gone or the bot may not post there (a 400 about the chat or rights). */
+  onChatUnavailable?: (chatId: number, description: string) => void;
 }
 
 export interface OutboxSendOptions {
@@ -106,6 +116,8 @@ export interface OutboxSendOptions {
 export interface OutboxEditOptions {
   /** The keyboard after the edit; omit it to remove the keyboard (Telegram drops a keyboard an edit does not repeat). */
   buttons?: OutboxButtons;
+  /** The item is gone: this edit goes before the chat's other edits (but after new alerts). */
+  gone?: boolean;
 }
 
 export interface OutboxStats {
@@ -129,10 +141,13 @@ export interface OutboxStats {
   blocked: number;
   /** Queued edits replaced by a newer edit of the same message. */
   coalesced: number;
+  /** Turns granted to command replies and other calls through the chat gate. */
+  replies: number;
+  /** Messages moved to a group's new supergroup id. */
+  migrated: number;
 }
 
-interface JobBase {
-  seq: number;
+interface JobBase extends Prioritized {
   chatId: number;
   attempts: number;
   notBefore: number;
@@ -162,7 +177,14 @@ interface EditJob extends JobBase {
   resolvers: ((ok: boolean) => void)[];
 }
 
-type Job = SendJob | EditJob;
+/** A turn for a call made elsewhere (a command reply): granted in the chat's order, reported back. */
+interface ReplyJob extends JobBase {
+  type: 'reply';
+  counted: boolean;
+  grant: (ticket: GateTicket) => void;
+}
+
+type Job = SendJob | EditJob | ReplyJob;
 
 interface HeldAlerts {
   until: number;
@@ -209,7 +231,7 @@ class Signal {
   }
 }
 
-export class Outbox {
+export class Outbox implements ChatGate {
   private readonly api: OutboxApi;
   private readonly logger: Logger;
   private readonly clock: Clock;
@@ -235,6 +257,8 @@ export class Outbox {
   private readonly queued = new Set<ChatState>();
   private readonly global: SendTimes;
   private globalPausedUntil = 0;
+  /** Groups that became supergroups: old id → new id. */
+  private readonly migrations = new Map<number, number>();
   private last429: { chatId: number; until: number } | undefined;
   private seq = 0;
   private inFlight = 0;
@@ -257,6 +281,8 @@ export class Outbox {
     dropped: 0,
     blocked: 0,
     coalesced: 0,
+    replies: 0,
+    migrated: 0,
   };
 
   constructor(options: OutboxOptions) {
@@ -302,7 +328,8 @@ export class Outbox {
    * the buttons, when it was split), or undefined when it was folded into a digest or summary,
    * held for quiet hours (known at once), dropped or given up. Never rejects.
    */
-  send(chatId: number, text: string, opts: OutboxSendOptions = {}): Promise<number | undefined> {
+  send(to: number, text: string, opts: OutboxSendOptions = {}): Promise<number | undefined> {
+    const chatId = this.migrations.get(to) ?? to;
     if (!this.accepting) {
       this.refuse(chatId);
       return Promise.resolve(undefined);
@@ -343,8 +370,7 @@ export class Outbox {
       return Promise.resolve(undefined);
     }
     return new Promise((resolve) => {
-      chat.queue.push(this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve }));
-      this.queued.add(chat);
+      this.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve }));
       if (kind === 'alert') this.foldBurst(chat, now);
       this.wake.notify();
     });
@@ -356,7 +382,8 @@ export class Outbox {
    * false when the message is gone, the chat blocked the bot, or the edit was given up.
    * Text over 4096 characters is cut on a line boundary.
    */
-  edit(chatId: number, messageId: number, text: string, opts: OutboxEditOptions = {}): Promise<boolean> {
+  edit(to: number, messageId: number, text: string, opts: OutboxEditOptions = {}): Promise<boolean> {
+    const chatId = this.migrations.get(to) ?? to;
     if (!this.accepting) {
       this.refuse(chatId);
       return Promise.resolve(false);
@@ -367,12 +394,19 @@ export class Outbox {
     if (queued) {
       queued.text = body;
       queued.buttons = opts.buttons;
+      // A gone mark that replaces a queued move takes the gone mark's place in the order.
+      if (opts.gone && queued.priority !== PRIORITY.gone) {
+        chat.queue.splice(chat.queue.indexOf(queued), 1);
+        queued.priority = PRIORITY.gone;
+        insertByPriority(chat.queue, queued);
+      }
       this.counters.coalesced += 1;
       return new Promise((resolve) => queued.resolvers.push(resolve));
     }
     return new Promise((resolve) => {
-      chat.queue.push({
+      this.enqueue(chat, {
         type: 'edit',
+        priority: opts.gone ? PRIORITY.gone : PRIORITY.edit,
         seq: this.seq++,
         chatId,
         messageId,
@@ -383,7 +417,31 @@ export class Outbox {
         inFlight: false,
         resolvers: [resolve],
       });
-      this.queued.add(chat);
+      this.wake.notify();
+    });
+  }
+
+  /**
+   * The chat gate (`chat-gate.ts`): a call made elsewhere waits for its turn, ahead of every
+   * alert and edit of that chat, within the chat's and the bot's windows and after any 429
+   * pause. While the outbox is not sending, a call only waits out the pauses.
+   */
+  acquire(to: number | undefined, counted: boolean): Promise<GateTicket> {
+    const chatId = to === undefined ? undefined : (this.migrations.get(to) ?? to);
+    if (chatId === undefined || !this.running) return this.waitOutPauses(chatId);
+    const chat = this.chatState(chatId);
+    return new Promise((grant) => {
+      this.enqueue(chat, {
+        type: 'reply',
+        priority: PRIORITY.reply,
+        seq: this.seq++,
+        chatId,
+        counted,
+        attempts: 0,
+        notBefore: 0,
+        inFlight: false,
+        grant,
+      });
       this.wake.notify();
     });
   }
@@ -399,6 +457,7 @@ export class Outbox {
   /** Stops sending after the calls in flight; queued jobs stay queued for a later `start`. */
   stop(): void {
     this.running = false;
+    this.releaseReplies();
     this.wake.notify();
   }
 
@@ -453,7 +512,7 @@ export class Outbox {
       if (this.inFlight >= this.maxInFlight) return this.nextHeldAt;
       const globalAt = Math.max(this.global.nextAllowed(now, this.globalWindow), this.globalPausedUntil);
       let best: ChatState | undefined;
-      let bestSeq = Number.POSITIVE_INFINITY;
+      let bestJob: Job | undefined;
       let wakeAt = this.nextHeldAt;
       // While the bot-wide window is shut no chat can go before it opens, whatever its own state:
       // look again then instead of walking every queued chat for each job that arrives meanwhile.
@@ -467,9 +526,9 @@ export class Outbox {
         if (chat.busy) continue;
         const at = Math.max(this.chatReadyAt(chat, head, now), globalAt);
         if (at <= now) {
-          if (head.seq < bestSeq) {
+          if (!bestJob || head.priority < bestJob.priority || (head.priority === bestJob.priority && head.seq < bestJob.seq)) {
             best = chat;
-            bestSeq = head.seq;
+            bestJob = head;
           }
         } else {
           wakeAt = Math.min(wakeAt, at);
@@ -481,6 +540,7 @@ export class Outbox {
   }
 
   private chatReadyAt(chat: ChatState, head: Job, now: number): number {
+    if (head.type === 'reply' && !head.counted) return Math.max(now, chat.pausedUntil, head.notBefore);
     let at = Math.max(now, chat.pausedUntil, head.notBefore, chat.times.nextAllowed(now, this.chatWindow));
     if (chat.id < 0) at = Math.max(at, chat.times.nextAllowed(now, this.groupWindow));
     return at;
@@ -502,11 +562,17 @@ export class Outbox {
     // The real moment of the call, not the start of this pass: a pass over many chats takes a
     // while, and stamping its sends early would let the next window open early.
     const sentAt = Math.max(now, this.clock.now());
-    chat.times.record(sentAt);
-    this.global.record(sentAt);
+    const counted = job.type !== 'reply' || job.counted;
+    const chatStamp = counted ? chat.times.record(sentAt) : undefined;
+    const globalStamp = counted ? this.global.record(sentAt) : undefined;
     // Metrics hook: a message's queue wait, once per message (not per retry or per part).
     if (job.type === 'send' && job.attempts === 0 && job.partIndex === 0) this.options.metrics?.outboxWait(sentAt - job.queuedAt);
-    void this.perform(chat, job).finally(() => {
+    const performed = job.type === 'reply' ? this.grantReply(chat, job) : this.perform(chat, job);
+    void performed.finally(() => {
+      // Telegram had it by the time it answered: the windows count it from then.
+      const answeredAt = this.clock.now();
+      if (chatStamp) chat.times.arrived(chatStamp, answeredAt);
+      if (globalStamp) this.global.arrived(globalStamp, answeredAt);
       job.inFlight = false;
       chat.busy = false;
       this.inFlight -= 1;
@@ -515,7 +581,25 @@ export class Outbox {
     });
   }
 
-  private async perform(chat: ChatState, job: Job): Promise<void> {
+  /** Hands the turn to the caller and waits for its report; a 429 pauses the chat as the outbox's own would. */
+  private grantReply(chat: ChatState, job: ReplyJob): Promise<void> {
+    return new Promise((finished) => {
+      let reported = false;
+      const ticket: GateTicket = {
+        done: (outcome: GateOutcome) => {
+          if (reported) return;
+          reported = true;
+          this.remove(chat, job);
+          if (outcome.retryAfterMs !== undefined) this.rateLimited(chat, outcome.retryAfterMs);
+          finished();
+        },
+      };
+      this.counters.replies += 1;
+      this.safely(() => job.grant(ticket));
+    });
+  }
+
+  private async perform(chat: ChatState, job: SendJob | EditJob): Promise<void> {
     try {
       if (job.type === 'send') {
         const last = job.partIndex === job.parts.length - 1;
@@ -540,7 +624,7 @@ export class Outbox {
 
   // ---- failures -------------------------------------------------------------------------------
 
-  private handleFailure(chat: ChatState, job: Job, err: unknown): void {
+  private handleFailure(chat: ChatState, job: SendJob | EditJob, err: unknown): void {
     const failure = classifyTelegramError(err);
     const now = this.clock.now();
     switch (failure.kind) {
@@ -557,18 +641,13 @@ export class Outbox {
         return settle(job, false);
       case 'blocked':
         return this.chatBlocked(chat, failure);
-      case 'rate-limited': {
-        this.counters.rateLimited += 1;
-        const until = now + failure.retryAfterMs;
-        chat.pausedUntil = Math.max(chat.pausedUntil, until);
-        // Two chats told to wait at once: the limit is the bot's, not one chat's.
-        if (this.last429 && this.last429.chatId !== chat.id && this.last429.until > now) {
-          this.globalPausedUntil = Math.max(this.globalPausedUntil, until, this.last429.until);
-          this.logger.warn({ retryAfterMs: failure.retryAfterMs }, 'outbox: Telegram rate limit hit across chats; pausing all sends');
-        }
-        this.last429 = { chatId: chat.id, until };
-        return this.retry(chat, job, failure, err, until);
-      }
+      case 'rate-limited':
+        return this.retry(chat, job, failure, err, this.rateLimited(chat, failure.retryAfterMs));
+      case 'migrated':
+        return this.migrate(chat, job, failure.newChatId);
+      case 'chat-unavailable':
+        this.giveUp(chat, job, failure, err);
+        return this.safely(() => this.options.onChatUnavailable?.(chat.id, failure.description));
       case 'transient':
         return this.retry(chat, job, failure, err, now + this.backoff(job.attempts + 1));
       case 'permanent':
@@ -576,7 +655,55 @@ export class Outbox {
     }
   }
 
-  private retry(chat: ChatState, job: Job, failure: TelegramFailure, err: unknown, notBefore: number): void {
+  /** Pauses the chat (or, when two chats are told to wait at once, every chat) until `retry_after` is over. */
+  private rateLimited(chat: ChatState, retryAfterMs: number): number {
+    const now = this.clock.now();
+    this.counters.rateLimited += 1;
+    const until = now + retryAfterMs;
+    chat.pausedUntil = Math.max(chat.pausedUntil, until);
+    // Two chats told to wait at once: the limit is the bot's, not one chat's.
+    if (this.last429 && this.last429.chatId !== chat.id && this.last429.until > now) {
+      this.globalPausedUntil = Math.max(this.globalPausedUntil, until, this.last429.until);
+      this.logger.warn({ retryAfterMs }, 'outbox: Telegram rate limit hit across chats; pausing all sends');
+    }
+    this.last429 = { chatId: chat.id, until };
+    return until;
+  }
+
+  /**
+   * The group became a supergroup: its queued messages (this one included) go to the new id, as
+   * will later ones; its edits cannot follow (the messages stayed in the old chat) and are dropped.
+   */
+  private migrate(chat: ChatState, job: SendJob | EditJob, newChatId: number): void {
+    if (newChatId === chat.id || this.migrations.has(newChatId)) {
+      return this.giveUp(chat, job, { kind: 'permanent', description: 'a supergroup migration that goes nowhere' }, undefined);
+    }
+    this.migrations.set(chat.id, newChatId);
+    for (const [from, to] of this.migrations) if (to === chat.id) this.migrations.set(from, newChatId);
+    const target = this.chatState(newChatId);
+    const jobs = chat.queue.filter((j) => !j.inFlight || j === job);
+    chat.queue = chat.queue.filter((j) => !jobs.includes(j));
+    for (const moved of jobs) {
+      if (moved.type === 'send') {
+        moved.chatId = newChatId;
+        moved.attempts = 0;
+        moved.notBefore = 0;
+        this.counters.migrated += 1;
+        this.enqueue(target, moved);
+      } else if (moved.type === 'edit') {
+        this.counters.dropped += 1;
+        settle(moved, false);
+      } else {
+        // A reply waiting for its turn goes as asked; Telegram's answer tells its caller.
+        moved.grant({ done: () => undefined });
+      }
+    }
+    this.logger.info({ chatId: chat.id, newChatId, moved: jobs.length }, 'outbox: the group became a supergroup; its messages follow it');
+    this.safely(() => this.options.onMigrated?.(chat.id, newChatId));
+    this.progress.notify();
+  }
+
+  private retry(chat: ChatState, job: SendJob | EditJob, failure: TelegramFailure, err: unknown, notBefore: number): void {
     job.attempts += 1;
     if (job.attempts >= this.maxAttempts) return this.giveUp(chat, job, failure, err);
     job.notBefore = notBefore;
@@ -587,7 +714,7 @@ export class Outbox {
     );
   }
 
-  private giveUp(chat: ChatState, job: Job, failure: TelegramFailure, err: unknown): void {
+  private giveUp(chat: ChatState, job: SendJob | EditJob, failure: TelegramFailure, err: unknown): void {
     this.remove(chat, job);
     this.counters.gaveUp += 1;
     const info = jobInfo(job, failure.description);
@@ -601,12 +728,17 @@ export class Outbox {
 
   private chatBlocked(chat: ChatState, failure: TelegramFailure): void {
     this.counters.blocked += 1;
-    const dropped = chat.queue.length + (chat.held ? chat.held.count + chat.held.infos.length : 0);
+    const replies = chat.queue.filter((j) => j.type === 'reply').length;
+    const dropped = chat.queue.length - replies + (chat.held ? chat.held.count + chat.held.infos.length : 0);
     this.counters.dropped += dropped;
     const jobs = [...chat.queue, ...(chat.held?.infos ?? [])];
     chat.queue = [];
     chat.held = undefined;
-    for (const job of jobs) settle(job, false);
+    for (const job of jobs) {
+      // A reply still gets its turn: its caller learns of the refusal from Telegram itself.
+      if (job.type === 'reply') job.grant({ done: () => undefined });
+      else settle(job, false);
+    }
     this.logger.info({ chatId: chat.id, dropped, reason: failure.description }, 'outbox: the chat refuses messages; its queue was dropped');
     this.safely(() => this.options.onBlocked?.(chat.id));
   }
@@ -665,15 +797,15 @@ export class Outbox {
       chat.held = undefined;
       if (held.count > 0) {
         const text = this.listMessage(quietSummaryHeader(held.lang, held.count), held.lines, held.count, held.lang);
-        chat.queue.push(
+        this.enqueue(
+          chat,
           this.sendJob(chat.id, splitMessage(text), { kind: 'summary', buttons: undefined, digestLine: '', lang: held.lang, resolve: () => {} }),
         );
       }
       for (const info of held.infos) {
         info.seq = this.seq++;
-        chat.queue.push(info);
+        this.enqueue(chat, info);
       }
-      if (chat.queue.length > 0) this.queued.add(chat);
     }
     this.nextHeldAt = next;
   }
@@ -731,6 +863,7 @@ export class Outbox {
   ): SendJob {
     return {
       type: 'send',
+      priority: PRIORITY.send,
       seq: this.seq++,
       chatId,
       parts,
@@ -741,6 +874,41 @@ export class Outbox {
       queuedAt: this.clock.now(),
       ...fields,
     };
+  }
+
+  /** Puts a job in its place in the chat's queue (by priority, then arrival) and marks the chat as having work. */
+  private enqueue(chat: ChatState, job: Job): void {
+    insertByPriority(chat.queue, job);
+    this.queued.add(chat);
+  }
+
+  /** Waits until neither the chat nor the whole bot is paused by a 429 (the outbox is not sending). */
+  private async waitOutPauses(chatId: number | undefined): Promise<GateTicket> {
+    for (;;) {
+      const chat = chatId === undefined ? undefined : this.chats.get(chatId);
+      const until = Math.max(this.globalPausedUntil, chat?.pausedUntil ?? 0);
+      const now = this.clock.now();
+      if (until <= now) break;
+      await this.clock.sleep(until - now);
+    }
+    return {
+      done: (outcome) => {
+        if (outcome.retryAfterMs === undefined) return;
+        if (chatId === undefined) this.globalPausedUntil = Math.max(this.globalPausedUntil, this.clock.now() + outcome.retryAfterMs);
+        else this.rateLimited(this.chatState(chatId), outcome.retryAfterMs);
+      },
+    };
+  }
+
+  /** Lets every reply still waiting for a turn go (the outbox stopped: nobody would grant it). */
+  private releaseReplies(): void {
+    for (const chat of this.chats.values()) {
+      const waiting = chat.queue.filter((j): j is ReplyJob => j.type === 'reply' && !j.inFlight);
+      if (waiting.length === 0) continue;
+      const gone = new Set<Job>(waiting);
+      chat.queue = chat.queue.filter((j) => !gone.has(j));
+      for (const job of waiting) void this.waitOutPauses(chat.id).then(job.grant);
+    }
   }
 
   private remove(chat: ChatState, job: Job): void {
@@ -775,12 +943,12 @@ function isFoldable(job: Job): job is SendJob {
   return job.type === 'send' && job.kind === 'alert' && job.partIndex === 0 && !job.inFlight;
 }
 
-function settle(job: Job, ok: boolean): void {
+function settle(job: SendJob | EditJob, ok: boolean): void {
   if (job.type === 'send') job.resolve(undefined);
   else for (const resolve of job.resolvers) resolve(ok);
 }
 
-function jobInfo(job: Job, reason: string): OutboxJobInfo {
+function jobInfo(job: SendJob | EditJob, reason: string): OutboxJobInfo {
   if (job.type === 'send') {
     return { type: 'send', kind: job.kind, chatId: job.chatId, text: job.parts.join('\n'), attempts: job.attempts, reason };
   }

@@ -6,6 +6,7 @@ import { autoRetry } from '@grammyjs/auto-retry';
 import { conversations, createConversation } from '@grammyjs/conversations';
 import { sequentialize } from '@grammyjs/runner';
 import { Bot, type BotError, type Context, type Middleware, type Transformer } from 'grammy';
+import { chatGateTransformer } from '../alerts/chat-gate.js';
 import { systemClock } from '../clock.js';
 import type { BotContext, ConvContext } from './context.js';
 import { contextMiddleware } from './context.js';
@@ -22,7 +23,7 @@ import { filterFeature } from './features/filter.js';
 import { filtersFeature } from './features/filters.js';
 import { forgetFeature } from './features/forget.js';
 import { lookupFeature } from './features/lookup.js';
-import { membershipFeature } from './features/membership.js';
+import { membershipFeature, returningUserFeature } from './features/membership.js';
 import { pauseFeature } from './features/pause.js';
 import { pendingInputFeature } from './features/pending-input.js';
 import { settingsFeature } from './features/settings.js';
@@ -75,13 +76,14 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     ...(deps.botInfo ? { botInfo: deps.botInfo } : {}),
     client: { apiRoot: config.TELEGRAM_API_ROOT, ...deps.telegramClient },
   });
-  const transformers = [retryTransformer(RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? [])];
-  bot.api.config.use(...transformers);
+  // Innermost (closest to Telegram): the chat gate, so each try of auto-retry waits for its slot.
+  const gate = deps.chatGate ? [chatGateTransformer(deps.chatGate)] : [];
+  bot.api.config.use(...gate, retryTransformer(RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []));
 
   // Conversations build their own Api objects: transformers reach them only through plugins.
   const conversationPlugins: Middleware<ConvContext>[] = [
     async (ctx, next) => {
-      ctx.api.config.use(retryTransformer(CONVERSATION_RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []));
+      ctx.api.config.use(...gate, retryTransformer(CONVERSATION_RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []));
       await next();
     },
   ];
@@ -90,8 +92,10 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   bot.use(contextMiddleware(rt));
 
   const features = bot.errorBoundary(onFeatureError);
-  features.use(accessGuard(rt));
+  // Before the allow-list: a group's admin who removes the bot or upgrades the group need not be on it.
   features.use(membershipFeature(rt));
+  features.use(accessGuard(rt));
+  features.use(returningUserFeature(rt));
   features.use(inlineFeature(rt));
   features.use(privateOnly());
   features.use(conversations<BotContext, ConvContext>({ plugins: conversationPlugins }));

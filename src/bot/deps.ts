@@ -4,6 +4,7 @@
  */
 import type { ApiClientOptions, Transformer } from 'grammy';
 import type { UserFromGetMe } from 'grammy/types';
+import type { ChatGate } from '../alerts/chat-gate.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -39,6 +40,11 @@ export interface BotDeps {
    * auto-retry), e.g. a metrics counter.
    */
   apiTransformers?: Transformer[];
+  /**
+   * The outbox's per-chat budget: when given, every call to a chat (replies included, inside
+   * conversations too) waits for its turn there and waits out 429s instead of failing.
+   */
+  chatGate?: ChatGate;
 }
 
 /** The dependencies as features use them: every optional service resolved. */

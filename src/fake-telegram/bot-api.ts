@@ -65,6 +65,8 @@ interface ChatRecord {
   chat: Chat;
   botStatus: MemberStatus;
   adminIds: number[];
+  /** The group became this supergroup: every call about the old id answers 400 with `migrate_to_chat_id`. */
+  migratedTo?: number;
 }
 
 interface StoredMessage extends SentMessage {
@@ -291,6 +293,30 @@ export class FakeBotApi {
       botStatus: info.botIsAdmin ? 'administrator' : 'member',
       adminIds: info.adminIds ?? [],
     });
+  }
+
+  /**
+   * Upgrades a group to a supergroup, as Telegram does: the new chat keeps the title, the admins
+   * and the bot's status; the old id answers every call with 400 and `migrate_to_chat_id`; the
+   * service messages of both chats are queued as updates (`migrate_to_chat_id` in the old one,
+   * `migrate_from_chat_id` in the new one).
+   */
+  migrateChat(oldId: number, newId: number, from: FakeUser): void {
+    const old = this.chats.get(oldId);
+    if (!old) throw new Error(`chat ${oldId} is not known: setChat it first`);
+    const chat = { id: newId, type: 'supergroup', title: 'title' in old.chat ? old.chat.title : `Chat ${newId}` } as Chat;
+    this.chats.set(newId, { chat, botStatus: old.botStatus, adminIds: [...old.adminIds] });
+    old.migratedTo = newId;
+    const date = this.date();
+    const user = toUser(from);
+    this.pushUpdate({
+      update_id: 0,
+      message: { message_id: this.newMessageId(oldId), date, chat: old.chat, from: user, migrate_to_chat_id: newId },
+    } as Update);
+    this.pushUpdate({
+      update_id: 0,
+      message: { message_id: this.newMessageId(newId), date, chat, from: user, migrate_from_chat_id: oldId },
+    } as Update);
   }
 
   onActivity(cb: (e: ActivityEvent) => void): () => void {
@@ -577,12 +603,14 @@ export class FakeBotApi {
   private getChat(chatId: number): Record<string, unknown> {
     const record = this.chats.get(chatId);
     if (!record) throw new ApiFailure(400, 'Bad Request: chat not found');
+    assertNotMigrated(record);
     return { ...record.chat, accent_color_id: 0, max_reaction_count: 11 };
   }
 
   private getChatMember(chatId: number, userId: number): object {
     const record = this.chats.get(chatId);
     if (!record) throw new ApiFailure(400, 'Bad Request: chat not found');
+    assertNotMigrated(record);
     if (userId === this.bot.id) return memberRecord(botAsUser(this.bot), record.botStatus);
     const user = toUser({ id: userId });
     if (record.chat.type === 'private') {
@@ -616,6 +644,7 @@ export class FakeBotApi {
       if (type !== 'private') throw new ApiFailure(400, 'Bad Request: chat not found');
       return;
     }
+    assertNotMigrated(record);
     if (record.botStatus === 'kicked' || record.botStatus === 'left') {
       if (type === 'private') throw new ApiFailure(403, 'Forbidden: bot was blocked by the user');
       if (type === 'channel') throw new ApiFailure(403, 'Forbidden: bot is not a member of the channel chat');
@@ -712,6 +741,11 @@ export class FakeBotApi {
       }
     }
   }
+}
+
+function assertNotMigrated(record: ChatRecord): void {
+  if (record.migratedTo === undefined) return;
+  throw new ApiFailure(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: record.migratedTo });
 }
 
 function commandKey(scope: { type: string; chat_id?: unknown; user_id?: unknown } | undefined, languageCode: string | undefined): string {

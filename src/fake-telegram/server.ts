@@ -94,6 +94,7 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
     failNext: (spec) => api.failNext(spec),
     clearFaults: () => api.clearFaults(),
     setChat: (chat) => api.setChat(chat),
+    migrateChat: (oldId, newId, from) => api.migrateChat(oldId, newId, from),
     onActivity: (cb) => api.onActivity(cb),
     webhookInfo: () => api.webhookState(),
     postWebhook: (update, o) => postWebhook(api, update, o),

@@ -170,8 +170,10 @@ export interface FakeTelegram {
   failNext(opts: FaultSpec): void;
   /** Removes every pending fault. */
   clearFaults(): void;
-  /** Declares a group or channel the bot is in. */
+  /** Declares a group or channel the bot is in (again, to change its admins or the bot's rights). */
   setChat(chat: FakeChatInfo): void;
+  /** Upgrades a group to a supergroup (`migrate_to_chat_id`), queuing the two service messages as updates. */
+  migrateChat(oldId: number, newId: number, from: FakeUser): void;
   /** Called on every sendMessage / edit / deleteMessage / answerCallbackQuery; returns an unsubscribe function. */
   onActivity(cb: (event: ActivityEvent) => void): () => void;
   /** The webhook set by setWebhook (undefined after deleteWebhook). */

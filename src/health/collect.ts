@@ -46,6 +46,7 @@ export function collectSamples(src: MetricSources): Sample[] {
     one('bot_telegram_sent_total', o.sent),
     one('bot_telegram_edited_total', o.edited),
     one('bot_telegram_gave_up_total', o.gaveUp),
+    one('bot_telegram_429_total', o.rateLimited),
     one('bot_outbox_depth', src.outbox.depth),
     one('bot_scheduling_lag_p99_ms', s.lagMsP99),
     one('bot_poll_interval_stretch', s.loadFactor),

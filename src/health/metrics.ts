@@ -145,6 +145,7 @@ export const SAMPLE_DEFS: readonly SampleDef[] = [
   { name: 'bot_telegram_sent_total', help: 'Messages sent to Telegram', type: 'counter' },
   { name: 'bot_telegram_edited_total', help: 'Messages edited on Telegram', type: 'counter' },
   { name: 'bot_telegram_gave_up_total', help: 'Sends given up after bounded retries', type: 'counter' },
+  { name: 'bot_telegram_429_total', help: 'Answers 429 from Telegram (outbox sends and command replies)', type: 'counter' },
   { name: 'bot_outbox_depth', help: 'Sends and edits waiting in the outbox', type: 'gauge' },
   {
     name: 'bot_scheduling_lag_p99_ms',

@@ -246,7 +246,14 @@ export const en = {
   alerts_chat_unknown: 'I cannot see the chat {value}. Add me to it first (as an admin).',
   alerts_bot_not_admin: 'I am not an admin in “{chat}”. Make me an admin there first.',
   alerts_user_not_admin: 'You are not an admin in “{chat}”, so alerts cannot be sent there for you.',
-  alerts_chat_lost: 'ℹ️ I was removed from “{chat}”, so your alerts come to this chat again.',
+  alerts_chat_lost:
+    'ℹ️ I was removed from “{chat}”, so your alerts come to this chat again. To send them there again, add me back as an admin and choose it with <code>/settings alerts</code>.',
+  alerts_chat_gone:
+    'ℹ️ The chat “{chat}” is gone (deleted, or I can no longer see it), so your alerts come to this chat again. To send them to another group or channel, use <code>/settings alerts</code>.',
+  alerts_bot_rights_lost:
+    'ℹ️ I am no longer an admin in “{chat}” (or may not post there), so your alerts come to this chat again. Make me an admin there, then choose it again with <code>/settings alerts</code>.',
+  alerts_user_rights_lost:
+    'ℹ️ You are no longer an admin in “{chat}”, so your alerts cannot go there: they come to this chat again. Once you are an admin there again, choose it with <code>/settings alerts</code>.',
 
   // Lookups
   item_usage: 'Use <code>/item &lt;item_id&gt; [service]</code>.',

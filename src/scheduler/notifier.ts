@@ -32,7 +32,8 @@ export interface OutboxPort {
     text: string,
     opts?: { buttons?: AlertButtons; kind?: 'alert' | 'info'; digestLine?: string; holdUntil?: number; lang?: 'en' | 'ru' },
   ): Promise<number | undefined>;
-  edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons }): Promise<boolean>;
+  /** `gone`: the item is gone; this edit goes before the chat's other edits. */
+  edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons; gone?: boolean }): Promise<boolean>;
 }
 
 /** One subscription: a user's key × a service, and its key in the alert state. */
@@ -128,7 +129,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     counts.edits += 1;
     const messageId = entry.messageId;
     track(
-      outbox.edit(entry.chatId, messageId, rendered.text, { buttons: rendered.buttons }).then((ok) => {
+      outbox.edit(entry.chatId, messageId, rendered.text, { buttons: rendered.buttons, gone: state.state === 'gone' }).then((ok) => {
         // A message that cannot be edited (deleted by the user, or Telegram gave up) is not tried again.
         if (!ok) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (e.messageId === messageId ? { ...e, messageId: null } : e));
       }),

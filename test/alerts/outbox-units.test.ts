@@ -65,7 +65,14 @@ describe('classifyTelegramError', () => {
     );
     expect(classifyTelegramError(grammyError(400, 'Bad Request: message to edit not found')).kind).toBe('message-gone');
     expect(classifyTelegramError(grammyError(500, 'Internal Server Error')).kind).toBe('transient');
-    expect(classifyTelegramError(grammyError(400, 'Bad Request: chat not found')).kind).toBe('permanent');
+    expect(classifyTelegramError(grammyError(400, 'Bad Request: chat not found')).kind).toBe('chat-unavailable');
+    expect(classifyTelegramError(grammyError(400, 'Bad Request: not enough rights to send text messages to the chat')).kind).toBe(
+      'chat-unavailable',
+    );
+    expect(
+      classifyTelegramError(grammyError(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: -1009 })),
+    ).toEqual({ kind: 'migrated', newChatId: -1009, description: 'Bad Request: group chat was upgraded to a supergroup chat' });
+    expect(classifyTelegramError(grammyError(400, 'Bad Request: can\'t parse entities')).kind).toBe('permanent');
     expect(classifyTelegramError(new HttpError("Network request for 'sendMessage' failed!", new Error('socket hang up'))).kind).toBe(
       'transient',
     );
@@ -85,12 +92,27 @@ describe('pacing windows', () => {
     const perSecond = rateWindow(2, 1000);
     const times = new SendTimes(2);
     expect(times.nextAllowed(0, perSecond)).toBe(0);
-    times.record(0);
-    times.record(100);
+    times.arrived(times.record(0), 0);
+    times.arrived(times.record(100), 100);
     expect(times.nextAllowed(150, perSecond)).toBe(1000);
-    times.record(1000);
+    times.arrived(times.record(1000), 1000);
     expect(times.nextAllowed(1000, perSecond)).toBe(1100);
     expect(times.last).toBe(1000);
+  });
+
+  it('counts a send from when Telegram answered it, and one still in flight as arriving now', () => {
+    const perSecond = rateWindow(1, 1000);
+    const times = new SendTimes(1);
+    const first = times.record(0);
+    // Still in flight at 700: it may reach Telegram any moment, so the window stays shut a second past now.
+    expect(times.nextAllowed(700, perSecond)).toBe(1700);
+    times.arrived(first, 400);
+    expect(times.nextAllowed(700, perSecond)).toBe(1400);
+    // A pending stamp is never dropped to make room.
+    const a = times.record(1400);
+    times.record(1500);
+    times.arrived(a, 1450);
+    expect(times.nextAllowed(1600, perSecond)).toBe(2600);
   });
 
   it('turns slow rates into longer windows and refuses nonsense', () => {

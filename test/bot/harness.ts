@@ -7,7 +7,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Bot } from 'grammy';
+import { Api, type Bot } from 'grammy';
 import type { InlineKeyboardMarkup, Update, UserFromGetMe } from 'grammy/types';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
@@ -16,6 +16,7 @@ import type { BotContext } from '../../src/bot/context.js';
 import type { BotStats } from '../../src/bot/deps.js';
 import { startFakeTelegram, type FakeTelegram, type FakeUser, type FakeChatRef, type SentMessage } from '../../src/fake-telegram/server.js';
 import { createLogger } from '../../src/logger.js';
+import { Outbox } from '../../src/alerts/outbox.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { Vault } from '../../src/store/vault.js';
 import { FakeScheduler, FakeServiceClient } from './fakes.js';
@@ -32,6 +33,8 @@ export interface HarnessOptions {
   allowed?: number[];
   admins?: number[];
   stats?: BotStats;
+  /** Run an outbox on the fake Bot API (the harness clock) and pass it to the bot as its chat gate, as the app does. */
+  outbox?: boolean;
 }
 
 export interface Harness {
@@ -42,6 +45,8 @@ export interface Harness {
   client: FakeServiceClient;
   scheduler: FakeScheduler;
   clock: ManualClock;
+  /** With `outbox: true`: the running outbox the bot's replies share their budget with. */
+  outbox: Outbox | undefined;
   dataDir: string;
   logs: string[];
   /** A user types `text` (in their private chat unless `chat` is given). */
@@ -113,6 +118,8 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const client = new FakeServiceClient();
   client.addKey(DEMO_KEY, DEMO_SECRET);
   const scheduler = new FakeScheduler();
+  const outbox = opts.outbox ? new Outbox({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), logger, clock }) : undefined;
+  outbox?.start();
   const bot = createBot({
     config,
     logger,
@@ -123,6 +130,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     clock,
     botInfo: botInfoOf(fake),
     ...(opts.stats ? { stats: opts.stats } : {}),
+    ...(outbox ? { chatGate: outbox } : {}),
   });
   await bot.init();
 
@@ -134,6 +142,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     client,
     scheduler,
     clock,
+    outbox,
     dataDir,
     logs: lines,
     handle: (update) => bot.handleUpdate(update),
@@ -180,6 +189,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       return texts.join('\n');
     },
     close: async () => {
+      outbox?.stop();
       await store.close();
       await fake.close();
       await rm(dataDir, { recursive: true, force: true });

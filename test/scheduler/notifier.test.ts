@@ -20,7 +20,7 @@ const DICTS: Dictionaries = {
 };
 
 interface Sent { chatId: number; text: string; opts: Parameters<OutboxPort['send']>[2] }
-interface Edited { chatId: number; messageId: number; text: string; buttons: AlertButtons | undefined }
+interface Edited { chatId: number; messageId: number; text: string; buttons: AlertButtons | undefined; gone: boolean | undefined }
 
 class FakeOutbox implements OutboxPort {
   sent: Sent[] = [];
@@ -31,8 +31,8 @@ class FakeOutbox implements OutboxPort {
     this.sent.push({ chatId, text, opts });
     return opts?.holdUntil !== undefined ? undefined : this.id++;
   }
-  async edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons }): Promise<boolean> {
-    this.edited.push({ chatId, messageId, text, buttons: opts?.buttons });
+  async edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons; gone?: boolean }): Promise<boolean> {
+    this.edited.push({ chatId, messageId, text, buttons: opts?.buttons, gone: opts?.gone });
     return this.editResult;
   }
 }
@@ -104,11 +104,14 @@ describe('notifier', () => {
     expect(outbox.edited).toHaveLength(1);
     expect(outbox.edited[0]).toMatchObject({ chatId: 1, messageId: 500 });
     expect(outbox.edited[0]!.text).toMatch(/[▲▼]/);
+    // A move waits behind gone marks in the chat's budget; a gone mark says so.
+    expect(outbox.edited[0]!.gone).toBe(false);
     await clock.advance(15_000);
     read([], second.known, clock.now() - 15_000);
     await notifier.idle();
     expect(outbox.edited).toHaveLength(2);
     expect(outbox.edited[1]!.text).toContain('Gone after 30 s');
+    expect(outbox.edited[1]!.gone).toBe(true);
     expect(notifier.stats().edits).toBe(2);
   });
 

@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/logger.js';
+import { Outbox } from '../../src/alerts/outbox.js';
+import { insertByPriority, PRIORITY } from '../../src/alerts/outbox-priority.js';
+import { run, ScriptedApi, settle, telegramError, times } from './outbox-helpers.js';
+
+let outboxes: Outbox[] = [];
+afterEach(() => {
+  for (const o of outboxes) o.stop();
+  outboxes = [];
+});
+
+function setup() {
+  const clock = new ManualClock();
+  const api = new ScriptedApi(clock);
+  const migrated: [number, number][] = [];
+  const unavailable: number[] = [];
+  const outbox = new Outbox({
+    api,
+    logger: silentLogger,
+    clock,
+    random: () => 0.5,
+    onMigrated: (from, to) => migrated.push([from, to]),
+    onChatUnavailable: (chatId) => unavailable.push(chatId),
+  });
+  outboxes.push(outbox);
+  outbox.start();
+  return { clock, api, outbox, t0: clock.now(), migrated, unavailable };
+}
+
+const order = (api: ScriptedApi, chatId: number) =>
+  api.calls.filter((c) => c.ok && c.chatId === chatId).map((c) => (c.method === 'sendMessage' ? `send ${c.text}` : `edit ${c.messageId} ${c.text}`));
+
+describe('the order of one chat’s jobs', () => {
+  it('a new alert overtakes queued edits, gone marks go before moves, and edits of one message coalesce', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    // Six moving alerts: their edits fill the chat's queue, one slot a second.
+    for (let m = 1; m <= 6; m++) void outbox.edit(7, m, `moved ${m} v1`);
+    await settle();
+    for (let m = 2; m <= 6; m++) void outbox.edit(7, m, `moved ${m} v2`);
+    void outbox.edit(7, 5, 'gone 5', { gone: true });
+    const fresh = outbox.send(7, 'NEW', { digestLine: 'NEW' });
+    await run(clock, 10_000);
+    expect(order(api, 7)).toEqual([
+      'edit 1 moved 1 v1',
+      // The new alert takes the very next slot, ahead of five older edits…
+      'send NEW',
+      // …then the gone mark (which replaced message 5's queued move), then the moves, latest text only.
+      'edit 5 gone 5',
+      'edit 2 moved 2 v2',
+      'edit 3 moved 3 v2',
+      'edit 4 moved 4 v2',
+      'edit 6 moved 6 v2',
+    ]);
+    const sendAt = api.calls.find((c) => c.text === 'NEW')?.at;
+    expect(sendAt).toBe(t0 + 1000);
+    expect(await fresh).toBe(1);
+    expect(outbox.stats.coalesced).toBe(6);
+  });
+
+  it('a command reply through the gate goes before every queued alert and edit of its chat', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    void outbox.send(8, 'first');
+    await settle();
+    void outbox.edit(8, 1, 'edit');
+    void outbox.send(8, 'second');
+    let grantedAt: number | undefined;
+    const reply = outbox.acquire(8, true).then((ticket) => {
+      grantedAt = clock.now();
+      ticket.done({});
+    });
+    await run(clock, 1000);
+    await reply;
+    expect(grantedAt).toBe(t0 + 1000);
+    await run(clock, 3000);
+    // The reply used the 1000 ms slot: the queued jobs follow one a second after it.
+    expect(api.calls.map((c) => c.at - t0)).toEqual([0, 2000, 3000]);
+    expect(order(api, 8)).toEqual(['send first', 'send second', 'edit 1 edit']);
+  });
+
+  it('a 429 reported by a reply pauses the outbox’s sends to that chat', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    const ticket = await outbox.acquire(9, true);
+    void outbox.send(9, 'alert');
+    ticket.done({ retryAfterMs: 3000 });
+    await run(clock, 2999);
+    expect(api.calls).toEqual([]);
+    await run(clock, 1);
+    expect(api.sent(9).map((c) => c.at - t0)).toEqual([3000]);
+  });
+
+  it('after a bot-wide 429 (two chats told to wait at once) a reply to any other chat waits too', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    api.failWhen(times(2, () => true, () => telegramError(429, 'Too Many Requests: retry after 5', 5)));
+    void outbox.send(1, 'a');
+    void outbox.send(2, 'b');
+    await settle();
+    expect(outbox.stats.rateLimited).toBe(2);
+    let grantedAt: number | undefined;
+    void outbox.acquire(3, true).then((ticket) => {
+      grantedAt = clock.now();
+      ticket.done({});
+    });
+    let callbackAt: number | undefined;
+    void outbox.acquire(undefined, false).then((ticket) => {
+      callbackAt = clock.now();
+      ticket.done({});
+    });
+    await run(clock, 4999);
+    expect([grantedAt, callbackAt]).toEqual([undefined, undefined]);
+    await run(clock, 1);
+    expect([grantedAt, callbackAt]).toEqual([t0 + 5000, t0 + 5000]);
+  });
+
+  it('follows a group to its supergroup: the message is resent there, later ones go there too, old edits are dropped', async () => {
+    const { clock, api, outbox, migrated } = setup();
+    api.failWhen(
+      times(
+        10,
+        (c) => c.chatId === -100,
+        () => {
+          const err = telegramError(400, 'Bad Request: group chat was upgraded to a supergroup chat');
+          Object.assign(err.parameters, { migrate_to_chat_id: -1009 });
+          return err;
+        },
+      ),
+    );
+    const first = outbox.send(-100, 'alert 1');
+    const edit = outbox.edit(-100, 3, 'old message');
+    await run(clock, 1000);
+    expect(await first).toBe(1);
+    expect(await edit).toBe(false);
+    expect(migrated).toEqual([[-100, -1009]]);
+    void outbox.send(-100, 'alert 2');
+    await run(clock, 2000);
+    expect(api.sent(-1009).map((c) => c.text)).toEqual(['alert 1', 'alert 2']);
+    expect(outbox.stats.migrated).toBe(1);
+  });
+
+  it('reports a chat that is gone or refuses the bot (a 400 about the chat), and gives the message up', async () => {
+    const { clock, api, outbox, unavailable } = setup();
+    api.failWhen(times(1, (c) => c.chatId === -200, () => telegramError(400, 'Bad Request: not enough rights to send text messages to the chat')));
+    const sent = outbox.send(-200, 'alert');
+    await run(clock, 10);
+    expect(await sent).toBeUndefined();
+    expect(unavailable).toEqual([-200]);
+    expect(outbox.stats.gaveUp).toBe(1);
+  });
+});
+
+describe('insertByPriority', () => {
+  it('keeps the queue sorted by priority, then arrival', () => {
+    const queue: { priority: number; seq: number }[] = [
+      { priority: PRIORITY.send, seq: 1 },
+      { priority: PRIORITY.edit, seq: 2 },
+    ];
+    insertByPriority(queue, { priority: PRIORITY.reply, seq: 5 });
+    insertByPriority(queue, { priority: PRIORITY.gone, seq: 4 });
+    insertByPriority(queue, { priority: PRIORITY.send, seq: 3 });
+    expect(queue.map((j) => j.seq)).toEqual([5, 1, 3, 4, 2]);
+  });
+});
