@@ -38,6 +38,15 @@ export function collectMetrics(src: MetricSources): MetricSample[] {
       }),
     ),
     counter('bot_service_429_total', 'Answers 429 from the Data Service', c.failures.rate_limited),
+    ...Object.entries(c.rejectedItems ?? {}).map(
+      ([reason, value]): MetricSample => ({
+        name: 'bot_items_rejected_total',
+        help: 'Items from the Data Service kept out as unusable, by reason (non_finite, wrong_type, bad_legs, no_event), on every read that met them',
+        type: 'counter',
+        value,
+        labels: { reason },
+      }),
+    ),
     counter('bot_alerts_sent_total', 'New alerts handed to the outbox', n.alerts),
     counter('bot_alert_edits_total', 'Alert edits (moved, gone) handed to the outbox', n.edits),
     counter('bot_telegram_sent_total', 'Messages sent to Telegram', o.sent),

@@ -258,6 +258,7 @@ export const en = {
   event_items: '📋 Event <code>{id}</code>: {n} opportunities.',
   from_latest: 'ℹ️ The service did not answer this lookup, so this is from the latest list I hold.',
   more_items: '… and {n} more.',
+  lookup_unshowable: '⚠️ {n} of these items came from the service with data I cannot show, so they were left out. Try again later.',
 
   // Alert buttons
   not_your_alert: 'This alert belongs to someone else, so its buttons are theirs.',
