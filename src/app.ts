@@ -18,7 +18,7 @@ import { Outbox } from './alerts/outbox.js';
 import { createBot } from './bot/bot.js';
 import { POLL_TIMEOUT_SECONDS, runBot } from './bot/run.js';
 import { startHealthServer, type HealthServer } from './health/server.js';
-import { collectMetrics } from './health/collect.js';
+import { collectMetrics, storeCheck } from './health/collect.js';
 
 export interface App {
   readonly store: Store;
@@ -108,7 +108,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
           name: 'telegram',
           check: () => running.isRunning() && Date.now() - running.lastPollAt() < (POLL_TIMEOUT_SECONDS + 60) * 1000,
         },
-        { name: 'store', check: () => store.writable() },
+        storeCheck(store),
         { name: 'scheduler', check: () => clock.now() - scheduler.stats().lastTickAt < 30_000 },
       ],
       metrics: () => collectMetrics({ users: () => store.listUsers().length, scheduler: scheduler, notifier, outbox, client }),

@@ -16,7 +16,9 @@ export type StoreErrorCode =
   /** The access key is already connected by another user (the service keeps one filter per key). */
   | 'access-key-taken'
   /** The store was closed; a change now would never reach the disk. */
-  | 'closed';
+  | 'closed'
+  /** Another live bot process holds DATA_DIR's lock file. */
+  | 'locked';
 
 /** Thrown by the store for a refused operation; `code` is for callers, `message` for people. */
 export class StoreError extends Error {
