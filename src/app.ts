@@ -11,6 +11,7 @@ import type { Logger } from './logger.js';
 import { systemClock, type Clock } from './clock.js';
 import { openStore, type Store } from './store/store.js';
 import { Vault } from './store/vault.js';
+import { checkEncryptionKey } from './store/key-check.js';
 import { createServiceClient } from './service/client.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createNotifier } from './scheduler/notifier.js';
@@ -40,7 +41,15 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
   if (store.loadReport.movedAside) {
     logger.warn({ file: store.loadReport.movedAside }, 'the database file was unreadable: moved aside, starting empty');
   }
-  const vault = await Vault.open({ dataDir: config.DATA_DIR, envKey: config.ENCRYPTION_KEY, logger });
+  let vault: Vault;
+  try {
+    vault = await Vault.open({ dataDir: config.DATA_DIR, envKey: config.ENCRYPTION_KEY, logger });
+    // A wrong key refuses the start (one line, main prints it) instead of pausing every user later.
+    await checkEncryptionKey({ dataDir: config.DATA_DIR, store, vault, logger });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const client = createServiceClient({ config, logger, clock });
 
   // The outbox has its own Api instance: it paces and retries every send itself, so it must

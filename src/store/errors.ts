@@ -41,7 +41,9 @@ export type VaultErrorCode =
   /** The blob is not a `v1:` vault string. */
   | 'malformed'
   /** Authentication failed: a different key, or the blob was altered. */
-  | 'auth-failed';
+  | 'auth-failed'
+  /** The key is not the one the stored data was encrypted with (checked at start-up). */
+  | 'wrong-key';
 
 /** Thrown by the vault; the message never contains a key, a secret or the blob. */
 export class VaultError extends Error {
