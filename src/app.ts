@@ -12,6 +12,7 @@ import type { Logger } from './logger.js';
 import { systemClock, type Clock } from './clock.js';
 import { openStore, type Store } from './store/store.js';
 import { Vault } from './store/vault.js';
+import { checkEncryptionKey } from './store/key-check.js';
 import { createServiceClient } from './service/client.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createNotifier } from './scheduler/notifier.js';
@@ -21,6 +22,7 @@ import { DestinationWatch } from './alerts/destinations.js';
 import { createBot } from './bot/bot.js';
 import { runBot } from './bot/run.js';
 import { startHealthServer, type HealthServer } from './health/server.js';
+import { storeCheck } from './health/collect.js';
 import { createBotMetrics } from './health/metrics.js';
 import type { MetricsPort } from './health/observe.js';
 import type { ServiceClient } from './service/client-types.js';
@@ -51,7 +53,15 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
   if (store.loadReport.movedAside) {
     logger.warn({ file: store.loadReport.movedAside }, 'the database file was unreadable: moved aside, starting empty');
   }
-  const vault = await Vault.open({ dataDir: config.DATA_DIR, envKey: config.ENCRYPTION_KEY, logger });
+  let vault: Vault;
+  try {
+    vault = await Vault.open({ dataDir: config.DATA_DIR, envKey: config.ENCRYPTION_KEY, logger });
+    // A wrong key refuses the start (one line, main prints it) instead of pausing every user later.
+    await checkEncryptionKey({ dataDir: config.DATA_DIR, store, vault, logger });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const client = createServiceClient({ config, logger, clock });
   const metrics = createBotMetrics();
 
@@ -151,7 +161,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
       host: config.HTTP_HOST,
       checks: [
         { name: 'telegram', check: () => running.healthy() },
-        { name: 'store', check: () => store.writable() },
+        storeCheck(store),
         { name: 'scheduler', check: () => clock.now() - scheduler.stats().lastTickAt < 30_000 },
       ],
       metrics,

@@ -4,6 +4,26 @@ import type { OutboxStats } from '../alerts/outbox.js';
 import type { ClientStats } from '../service/client.js';
 import type { SchedulerStats } from '../scheduler/scheduler.js';
 import type { NotifierStats } from '../scheduler/notifier.js';
+import type { Store } from '../store/store.js';
+import type { HealthCheck } from './server.js';
+
+/**
+ * The store's health: writable, and no corrupt database moved aside and left unattended (the bot
+ * would be running without its users). The operator acknowledges by removing the moved-aside files.
+ */
+export function storeCheck(store: Pick<Store, 'writable' | 'corruptFiles'>): HealthCheck {
+  return {
+    name: 'store',
+    check: async () => store.writable() && (await store.corruptFiles()).length === 0,
+    async reason() {
+      if (!store.writable()) return 'the database cannot be written (see the log); retrying';
+      const files = await store.corruptFiles();
+      return files.length > 0
+        ? `a corrupt database was moved aside to ${files.join(', ')} and the bot started without its data: restore or inspect it, then remove the moved-aside files from DATA_DIR`
+        : undefined;
+    },
+  };
+}
 
 export interface Sample {
   name: string;
@@ -41,6 +61,7 @@ export function collectSamples(src: MetricSources): Sample[] {
     one('bot_service_requests_total', c.requests),
     ...Object.entries(c.failures).map(([kind, value]): Sample => ({ name: 'bot_service_failures_total', value, labels: { kind } })),
     one('bot_service_429_total', c.failures.rate_limited),
+    ...Object.entries(c.rejectedItems ?? {}).map(([reason, value]): Sample => ({ name: 'bot_items_rejected_total', value, labels: { reason } })),
     one('bot_alerts_sent_total', n.alerts),
     one('bot_alert_edits_total', n.edits),
     one('bot_telegram_sent_total', o.sent),

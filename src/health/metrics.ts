@@ -140,6 +140,12 @@ export const SAMPLE_DEFS: readonly SampleDef[] = [
     labels: ['kind'],
   },
   { name: 'bot_service_429_total', help: 'Answers 429 from the Data Service', type: 'counter' },
+  {
+    name: 'bot_items_rejected_total',
+    help: 'Items from the Data Service kept out as unusable, by reason (non_finite, wrong_type, bad_legs, no_event), on every read that met them',
+    type: 'counter',
+    labels: ['reason'],
+  },
   { name: 'bot_alerts_sent_total', help: 'New alerts handed to the outbox', type: 'counter' },
   { name: 'bot_alert_edits_total', help: 'Alert edits (moved, gone) handed to the outbox', type: 'counter' },
   { name: 'bot_telegram_sent_total', help: 'Messages sent to Telegram', type: 'counter' },

@@ -11,6 +11,8 @@ export interface HealthCheck {
   name: string;
   /** Resolves true when healthy; a thrown error counts as unhealthy. */
   check(): boolean | Promise<boolean>;
+  /** Why it is unhealthy, for the operator (shown under `reasons` while the check fails). */
+  reason?(): string | undefined | Promise<string | undefined>;
 }
 
 export interface HealthServerOptions {
@@ -43,11 +45,11 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
       return;
     }
     if (path === '/healthz') {
-      void runChecks(opts.checks).then((results) => {
+      void runChecks(opts.checks).then(({ results, reasons }) => {
         const ok = Object.values(results).every(Boolean);
         res
           .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ ok, checks: results }));
+          .end(JSON.stringify({ ok, checks: results, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) }));
       });
       return;
     }
@@ -73,15 +75,20 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
   };
 }
 
-async function runChecks(checks: readonly HealthCheck[]): Promise<Record<string, boolean>> {
+async function runChecks(checks: readonly HealthCheck[]): Promise<{ results: Record<string, boolean>; reasons: Record<string, string> }> {
   const entries = await Promise.all(
     checks.map(async (c) => {
+      let ok: boolean;
       try {
-        return [c.name, (await c.check()) === true] as const;
+        ok = (await c.check()) === true;
       } catch {
-        return [c.name, false] as const;
+        ok = false;
       }
+      const reason = ok ? undefined : await Promise.resolve(c.reason?.()).catch(() => undefined);
+      return [c.name, ok, reason] as const;
     }),
   );
-  return Object.fromEntries(entries);
+  const reasons: Record<string, string> = {};
+  for (const [name, , reason] of entries) if (reason !== undefined) reasons[name] = reason;
+  return { results: Object.fromEntries(entries.map(([name, ok]) => [name, ok])), reasons };
 }

@@ -57,6 +57,8 @@ export const en = {
   cancelled: 'Stopped. Nothing more was changed.',
   nothing_to_cancel: 'There is nothing to stop.',
   flow_closed: 'ℹ️ I closed the step that was open (nothing from it was saved).',
+  flow_too_many_invalid: '⛔ That was {max} answers I could not use, so I closed this step (nothing from it was saved). Start it again when you are ready.',
+  flow_too_long: '⛔ This step went on too long, so I closed it (nothing from it was saved). Start it again.',
   stale_button: 'This button is no longer active.',
   expect_text: 'Please answer with a text message.',
   expect_text_or_button: 'Please answer with a text message or press a button.',
@@ -265,6 +267,7 @@ export const en = {
   event_items: '📋 Event <code>{id}</code>: {n} opportunities.',
   from_latest: 'ℹ️ The service did not answer this lookup, so this is from the latest list I hold.',
   more_items: '… and {n} more.',
+  lookup_unshowable: '⚠️ {n} of these items came from the service with data I cannot show, so they were left out. Try again later.',
 
   // Alert buttons
   not_your_alert: 'This alert belongs to someone else, so its buttons are theirs.',

@@ -16,6 +16,7 @@ import { Counters } from './counters.js';
 import { dictionariesFor, isDictLang } from './dictionaries.js';
 import { filterBodySchema, select, type FilterBody } from './filter.js';
 import { errorOutcome, isJsonContentType, ok, parseJson, readBody, remoteAddress, type Outcome } from './http.js';
+import { withHostile, HOSTILE_PREFIX } from './hostile.js';
 import { createLimitSet, type SlidingWindowLimit } from './limits.js';
 import { createRng } from './prng.js';
 import { basePathOf, matchRoute, type Route } from './routes.js';
@@ -214,11 +215,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     if (fault) return fault;
     const masked = key.masked === true;
     const filter = filters.get(filterKey);
-    if (route.name === 'items') return ok(envelope(select(world.alive(route.service, now), filter, now), masked, now));
+    const hostile = (env: WireEnvelope, onlyId?: string): unknown => (opts.hostile ? withHostile(env, route.service, onlyId) : env);
+    if (route.name === 'items') return ok(hostile(envelope(select(world.alive(route.service, now), filter, now), masked, now)));
     if (route.name === 'event_items') {
       const onEvent = world.alive(route.service, now).filter((it) => it.event.id === route.eventId);
-      return ok(envelope(select(onEvent, filter, now), masked, now));
+      const env = envelope(select(onEvent, filter, now), masked, now);
+      return ok(route.eventId.startsWith(HOSTILE_PREFIX) ? hostile(env) : env);
     }
+    if (opts.hostile && route.itemId.startsWith(HOSTILE_PREFIX)) return ok(hostile(envelope([], masked, now), route.itemId));
     const item = world.item(route.service, route.itemId, now);
     if (!item) return errorOutcome(404, `no item with id "${route.itemId}" (it may have gone)`);
     return ok(envelope([item], masked, now));

@@ -54,6 +54,8 @@ export interface SandboxOptions {
   /** Which `{account}` forms are accepted: 'bb-' only `bb-<key>`, '' only the bare key; default 'both'. */
   accountPrefix?: 'bb-' | '' | 'both';
   world?: { eventsPerService?: number; itemsPerService?: number; meanLifetimeMs?: number; moveEveryMs?: number };
+  /** Every items read also carries the hostile items of `hostile.ts` (non-finite numbers, absurd times, wrong types, missing legs). */
+  hostile?: boolean;
 }
 
 /** Route names used in the counters. */

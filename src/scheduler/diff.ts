@@ -7,6 +7,10 @@
  * An entry records what the alert's message shows (odds, profit, whether it says "gone"), so a
  * move is measured against what the user saw, and a change held back by the edit rate limit is
  * carried by the next read.
+ *
+ * An item whose numbers could not be stored (not finite: the parsers keep such items out, but the
+ * diff does not rely on it) costs only itself: it is left out of this read as if unseen, neither
+ * alerted nor marked gone, and every other item goes on as usual.
  */
 import type { Opportunity } from '../service/opportunity.js';
 import type { AlertEntry } from '../store/schema.js';
@@ -59,6 +63,8 @@ export interface DiffInput {
 
 export interface DiffResult {
   events: DiffEvent[];
+  /** Ids of items left out because their numbers cannot be stored (see `storable`). */
+  unusable: string[];
   /** Entries to store (new or changed). */
   upserts: [string, AlertEntry][];
   /** Entries to remove (pruned). */
@@ -109,6 +115,13 @@ export function shownAs(item: Opportunity, entry: AlertEntry): Opportunity {
   return item.kind === 'valuebets' ? { ...item, legs, overvalue: entry.profit } : { ...item, legs, profit: entry.profit };
 }
 
+const usableNumber = (n: number | null): boolean => n === null || Number.isFinite(n);
+
+/** Whether an entry made from the item passes the store's schema: its headline and odds are finite or absent. */
+export function storable(item: Opportunity): boolean {
+  return usableNumber(headline(item)) && item.legs.every((leg) => usableNumber(leg.odds));
+}
+
 /** Best first, so that a cap on a huge read keeps the items worth alerting. */
 function byHeadline(a: Opportunity, b: Opportunity): number {
   return (headline(b) ?? -Infinity) - (headline(a) ?? -Infinity);
@@ -125,10 +138,25 @@ export function diffRead(input: DiffInput): DiffResult {
   const canEdit = (entry: AlertEntry) => now - entry.lastEditAt >= EDIT_MIN_INTERVAL_MS;
 
   const present = new Map<string, Opportunity>();
-  const items = input.items.length > MAX_ENTRIES_PER_SUBSCRIPTION
-    ? [...input.items].sort(byHeadline).slice(0, MAX_ENTRIES_PER_SUBSCRIPTION)
-    : input.items;
+  const unusable = new Set<string>();
+  // The hot path (every item fine) makes no copy.
+  const usable = input.items.every(storable)
+    ? input.items
+    : input.items.filter((item) => {
+        if (storable(item)) return true;
+        unusable.add(item.id);
+        return false;
+      });
+  const items = usable.length > MAX_ENTRIES_PER_SUBSCRIPTION
+    ? [...usable].sort(byHeadline).slice(0, MAX_ENTRIES_PER_SUBSCRIPTION)
+    : usable;
   for (const item of items) if (!present.has(item.id)) present.set(item.id, item);
+  for (const id of unusable) {
+    if (present.has(id)) continue;
+    // Unseen this time, not gone: its alert (if any) keeps what it shows, and its last good form is kept to draw it.
+    const last = known.get(id);
+    if (last) nextKnown.set(id, last);
+  }
 
   for (const [id, item] of present) {
     nextKnown.set(id, item);
@@ -173,7 +201,7 @@ export function diffRead(input: DiffInput): DiffResult {
 
   const deletes: string[] = [];
   for (const [id, entry] of entries) {
-    if (present.has(id)) continue;
+    if (present.has(id) || unusable.has(id)) continue;
     let gone = entry;
     if (entry.goneAt === null) {
       const last = known.get(id);
@@ -216,5 +244,5 @@ export function diffRead(input: DiffInput): DiffResult {
     }
   }
 
-  return { events, upserts: Array.from(upserts), deletes, known: nextKnown };
+  return { events, unusable: Array.from(unusable).filter((id) => !present.has(id)), upserts: Array.from(upserts), deletes, known: nextKnown };
 }

@@ -16,7 +16,7 @@ import { toFilterBody } from './filter-body.js';
 import { filterSettingsSchema, type FilterSettings } from './filter-model.js';
 import { createServiceAgent, requireJson, sendRequest, type HttpResponse } from './http.js';
 import { ClientClosedError, createLimits, type LimitScope, type Limits, type Permit } from './limits.js';
-import type { ItemsRead, Opportunity } from './opportunity.js';
+import type { ItemRejectReason, ItemsRead, Opportunity } from './opportunity.js';
 import { createItemsParseCache, parseItemBody, parseItemsBody } from './parse-items.js';
 import { eventItemsEndpoint, filterEndpoint, itemEndpoint, itemsEndpoint, type Endpoint, type PathConfig } from './paths.js';
 import { withRetries } from './retry.js';
@@ -44,6 +44,8 @@ export interface ClientStats {
   requests: number;
   /** Failed Data API requests by error kind (a 429 from the service counts under rate_limited). */
   failures: Record<ServiceErrorKind, number>;
+  /** Items of list reads kept out as unusable, by reason (counted on every read that met them). */
+  rejectedItems: Partial<Record<ItemRejectReason, number>>;
 }
 
 /** The client plus its limits, which the scheduler reads to plan its polls. */
@@ -69,7 +71,10 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   const counts: ClientStats = {
     requests: 0,
     failures: { auth: 0, forbidden: 0, rate_limited: 0, not_found: 0, server: 0, timeout: 0, malformed: 0 },
+    rejectedItems: {},
   };
+  // A bad item comes back on every poll: it is logged the first time per service and reason, then only counted.
+  const rejectLogged = new Set<string>();
   let closing: Promise<void> | undefined;
   // Aborted by close(): shared work no single caller owns (token fetches, dictionary refreshes).
   const shutdown = new AbortController();
@@ -195,13 +200,18 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
       // Form A reads with a POST; it carries an empty JSON object, as servers expect a body on a POST.
       const res = await authorized(key, service, scope, endpoint, endpoint.method === 'POST' ? {} : undefined, what, request);
       const read = parseItemsBody(service, requireJson(res, what), what, parseCache);
-      if (read.skipped > 0) logger.warn({ what, skipped: read.skipped, kept: read.items.length }, 'items skipped as unusable');
+      for (const [reason, n] of Object.entries(read.rejected ?? {}) as [ItemRejectReason, number][]) {
+        counts.rejectedItems[reason] = (counts.rejectedItems[reason] ?? 0) + n;
+        if (rejectLogged.has(`${service}|${reason}`)) continue;
+        rejectLogged.add(`${service}|${reason}`);
+        logger.warn({ what, reason, skipped: n, kept: read.items.length }, 'items kept out as unusable (logged once per service and reason; see bot_items_rejected_total)');
+      }
       return read;
     });
 
   return {
     limits,
-    stats: () => ({ requests: counts.requests, failures: { ...counts.failures } }),
+    stats: () => ({ requests: counts.requests, failures: { ...counts.failures }, rejectedItems: { ...counts.rejectedItems } }),
 
     async checkKey(key, service, options) {
       await call(`${service} key check`, options, (request) => tokens.request(key, service, request));

@@ -94,6 +94,8 @@ export interface Limits {
   reservedReads(accessKey: string, service: Service): number;
   /** The scope's identity: equal ids share one budget (one host under LIMIT_SCOPE=address). */
   scopeId(scope: LimitScope): string;
+  /** Scopes whose state is held now (idle ones are dropped: see IDLE_SWEEP_MS). */
+  scopeCount(): number;
   /** Rejects every waiting caller and stops the limiters. */
   close(): Promise<void>;
 }
@@ -118,6 +120,12 @@ const LABELS: Record<LimitKind, { what: string; per: string }> = {
 const PRIORITY = { interactive: 1, poll: 5 } as const;
 /** First pause after a 429 without Retry-After; it doubles per 429 in a row, up to one window. */
 const BACKOFF_BASE_MS = 2_000;
+/**
+ * How often state of idle scopes is dropped: a scope with nothing in its window, nothing waiting
+ * and no pause (a key that was only tried, an hour ago) holds nothing worth keeping, and keys that
+ * were only tried would otherwise pile up for the life of the process.
+ */
+export const IDLE_SWEEP_MS = 60_000;
 /** Bottleneck drops a scope's idle limiter after this; longer than any window so a scope keeps one queue. */
 const GROUP_IDLE_MS = 2 * 24 * HOUR;
 
@@ -209,7 +217,20 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
     }
   };
 
+  let nextSweepAt = clock.now() + IDLE_SWEEP_MS;
+  const sweepIdle = (now: number) => {
+    nextSweepAt = now + IDLE_SWEEP_MS;
+    for (const [id, state] of states) {
+      // used() counts sends in flight too.
+      if (state.waiting > 0 || state.pausedUntil > now || state.window.used(now) > 0) continue;
+      states.delete(id);
+      void groups[state.kind].deleteKey(id);
+    }
+  };
+
   const stateOf = (scope: LimitScope): ScopeState => {
+    const now = clock.now();
+    if (now >= nextSweepAt) sweepIdle(now);
     const id = scopeId(scope);
     let state = states.get(id);
     if (!state) {
@@ -367,6 +388,7 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
 
     tokensLeft: (accessKey) => budget({ kind: 'tokens', accessKey }).left,
     readsLeft: (accessKey, service) => budget({ kind: 'items', accessKey, service }).left,
+    scopeCount: () => states.size,
     reservedReads(accessKey, service) {
       const b = budget({ kind: 'items', accessKey, service });
       return b.waiting + b.inFlight;

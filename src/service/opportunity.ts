@@ -62,4 +62,13 @@ export interface ItemsRead {
   timestamp: number | undefined;
   /** Items it could not use (kept out, counted, never a crash). */
   skipped: number;
+  /** Why items were kept out, by reason (the parsers fill it; other sources may leave it out). */
+  rejected?: Partial<Record<ItemRejectReason, number>>;
 }
+
+/**
+ * Why an item of the service was kept out: a number that is not finite (a numeric string of
+ * hundreds of digits reads as Infinity), a field of the wrong type or missing, legs that cannot be
+ * used (none, or one without its market), or no event to show it with.
+ */
+export type ItemRejectReason = 'non_finite' | 'wrong_type' | 'bad_legs' | 'no_event';

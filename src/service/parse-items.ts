@@ -1,8 +1,10 @@
 /**
  * The service's item envelope (service-api.md §5) parsed with tolerant schemas and mapped onto
  * the one `Opportunity` model. Unknown fields are kept, optional fields may be missing or null,
- * numbers may come as strings. An item that cannot be used is skipped and counted; a body that
- * cannot be used at all is a `ServiceError('malformed')`. Nothing here throws anything else.
+ * numbers may come as strings. An item that cannot be used is skipped and counted by reason (a
+ * number that is not finite, a wrong type, unusable legs, no event); a time outside 1970..9999
+ * is taken as unknown, so no later formatting meets a date it cannot draw. A body that cannot be
+ * used at all is a `ServiceError('malformed')`. Nothing here throws anything else.
  *
  * With an `ItemsParseCache` (the service client keeps one), items and events whose JSON is the
  * same as in an earlier read are not parsed again, and an unchanged item comes back as the very
@@ -10,18 +12,23 @@
  */
 import { z } from 'zod';
 import { ServiceError } from './errors.js';
-import type { EventInfo, ItemsRead, Leg, Opportunity } from './opportunity.js';
+import type { EventInfo, ItemRejectReason, ItemsRead, Leg, Opportunity } from './opportunity.js';
 import { jsonKey, ParseCache } from './parse-cache.js';
 import { isLive, kindOf, type Service } from './services.js';
 
-const numeric = z.union([
-  z.number().refine(Number.isFinite),
-  z
-    .string()
-    .trim()
-    .regex(/^[-+]?\d+(\.\d+)?$/)
-    .transform(Number),
-]);
+/** The issue message that marks a number that is not finite (see `rejectReason`). */
+const NON_FINITE = 'non-finite';
+// A string of hundreds of digits passes the pattern and reads as Infinity: checked after the transform.
+const numeric = z
+  .union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .regex(/^[-+]?\d+(\.\d+)?$/)
+      .transform(Number),
+  ])
+  .refine(Number.isFinite, { message: NON_FINITE });
 const idLike = z.union([z.string().trim().min(1), z.number().transform(String)]);
 const textLike = z.union([z.string(), z.number().transform(String)]);
 const timeLike = z.union([z.string(), z.number()]);
@@ -95,6 +102,8 @@ interface ParsedEvent {
 /** What the cache keeps per raw item: its schema parse, and the opportunity last built from it with the event it used. */
 interface ItemMemo {
   item: RawItem | undefined;
+  /** Why the schema refused it, when it did. */
+  problem?: ItemRejectReason;
   event?: ParsedEvent;
   opportunity?: Opportunity;
 }
@@ -118,13 +127,20 @@ export function parseServiceTime(value: string | number | null | undefined): num
   if (/^\d+(\.\d+)?$/.test(text)) return fromUnix(Number(text));
   const plain = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2}(\.\d+)?)?$/.exec(text);
   const ms = plain ? Date.parse(`${plain[1]}T${plain[2]}${plain[3] ?? ':00'}Z`) : Date.parse(text);
-  return Number.isNaN(ms) ? undefined : ms;
+  return inRange(ms);
+}
+
+/** The last millisecond of the year 9999: later times cannot be formatted (Intl throws past ±8.64e15 ms). */
+export const MAX_SERVICE_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+function inRange(ms: number): number | undefined {
+  return Number.isFinite(ms) && ms >= 0 && ms <= MAX_SERVICE_TIME_MS ? ms : undefined;
 }
 
 function fromUnix(n: number): number | undefined {
   if (!Number.isFinite(n) || n <= 0) return undefined;
   // Seconds until the year 33658; anything larger is already milliseconds.
-  return n < 1e12 ? Math.round(n * 1000) : Math.round(n);
+  return inRange(n < 1e12 ? Math.round(n * 1000) : Math.round(n));
 }
 
 /**
@@ -139,11 +155,16 @@ export function parseItemsBody(service: Service, body: unknown, what: string, ca
   const { items, events, masked, timestamp } = envelope.data;
   const eventIndex = indexEvents(service, events ?? [], cache);
   const read: ItemsRead = { items: [], masked: masked === true, timestamp: parseServiceTime(timestamp), skipped: 0 };
+  const rejected: Partial<Record<ItemRejectReason, number>> = {};
   for (const raw of items) {
     const opportunity = cache ? cachedOpportunity(service, raw, eventIndex, read.masked, cache) : toOpportunity(service, raw, eventIndex, read.masked);
-    if (opportunity) read.items.push(opportunity);
-    else read.skipped += 1;
+    if (typeof opportunity === 'object') read.items.push(opportunity);
+    else {
+      read.skipped += 1;
+      rejected[opportunity] = (rejected[opportunity] ?? 0) + 1;
+    }
   }
+  if (read.skipped > 0) read.rejected = rejected;
   return read;
 }
 
@@ -213,16 +234,24 @@ function toEvent(service: Service, raw: RawEvent): ParsedEvent {
   };
 }
 
+/** Why the item schema refused an item: the first non-finite number wins, then a bad leg, else a wrong type. */
+function rejectReason(error: z.ZodError): ItemRejectReason {
+  // Union failures nest their issues; a JSON number like 1e400 arrives as Infinity and fails as a type.
+  const text = JSON.stringify(error.issues);
+  if (text.includes(NON_FINITE) || text.includes('"received":"Infinity"') || text.includes('"received":"-Infinity"')) return 'non_finite';
+  return error.issues.some((issue) => issue.path[0] === 'odds') ? 'bad_legs' : 'wrong_type';
+}
+
 function toOpportunity(
   service: Service,
   raw: unknown,
   events: Map<string, ParsedEvent>,
   envelopeMasked: boolean,
-): Opportunity | undefined {
+): Opportunity | ItemRejectReason {
   const parsed = itemSchema.safeParse(raw);
-  if (!parsed.success) return undefined;
+  if (!parsed.success) return rejectReason(parsed.error);
   const event = eventFor(service, parsed.data, events, undefined);
-  return event ? buildOpportunity(service, parsed.data, event, envelopeMasked) : undefined;
+  return event ? buildOpportunity(service, parsed.data, event, envelopeMasked) : 'no_event';
 }
 
 /**
@@ -235,17 +264,17 @@ function cachedOpportunity(
   events: Map<string, ParsedEvent>,
   envelopeMasked: boolean,
   cache: ItemsParseCache,
-): Opportunity | undefined {
+): Opportunity | ItemRejectReason {
   const key = `${service}|${envelopeMasked ? 'm' : '-'}|${jsonKey(raw)}`;
   let memo = cache.item(key);
   if (!memo) {
     const parsed = itemSchema.safeParse(raw);
-    memo = { item: parsed.success ? parsed.data : undefined };
+    memo = parsed.success ? { item: parsed.data } : { item: undefined, problem: rejectReason(parsed.error) };
     cache.rememberItem(key, memo);
   }
-  if (!memo.item) return undefined;
+  if (!memo.item) return memo.problem ?? 'wrong_type';
   const event = eventFor(service, memo.item, events, cache);
-  if (!event) return undefined;
+  if (!event) return 'no_event';
   if (memo.event !== event || !memo.opportunity) {
     memo.opportunity = buildOpportunity(service, memo.item, event, envelopeMasked);
     memo.event = event;

@@ -16,7 +16,9 @@ export type StoreErrorCode =
   /** The access key is already connected by another user (the service keeps one filter per key). */
   | 'access-key-taken'
   /** The store was closed; a change now would never reach the disk. */
-  | 'closed';
+  | 'closed'
+  /** Another live bot process holds DATA_DIR's lock file. */
+  | 'locked';
 
 /** Thrown by the store for a refused operation; `code` is for callers, `message` for people. */
 export class StoreError extends Error {
@@ -39,7 +41,9 @@ export type VaultErrorCode =
   /** The blob is not a `v1:` vault string. */
   | 'malformed'
   /** Authentication failed: a different key, or the blob was altered. */
-  | 'auth-failed';
+  | 'auth-failed'
+  /** The key is not the one the stored data was encrypted with (checked at start-up). */
+  | 'wrong-key';
 
 /** Thrown by the vault; the message never contains a key, a secret or the blob. */
 export class VaultError extends Error {

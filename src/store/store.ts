@@ -7,10 +7,14 @@
  *
  * On open the file is migrated (`migrations.ts`) and checked against `databaseSchema`. A file that
  * is not JSON or fails the schema is moved aside to `db.json.corrupt-<timestamp>`, never
- * overwritten, and the store starts empty; `loadReport` tells start-up what happened.
+ * overwritten, and the store starts empty; `loadReport` tells start-up what happened. Until the
+ * operator removes every moved-aside file from DATA_DIR (their acknowledgement), `corruptFiles()`
+ * names them for /healthz and the log repeats the warning every hour, even after restarts.
+ *
+ * One process per DATA_DIR: opening takes `DATA_DIR/bot.lock` (see `lock.ts`), closing releases it.
  */
 import { constants } from 'node:fs';
-import { chmod, copyFile, link, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { chmod, copyFile, link, mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { systemClock, type Clock } from '../clock.js';
@@ -18,6 +22,7 @@ import type { Logger } from '../logger.js';
 import { AlertState, type AlertStateStore } from './alert-state.js';
 import { AtomicJsonFile, isErrno } from './atomic-json-file.js';
 import { StoreError } from './errors.js';
+import { lockDataDir, type DataDirLock } from './lock.js';
 import { describeIssues, migrate, MigrationError } from './migrations.js';
 import {
   databaseSchema,
@@ -32,6 +37,11 @@ export type { AlertStateStore } from './alert-state.js';
 
 /** The database file's name inside DATA_DIR. */
 export const DB_FILE_NAME = 'db.json';
+
+/** How often the log repeats that a corrupt database was moved aside and is still waiting for the operator. */
+export const CORRUPT_REMINDER_MS = 60 * 60_000;
+/** `corruptFiles()` looks at the directory at most this often. */
+const CORRUPT_SCAN_MS = 1_000;
 
 /** Longest wait between retries of a failing background write. */
 const MAX_RETRY_DELAY_MS = 60_000;
@@ -89,6 +99,12 @@ export interface Store {
   readonly writeCount: number;
   /** For health checks: false once closed, and while the latest write attempt has failed (it is being retried). */
   writable(): boolean;
+  /**
+   * Moved-aside corrupt database files (`db.json.corrupt-*`) still in DATA_DIR, newest last: while
+   * any is there, the bot may be running without the data it had. Removing them is how the operator
+   * says they have dealt with it.
+   */
+  corruptFiles(): Promise<string[]>;
 }
 
 /** Options of `openStore`. */
@@ -107,19 +123,27 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   const log = opts.logger.child({ module: 'store' });
   const dataDir = resolve(opts.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const file = join(dataDir, DB_FILE_NAME);
-  const adapter = new AtomicJsonFile<Database>(file, { parse: (raw) => databaseSchema.parse(raw) });
+  // Before anything touches the files: a second process would delete the live writer's temp file below.
+  const lock = await lockDataDir(dataDir, log);
+  try {
+    const file = join(dataDir, DB_FILE_NAME);
+    const adapter = new AtomicJsonFile<Database>(file, { parse: (raw) => databaseSchema.parse(raw) });
 
-  // db.json is the authority; a temp file is a write that a crash cut short.
-  if (await exists(adapter.tempFile)) {
-    await rm(adapter.tempFile, { force: true });
-    log.info({ file: adapter.tempFile }, 'removed an unfinished write left by an earlier run');
+    // db.json is the authority; a temp file is a write that a crash cut short.
+    if (await exists(adapter.tempFile)) {
+      await rm(adapter.tempFile, { force: true });
+      log.info({ file: adapter.tempFile }, 'removed an unfinished write left by an earlier run');
+    }
+
+    const { data, report, persistNow } = await loadDatabase(adapter, clock, log);
+    const store = new LowdbStore(file, adapter, data, report, clock, log, opts.debounceMs ?? 500, lock);
+    if (persistNow) await store.flush(true);
+    await store.remindCorrupt();
+    return store;
+  } catch (e) {
+    await lock.release();
+    throw e;
   }
-
-  const { data, report, persistNow } = await loadDatabase(adapter, clock, log);
-  const store = new LowdbStore(file, adapter, data, report, clock, log, opts.debounceMs ?? 500);
-  if (persistNow) await store.flush(true);
-  return store;
 }
 
 interface Loaded {
@@ -260,6 +284,8 @@ class LowdbStore implements Store {
   private writing: Promise<void> | null = null;
   private failures = 0;
   private lastBlockedMs = 0;
+  private corruptScan: { at: number; files: Promise<string[]> } | undefined;
+  private readonly reminder: NodeJS.Timeout;
 
   constructor(
     readonly file: string,
@@ -269,6 +295,7 @@ class LowdbStore implements Store {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly debounceMs: number,
+    private readonly lock: DataDirLock,
   ) {
     this.low = new Low(adapter, data);
     for (const user of Object.values(data.users)) {
@@ -286,6 +313,33 @@ class LowdbStore implements Store {
     state.load(data.alerts);
     this.alertState = state;
     this.log.info({ file, users: this.users.size, alertEntries: state.size() }, 'store open');
+    this.reminder = setInterval(() => void this.remindCorrupt(), CORRUPT_REMINDER_MS);
+    this.reminder.unref();
+  }
+
+  corruptFiles(): Promise<string[]> {
+    const now = performance.now();
+    if (!this.corruptScan || now - this.corruptScan.at >= CORRUPT_SCAN_MS) {
+      const dir = resolve(this.file, '..');
+      const prefix = `${DB_FILE_NAME}.corrupt-`;
+      const files = readdir(dir).then(
+        (names) => names.filter((n) => n.startsWith(prefix)).sort().map((n) => join(dir, n)),
+        // An unreadable directory is the write check's business.
+        () => [],
+      );
+      this.corruptScan = { at: now, files };
+    }
+    return this.corruptScan.files;
+  }
+
+  /** Logs the moved-aside files, if any are still there (at open and every CORRUPT_REMINDER_MS). */
+  async remindCorrupt(): Promise<void> {
+    const files = await this.corruptFiles();
+    if (files.length === 0) return;
+    this.log.warn(
+      { files },
+      'a corrupt database was moved aside and the bot started without its data: restore it from a backup, or inspect it; remove the moved-aside files from DATA_DIR once dealt with (until then /healthz reports the store as not ok)',
+    );
   }
 
   get alerts(): AlertStateStore {
@@ -404,7 +458,12 @@ class LowdbStore implements Store {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
-      await this.flush();
+      clearInterval(this.reminder);
+      try {
+        await this.flush();
+      } finally {
+        await this.lock.release();
+      }
       this.log.info({ file: this.file, writes: this.writeCount }, 'store closed');
     })();
     return this.closing;

@@ -6,7 +6,7 @@
  * A blob is `v1:<iv>:<tag>:<ciphertext>`, each part base64url; the version prefix is authenticated
  * too, so a blob cannot be relabelled for a future format.
  */
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../logger.js';
@@ -128,6 +128,11 @@ export class Vault {
         'cannot decrypt the stored secret: the encryption key differs from the one it was stored with, or the data was altered; the user must /connect again',
       );
     }
+  }
+
+  /** A fingerprint of the key (HMAC-SHA256 of a fixed text, 128 bits in hex): tells keys apart, reveals nothing of them. */
+  fingerprint(): string {
+    return createHmac('sha256', this.#key).update('bb-alert-bot:key-check').digest('hex').slice(0, 32);
   }
 
   /** Keeps the key out of JSON dumps of objects that hold a vault. */

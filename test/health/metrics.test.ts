@@ -23,6 +23,7 @@ function sources(over: Partial<{ reads: number; rateLimited: number }> = {}): Me
       stats: () => ({
         requests: 9,
         failures: { auth: 0, forbidden: 0, rate_limited: over.rateLimited ?? 1, not_found: 0, server: 0, timeout: 0, malformed: 0 },
+        rejectedItems: { non_finite: 2 },
       }),
     },
   };
@@ -41,6 +42,7 @@ describe('metrics', () => {
     expect(text).toMatch(/^bot_reads_total 7$/m);
     expect(text).toMatch(/^bot_users 3$/m);
     expect(text).toMatch(/^bot_service_failures_total\{kind="rate_limited"\} 1$/m);
+    expect(text).toMatch(/^bot_items_rejected_total\{reason="non_finite"\} 2$/m);
     expect(text).toMatch(/^bot_service_429_total 1$/m);
   });
 

@@ -129,7 +129,7 @@ describe('store: opening a v0 file', () => {
     const saved = JSON.parse(await readFile(join(dir, 'db.json'), 'utf8')) as { version: number; users: object };
     expect(saved.version).toBe(SCHEMA_VERSION);
     expect(Object.keys(saved.users)).toEqual(['111', '222']);
-    expect((await readdir(dir)).sort()).toEqual(['db.json', 'db.json.v0-backup-1970-01-01T00-00-00-000Z']);
+    expect((await readdir(dir)).sort()).toEqual(['bot.lock', 'db.json', 'db.json.v0-backup-1970-01-01T00-00-00-000Z']);
 
     await store.close();
     const again = await openStore({ dataDir: dir, logger: silentLogger });

@@ -167,7 +167,7 @@ describe('store: debounced, atomic writes', () => {
     await store.flush();
     // A new inode: the file was renamed into place, never rewritten where it stood.
     expect((await stat(store.file)).ino).not.toBe(first);
-    expect(await readdir(dir)).toEqual(['db.json']);
+    expect(await readdir(dir)).toEqual(['bot.lock', 'db.json']);
   });
 
   it('keeps the old file when a write fails, and saves the change on a later flush', async () => {
@@ -187,7 +187,7 @@ describe('store: debounced, atomic writes', () => {
     await store.flush();
     expect(store.writable()).toBe(true);
     expect((await fileJson(store)).users['1']?.bankroll).toBe(20);
-    expect(await readdir(dir)).toEqual(['db.json']);
+    expect(await readdir(dir)).toEqual(['bot.lock', 'db.json']);
     await store.close();
     expect(store.writable()).toBe(false);
   });
@@ -200,7 +200,7 @@ describe('store: debounced, atomic writes', () => {
     await writeFile(join(dir, '.db.json.tmp'), '{"version":1,"us');
     const b = await openAt(dir);
     expect(b.getUser(1)?.chatId).toBe(1);
-    expect(await readdir(dir)).toEqual(['db.json']);
+    expect(await readdir(dir)).toEqual(['bot.lock', 'db.json']);
   });
 
   it('refuses changes after close instead of losing them', async () => {
@@ -250,7 +250,7 @@ describe('store: corrupt files', () => {
     expect(store.loadReport.movedAside).toBe(join(dir, 'db.json.corrupt-1970-01-01T00-00-00-000Z'));
     expect(store.loadReport.corruptReason).toMatch(/users\.5\.chatId/);
     expect(store.getUser(5)).toBeUndefined();
-    expect(await readdir(dir)).toEqual(['db.json.corrupt-1970-01-01T00-00-00-000Z']);
+    expect(await readdir(dir)).toEqual(['bot.lock', 'db.json.corrupt-1970-01-01T00-00-00-000Z']);
   });
 
   it('never overwrites an earlier moved-aside file', async () => {

@@ -3,7 +3,7 @@ import type { InlineKeyboardButton } from 'grammy/types';
 import type { Translate } from '../../locales/i18n.js';
 import type { ConvContext } from '../context.js';
 import type { Parsed } from '../parse/values.js';
-import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
+import { btn, closePrompt, keyboard, sendPrompt, strike, waitAnswer, type Convo, type Strikes } from './prompt.js';
 
 export interface ReadyAnswer<T> {
   label: string;
@@ -12,7 +12,7 @@ export interface ReadyAnswer<T> {
 
 /**
  * Asks until a button is pressed or a typed value parses; a bad value gets the reason and the
- * question stays open (nothing changes). Buttons are laid out `perRow` to a row.
+ * question stays open (nothing changes), up to MAX_INVALID_ANSWERS times. Buttons are laid out `perRow` to a row.
  */
 export async function askValue<T>(
   conversation: Convo,
@@ -28,8 +28,9 @@ export async function askValue<T>(
     rows.push(buttons.slice(i, i + perRow).map((b, j) => btn(b.label, `v:${i + j}`)));
   }
   const promptId = await sendPrompt(ctx, prompt, rows.length > 0 ? keyboard(rows) : undefined);
+  const strikes: Strikes = { count: 0 };
   for (;;) {
-    const answer = await waitAnswer(conversation, t, promptId);
+    const answer = await waitAnswer(conversation, t, promptId, strikes);
     if (answer.kind === 'button') {
       const chosen = answer.data.startsWith('v:') ? buttons[Number(answer.data.slice(2))] : undefined;
       if (!chosen) continue;
@@ -43,5 +44,6 @@ export async function askValue<T>(
       return parsed.value;
     }
     await answer.ctx.reply(`${t(parsed.problem.key, parsed.problem.vars)}\n${t('fb_try_again')}`, { parse_mode: 'HTML' });
+    await strike(conversation, answer.ctx, t, strikes);
   }
 }

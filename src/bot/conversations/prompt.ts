@@ -16,6 +16,31 @@ export const CV = 'cv:';
 /** How long a conversation waits for each answer before it quietly ends. */
 export const FLOW_TIMEOUT_MS = 15 * 60_000;
 
+/**
+ * A conversation keeps every update it took until it ends and replays them all on the next one
+ * (1,200 kept answers: 35 ms and 87 MB per update), so its length is capped: after this many
+ * answers that do not count (wrong value, stale button, not text) to one question, or this many
+ * updates in all, it ends with a message saying so.
+ */
+export const MAX_INVALID_ANSWERS = 10;
+export const MAX_FLOW_UPDATES = 150;
+
+/** Answers to one question that did not count; pass the same one to every wait for that question. */
+export interface Strikes {
+  count: number;
+}
+
+/** Updates taken by each run (replay) of a conversation: the handle is new per replay, so this counts deterministically. */
+const flowUpdates = new WeakMap<Convo, number>();
+
+/** Counts one answer that did not count; ends the conversation, saying so, past MAX_INVALID_ANSWERS. */
+export async function strike(conversation: Convo, ctx: ConvContext, t: Translate, strikes: Strikes): Promise<void> {
+  strikes.count += 1;
+  if (strikes.count < MAX_INVALID_ANSWERS) return;
+  await ctx.reply(t('flow_too_many_invalid', { max: MAX_INVALID_ANSWERS }), { parse_mode: 'HTML' });
+  await conversation.halt();
+}
+
 export type Convo = Conversation<BotContext, ConvContext>;
 
 export type Answer = { kind: 'button'; data: string; ctx: ConvContext } | { kind: 'text'; text: string; ctx: ConvContext };
@@ -53,15 +78,22 @@ export async function closePrompt(ctx: ConvContext, messageId: number): Promise<
   await ctx.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }).catch(noop);
 }
 
-export async function waitAnswer(conversation: Convo, t: Translate, promptId: number): Promise<Answer> {
+export async function waitAnswer(conversation: Convo, t: Translate, promptId: number, strikes: Strikes = { count: 0 }): Promise<Answer> {
   for (;;) {
     const ctx = await conversation.wait();
+    const taken = (flowUpdates.get(conversation) ?? 0) + 1;
+    flowUpdates.set(conversation, taken);
+    if (taken > MAX_FLOW_UPDATES) {
+      await ctx.reply(t('flow_too_long'), { parse_mode: 'HTML' });
+      await conversation.halt();
+    }
     const query = ctx.callbackQuery;
     if (query) {
       const data = query.data ?? '';
       if (!data.startsWith(CV)) await conversation.skip({ next: true });
       if (query.message?.message_id !== promptId) {
         await ctx.answerCallbackQuery({ text: t('stale_button') }).catch(noop);
+        await strike(conversation, ctx, t, strikes);
         continue;
       }
       await ctx.answerCallbackQuery().catch(noop);
@@ -76,10 +108,12 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
     }
     if (text === undefined) {
       await ctx.reply(t('expect_text_or_button'), { parse_mode: 'HTML' });
+      await strike(conversation, ctx, t, strikes);
       continue;
     }
     if (text.length > MAX_SHORT_TEXT) {
       await ctx.reply(t('too_long', { max: MAX_SHORT_TEXT }), { parse_mode: 'HTML' });
+      await strike(conversation, ctx, t, strikes);
       continue;
     }
     return { kind: 'text', text, ctx };

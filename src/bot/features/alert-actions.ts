@@ -4,6 +4,7 @@
  */
 import { Composer } from 'grammy';
 import { decodeAlertAction, type AlertAction } from '../../alerts/callbacks.js';
+import { withMutedEvent } from '../../store/muted-events.js';
 import { subscriptionKey } from '../../store/schema.js';
 import { lookup } from '../actions/lookup.js';
 import type { BotContext } from '../context.js';
@@ -81,8 +82,7 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
       }
       case 'mute': {
         rt.store.updateUser(userId, (draft) => {
-          for (const [eventId, until] of Object.entries(draft.mutedEvents)) if (until <= now) delete draft.mutedEvents[eventId];
-          draft.mutedEvents[action.eventId] = now + MUTE_MS;
+          draft.mutedEvents = withMutedEvent(draft.mutedEvents, action.eventId, now + MUTE_MS, now);
         });
         await ctx.answerCallbackQuery({ text: ctx.tp('event_muted') });
         return;

@@ -37,9 +37,20 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
       if (result.source === 'latest') notes.push(t('from_latest'));
       if (result.items.length > MAX_CARDS) notes.push(t('more_items', { n: result.items.length - MAX_CARDS }));
       if (notes.length > 0) await ctx.reply(notes.join('\n'), { parse_mode: 'HTML' });
+      let unshown = 0;
       for (const item of result.items.slice(0, MAX_CARDS)) {
-        await ctx.reply(formatCard(item, names, view), { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+        // One item the formatter cannot draw costs only its own card.
+        let card: string;
+        try {
+          card = formatCard(item, names, view);
+        } catch (err) {
+          rt.logger.warn({ err, itemId: item.id, service: item.service }, 'an item could not be drawn as a card; left out');
+          unshown += 1;
+          continue;
+        }
+        await ctx.reply(card, { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
       }
+      if (unshown > 0) await ctx.reply(t('lookup_unshowable', { n: unshown }), { parse_mode: 'HTML' });
     }
   }
 }

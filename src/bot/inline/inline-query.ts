@@ -62,13 +62,21 @@ export function inlineFeature(rt: BotRuntime): Composer<BotContext> {
     const items = matchItems(rt.scheduler.latestItems(user.id), query, names)
       .sort((a, b) => headline(b) - headline(a))
       .slice(0, INLINE_MAX_RESULTS);
-    const results: InlineQueryResultArticle[] = items.map((item) => ({
-      type: 'article',
-      id: resultId(item),
-      title: clip(formatShortTitle(item, names, view), 120),
-      description: clip(`${serviceLabel(item.service, ctx.t)} · ${names.sport(item.event.sportId)} · ${item.event.league}`, 200),
-      input_message_content: { message_text: formatCard(item, names, view), parse_mode: 'HTML', link_preview_options: { is_disabled: true } },
-    }));
+    const results: InlineQueryResultArticle[] = [];
+    for (const item of items) {
+      // One item the formatter cannot draw costs only its own card, never the whole answer.
+      try {
+        results.push({
+          type: 'article',
+          id: resultId(item),
+          title: clip(formatShortTitle(item, names, view), 120),
+          description: clip(`${serviceLabel(item.service, ctx.t)} · ${names.sport(item.event.sportId)} · ${item.event.league}`, 200),
+          input_message_content: { message_text: formatCard(item, names, view), parse_mode: 'HTML', link_preview_options: { is_disabled: true } },
+        });
+      } catch (err) {
+        rt.logger.warn({ err, itemId: item.id, service: item.service }, 'an item could not be drawn as an inline result; left out');
+      }
+    }
     const button = results.length === 0 ? { button: { text: ctx.tp('inline_nothing'), start_parameter: 'help' } } : {};
     await ctx.answerInlineQuery(results, { ...personal, ...button });
   });

@@ -1,0 +1,90 @@
+/**
+ * The encryption key against the stored data, at start-up. A wrong or changed ENCRYPTION_KEY
+ * (or a replaced DATA_DIR/encryption.key) used to surface only at the first token request, as
+ * "the service no longer accepts your key pair" for every user: it was our key, not the service.
+ * Now the bot refuses to start with one line naming ENCRYPTION_KEY.
+ *
+ * The check: `DATA_DIR/encryption.check` holds a fingerprint of the key (an HMAC of a fixed text
+ * under the key, which reveals nothing of it). Without that file (a first start, or data from an
+ * earlier version), the stored secrets are test-decrypted: when users have secrets and none opens,
+ * the key is wrong. Once the key is known good the file is written.
+ *
+ * Earlier versions paused every user for 'auth' when the key was wrong. On the start that first
+ * writes the fingerprint, subscriptions paused for 'auth' whose secret opens with this key are
+ * resumed: the key was the likely cause, and a pair the service really refuses is paused again at
+ * its first read.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../logger.js';
+import { isErrno } from './atomic-json-file.js';
+import { VaultError } from './errors.js';
+import type { Store } from './store.js';
+import type { Vault } from './vault.js';
+
+/** The fingerprint file's name inside DATA_DIR. */
+export const KEY_CHECK_FILE_NAME = 'encryption.check';
+
+export interface KeyCheckOptions {
+  dataDir: string;
+  store: Pick<Store, 'listUsers' | 'updateUser'>;
+  vault: Pick<Vault, 'decrypt' | 'fingerprint'>;
+  logger: Logger;
+}
+
+/** Throws VaultError 'wrong-key' (one line naming ENCRYPTION_KEY) when the key cannot be the stored data's; returns how many subscriptions were resumed. */
+export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyCheckOptions): Promise<{ resumed: number }> {
+  const log = logger.child({ module: 'key-check' });
+  const file = join(dataDir, KEY_CHECK_FILE_NAME);
+  const wrong = (how: string) =>
+    new VaultError(
+      'wrong-key',
+      `ENCRYPTION_KEY does not match the key the stored secrets were encrypted with (${how}): set ENCRYPTION_KEY (or DATA_DIR/encryption.key) back to that key; nothing was changed`,
+    );
+  const stored = await readCheck(file);
+  if (stored !== null) {
+    if (stored !== vault.fingerprint()) throw wrong(`checked against ${file}`);
+    return { resumed: 0 };
+  }
+
+  const opens = (blob: string) => {
+    try {
+      vault.decrypt(blob);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const withKey = store.listUsers().filter((u) => u.key !== null);
+  const opened = new Set(withKey.filter((u) => opens(u.key!.secretEnc)).map((u) => u.id));
+  if (withKey.length > 0 && opened.size === 0) throw wrong(`none of the ${withKey.length} stored secrets can be decrypted with it`);
+
+  let resumed = 0;
+  for (const user of withKey) {
+    if (!opened.has(user.id)) continue;
+    const paused = Object.values(user.filters).filter((f) => f.paused && f.pausedReason === 'auth').length;
+    if (paused === 0) continue;
+    store.updateUser(user.id, (draft) => {
+      for (const filter of Object.values(draft.filters)) {
+        if (filter.paused && filter.pausedReason === 'auth') {
+          filter.paused = false;
+          filter.pausedReason = null;
+        }
+      }
+    });
+    resumed += paused;
+  }
+  await writeFile(file, `${vault.fingerprint()}\n`, { mode: 0o600 });
+  if (resumed > 0) log.info({ resumed }, 'resumed subscriptions paused for a refused key pair by an earlier version: the encryption key is right now');
+  log.info({ file }, 'stored the encryption key fingerprint; a different key will be refused at start-up');
+  return { resumed };
+}
+
+async function readCheck(file: string): Promise<string | null> {
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) return null;
+    throw e;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * One bot process per DATA_DIR (a lock file with the pid; a dead holder's lock is taken over),
+ * and a corrupt database moved aside keeps /healthz's store check false, with the reason, until
+ * the operator removes the moved-aside file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { storeCheck } from '../../src/health/collect.js';
+import { startHealthServer, type HealthServer } from '../../src/health/server.js';
+import { silentLogger } from '../../src/logger.js';
+import { StoreError } from '../../src/store/errors.js';
+import { LOCK_FILE_NAME } from '../../src/store/lock.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { captureLogger, removeTempDirs, tempDir, WARN } from './fixtures.js';
+
+const stores: Store[] = [];
+let child: ChildProcess | undefined;
+let server: HealthServer | undefined;
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close().catch(() => undefined)));
+  child?.kill('SIGKILL');
+  child = undefined;
+  await server?.close();
+  server = undefined;
+  await removeTempDirs();
+});
+
+async function openAt(dataDir: string, logger = silentLogger): Promise<Store> {
+  const store = await openStore({ dataDir, logger, debounceMs: 10 });
+  stores.push(store);
+  return store;
+}
+
+async function refusal(dataDir: string): Promise<StoreError> {
+  const err = await openStore({ dataDir, logger: silentLogger }).then(
+    () => new Error('opened'),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(StoreError);
+  expect((err as StoreError).code).toBe('locked');
+  return err as StoreError;
+}
+
+/** A live process that is not this one (it only sleeps). */
+function otherProcess(): Promise<number> {
+  child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  return new Promise((resolve, reject) => {
+    child!.once('spawn', () => resolve(child!.pid!));
+    child!.once('error', reject);
+  });
+}
+
+describe('the DATA_DIR lock', () => {
+  it('refuses a second store on the same directory while the first is open, and allows it after close', async () => {
+    const dir = await tempDir();
+    const first = await openAt(dir);
+    expect((await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).trim()).toBe(String(process.pid));
+    const err = await refusal(dir);
+    expect(err.message).toContain(`in use by another bot process (pid ${process.pid})`);
+    expect(err.message.split('\n')).toHaveLength(1);
+    await first.close();
+    await expect(access(join(dir, LOCK_FILE_NAME))).rejects.toThrow();
+    await openAt(dir);
+  });
+
+  it('refuses while another live process holds it, and leaves that writer\'s temp file alone', async () => {
+    const dir = await tempDir();
+    const pid = await otherProcess();
+    await writeFile(join(dir, LOCK_FILE_NAME), `${pid}\n`);
+    await writeFile(join(dir, '.db.json.tmp'), '{"half":');
+    const err = await refusal(dir);
+    expect(err.message).toContain(`(pid ${pid})`);
+    expect(err.message).toContain('DATA_DIR');
+    expect(await readFile(join(dir, '.db.json.tmp'), 'utf8')).toBe('{"half":');
+  });
+
+  it('takes over the lock of a process that is gone, with a warning', async () => {
+    const dir = await tempDir();
+    const pid = await otherProcess();
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    child!.kill('SIGKILL');
+    await exited;
+    await writeFile(join(dir, LOCK_FILE_NAME), `${pid}\n`);
+    const log = captureLogger();
+    await openAt(dir, log.logger);
+    expect((await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).trim()).toBe(String(process.pid));
+    expect(log.records().some((r) => r.level === WARN && String(r.msg).includes('took over the DATA_DIR lock'))).toBe(true);
+  });
+});
+
+describe('a corrupt database on /healthz', () => {
+  it('keeps the store check false with the reason, and logs it, until the moved-aside file is removed', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'db.json'), '{ not json');
+    const log = captureLogger();
+    const store = await openAt(dir, log.logger);
+    const [moved] = await store.corruptFiles();
+    expect(moved).toBe(store.loadReport.movedAside);
+    expect(log.records().some((r) => r.level === WARN && String(r.msg).includes('remove the moved-aside files'))).toBe(true);
+
+    server = await startHealthServer({ port: 0, host: '127.0.0.1', checks: [storeCheck(store)], metrics: { render: async () => '', contentType: 'text/plain' } });
+    const health = async () => {
+      const res = await fetch(`http://127.0.0.1:${server!.port}/healthz`);
+      return { status: res.status, body: (await res.json()) as { checks: Record<string, boolean>; reasons?: Record<string, string> } };
+    };
+    const before = await health();
+    expect(before.status).toBe(503);
+    expect(before.body.checks.store).toBe(false);
+    expect(before.body.reasons?.store).toContain(moved);
+
+    // A restart does not make it green either.
+    await store.close();
+    const again = await openAt(dir);
+    server.close().catch(() => undefined);
+    server = await startHealthServer({ port: 0, host: '127.0.0.1', checks: [storeCheck(again)], metrics: { render: async () => '', contentType: 'text/plain' } });
+    expect((await health()).status).toBe(503);
+
+    await rm(moved!);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const after = await health();
+    expect(after.status).toBe(200);
+    expect(after.body.reasons).toBeUndefined();
+  });
+});
