@@ -36,6 +36,7 @@ const optionalString = z
   .optional()
   .transform((s) => (s === undefined || s === '' ? undefined : s));
 
+const POLL_ERROR = 'a whole number of seconds from 0 to 3600 (empty or 0: no floor, read as often as the limits allow)';
 const PORT_ERROR = 'a TCP port from 1 to 65535 (leave empty to turn it off)';
 
 export const configSchema = z.object({
@@ -96,8 +97,19 @@ export const configSchema = z.object({
   LIMIT_ITEMS_PER_MINUTE: int(30, 1, 100_000),
   LIMIT_DICTS_PER_DAY: int(24, 1, 100_000),
   LIMIT_SCOPE: z.enum(['key', 'address'], { error: 'key or address' }).default('key'),
+  LIMIT_SCOPE_TOKENS: z.enum(['key', 'address'], { error: 'key or address' }).default('key'),
 
-  POLL_INTERVAL_SECONDS: int(5, 1, 3600),
+  // Empty or 0: no floor, every subscription is read as often as the read limit allows.
+  POLL_INTERVAL_SECONDS: optionalString
+    .pipe(
+      z
+        .string()
+        .regex(/^\d{1,4}$/, { error: POLL_ERROR })
+        .transform(Number)
+        .refine((n) => n <= 3600, { error: POLL_ERROR })
+        .optional(),
+    )
+    .transform((n) => n ?? 0),
 
   ALLOWED_USER_IDS: idList,
   ADMIN_USER_IDS: idList,

@@ -26,7 +26,9 @@ describe('config', () => {
     };
     expect(bad({ LIMIT_SCOPE: 'host' })).toBe('LIMIT_SCOPE: expected key or address');
     expect(bad({ BB_PATH_FORM: 'C' })).toBe('BB_PATH_FORM: expected A or B');
-    expect(bad({ POLL_INTERVAL_SECONDS: '0' })).toMatch(/^POLL_INTERVAL_SECONDS: expected a whole number/);
+    expect(bad({ POLL_INTERVAL_SECONDS: '3601' })).toMatch(/^POLL_INTERVAL_SECONDS: expected a whole number/);
+    expect(bad({ POLL_INTERVAL_SECONDS: '-1' })).toMatch(/^POLL_INTERVAL_SECONDS: expected a whole number/);
+    expect(bad({ LIMIT_SCOPE_TOKENS: 'host' })).toBe('LIMIT_SCOPE_TOKENS: expected key or address');
     expect(bad({ HTTP_PORT: '70000' })).toMatch(/^HTTP_PORT: /);
     const msg = bad({ BOT_TOKEN: 'not-a-token-secretvalue' });
     expect(msg).toMatch(/^BOT_TOKEN: /);

@@ -9,14 +9,17 @@
  *   a window the plan gives it, at most once per window, and is read while that token lives. A
  *   ledger of the key's token requests keeps every rolling hour within the plan's budget: when
  *   the rhythm is off for a while (a start mid-window, a plan change, a restart) the ledger holds
- *   a request back rather than let the hour overrun. Under LIMIT_SCOPE=address the service counts
+ *   a request back rather than let the hour overrun. Under LIMIT_SCOPE_TOKENS=address the service counts
  *   token requests per address: one budget for the whole bot, handed out per window to users in
  *   turn (address-turns.ts), under the same ledger;
- * - item reads: each read scope (key × host, or the host under LIMIT_SCOPE=address) gets one read
- *   per `pace` at most, keeping a share of the limit for interactive lookups; under the address
- *   scope the subscriptions of a host take turns (first come, first served: round robin);
- * - POLL_INTERVAL_SECONDS is the floor between two reads of one subscription, with jitter on top
- *   so that users do not fall into step;
+ * - item reads: each read scope (key × host, or the host under LIMIT_SCOPE=address) is read at
+ *   the limit's own pace (30 a minute: one read every 2 s), evenly spaced, and a read goes out
+ *   only when the client's limiter has room for it, so the whole budget is used and none is
+ *   overrun. Lookups (/item, /event, inline) are not set aside a share: the limiter gives a
+ *   waiting lookup the next slot and the poll it displaced comes one slot later (read-pace.ts);
+ *   under the address scope the subscriptions of a host take turns (round robin);
+ * - POLL_INTERVAL_SECONDS, when set, is a floor between two reads of one subscription; a small
+ *   jitter keeps users from falling into step without costing latency;
  * - backpressure: when the process cannot keep up, every interval is stretched by one shared
  *   load factor (load-factor.ts) rather than letting due work pile up.
  *
@@ -39,6 +42,7 @@ import { diffRead, GONE_KEEP_MS } from './diff.js';
 import { ItemInterner } from './intern.js';
 import { LoadFactor, type LoadFactorTuning } from './load-factor.js';
 import { MinuteCounter } from './minute-counter.js';
+import { nextReadAt, readPaceMs } from './read-pace.js';
 import type { Notifier, SubscriptionRef } from './notifier.js';
 import type { SchedulerPort, ServiceCoverage } from './port.js';
 import { HeapScheduleQueue, type ScheduleQueue } from './queue.js';
@@ -67,9 +71,12 @@ export interface SchedulerTuning {
   tokenSafetyMs: number;
   /** How long before its expiry the client renews a token (src/service/tokens.ts). */
   clientRenewMarginMs: number;
-  /** Share of the read limit kept for interactive lookups (/item, /event, inline). */
+  /**
+   * Share of the read limit kept off polling altogether; default 0: the limiter hands a waiting
+   * lookup the next slot, so unused lookup capacity goes to polling.
+   */
   interactiveShare: number;
-  /** Up to this share of the interval is added at random to each wait. */
+  /** Up to this share of the interval is added at random to each wait (small: it costs latency). */
   jitterRatio: number;
   /** First backoff after a transient failure; doubles per failure in a row. */
   backoffBaseMs: number;
@@ -99,8 +106,8 @@ export const DEFAULT_TUNING: SchedulerTuning = {
   tokenReserve: DEFAULT_TOKEN_RESERVE,
   tokenSafetyMs: 3_000,
   clientRenewMarginMs: 20_000,
-  interactiveShare: 0.2,
-  jitterRatio: 0.1,
+  interactiveShare: 0,
+  jitterRatio: 0.01,
   backoffBaseMs: 5_000,
   backoffMaxMs: 5 * 60_000,
   startupReadsPerSecond: 200,
@@ -115,7 +122,8 @@ export const DEFAULT_TUNING: SchedulerTuning = {
 };
 
 export interface SchedulerOptions {
-  config: Pick<Config, 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_SCOPE' | 'POLL_INTERVAL_SECONDS'>;
+  config: Pick<Config, 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_SCOPE' | 'POLL_INTERVAL_SECONDS'> &
+    Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS'>>;
   logger: Logger;
   store: Pick<Store, 'getUser' | 'listUsers' | 'updateUser' | 'alerts'>;
   client: ServiceClient;
@@ -215,7 +223,7 @@ interface ScopeState {
 type Eligibility = { ok: true; acquire: boolean; window: number } | { ok: false; at: number };
 
 const LAG_SAMPLES = 1024;
-/** The ledger's name for the one token budget shared by every key under LIMIT_SCOPE=address. */
+/** The ledger's name for the one token budget shared by every key under LIMIT_SCOPE_TOKENS=address. */
 const ADDRESS_POOL = '\u0000address';
 
 /** FNV-1a: a stable spread of keys over the window, the same after every restart. */
@@ -240,11 +248,11 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const log = opts.logger.child({ module: 'scheduler' });
 
   const floorMs = config.POLL_INTERVAL_SECONDS * 1000;
-  /** Shortest spacing of reads in one scope: the read limit less the interactive share. */
-  const paceMs = 60_000 / (config.LIMIT_ITEMS_PER_MINUTE * (1 - tuning.interactiveShare));
+  /** Shortest spacing of reads in one scope: the read limit's own pace (see read-pace.ts). */
+  const paceMs = readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare);
   const W = tuning.tokenTtlMs;
-  const addressMode = config.LIMIT_SCOPE === 'address';
-  // Under LIMIT_SCOPE=address the service counts token requests per address: one budget for all.
+  // Under LIMIT_SCOPE_TOKENS=address the service counts token requests per address: one budget for all.
+  const addressMode = config.LIMIT_SCOPE_TOKENS === 'address';
   const turns = addressMode
     ? new AddressTokenTurns({ tokensPerHour: config.LIMIT_TOKENS_PER_HOUR, reserve: tuning.tokenReserve, windowMs: W })
     : undefined;
@@ -296,8 +304,6 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     queue.push(sub.id, at);
     if (sleeper && at < sleeper.until) sleeper.controller.abort();
   };
-
-  const jittered = (ms: number) => ms * (1 + tuning.jitterRatio * random());
 
   // ---- token windows -------------------------------------------------------------------------
 
@@ -582,7 +588,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal });
         if (sub.removed) return;
         onRead(sub, read);
-        next = clock.now() + jittered(Math.max(floorMs, paceMs) * loadFactor.factor);
+        // Counted from the read's start, not its answer: a read's latency must not stretch the pace.
+        next = nextReadAt(sub.lastStartAt!, clock.now(), Math.max(floorMs, paceMs) * loadFactor.factor, tuning.jitterRatio, random);
       } catch (err) {
         // Aborted by a shutdown that ran out of time: nothing to record.
         if (sub.removed || signal.aborted) return;
@@ -635,6 +642,14 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         return;
       }
       scope.nextSlotAt = now + paceMs;
+    }
+    // The limiter is the truth (latency moves when a slot frees; a lookup may take the next one):
+    // wait for its room rather than be refused, keeping this subscription's turn.
+    const freeInMs = client.pollFreeInMs?.(sub.accessKey, sub.service) ?? 0;
+    if (freeInMs > 0) {
+      sub.reserved = true;
+      schedule(sub, now + freeInMs);
+      return;
     }
     startRead(sub, ok.acquire, ok.window);
   };
@@ -756,7 +771,9 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         // Turns on the host are shared: the expected number of subscriptions reading at once.
         let load = share;
         for (const other of scopeOf(scopeIdOf('', service)).subs) {
-          if (other.userId !== userId) load += shares?.get(`${other.userId}:${service}`) ?? 0;
+          if (other.userId === userId) continue;
+          // Token turns shared (LIMIT_SCOPE_TOKENS=address), or each key on its own plan.
+          load += shares ? (shares.get(`${other.userId}:${service}`) ?? 0) : (keys.get(other.accessKey)?.plan.services[service]?.share ?? 0);
         }
         intervalMs = Math.max(floorMs, paceMs * Math.max(1, load));
       }
@@ -806,7 +823,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const starting = users.reduce((n, user) => n + activeServices(user).length, 0);
       const rampMs = Math.max(floorMs, (starting / tuning.startupReadsPerSecond) * 1000);
       for (const user of users) refreshUser(user.id, rampMs);
-      log.info({ subscriptions: subs.size, scope: config.LIMIT_SCOPE }, 'scheduler started');
+      log.info({ subscriptions: subs.size, scope: config.LIMIT_SCOPE, tokenScope: addressMode ? 'address' : 'key' }, 'scheduler started');
       loopDone = loop().catch((err: unknown) => {
         log.fatal({ err }, 'the scheduler loop stopped');
       });

@@ -20,6 +20,12 @@ export interface RequestOptions {
    */
   wait?: boolean;
   /**
+   * With wait === false: how long a call may still wait for the next free slot before it is
+   * refused. Default 0, except interactive item reads (lookups): one read slot, which polls leave
+   * to them, so a lookup never fails because polling uses the whole read budget.
+   */
+  maxWaitMs?: number;
+  /**
    * Interactive lookups (a user waiting) go ahead of background polls. Polls are not retried
    * inside the client: the caller (the scheduler) backs off per subscription.
    */
@@ -57,6 +63,8 @@ export interface ServiceClient {
   /** The cached dictionaries without any request; undefined before the first fetch. */
   cachedDictionaries(lang: 'en' | 'ru'): Dictionaries | undefined;
   budget(accessKey: string, service: Service): BudgetView;
+  /** ms until a poll of (key, service) fits the read limit (0: now); cheap, asked before every poll. */
+  pollFreeInMs?(accessKey: string, service: Service): number;
   /** Drops cached tokens of a key (on /forget or a new secret). */
   forgetKey(accessKey: string): void;
   close(): Promise<void>;

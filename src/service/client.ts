@@ -26,7 +26,8 @@ import { TokenManager, dataAuthHeaders, keyTag } from './tokens.js';
 /** What `createServiceClient` needs. */
 export interface ServiceClientOptions {
   config: PathConfig &
-    Pick<Config, 'BB_REQUEST_TIMEOUT_MS' | 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_FILTERS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_DICTS_PER_DAY' | 'LIMIT_SCOPE' | 'DATA_DIR'>;
+    Pick<Config, 'BB_REQUEST_TIMEOUT_MS' | 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_FILTERS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_DICTS_PER_DAY' | 'LIMIT_SCOPE' | 'DATA_DIR'> &
+    Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS'>>;
   logger: Logger;
   /** Default systemClock. Limit windows, token expiry, backoff and pauses follow it. */
   clock?: Clock;
@@ -260,6 +261,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
         pausedForMs: limits.budget({ kind: 'items', accessKey, service }).pausedForMs,
       };
     },
+
+    pollFreeInMs: (accessKey, service) => limits.pollFreeInMs(accessKey, service),
 
     forgetKey: (accessKey) => tokens.forget(accessKey),
 

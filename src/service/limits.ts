@@ -2,9 +2,15 @@
  * The one set of limiters every request passes, built from the LIMIT_* settings.
  *
  * Scopes (service-api.md §7): token requests per access key (across services), filter writes
- * and item reads per (access key, Data API host); with LIMIT_SCOPE=address the service counts
- * per address instead, so the bot keeps one budget per host for all its users (tokens: per
- * auth host). Dictionaries: once for the whole bot.
+ * and item reads per (access key, Data API host); the seed does not say whether the service
+ * counts per key or per address, so each is a setting: LIMIT_SCOPE for item reads and filter
+ * writes (address: one budget per host for all users) and LIMIT_SCOPE_TOKENS for token requests
+ * (default key: the token endpoint is addressed by the key). Dictionaries: once for the whole bot.
+ *
+ * Polling's share: interactive calls (a user waiting: /connect checks, lookups, filter writes)
+ * go ahead of polls but may hold only a capped number of each window's sends (`interactiveCap`),
+ * so however many lookups users fire, the rest of the window is polling's. Polls, in turn, never
+ * take a slot an interactive call is waiting for: a lookup waits at most for the next free slot.
  *
  * The guarantee holds for a sliding window on the injected clock: each scope keeps a log of its
  * sends (`SlidingWindow`) and a send waits until the oldest one has left the window. Bottleneck
@@ -39,8 +45,14 @@ export type LimitScope =
 export type LimitsConfig = PathConfig &
   Pick<
     Config,
-    'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_FILTERS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_DICTS_PER_DAY' | 'LIMIT_SCOPE'
-  >;
+    | 'LIMIT_TOKENS_PER_HOUR'
+    | 'LIMIT_FILTERS_PER_HOUR'
+    | 'LIMIT_ITEMS_PER_MINUTE'
+    | 'LIMIT_DICTS_PER_DAY'
+    | 'LIMIT_SCOPE'
+  > &
+  // Optional so that callers built before the setting keep their meaning (key).
+  Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS'>>;
 
 /** The right to send one request, taken from a scope's window. */
 export interface Permit {
@@ -59,6 +71,9 @@ export interface ScopeBudget {
   inFlight: number;
   /** Callers queued for this scope (waiting for room, a pause, or their turn). */
   waiting: number;
+  /** Interactive sends counted in the window now, and how many the window allows them. */
+  interactiveUsed: number;
+  interactiveCap: number;
   /** Sends that would still fit now after everyone queued: max(0, limit - used - waiting). */
   left: number;
   /** ms until this scope's 429 pause ends; 0 when not paused. */
@@ -69,11 +84,16 @@ export interface ScopeBudget {
 
 /** The limiters every request of the client passes; also read by the scheduler to plan. */
 export interface Limits {
+  /** LIMIT_SCOPE: how item reads and filter writes are counted. */
   readonly scopeMode: 'key' | 'address';
+  /** LIMIT_SCOPE_TOKENS: how token requests are counted. */
+  readonly tokenScopeMode: 'key' | 'address';
   /**
    * Takes a slot in `scope`: waits for room (wait !== false) or throws
    * ServiceError('rate_limited', { local: true, retryAfterMs }) at once, having sent nothing.
    * A caller's abort rejects with the signal's reason; `close()` rejects with `ClientClosedError`.
+   * With wait === false an interactive item read still waits up to one read slot (or
+   * `opts.maxWaitMs`): the slot a poll would have taken is its.
    */
   acquire(scope: LimitScope, opts?: RequestOptions): Promise<Permit>;
   /** A 429 arrived: pause the scope for `retryAfterMs`, or a growing backoff when absent. Returns the pause. */
@@ -92,6 +112,11 @@ export interface Limits {
   readsLeft(accessKey: string, service: Service): number;
   /** Item reads already committed in that scope: queued plus in flight. */
   reservedReads(accessKey: string, service: Service): number;
+  /**
+   * ms until a poll of that scope would be admitted: 0 when now; a lookup waiting for the next
+   * slot or a 429 pause push it later. Cheap enough to ask before every poll.
+   */
+  pollFreeInMs(accessKey: string, service: Service): number;
   /** The scope's identity: equal ids share one budget (one host under LIMIT_SCOPE=address). */
   scopeId(scope: LimitScope): string;
   /** Scopes whose state is held now (idle ones are dropped: see IDLE_SWEEP_MS). */
@@ -118,6 +143,13 @@ const LABELS: Record<LimitKind, { what: string; per: string }> = {
 };
 /** Bottleneck priorities: lower runs first. */
 const PRIORITY = { interactive: 1, poll: 5 } as const;
+/**
+ * Token requests an hour interactive use may make in one scope: the token plan leaves exactly
+ * this many of the hour to the bot (/connect checks, a renewal after a 401), the rest is polling's.
+ */
+export const INTERACTIVE_TOKENS_PER_HOUR = 2;
+/** Share of each read window interactive lookups may hold; the rest is polling's whatever users do. */
+export const INTERACTIVE_READ_SHARE = 0.2;
 /** First pause after a 429 without Retry-After; it doubles per 429 in a row, up to one window. */
 const BACKOFF_BASE_MS = 2_000;
 /**
@@ -139,13 +171,22 @@ class ScopeState {
   pausedUntil = 0;
   strikes = 0;
   waiting = 0;
+  /** Interactive callers queued: a poll leaves them the next slot. */
+  interactiveWaiting = 0;
   private wake: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
     readonly kind: LimitKind,
     limit: number,
+    /** Interactive sends allowed per window. */
+    readonly interactiveCap: number,
   ) {
     this.window = new SlidingWindow(limit, WINDOWS[kind]);
+  }
+
+  /** One limit's even spacing: a window's length over its sends. */
+  get slotMs(): number {
+    return this.window.windowMs / this.window.limit;
   }
 
   /** Resolves on the next release, cancel or pause change (or when `signal` aborts). */
@@ -179,16 +220,29 @@ export interface LimitsOptions {
   clock: Clock;
   /** Jitter of the 429 backoff; default Math.random. */
   random?: () => number;
+  /**
+   * Interactive sends allowed per window and scope, per kind (the rest of the limit is kept for
+   * polling). Defaults: tokens INTERACTIVE_TOKENS_PER_HOUR, item reads INTERACTIVE_READ_SHARE of
+   * the limit (at least one), filter writes and dictionaries the whole limit (polling makes none).
+   */
+  interactiveCaps?: Partial<Record<LimitKind, number>>;
 }
 
 /** Builds the one set of limiters from the LIMIT_* settings. */
-export function createLimits({ config, clock, random = Math.random }: LimitsOptions): Limits {
+export function createLimits({ config, clock, random = Math.random, interactiveCaps = {} }: LimitsOptions): Limits {
   const limitOf: Record<LimitKind, number> = {
     tokens: config.LIMIT_TOKENS_PER_HOUR,
     filters: config.LIMIT_FILTERS_PER_HOUR,
     items: config.LIMIT_ITEMS_PER_MINUTE,
     dicts: config.LIMIT_DICTS_PER_DAY,
   };
+  const capOf: Record<LimitKind, number> = {
+    tokens: Math.min(limitOf.tokens, interactiveCaps.tokens ?? INTERACTIVE_TOKENS_PER_HOUR),
+    items: Math.min(limitOf.items, interactiveCaps.items ?? Math.max(1, Math.floor(limitOf.items * INTERACTIVE_READ_SHARE))),
+    filters: Math.min(limitOf.filters, interactiveCaps.filters ?? limitOf.filters),
+    dicts: Math.min(limitOf.dicts, interactiveCaps.dicts ?? limitOf.dicts),
+  };
+  const tokenScope = config.LIMIT_SCOPE_TOKENS ?? 'key';
   const groups: Record<LimitKind, Bottleneck.Group> = {
     tokens: createScopeGroup('tokens'),
     filters: createScopeGroup('filters'),
@@ -203,7 +257,7 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
   const scopeId = (scope: LimitScope): string => {
     switch (scope.kind) {
       case 'tokens':
-        return config.LIMIT_SCOPE === 'address'
+        return tokenScope === 'address'
           ? `tokens@${config.BB_AUTH_URL}`
           : `tokens:${encodeURIComponent(scope.accessKey)}`;
       case 'dicts':
@@ -234,18 +288,21 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
     const id = scopeId(scope);
     let state = states.get(id);
     if (!state) {
-      state = new ScopeState(scope.kind, limitOf[scope.kind]);
+      state = new ScopeState(scope.kind, limitOf[scope.kind], capOf[scope.kind]);
       states.set(id, state);
     }
     return state;
   };
 
-  const refusal = (kind: LimitKind, retryAfterMs: number, paused: boolean): ServiceError => {
+  const refusal = (kind: LimitKind, retryAfterMs: number, why_: 'paused' | 'full' | 'interactive'): ServiceError => {
     const { what, per } = LABELS[kind];
     const secs = Math.ceil(retryAfterMs / 1000);
-    const why = paused
-      ? `${what} are paused after the service said the limit was reached`
-      : `the limit of ${limitOf[kind]} ${what} ${per} is reached`;
+    const why =
+      why_ === 'paused'
+        ? `${what} are paused after the service said the limit was reached`
+        : why_ === 'interactive'
+          ? `the ${capOf[kind]} ${what} ${per} left to interactive use are taken (the rest is kept for alerts)`
+          : `the limit of ${limitOf[kind]} ${what} ${per} is reached`;
     return new ServiceError('rate_limited', `${why}; the next fits in about ${secs} s (nothing was sent)`, {
       local: true,
       retryAfterMs,
@@ -270,30 +327,63 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
     };
   };
 
-  /** The admission job of one scope (bottleneck runs one at a time per scope). */
-  const admit = async (state: ScopeState, signal: AbortSignal): Promise<WindowEntry> => {
+  /**
+   * What stands between a send and now: 0 when it may go; else ms to wait (Infinity: until a
+   * send in flight is answered) and why.
+   */
+  const blocker = (state: ScopeState, now: number, interactive: boolean): { ms: number; why: 'paused' | 'full' | 'interactive' } => {
+    const pause = state.pausedUntil - now;
+    if (pause > 0) return { ms: pause, why: 'paused' };
+    const wait = state.window.waitMs(now);
+    if (wait > 0) return { ms: wait, why: 'full' };
+    if (interactive) {
+      const capWait = state.window.interactiveWaitMs(now, state.interactiveCap);
+      if (capWait > 0) return { ms: capWait, why: 'interactive' };
+    }
+    return { ms: 0, why: 'full' };
+  };
+
+  /**
+   * The admission job of one scope (bottleneck runs one at a time per scope); past `deadline`
+   * (a caller that waits only briefly) it refuses instead of waiting on.
+   */
+  const admit = async (state: ScopeState, signal: AbortSignal, interactive: boolean, deadline: number): Promise<WindowEntry> => {
     for (;;) {
       if (signal.aborted) throw abortReason(signal, closing.signal);
       const now = clock.now();
-      const pause = state.pausedUntil - now;
-      if (pause > 0) {
-        await clock.sleep(pause, signal);
-        continue;
-      }
-      const wait = state.window.waitMs(now);
-      if (wait === 0) return state.window.take(now);
-      if (wait === Infinity) await state.changed(signal);
-      else await clock.sleep(wait, signal);
+      const { ms, why } = blocker(state, now, interactive);
+      if (ms === 0) return state.window.take(now, interactive);
+      if (now + ms > deadline) throw refusal(state.kind, ms === Infinity ? state.window.windowMs : ms, why);
+      if (ms !== Infinity) await clock.sleep(ms, signal);
+      else if (deadline === Infinity) await state.changed(signal);
+      else await Promise.race([state.changed(signal), clock.sleep(deadline - now, signal)]);
     }
   };
 
-  const takeNow = (state: ScopeState): WindowEntry => {
+  /** Waits until the interactive cap has room (or refuses past `deadline`). */
+  const capRoom = async (state: ScopeState, signal: AbortSignal, deadline: number): Promise<void> => {
+    for (;;) {
+      if (signal.aborted) throw abortReason(signal, closing.signal);
+      const now = clock.now();
+      const ms = state.window.interactiveWaitMs(now, state.interactiveCap);
+      if (ms === 0) return;
+      if (now + ms > deadline) throw refusal(state.kind, ms === Infinity ? state.window.windowMs : ms, 'interactive');
+      if (ms === Infinity) await state.changed(signal);
+      else await clock.sleep(ms, signal);
+    }
+  };
+
+  /** An interactive caller is queued for the next slot (not one held back by its cap). */
+  const lookupWaiting = (state: ScopeState, now: number): boolean =>
+    state.interactiveWaiting > 0 && state.window.interactiveWaitMs(now, state.interactiveCap) === 0;
+
+  /** A send now or a refusal, without queueing; a poll leaves the next slot to a waiting lookup. */
+  const takeNow = (state: ScopeState, interactive: boolean): WindowEntry => {
     const now = clock.now();
-    const pause = state.pausedUntil - now;
-    if (pause > 0) throw refusal(state.kind, pause, true);
-    const wait = state.window.waitMs(now);
-    if (wait > 0) throw refusal(state.kind, wait === Infinity ? state.window.windowMs : wait, false);
-    return state.window.take(now);
+    const { ms, why } = blocker(state, now, interactive);
+    if (ms > 0) throw refusal(state.kind, ms === Infinity ? state.window.windowMs : ms, why);
+    if (!interactive && lookupWaiting(state, now)) throw refusal(state.kind, state.slotMs, 'full');
+    return state.window.take(now, interactive);
   };
 
   const budget = (scope: LimitScope): ScopeBudget => {
@@ -308,6 +398,8 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
       used,
       inFlight: state.window.inFlight(),
       waiting: state.waiting,
+      interactiveUsed: state.window.interactiveUsed(now),
+      interactiveCap: state.interactiveCap,
       left: Math.max(0, state.window.limit - used - state.waiting),
       pausedForMs,
       nextFreeInMs: Math.max(pausedForMs, wait === Infinity ? state.window.windowMs : wait),
@@ -316,6 +408,7 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
 
   return {
     scopeMode: config.LIMIT_SCOPE,
+    tokenScopeMode: tokenScope,
     scopeId,
     budget,
 
@@ -323,12 +416,28 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
       if (closing.signal.aborted) throw new ClientClosedError();
       if (opts.signal?.aborted) throw opts.signal.reason;
       const state = stateOf(scope);
-      if (opts.wait === false) return permitFor(state, takeNow(state));
+      const interactive = opts.priority === 'interactive';
+      let deadline = Infinity;
+      if (opts.wait === false) {
+        // A user waiting for a lookup may wait for the next slot: polls leave it to them.
+        const grace = opts.maxWaitMs ?? (interactive && scope.kind === 'items' ? state.slotMs + 100 : 0);
+        const now = clock.now();
+        const { ms, why } = blocker(state, now, interactive);
+        if (grace <= 0 || ms > grace || why !== 'full') {
+          return permitFor(state, takeNow(state, interactive));
+        }
+        if (ms === 0 && state.waiting === 0) return permitFor(state, state.window.take(now, interactive));
+        deadline = now + grace;
+      }
 
       const { signal, dispose } = linkSignals(opts.signal, closing.signal);
       const limiter = groups[scope.kind].key(scopeId(scope));
       state.waiting += 1;
-      const job = limiter.schedule({ priority: PRIORITY[opts.priority ?? 'poll'] }, () => admit(state, signal));
+      if (interactive) state.interactiveWaiting += 1;
+      // An interactive call over its cap waits outside the scope's queue: in it, it would hold up the polls behind it.
+      const job = (interactive ? capRoom(state, signal, deadline) : Promise.resolve()).then(() =>
+        limiter.schedule({ priority: PRIORITY[opts.priority ?? 'poll'] }, () => admit(state, signal, interactive, deadline)),
+      );
       try {
         return await new Promise<Permit>((resolve, reject) => {
           let settled = false;
@@ -362,6 +471,7 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
         });
       } finally {
         state.waiting -= 1;
+        if (interactive) state.interactiveWaiting -= 1;
       }
     },
 
@@ -392,6 +502,14 @@ export function createLimits({ config, clock, random = Math.random }: LimitsOpti
     reservedReads(accessKey, service) {
       const b = budget({ kind: 'items', accessKey, service });
       return b.waiting + b.inFlight;
+    },
+    pollFreeInMs(accessKey, service) {
+      const state = stateOf({ kind: 'items', accessKey, service });
+      const now = clock.now();
+      const { ms } = blocker(state, now, false);
+      if (ms === Infinity) return state.slotMs;
+      // A lookup waiting takes the next slot: the poll comes one slot after it.
+      return lookupWaiting(state, now) ? ms + state.slotMs : ms;
     },
 
     async close() {

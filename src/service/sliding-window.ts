@@ -11,6 +11,8 @@ export interface WindowEntry {
   at: number;
   /** True while the request is in flight. */
   open: boolean;
+  /** Taken for a user waiting (a lookup, a check) rather than for background polling. */
+  interactive: boolean;
 }
 
 /** The send log of one scope (see the file comment for when a send counts). */
@@ -55,9 +57,28 @@ export class SlidingWindow {
     return earliest === Infinity ? Infinity : Math.max(1, earliest - now);
   }
 
+  /** Interactive sends counted at `now` (in flight ones included). */
+  interactiveUsed(now: number): number {
+    this.prune(now);
+    let n = 0;
+    for (const e of this.entries) if (e.interactive) n += 1;
+    return n;
+  }
+
+  /**
+   * ms from `now` until one more interactive send fits under `cap` interactive sends per window
+   * (0 when it fits now; Infinity while all of them are in flight).
+   */
+  interactiveWaitMs(now: number, cap: number): number {
+    if (this.interactiveUsed(now) < cap) return 0;
+    let earliest = Infinity;
+    for (const e of this.entries) if (e.interactive && !e.open) earliest = Math.min(earliest, this.leavesAt(e));
+    return earliest === Infinity ? Infinity : Math.max(1, earliest - now);
+  }
+
   /** Records a send admitted at `now`; the caller checked `room` first. */
-  take(now: number): WindowEntry {
-    const entry = { at: now, open: true };
+  take(now: number, interactive = false): WindowEntry {
+    const entry = { at: now, open: true, interactive };
     this.entries.push(entry);
     return entry;
   }

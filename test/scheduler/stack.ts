@@ -18,7 +18,7 @@ import { plainVault, seededRandom, tempStore } from './harness.js';
 
 export interface StackOptions {
   sandbox?: Omit<SandboxOptions, 'clock'>;
-  limits?: { tokensPerHour?: number; itemsPerMinute?: number; scope?: 'key' | 'address' };
+  limits?: { tokensPerHour?: number; itemsPerMinute?: number; scope?: 'key' | 'address'; tokenScope?: 'key' | 'address' };
   pollSeconds?: number;
   /** Use this notifier instead of the real one (and no outbox or fake Telegram). */
   notifier?: (clock: ManualClock) => Notifier;
@@ -56,6 +56,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     LIMIT_ITEMS_PER_MINUTE: opts.limits?.itemsPerMinute ?? 30,
     LIMIT_DICTS_PER_DAY: 24,
     LIMIT_SCOPE: opts.limits?.scope ?? ('key' as const),
+    LIMIT_SCOPE_TOKENS: opts.limits?.tokenScope ?? ('key' as const),
     DATA_DIR: dataDir,
     POLL_INTERVAL_SECONDS: opts.pollSeconds ?? 5,
   };

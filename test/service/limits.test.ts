@@ -204,7 +204,7 @@ describe('createLimits', () => {
     expect(l.budget(items()).used).toBe(0);
   });
 
-  it('counts token requests per key across services, per auth host under address scope', async () => {
+  it('counts token requests per key across services, per auth host under LIMIT_SCOPE_TOKENS=address', async () => {
     const clock = new ManualClock();
     const l = make(clock);
     (await l.acquire({ kind: 'tokens', accessKey: 'k1' })).release();
@@ -215,9 +215,18 @@ describe('createLimits', () => {
     expect(l.reservedReads('k1', 'arbs_live')).toBe(1);
     p.release();
     await l.close();
-    const shared = make(clock, { LIMIT_SCOPE: 'address' });
+    // LIMIT_SCOPE=address alone shares reads and filter writes, not token requests (key by default).
+    const readsShared = make(clock, { LIMIT_SCOPE: 'address' });
+    (await readsShared.acquire({ kind: 'tokens', accessKey: 'k1' })).release();
+    expect(readsShared.tokensLeft('k2')).toBe(2);
+    (await readsShared.acquire(items())).release();
+    expect(readsShared.readsLeft('k2', 'arbs_live')).toBe(2);
+    expect(readsShared.tokenScopeMode).toBe('key');
+    await readsShared.close();
+    const shared = make(clock, { LIMIT_SCOPE_TOKENS: 'address' });
     (await shared.acquire({ kind: 'tokens', accessKey: 'k1' })).release();
     expect(shared.tokensLeft('k2')).toBe(1);
+    expect(shared.readsLeft('k2', 'arbs_live')).toBe(3);
   });
 
   it('rejects waiting callers when closed', async () => {

@@ -167,9 +167,10 @@ describe('client against the sandbox', () => {
       const total = 1_000 + otherReads.length;
       const windows = Math.ceil(total / 30) - 1;
       const elapsed = clock.now() - started;
-      // Within the limit, yet not wasting it: about one window per 30 reads.
+      // Within the limit, yet not wasting it: about one window per 30 reads (the interactive tenth is
+      // capped at a fifth of each window, so its last read may land a step of the clock later).
       expect(elapsed).toBeGreaterThanOrEqual(windows * 60_000);
-      expect(elapsed).toBeLessThanOrEqual(windows * 61_000 + 60_000);
+      expect(elapsed).toBeLessThanOrEqual(windows * 61_000 + 62_000);
     }, 120_000);
   }
 

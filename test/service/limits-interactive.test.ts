@@ -1,0 +1,126 @@
+/**
+ * Interactive use against polling in the limits layer (issue 10 item 2, issue 11 items 1 and 6):
+ * interactive calls never take polling's share of a window, a lookup waits at most one read
+ * slot and gets it ahead of the next poll, and the scope of each limit is its own setting.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { ServiceError } from '../../src/service/errors.js';
+import { createLimits, type Limits, type LimitScope } from '../../src/service/limits.js';
+import { configFor } from './helpers.js';
+
+const items = (accessKey = 'k1'): LimitScope => ({ kind: 'items', accessKey, service: 'arbs_live' });
+const tokens = (accessKey = 'k1'): LimitScope => ({ kind: 'tokens', accessKey });
+const now = { wait: false } as const;
+const lookup = { wait: false, priority: 'interactive' } as const;
+const poll = { wait: false, priority: 'poll' } as const;
+
+/** Polls `condition` in real time (bottleneck hands jobs over on timers of its own). */
+async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+let limits: Limits | undefined;
+afterEach(async () => {
+  await limits?.close();
+  limits = undefined;
+});
+
+function make(clock: ManualClock, overrides: Parameters<typeof configFor>[1] = {}): Limits {
+  limits = createLimits({ config: configFor('http://h', { LIMIT_ITEMS_PER_MINUTE: 30, LIMIT_TOKENS_PER_HOUR: 20, ...overrides }), clock });
+  return limits;
+}
+
+const refusedLocally = (err: unknown) => err instanceof ServiceError && err.kind === 'rate_limited' && err.details.local === true;
+
+describe('interactive use never takes polling’s share', () => {
+  it('lets lookups hold at most a fifth of a read window; polls get the rest', async () => {
+    const clock = new ManualClock();
+    const l = make(clock);
+    for (let i = 0; i < 6; i++) (await l.acquire(items(), lookup)).release();
+    const seventh = await l.acquire(items(), lookup).then(() => 'admitted', (e: unknown) => e);
+    expect(refusedLocally(seventh)).toBe(true);
+    expect(String((seventh as Error).message)).toMatch(/left to interactive use/);
+    // 24 more reads fit, all polling's.
+    for (let i = 0; i < 24; i++) (await l.acquire(items(), poll)).release();
+    await expect(l.acquire(items(), poll)).rejects.toSatisfy(refusedLocally);
+    expect(l.budget(items())).toMatchObject({ used: 30, interactiveUsed: 6, interactiveCap: 6 });
+  });
+
+  it('keeps all but two token requests an hour for polling, whatever users try', async () => {
+    const clock = new ManualClock();
+    const l = make(clock);
+    (await l.acquire(tokens(), lookup)).release();
+    (await l.acquire(tokens(), lookup)).release();
+    await expect(l.acquire(tokens(), lookup)).rejects.toSatisfy(refusedLocally);
+    // Waiting does not get around it either: it waits for one of the two to leave the window.
+    const waiting = l.acquire(tokens(), { priority: 'interactive' });
+    let admitted = false;
+    void waiting.then((p) => {
+      admitted = true;
+      p.release();
+    });
+    for (let i = 0; i < 18; i++) (await l.acquire(tokens(), poll)).release();
+    expect(l.tokensLeft('k1')).toBe(0);
+    expect(admitted).toBe(false);
+    await clock.advance(3_600_200);
+    await until(() => admitted);
+  });
+
+  it('counts the cap per scope: twenty keys each /connect under LIMIT_SCOPE=address', async () => {
+    const clock = new ManualClock();
+    const l = make(clock, { LIMIT_SCOPE: 'address' });
+    for (let k = 1; k <= 20; k++) (await l.acquire(tokens(`key-${k}`), lookup)).release();
+    expect(l.tokensLeft('key-20')).toBe(19);
+  });
+});
+
+describe('a lookup waits at most one read slot, and gets it', () => {
+  /** Fills the window the way polling at full pace does: one read every 2 s, answered at once. */
+  async function fillAtPace(clock: ManualClock, l: Limits): Promise<void> {
+    for (let i = 0; i < 30; i++) {
+      (await l.acquire(items(), poll)).release();
+      await clock.advance(2_000);
+    }
+  }
+
+  it('takes the next slot ahead of the poll due then', async () => {
+    const clock = new ManualClock();
+    const l = make(clock);
+    await fillAtPace(clock, l);
+    // t = 60 s: the first read leaves the window at 60.1 s.
+    expect(l.pollFreeInMs('k1', 'arbs_live')).toBe(100);
+    const asked = clock.now();
+    let gotAt: number | undefined;
+    const pending = l.acquire(items(), lookup).then((p) => {
+      gotAt = clock.now();
+      p.release();
+    });
+    await until(() => l.budget(items()).waiting === 1);
+    // The poll is told to come one slot after the lookup.
+    expect(l.pollFreeInMs('k1', 'arbs_live')).toBe(2_100);
+    await clock.advance(100);
+    // The poll due at the moment the slot frees leaves it to the lookup.
+    await expect(l.acquire(items(), poll)).rejects.toSatisfy(refusedLocally);
+    await pending;
+    expect(gotAt! - asked).toBeLessThanOrEqual(2_000);
+    expect(l.budget(items()).used).toBe(30);
+  });
+
+  it('is refused at once when the next slot is further than one slot away', async () => {
+    const clock = new ManualClock();
+    const l = make(clock);
+    // 30 reads at once (a burst after a pause): nothing frees for a whole window.
+    const permits = await Promise.all(Array.from({ length: 30 }, () => l.acquire(items(), poll)));
+    for (const p of permits) p.release();
+    const refused = await l.acquire(items(), lookup).then(() => 'admitted', (e: unknown) => e);
+    expect(refusedLocally(refused)).toBe(true);
+    expect((refused as ServiceError).details.retryAfterMs).toBe(60_100);
+    // Interactive calls other than reads keep wait: false as "now or never".
+    await expect(l.acquire({ kind: 'filters', accessKey: 'k1', service: 'arbs_live' }, now)).resolves.toBeDefined();
+  });
+});
