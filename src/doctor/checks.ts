@@ -13,8 +13,9 @@ import type { Config } from '../config.js';
 import { silentLogger } from '../logger.js';
 import { describeNetworkCause } from '../operator/causes.js';
 import { assertDataDirWritable, OperatorError } from '../operator/data-dir.js';
-import { verifyEncryptionKey } from '../operator/key-check.js';
 import { describeStartupError } from '../operator/startup-errors.js';
+import { VaultError } from '../store/errors.js';
+import { matchEncryptionKey } from '../store/key-check.js';
 import { SCHEMA_VERSION } from '../store/schema.js';
 import { DB_FILE_NAME } from '../store/store.js';
 import { KEY_FILE_NAME, Vault } from '../store/vault.js';
@@ -51,7 +52,7 @@ export async function checkDataDir(config: Config): Promise<Verdict[]> {
   }
   const out: Verdict[] = [{ ok: true, detail: `DATA_DIR ${dir} is writable` }];
 
-  let users: { key: { secretEnc: string } | null }[] = [];
+  let users: { id: number; key: { secretEnc: string } | null }[] = [];
   try {
     const parsed = storedFile.safeParse(JSON.parse(await readFile(join(dir, DB_FILE_NAME), 'utf8')));
     if (!parsed.success) {
@@ -67,7 +68,7 @@ export async function checkDataDir(config: Config): Promise<Verdict[]> {
       });
       return out;
     }
-    users = Object.values(parsed.data.users ?? {}).map((u) => ({ key: u.key ?? null }));
+    users = Object.values(parsed.data.users ?? {}).map((u, id) => ({ id, key: u.key ?? null }));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
       out.push({ ok: false, detail: `${DB_FILE_NAME} in DATA_DIR cannot be read as JSON`, fix: 'restore it from a backup; at start the bot moves an unreadable file aside and starts empty' });
@@ -91,7 +92,7 @@ export async function checkDataDir(config: Config): Promise<Verdict[]> {
   }
   try {
     const vault = await Vault.open({ dataDir: dir, ...(config.ENCRYPTION_KEY !== undefined && { envKey: config.ENCRYPTION_KEY }), logger: silentLogger });
-    const result = verifyEncryptionKey(users, vault);
+    const result = await matchEncryptionKey({ dataDir: dir, store: { listUsers: () => users }, vault });
     out.push({
       ok: true,
       detail:
@@ -100,7 +101,7 @@ export async function checkDataDir(config: Config): Promise<Verdict[]> {
           : `the encryption key opens the stored secrets (${result.stored} users connected)`,
     });
   } catch (err) {
-    const text = err instanceof OperatorError ? err.message : describeStartupError(err, config);
+    const text = err instanceof VaultError && err.code === 'wrong-key' ? err.message : describeStartupError(err, config);
     out.push({ ok: false, detail: text, fix: 'use the key the secrets were stored with; without it every user must /connect again' });
   }
   return out;

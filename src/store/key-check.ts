@@ -32,19 +32,35 @@ export interface KeyCheckOptions {
   logger: Logger;
 }
 
-/** Throws VaultError 'wrong-key' (one line naming ENCRYPTION_KEY) when the key cannot be the stored data's; returns how many subscriptions were resumed. */
-export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyCheckOptions): Promise<{ resumed: number }> {
-  const log = logger.child({ module: 'key-check' });
+/** What the read-only check found: how many users have a stored secret and whose secret opens. */
+export interface KeyMatch {
+  stored: number;
+  /** Users whose secret was test-decrypted with the key (empty when the fingerprint file decided). */
+  opened: ReadonlySet<number>;
+  /** Whether `DATA_DIR/encryption.check` decided (then nothing was decrypted). */
+  byFingerprint: boolean;
+}
+
+/**
+ * The read-only half of the check, shared with `npm run doctor`: throws VaultError 'wrong-key'
+ * (one line naming ENCRYPTION_KEY) when the key cannot be the stored data's, writes nothing.
+ */
+export async function matchEncryptionKey({ dataDir, store, vault }: {
+  dataDir: string;
+  store: { listUsers(): readonly { id: number; key: { secretEnc: string } | null }[] };
+  vault: Pick<Vault, 'decrypt' | 'fingerprint'>;
+}): Promise<KeyMatch> {
   const file = join(dataDir, KEY_CHECK_FILE_NAME);
   const wrong = (how: string) =>
     new VaultError(
       'wrong-key',
       `ENCRYPTION_KEY does not match the key the stored secrets were encrypted with (${how}): set ENCRYPTION_KEY (or DATA_DIR/encryption.key) back to that key; nothing was changed`,
     );
+  const withKey = store.listUsers().filter((u) => u.key !== null);
   const stored = await readCheck(file);
   if (stored !== null) {
     if (stored !== vault.fingerprint()) throw wrong(`checked against ${file}`);
-    return { resumed: 0 };
+    return { stored: withKey.length, opened: new Set(), byFingerprint: true };
   }
 
   const opens = (blob: string) => {
@@ -55,9 +71,19 @@ export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyC
       return false;
     }
   };
-  const withKey = store.listUsers().filter((u) => u.key !== null);
   const opened = new Set(withKey.filter((u) => opens(u.key!.secretEnc)).map((u) => u.id));
   if (withKey.length > 0 && opened.size === 0) throw wrong(`none of the ${withKey.length} stored secrets can be decrypted with it`);
+  return { stored: withKey.length, opened, byFingerprint: false };
+}
+
+/** Throws VaultError 'wrong-key' (one line naming ENCRYPTION_KEY) when the key cannot be the stored data's; returns how many subscriptions were resumed. */
+export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyCheckOptions): Promise<{ resumed: number }> {
+  const log = logger.child({ module: 'key-check' });
+  const file = join(dataDir, KEY_CHECK_FILE_NAME);
+  const match = await matchEncryptionKey({ dataDir, store, vault });
+  if (match.byFingerprint) return { resumed: 0 };
+  const { opened } = match;
+  const withKey = store.listUsers().filter((u) => u.key !== null);
 
   let resumed = 0;
   for (const user of withKey) {

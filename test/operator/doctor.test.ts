@@ -94,7 +94,7 @@ describe('npm run doctor', () => {
     await storeWithSecret(dataDir, right);
     const wrong = await doctor({ DATA_DIR: dataDir, ENCRYPTION_KEY: randomBytes(32).toString('hex') });
     expect(wrong.ok).toBe(false);
-    expect(wrong.text).toContain('✗ ENCRYPTION_KEY: the key does not open the stored secrets (1 users connected)');
+    expect(wrong.text).toContain('✗ ENCRYPTION_KEY does not match the key the stored secrets were encrypted with (none of the 1 stored secrets can be decrypted with it)');
     const good = await doctor({ DATA_DIR: dataDir, ENCRYPTION_KEY: right });
     expect(good.text).toContain('✓ the encryption key opens the stored secrets (1 users connected)');
     expect(good.ok).toBe(true);
