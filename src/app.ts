@@ -16,6 +16,7 @@ import { createScheduler } from './scheduler/scheduler.js';
 import { createNotifier } from './scheduler/notifier.js';
 import { Outbox } from './alerts/outbox.js';
 import { createBot } from './bot/bot.js';
+import { userAllowed } from './bot/middleware/access.js';
 import { POLL_TIMEOUT_SECONDS, runBot } from './bot/run.js';
 import { startHealthServer, type HealthServer } from './health/server.js';
 import { collectMetrics } from './health/collect.js';
@@ -80,6 +81,8 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     clock,
     // Token requests of the last hour survive a restart, so a restart never overspends the hour.
     ledgerFile: join(config.DATA_DIR, 'token-ledger.json'),
+    // ALLOWED_USER_IDS holds for polling too: someone taken off the list gets no more alerts.
+    isAllowed: userAllowed(config),
   });
 
   const bot = createBot({ config, logger, store, vault, client, scheduler, clock, botInfo, stats: () => collectStats() });

@@ -7,6 +7,7 @@ import { conversations, createConversation } from '@grammyjs/conversations';
 import { sequentialize } from '@grammyjs/runner';
 import { Bot, type BotError, type Context, type Middleware, type Transformer } from 'grammy';
 import { systemClock } from '../clock.js';
+import { UsageCaps } from './caps.js';
 import type { BotContext, ConvContext } from './context.js';
 import { contextMiddleware } from './context.js';
 import { createFilterConversation, FILTER_CONVERSATION } from './conversations/filter.js';
@@ -30,7 +31,9 @@ import { startFeature } from './features/start.js';
 import { statusFeature } from './features/status.js';
 import { inlineFeature } from './inline/inline-query.js';
 import { accessGuard } from './middleware/access.js';
+import { flowButtonsGuard } from './middleware/flow-buttons.js';
 import { privateOnly } from './middleware/private-only.js';
+import { secretShield } from './middleware/secret-shield.js';
 import { PendingInputs } from './pending.js';
 
 export type { BotDeps, BotStats } from './deps.js';
@@ -69,7 +72,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   const { config } = deps;
   if (!config.BOT_TOKEN) throw new Error('BOT_TOKEN is not set: get one from @BotFather');
   const clock = deps.clock ?? systemClock;
-  const rt: BotRuntime = { ...deps, clock, pending: new PendingInputs(clock) };
+  const rt: BotRuntime = { ...deps, clock, pending: new PendingInputs(clock), caps: new UsageCaps(clock) };
 
   const bot = new Bot<BotContext>(config.BOT_TOKEN, {
     ...(deps.botInfo ? { botInfo: deps.botInfo } : {}),
@@ -90,10 +93,12 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   bot.use(contextMiddleware(rt));
 
   const features = bot.errorBoundary(onFeatureError);
+  features.use(secretShield());
   features.use(accessGuard(rt));
   features.use(membershipFeature(rt));
   features.use(inlineFeature(rt));
   features.use(privateOnly());
+  features.use(flowButtonsGuard());
   features.use(conversations<BotContext, ConvContext>({ plugins: conversationPlugins }));
   // Before the conversations: /cancel must reach an open flow, and a secret must never enter one.
   features.use(cancelFeature(rt));

@@ -11,6 +11,7 @@ import type { SchedulerPort } from '../scheduler/port.js';
 import type { ServiceClient } from '../service/client-types.js';
 import type { Store } from '../store/store.js';
 import type { Vault } from '../store/vault.js';
+import type { UsageCaps } from './caps.js';
 import type { PendingInputs } from './pending.js';
 
 /** Counts for the admin's /stats, e.g. `{ readsPerMinute, alertsPerMinute, errors }`. */
@@ -46,4 +47,6 @@ export interface BotRuntime extends Omit<BotDeps, 'clock'> {
   clock: Clock;
   /** Questions waiting for a plain-message answer (no secrets). */
   pending: PendingInputs;
+  /** Per-user and per-key caps on what spends the service's budget. */
+  caps: UsageCaps;
 }

@@ -9,7 +9,8 @@ import type { BotRuntime } from '../deps.js';
 import { namesForLang } from '../ui/cards.js';
 import { describeFilter, filterState } from '../ui/filter-text.js';
 import { serviceAt, serviceIndex, serviceLabel } from '../ui/services.js';
-import { leaveFlows } from '../flows.js';
+import { leaveFlows, refuseWhileSecretExpected } from '../flows.js';
+import { quietly } from '../ui/quietly.js';
 
 type View = { text: string; markup: InlineKeyboardMarkup };
 
@@ -38,7 +39,7 @@ async function renderList(rt: BotRuntime, ctx: BotContext, user: Readonly<UserRe
 
 async function showInPlace(rt: BotRuntime, ctx: BotContext): Promise<void> {
   const view = await renderList(rt, ctx, ctx.user);
-  await ctx.editMessageText(view.text, { parse_mode: 'HTML', reply_markup: view.markup }).catch(() => undefined);
+  await quietly(() => ctx.editMessageText(view.text, { parse_mode: 'HTML', reply_markup: view.markup }));
 }
 
 /** Sets a filter's pause state; false when there is no such filter. */
@@ -83,6 +84,8 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
         return;
       }
       case 'e': {
+        // Editing would drop the secret question and take the pasted secret into the builder.
+        if (await refuseWhileSecretExpected(rt, ctx)) return;
         await ctx.answerCallbackQuery();
         await leaveFlows(rt, ctx, { quiet: true });
         const args: FilterConversationArgs = { lang: ctx.lang, service, initial: record.settings };
@@ -91,8 +94,8 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
       }
       case 'd': {
         await ctx.answerCallbackQuery();
-        await ctx
-          .editMessageText(ctx.t('filter_delete_confirm', { service: label }), {
+        await quietly(() =>
+          ctx.editMessageText(ctx.t('filter_delete_confirm', { service: label }), {
             parse_mode: 'HTML',
             reply_markup: {
               inline_keyboard: [
@@ -102,8 +105,8 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
                 ],
               ],
             },
-          })
-          .catch(() => undefined);
+          }),
+        );
         return;
       }
       case 'dy': {

@@ -6,6 +6,7 @@ import { Composer } from 'grammy';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { leaveFlows } from '../flows.js';
+import { quietly } from '../ui/quietly.js';
 
 /** A confirmation button older than this is stale: the user must ask again. */
 export const FORGET_CONFIRM_TTL_MS = 10 * 60_000;
@@ -37,19 +38,19 @@ export function forgetFeature(rt: BotRuntime): Composer<BotContext> {
     const userId = ctx.from.id;
     if (answer === 'n') {
       await ctx.answerCallbackQuery();
-      await ctx.editMessageText(ctx.t('forget_kept'), { parse_mode: 'HTML' }).catch(() => undefined);
+      await quietly(() => ctx.editMessageText(ctx.t('forget_kept'), { parse_mode: 'HTML' }));
       return;
     }
     const issuedAt = issued === undefined ? Number.NaN : parseInt(issued, 36) * 1000;
     if (!(rt.clock.now() - issuedAt <= FORGET_CONFIRM_TTL_MS)) {
       await ctx.answerCallbackQuery({ text: ctx.tp('forget_expired'), show_alert: true });
-      await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => undefined);
+      await quietly(() => ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }));
       return;
     }
     const user = rt.store.getUser(userId);
     if (!user) {
       await ctx.answerCallbackQuery();
-      await ctx.editMessageText(ctx.t('forget_nothing'), { parse_mode: 'HTML' }).catch(() => undefined);
+      await quietly(() => ctx.editMessageText(ctx.t('forget_nothing'), { parse_mode: 'HTML' }));
       return;
     }
     await leaveFlows(rt, ctx, { quiet: true });
@@ -61,7 +62,7 @@ export function forgetFeature(rt: BotRuntime): Composer<BotContext> {
     await rt.store.flush();
     ctx.log.info('user forgotten');
     await ctx.answerCallbackQuery();
-    await ctx.editMessageText(ctx.t('forget_done'), { parse_mode: 'HTML' }).catch(() => undefined);
+    await quietly(() => ctx.editMessageText(ctx.t('forget_done'), { parse_mode: 'HTML' }));
   });
 
   return composer;

@@ -82,7 +82,8 @@ export function parsePositive(text: string, highest: number): Parsed<number> {
   return n;
 }
 
-const LANG_WORDS: Record<string, Lang> = {
+// A Map, not an object: "constructor" or "__proto__" must not find Object.prototype's members.
+const LANG_WORDS: ReadonlyMap<string, Lang> = new Map(Object.entries({
   en: 'en',
   eng: 'en',
   english: 'en',
@@ -91,11 +92,11 @@ const LANG_WORDS: Record<string, Lang> = {
   rus: 'ru',
   russian: 'ru',
   русский: 'ru',
-};
+} satisfies Record<string, Lang>));
 
 export function parseLang(text: string): Parsed<Lang> {
   const value = text.trim().toLowerCase();
-  const lang = LANG_WORDS[value];
+  const lang = LANG_WORDS.get(value);
   return lang ? ok(lang) : fail('bad_lang', { value: clipEcho(text.trim()) });
 }
 
@@ -148,10 +149,13 @@ export function parseChatTarget(text: string): Parsed<ChatTarget> {
   return fail('bad_chat_target', { value: clipEcho(value) });
 }
 
-/** An item or event id as the service writes them: letters, digits and `._:-`, at most 100 characters. */
+/**
+ * An item or event id as the service writes them: letters, digits and `._:-`, at most 100
+ * characters, at least one letter or digit (an id of dots only would be a step up in a URL path).
+ */
 export function parseId(text: string): Parsed<string> {
   const value = text.trim();
   if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
-  if (!/^[\w.:-]{1,100}$/.test(value)) return fail('bad_id', { value: clipEcho(value) });
+  if (!/^[\w.:-]{1,100}$/.test(value) || !/[A-Za-z0-9]/.test(value)) return fail('bad_id', { value: clipEcho(value) });
   return ok(value);
 }

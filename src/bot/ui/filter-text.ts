@@ -63,7 +63,7 @@ export function filterState(record: FilterRecord, t: Translate): string {
 
 /** A service error kind in words. */
 export function errorInWords(kind: string, t: Translate): string {
-  const keys: Record<string, MessageKey> = {
+  const keys = new Map<string, MessageKey>(Object.entries({
     auth: 'errw_auth',
     forbidden: 'errw_forbidden',
     rate_limited: 'errw_rate_limited',
@@ -71,8 +71,8 @@ export function errorInWords(kind: string, t: Translate): string {
     server: 'errw_server',
     timeout: 'errw_timeout',
     malformed: 'errw_malformed',
-  };
-  const key = keys[kind];
+  } satisfies Record<string, MessageKey>));
+  const key = keys.get(kind);
   return key ? t(key) : t('errw_other', { kind });
 }
 
