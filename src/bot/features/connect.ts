@@ -5,6 +5,7 @@
  */
 import { Composer } from 'grammy';
 import { parseService, type Service } from '../../service/services.js';
+import { clipEcho } from '../parse/values.js';
 import { connectKey, keyTakenByOther, type ConnectOutcome } from '../actions/connect.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
@@ -138,7 +139,7 @@ export function connectFeature(rt: BotRuntime): Composer<BotContext> {
     const service = serviceWord === undefined ? DEFAULT_CHECK_SERVICE : parseService(serviceWord);
     if (extra.length > 0 || service === undefined) {
       const problem = service === undefined && serviceWord !== undefined && extra.length === 0
-        ? ctx.t('unknown_service', { value: serviceWord.slice(0, 40) })
+        ? ctx.t('unknown_service', { value: clipEcho(serviceWord) })
         : ctx.t('connect_usage');
       await ctx.reply(`${problem}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`, { parse_mode: 'HTML' });
       return;

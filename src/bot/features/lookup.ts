@@ -29,7 +29,7 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
       await ctx.reply(t('lookup_need_service'), { parse_mode: 'HTML' });
       return;
     case 'not_found': {
-      const base = t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: req.id });
+      const base = t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: clipEcho(req.id) });
       const why = result.reason === 'not_found' ? '' : `\n${t('lookup_reason', { reason: html(errorInWords(result.reason, t)) })}`;
       await ctx.reply(`${base}${why}`, { parse_mode: 'HTML' });
       return;

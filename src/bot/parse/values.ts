@@ -37,9 +37,16 @@ export function parseNumber(text: string): Parsed<number> {
   return Number.isFinite(n) ? ok(n) : fail('bad_number', { value: clipEcho(value) });
 }
 
-/** The user's own text, shortened for echoing back in an error (escaped later by `t`). */
+/**
+ * Longest piece of the user's own text quoted back in an answer. Any longer word could be a
+ * pasted secret (4 or more characters without spaces), and a prefix of it is a part of it, so a
+ * longer text is not quoted at all.
+ */
+export const MAX_ECHO = 12;
+
+/** The user's own text as an error may quote it (escaped later by `t`): short text whole, else "…". */
 export function clipEcho(text: string): string {
-  return text.length <= 40 ? text : `${text.slice(0, 39)}…`;
+  return text.length <= MAX_ECHO ? text : '…';
 }
 
 export interface RangeRules {
@@ -65,11 +72,11 @@ export function parseRange(text: string, rules: RangeRules): Parsed<{ min: numbe
 export function checkBounds(min: number, max: number | null, rules: RangeRules): Parsed<{ min: number; max: number | null }> {
   for (const v of [min, max]) {
     if (v === null) continue;
-    if (!Number.isFinite(v)) return fail('bad_number', { value: String(v) });
-    if (v < rules.lowest) return fail(rules.lowKey, { value: String(v), lowest: String(rules.lowest) });
-    if (v > rules.highest) return fail('value_too_high', { value: String(v), highest: String(rules.highest) });
+    if (!Number.isFinite(v)) return fail('bad_number', { value: clipEcho(String(v)) });
+    if (v < rules.lowest) return fail(rules.lowKey, { value: clipEcho(String(v)), lowest: String(rules.lowest) });
+    if (v > rules.highest) return fail('value_too_high', { value: clipEcho(String(v)), highest: String(rules.highest) });
   }
-  if (max !== null && max < min) return fail('range_reversed', { min: String(min), max: String(max) });
+  if (max !== null && max < min) return fail('range_reversed', { min: clipEcho(String(min)), max: clipEcho(String(max)) });
   return ok({ min, max });
 }
 
@@ -77,8 +84,8 @@ export function checkBounds(min: number, max: number | null, rules: RangeRules):
 export function parsePositive(text: string, highest: number): Parsed<number> {
   const n = parseNumber(text);
   if (!n.ok) return n;
-  if (n.value <= 0) return fail('must_be_positive', { value: String(n.value) });
-  if (n.value > highest) return fail('value_too_high', { value: String(n.value), highest: String(highest) });
+  if (n.value <= 0) return fail('must_be_positive', { value: clipEcho(String(n.value)) });
+  if (n.value > highest) return fail('value_too_high', { value: clipEcho(String(n.value)), highest: String(highest) });
   return n;
 }
 
