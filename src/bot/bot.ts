@@ -35,6 +35,7 @@ import { flowButtonsGuard } from './middleware/flow-buttons.js';
 import { privateOnly } from './middleware/private-only.js';
 import { secretShield } from './middleware/secret-shield.js';
 import { PendingInputs } from './pending.js';
+import { RenderedMessages } from './ui/rendered.js';
 
 export type { BotDeps, BotStats } from './deps.js';
 export type { BotContext } from './context.js';
@@ -72,7 +73,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   const { config } = deps;
   if (!config.BOT_TOKEN) throw new Error('BOT_TOKEN is not set: get one from @BotFather');
   const clock = deps.clock ?? systemClock;
-  const rt: BotRuntime = { ...deps, clock, pending: new PendingInputs(clock), caps: new UsageCaps(clock) };
+  const rt: BotRuntime = { ...deps, clock, pending: new PendingInputs(clock), caps: new UsageCaps(clock), rendered: new RenderedMessages() };
 
   const bot = new Bot<BotContext>(config.BOT_TOKEN, {
     ...(deps.botInfo ? { botInfo: deps.botInfo } : {}),

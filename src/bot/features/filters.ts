@@ -12,7 +12,7 @@ import { describeFilter, filterState, LIST_NAMES } from '../ui/filter-text.js';
 import { MESSAGE_MAX, plainLength } from '../ui/plain.js';
 import { serviceAt, serviceIndex, serviceLabel } from '../ui/services.js';
 import { leaveFlows, refuseWhileSecretExpected } from '../flows.js';
-import { quietly } from '../ui/quietly.js';
+import { editInPlace } from '../ui/rendered.js';
 
 type View = { text: string; markup: InlineKeyboardMarkup };
 
@@ -52,7 +52,7 @@ function renderWith(ctx: BotContext, user: Readonly<UserRecord>, services: Servi
 
 async function showInPlace(rt: BotRuntime, ctx: BotContext): Promise<void> {
   const view = await renderList(rt, ctx, ctx.user);
-  await quietly(() => ctx.editMessageText(view.text, { parse_mode: 'HTML', reply_markup: view.markup }));
+  await editInPlace(rt.rendered, ctx, view.text, view.markup);
 }
 
 /** Sets a filter's pause state; false when there is no such filter. */
@@ -107,19 +107,14 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
       }
       case 'd': {
         await ctx.answerCallbackQuery();
-        await quietly(() =>
-          ctx.editMessageText(ctx.t('filter_delete_confirm', { service: label }), {
-            parse_mode: 'HTML',
-            reply_markup: {
-              inline_keyboard: [
-                [
-                  { text: ctx.t('btn_delete_yes'), callback_data: `f:dy:${index}` },
-                  { text: ctx.t('btn_no'), callback_data: `f:dn:${index}` },
-                ],
-              ],
-            },
-          }),
-        );
+        await editInPlace(rt.rendered, ctx, ctx.t('filter_delete_confirm', { service: label }), {
+          inline_keyboard: [
+            [
+              { text: ctx.t('btn_delete_yes'), callback_data: `f:dy:${index}` },
+              { text: ctx.t('btn_no'), callback_data: `f:dn:${index}` },
+            ],
+          ],
+        });
         return;
       }
       case 'dy': {
