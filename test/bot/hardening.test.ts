@@ -122,6 +122,13 @@ describe('a secret is never replaced, quoted or left behind', () => {
     const mine = h.fake.sendText(ALICE, 'hi');
     await h.handle({ update_id: mine.update_id + 2000, edited_message: { ...mine.message!, text: `/connect ${DEMO_KEY} ${DEMO_SECRET}`, edit_date: 3 } });
     expect(h.fake.userMessages(ALICE.id).find((m) => m.message_id === mine.message?.message_id)?.deleted).toBe(true);
+    // Addressed to another bot, or as a photo's caption: not /connect's, deleted all the same.
+    await h.say(ALICE, `/connect@other_bot ${DEMO_KEY} ${DEMO_SECRET}`);
+    expect(h.fake.userMessages(ALICE.id).at(-1)?.deleted).toBe(true);
+    const photo = h.fake.sendText(ALICE, 'x');
+    const { text: _text, ...rest } = photo.message!;
+    await h.handle({ update_id: photo.update_id, message: { ...rest, photo: [{ file_id: 'f', file_unique_id: 'u', width: 1, height: 1 }], caption: `/connect ${DEMO_KEY} ${DEMO_SECRET}` } });
+    expect(h.fake.userMessages(ALICE.id).at(-1)?.deleted).toBe(true);
     expect(everything()).not.toContain(DEMO_SECRET);
   });
 
