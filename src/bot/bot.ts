@@ -62,7 +62,8 @@ async function onFeatureError(err: BotError<BotContext>): Promise<void> {
   const ctx = err.ctx;
   ctx.log.error({ err: err.error }, 'update failed');
   try {
-    if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: ctx.tp('error_generic') });
+    // A press already answered (the failure came after the toast) cannot be answered again.
+    if (ctx.callbackQuery && !ctx.callbackAnswered) await ctx.answerCallbackQuery({ text: ctx.tp('error_generic') });
     else if (ctx.chat?.type === 'private') await ctx.reply(ctx.t('error_generic'), { parse_mode: 'HTML' });
   } catch (replyErr) {
     ctx.log.warn({ err: replyErr }, 'could not tell the user about the error');

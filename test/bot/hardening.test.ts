@@ -317,6 +317,19 @@ describe('buttons, groups and typed words', () => {
     expect(h.fake.calls('answerCallbackQuery')).toHaveLength(2);
   });
 
+  it('a failure after a press was answered is told in the chat, not by a second answer', async () => {
+    await h.connect();
+    h.client.readEventItems = async () => {
+      throw new Error('boom');
+    };
+    const ev = data({ type: 'event', service: 'arbs_prematch', eventId: 'ev1' });
+    const alert = await h.plant(ALICE.id, 'alert', [['All', ev]]);
+    await h.press(ALICE, alert, ev);
+    expect(h.fake.calls('answerCallbackQuery')).toHaveLength(1);
+    expect(h.last(ALICE.id).text).toContain('Something went wrong');
+    expect(refusals()).toEqual([]);
+  });
+
   it('quietly() catches a call that throws before it returns a promise', async () => {
     const throwsAtOnce = (): Promise<unknown> => {
       throw new Error('Missing information for API call');
