@@ -11,9 +11,8 @@ import { CAP_RULES } from '../../src/bot/caps.js';
 import { quietly } from '../../src/bot/ui/quietly.js';
 import { MESSAGE_MAX, plainLength } from '../../src/bot/ui/plain.js';
 import { translator } from '../../src/locales/i18n.js';
-import { subscriptionKey } from '../../src/store/schema.js';
 import { fixtureDictionaries, makeItem } from './fakes.js';
-import { ALICE, BORIS, CAROL, createHarness, DEMO_KEY, DEMO_SECRET, type Harness } from './harness.js';
+import { ALICE, BORIS, CAROL, createHarness, DEMO_KEY, DEMO_SECRET, recordGroupAlert, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -228,17 +227,7 @@ describe('buttons, groups and typed words', () => {
     h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
     const d = data({ type: 'stakes', service: 'arbs_prematch', itemId: 'a1' });
     const alert = await h.plant(-2001, 'alert', [['Stakes', d]]);
-    h.store.alerts.set(subscriptionKey(ALICE.id, 'arbs_prematch'), 'a1', {
-      eventId: 'e-a1',
-      chatId: -2001,
-      messageId: alert.message_id,
-      firstSeenAt: 1,
-      lastSeenAt: 1,
-      goneAt: null,
-      profit: 2,
-      odds: [2, 2],
-      lastEditAt: 1,
-    });
+    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
     const groupCount = h.sent(-2001).length;
     await h.press(ALICE, alert, d);
     expect(h.callbackText()).toBe('I asked for the amount in our private chat.');
