@@ -20,6 +20,7 @@ import { Outbox } from './alerts/outbox.js';
 import { chatGateTransformer } from './alerts/chat-gate.js';
 import { DestinationWatch } from './alerts/destinations.js';
 import { createBot } from './bot/bot.js';
+import { userAllowed } from './bot/middleware/access.js';
 import { runBot } from './bot/run.js';
 import { startHealthServer, type HealthServer } from './health/server.js';
 import { storeCheck } from './health/collect.js';
@@ -100,6 +101,8 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
     clock,
     // Token requests of the last hour survive a restart, so a restart never overspends the hour.
     ledgerFile: join(config.DATA_DIR, 'token-ledger.json'),
+    // ALLOWED_USER_IDS holds for polling too: someone taken off the list gets no more alerts.
+    isAllowed: userAllowed(config),
   });
 
   // getMe without the bot's retries: a refused token or an unreachable Bot API ends the start at

@@ -8,6 +8,7 @@ import { sequentialize } from '@grammyjs/runner';
 import { Bot, type BotError, type Context, type Middleware, type Transformer } from 'grammy';
 import { chatGateTransformer } from '../alerts/chat-gate.js';
 import { systemClock } from '../clock.js';
+import { UsageCaps } from './caps.js';
 import type { BotContext, ConvContext } from './context.js';
 import { contextMiddleware } from './context.js';
 import { createFilterConversation, FILTER_CONVERSATION } from './conversations/filter.js';
@@ -31,8 +32,11 @@ import { startFeature } from './features/start.js';
 import { statusFeature } from './features/status.js';
 import { inlineFeature } from './inline/inline-query.js';
 import { accessGuard } from './middleware/access.js';
+import { flowButtonsGuard } from './middleware/flow-buttons.js';
 import { privateOnly } from './middleware/private-only.js';
+import { secretShield } from './middleware/secret-shield.js';
 import { PendingInputs } from './pending.js';
+import { RenderedMessages } from './ui/rendered.js';
 
 export type { BotDeps, BotStats } from './deps.js';
 export type { BotContext } from './context.js';
@@ -59,7 +63,8 @@ async function onFeatureError(err: BotError<BotContext>): Promise<void> {
   const ctx = err.ctx;
   ctx.log.error({ err: err.error }, 'update failed');
   try {
-    if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: ctx.tp('error_generic') });
+    // A press already answered (the failure came after the toast) cannot be answered again.
+    if (ctx.callbackQuery && !ctx.callbackAnswered) await ctx.answerCallbackQuery({ text: ctx.tp('error_generic') });
     else if (ctx.chat?.type === 'private') await ctx.reply(ctx.t('error_generic'), { parse_mode: 'HTML' });
   } catch (replyErr) {
     ctx.log.warn({ err: replyErr }, 'could not tell the user about the error');
@@ -70,7 +75,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   const { config } = deps;
   if (!config.BOT_TOKEN) throw new Error('BOT_TOKEN is not set: get one from @BotFather');
   const clock = deps.clock ?? systemClock;
-  const rt: BotRuntime = { ...deps, clock, pending: new PendingInputs(clock) };
+  const rt: BotRuntime = { ...deps, clock, pending: new PendingInputs(clock), caps: new UsageCaps(clock), rendered: new RenderedMessages() };
 
   const bot = new Bot<BotContext>(config.BOT_TOKEN, {
     ...(deps.botInfo ? { botInfo: deps.botInfo } : {}),
@@ -92,12 +97,14 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   bot.use(contextMiddleware(rt));
 
   const features = bot.errorBoundary(onFeatureError);
+  features.use(secretShield());
   // Before the allow-list: a group's admin who removes the bot or upgrades the group need not be on it.
   features.use(membershipFeature(rt));
   features.use(accessGuard(rt));
   features.use(returningUserFeature(rt));
   features.use(inlineFeature(rt));
   features.use(privateOnly());
+  features.use(flowButtonsGuard());
   features.use(conversations<BotContext, ConvContext>({ plugins: conversationPlugins }));
   // Before the conversations: /cancel must reach an open flow, and a secret must never enter one.
   features.use(cancelFeature(rt));

@@ -23,6 +23,8 @@ export interface BotContextExtras {
   readonly user: Readonly<UserRecord> | undefined;
   /** Switches `lang` and `t` for the rest of this update (after /settings changes the language). */
   setLang(lang: Lang): void;
+  /** Whether this update's button press was answered already (a second answer is Telegram's 400). */
+  readonly callbackAnswered: boolean;
 }
 
 /** The context outside conversations. */
@@ -45,6 +47,13 @@ export function contextMiddleware(rt: BotRuntime): MiddlewareFn<BotContext> {
       ctx.t = translator(next);
     };
     ctx.log = rt.logger.child({ update_id: ctx.update.update_id, user_id: fromId, chat_id: ctx.chat?.id });
+    let answered = false;
+    const answer = ctx.answerCallbackQuery.bind(ctx);
+    ctx.answerCallbackQuery = (...args) => {
+      answered = true;
+      return answer(...args);
+    };
+    Object.defineProperty(ctx, 'callbackAnswered', { get: () => answered, configurable: true });
     Object.defineProperty(ctx, 'user', {
       get: () => (fromId === undefined ? undefined : rt.store.getUser(fromId)),
       configurable: true,

@@ -12,7 +12,9 @@ import type { SchedulerPort } from '../scheduler/port.js';
 import type { ServiceClient } from '../service/client-types.js';
 import type { Store } from '../store/store.js';
 import type { Vault } from '../store/vault.js';
+import type { UsageCaps } from './caps.js';
 import type { PendingInputs } from './pending.js';
+import type { RenderedMessages } from './ui/rendered.js';
 
 /** Counts for the admin's /stats, e.g. `{ readsPerMinute, alertsPerMinute, errors }`. */
 export type BotStats = () => Record<string, number>;
@@ -52,4 +54,8 @@ export interface BotRuntime extends Omit<BotDeps, 'clock'> {
   clock: Clock;
   /** Questions waiting for a plain-message answer (no secrets). */
   pending: PendingInputs;
+  /** Per-user and per-key caps on what spends the service's budget. */
+  caps: UsageCaps;
+  /** What the bot last put into messages it edits in place (no edit that changes nothing). */
+  rendered: RenderedMessages;
 }

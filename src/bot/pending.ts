@@ -44,6 +44,14 @@ export class PendingInputs {
     return entry.input;
   }
 
+  /** Whether the user's secret is expected in any chat (no other question may replace it). */
+  secretExpected(userId: number): boolean {
+    for (const [key, entry] of this.entries) {
+      if (entry.input.kind === 'connect-secret' && key.endsWith(`:${userId}`) && entry.until > this.clock.now()) return true;
+    }
+    return false;
+  }
+
   clear(chatId: number, userId: number): boolean {
     return this.entries.delete(PendingInputs.key(chatId, userId));
   }

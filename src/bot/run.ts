@@ -36,8 +36,11 @@ export interface WebhookSettings {
 /** Long-poll timeout (seconds): one getUpdates call waits this long for updates. */
 export const POLL_TIMEOUT_SECONDS = 25;
 
-/** The update kinds the bot handles; Telegram sends no others (polling and webhook alike). */
-export const ALLOWED_UPDATES = ['message', 'callback_query', 'inline_query', 'my_chat_member'] as const;
+/**
+ * The update kinds the bot handles, for polling and the webhook alike. Edits and channel posts are asked for only so that a `/connect <key> <secret>` line written
+ * there is deleted (see middleware/secret-shield.ts); nothing else acts on them.
+ */
+export const ALLOWED_UPDATES = ['message', 'edited_message', 'channel_post', 'edited_channel_post', 'callback_query', 'inline_query', 'my_chat_member'] as const;
 
 async function nonEssential(logger: Logger, what: string, call: () => Promise<unknown>): Promise<void> {
   try {

@@ -264,7 +264,7 @@ export const en = {
   event_not_found: 'No opportunities of the event <code>{id}</code> were found.',
   lookup_reason: '({reason})',
   lookup_need_service: 'Name the service too (you have no filters yet), like <code>/item a1 arbs_prematch</code>.',
-  event_items: '📋 Event <code>{id}</code>: {n} opportunities.',
+  event_items: '📋 Event <code>{id}</code>: {n} {n#opportunity|opportunities}.',
   from_latest: 'ℹ️ The service did not answer this lookup, so this is from the latest list I hold.',
   more_items: '… and {n} more.',
   lookup_unshowable: '⚠️ {n} of these items came from the service with data I cannot show, so they were left out. Try again later.',
@@ -279,6 +279,22 @@ export const en = {
   // Inline mode
   inline_connect: 'Connect your key to see your opportunities',
   inline_nothing: 'Nothing matches: open the bot',
+
+  // Secrets, caps and wait times
+  secret_question_closed: 'ℹ️ I stopped waiting for your secret key: what you send now is not taken as one. Send /connect to connect a key.',
+  secret_edit_deleted: 'I deleted your edited message, since I am waiting for your secret key. Send the secret as a new message, or /cancel.',
+  secret_expected_first: 'I am waiting for your secret key (from /connect). Send it first, or /cancel, then press this button again.',
+  connect_group_deleted: '🔐 I deleted a message with a secret key here: never post it in a group. Connect your key in a private chat with me: @{bot}',
+  connect_group_not_deleted: '⚠️ A message here carries a secret key and I could not delete it: delete it now and change the secret. Connect keys only in a private chat with me: @{bot}',
+  stake_asked_private: 'I asked for the amount in our private chat.',
+  stake_private_unreachable: 'Open a private chat with me first (press Start there), then press this button again.',
+  not_your_button: 'These buttons belong to someone else.',
+  cap_connect: '⏳ You have made many key checks lately, and each one spends the service budget everyone shares. Nothing was saved; try /connect again in {wait}.',
+  cap_lookup: '⏳ Too many lookups in a short time (they spend the service budget your alerts need). Try again in {wait}.',
+  cap_filter: '⏳ Too many filter saves lately (each one spends the service budget your alerts need). Nothing was saved; try again in {wait}.',
+  cap_inline: 'Too many searches: try again in {wait}',
+  wait_s: '{n} {n#second|seconds}',
+  wait_min: '{n} {n#minute|minutes}',
 
   // Forget
   forget_confirm: '⚠️ Delete your key, your filters, your settings and the alert history? This cannot be undone.',

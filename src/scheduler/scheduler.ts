@@ -141,6 +141,11 @@ export interface SchedulerOptions {
    */
   ledgerFile?: string;
   tuning?: Partial<SchedulerTuning>;
+  /**
+   * Whether the bot still serves a user (ALLOWED_USER_IDS); default everyone. Someone taken off
+   * the list is not polled, and their data is kept until they /forget it.
+   */
+  isAllowed?: (userId: number) => boolean;
 }
 
 export interface SchedulerStats {
@@ -245,6 +250,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const random = opts.random ?? Math.random;
   const queue = opts.queue ?? new HeapScheduleQueue();
   const tuning: SchedulerTuning = { ...DEFAULT_TUNING, ...opts.tuning };
+  const isAllowed = opts.isAllowed ?? ((): boolean => true);
   const log = opts.logger.child({ module: 'scheduler' });
 
   const floorMs = config.POLL_INTERVAL_SECONDS * 1000;
@@ -370,7 +376,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
 
   /** The services the user is polled for now. */
   const activeServices = (user: Readonly<UserRecord> | undefined): Service[] => {
-    if (!user || user.blocked || !user.key) return [];
+    if (!user || user.blocked || !user.key || !isAllowed(user.id)) return [];
     return SERVICES.filter((s) => {
       const f = user.filters[s];
       return f !== undefined && !f.paused;
@@ -611,7 +617,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const dispatch = (sub: Sub, now: number) => {
     const user = store.getUser(sub.userId);
     const filter = user?.filters[sub.service];
-    if (!user || user.blocked || !filter || filter.paused || user.key?.accessKey !== sub.accessKey) {
+    if (!user || user.blocked || !filter || filter.paused || user.key?.accessKey !== sub.accessKey || !isAllowed(user.id)) {
       refreshUser(sub.userId);
       return;
     }
@@ -747,7 +753,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     if (!user) return {};
     const listed = SERVICES.filter((s) => user.filters[s] !== undefined || s === extra);
     const active = listed.filter((s) => s === extra || !user.filters[s]!.paused);
-    const polled = Boolean(user.key) && !user.blocked;
+    const polled = Boolean(user.key) && !user.blocked && isAllowed(userId);
     const plan = polled && !turns ? planOf(active) : undefined;
     // Under LIMIT_SCOPE=address the user's share of the one token budget depends on everyone's subscriptions.
     const members: TurnMember[] | undefined = turns && polled

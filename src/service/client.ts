@@ -230,17 +230,17 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
       await call(what, options, (request) => authorized(key, service, scope, endpoint, body, what, request));
     },
 
-    readItems(key, service, options): Promise<ItemsRead> {
+    async readItems(key, service, options): Promise<ItemsRead> {
       const endpoint = itemsEndpoint(config, service, key.accessKey);
       return listRead(key, service, endpoint, `${service} items read`, options);
     },
 
-    readEventItems(key, service, eventId, options): Promise<ItemsRead> {
+    async readEventItems(key, service, eventId, options): Promise<ItemsRead> {
       const endpoint = eventItemsEndpoint(config, service, key.accessKey, eventId);
       return listRead(key, service, endpoint, `${service} event items read`, options);
     },
 
-    readItem(key, service, itemId, options): Promise<Opportunity> {
+    async readItem(key, service, itemId, options): Promise<Opportunity> {
       const what = `${service} item read`;
       const endpoint = itemEndpoint(config, service, key.accessKey, itemId);
       const scope = { kind: 'items', accessKey: key.accessKey, service } as const;

@@ -4,6 +4,7 @@
  * access key with the configured prefix (`bb-` by default, empty for the seed's bare key).
  */
 import type { Config } from '../config.js';
+import { ServiceError } from './errors.js';
 import type { HttpMethod } from './http.js';
 import type { Service } from './services.js';
 
@@ -43,16 +44,26 @@ export function serviceBaseUrl(config: PathConfig, service: Service): string {
   return trimSlash(config[BASE_SETTING[service]]);
 }
 
+/**
+ * One URL path segment from outside text (an access key, an item or event id), encoded. "." and
+ * ".." survive encodeURIComponent and URL parsing turns them into a step up the path (so does
+ * "%2e"), so a segment of dots only, or an empty one, is refused before anything is sent.
+ */
+export function pathSegment(value: string): string {
+  if (/^\.*$/.test(value)) throw new ServiceError('not_found', 'an id or key that cannot be a path segment', { local: true });
+  return encodeURIComponent(value);
+}
+
 /** `{account}` in a path: prefix + access key, URL-encoded. */
 export function accountSegment(config: PathConfig, accessKey: string): string {
-  return encodeURIComponent(`${config.BB_ACCOUNT_PREFIX}${accessKey}`);
+  return pathSegment(`${config.BB_ACCOUNT_PREFIX}${accessKey}`);
 }
 
 /** §4.1: the token request. The seed writes the bare access key here (no prefix). */
 export function tokenEndpoint(config: PathConfig, accessKey: string): Endpoint {
   return {
     method: 'POST',
-    url: `${trimSlash(config.BB_AUTH_URL)}/access_keys/${encodeURIComponent(accessKey)}/access_tokens`,
+    url: `${trimSlash(config.BB_AUTH_URL)}/access_keys/${pathSegment(accessKey)}/access_tokens`,
   };
 }
 
@@ -78,14 +89,14 @@ export function itemsEndpoint(config: PathConfig, service: Service, accessKey: s
 export function eventItemsEndpoint(config: PathConfig, service: Service, accessKey: string, eventId: string): Endpoint {
   const base = serviceBaseUrl(config, service);
   const account = accountSegment(config, accessKey);
-  return { method: 'GET', url: `${base}/v1/users/${account}/filter/events/${encodeURIComponent(eventId)}/items` };
+  return { method: 'GET', url: `${base}/v1/users/${account}/filter/events/${pathSegment(eventId)}/items` };
 }
 
 /** §4.3: one item by id; only form B has it, whatever the setting. */
 export function itemEndpoint(config: PathConfig, service: Service, accessKey: string, itemId: string): Endpoint {
   const base = serviceBaseUrl(config, service);
   const account = accountSegment(config, accessKey);
-  return { method: 'GET', url: `${base}/v1/users/${account}/items/${encodeURIComponent(itemId)}` };
+  return { method: 'GET', url: `${base}/v1/users/${account}/items/${pathSegment(itemId)}` };
 }
 
 /** §4.4: dictionaries, in one language or (lang undefined) without a language selection. */

@@ -1,5 +1,6 @@
 /** The allow-list, the admin's /stats, blocking and unblocking, groups, and /forget. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultFilter } from '../../src/service/filter-model.js';
 import { ALICE, BORIS, CAROL, createHarness, DEMO_KEY, DEMO_SECRET, type Harness } from './harness.js';
 
 let h: Harness;
@@ -27,6 +28,31 @@ describe('ALLOWED_USER_IDS and ADMIN_USER_IDS', () => {
     // Admins are always allowed.
     await h.say(CAROL, '/start');
     expect(h.last(CAROL.id).text).toContain('Betting opportunity alerts');
+  });
+
+  it('someone taken off the list may still /pause and /forget what is stored, and nothing else', async () => {
+    // Alice's data from before she was taken off the list.
+    h = await createHarness({ allowed: [BORIS.id] });
+    h.store.updateUser(
+      ALICE.id,
+      (u) => {
+        u.key = { accessKey: DEMO_KEY, secretEnc: h.vault.encrypt(DEMO_SECRET), connectedAt: 0 };
+        u.filters.arbs_prematch = { settings: defaultFilter(), paused: false, pausedReason: null, savedAt: 0 };
+      },
+      { chatId: ALICE.id, lang: 'en' },
+    );
+    await h.say(ALICE, '/filters');
+    expect(h.last(ALICE.id).text).toContain('this bot is private');
+    await h.say(ALICE, '/pause');
+    expect(h.last(ALICE.id).text).toContain('Paused');
+    expect(h.store.getUser(ALICE.id)?.filters.arbs_prematch?.paused).toBe(true);
+    await h.say(ALICE, '/forget');
+    const ask = h.last(ALICE.id);
+    await h.press(ALICE, ask, h.button(ask, 'Yes, delete everything'));
+    expect(h.store.getUser(ALICE.id)).toBeUndefined();
+    // Once forgotten, nothing passes any more.
+    await h.say(ALICE, '/pause');
+    expect(h.last(ALICE.id).text).toContain('this bot is private');
   });
 
   it('/stats for admins only', async () => {

@@ -96,8 +96,11 @@ describe('/connect guided', () => {
     await h.say(ALICE, DEMO_KEY);
     await h.say(ALICE, '/help');
     const texts = h.sent(ALICE.id).map((m) => m.text);
-    expect(texts.at(-2)).toContain('I closed the step');
+    // The question was for the secret: the command's message is deleted too, and the answer says
+    // that the next message is no longer taken as the secret.
+    expect(texts.at(-2)).toContain('stopped waiting for your secret key');
     expect(texts.at(-1)).toContain('Commands');
+    expect(h.fake.userMessages(ALICE.id).find((m) => m.text === '/help')?.deleted).toBe(true);
     // The next message is not taken as a secret any more.
     await h.say(ALICE, DEMO_SECRET);
     expect(h.client.callsOf('checkKey')).toHaveLength(0);
@@ -175,9 +178,9 @@ describe('/connect in one line', () => {
   });
 
   it('an unknown service or extra words: clear answer, message deleted anyway', async () => {
-    await h.say(ALICE, `/connect ${DEMO_KEY} ${DEMO_SECRET} <i>pokers</i>`);
+    await h.say(ALICE, `/connect ${DEMO_KEY} ${DEMO_SECRET} <i>pk</i>`);
     const text = h.last(ALICE.id).text;
-    expect(text).toContain('“&lt;i&gt;pokers&lt;/i&gt;” is not a service');
+    expect(text).toContain('“&lt;i&gt;pk&lt;/i&gt;” is not a service');
     expect(h.fake.userMessages(ALICE.id)[0]?.deleted).toBe(true);
     await h.say(ALICE, `/connect ${DEMO_KEY} ${DEMO_SECRET} arbs_live extra`);
     expect(h.last(ALICE.id).text).toContain('/connect &lt;access_key&gt;');

@@ -132,6 +132,22 @@ describe('the bot over long polling', () => {
     expect(logText).not.toContain(fake.token);
   });
 
+  it('polls for channel posts and edits, so a /connect line with a secret written there is deleted', async () => {
+    const channel = { id: -1_000_000_007_009, type: 'channel' as const, title: 'News' };
+    fake.setChat({ ...channel, botIsAdmin: true, adminIds: [ALICE.id] });
+    const deleted = new Promise<void>((resolve) => {
+      const off = fake.onActivity((e) => {
+        if (e.kind === 'deleted' && e.chatId === channel.id) {
+          off();
+          resolve();
+        }
+      });
+    });
+    fake.sendText(ALICE, `/connect some-key ${'s'.repeat(24)}`, channel);
+    await Promise.race([deleted, new Promise((_, reject) => setTimeout(() => reject(new Error('not deleted within 8 s')), 8000))]);
+    expect(fake.userMessages(channel.id)[0]?.deleted).toBe(true);
+  });
+
   it('stops cleanly', async () => {
     await handle.stop();
     expect(handle.isRunning()).toBe(false);

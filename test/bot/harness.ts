@@ -17,6 +17,7 @@ import type { BotStats } from '../../src/bot/deps.js';
 import { startFakeTelegram, type FakeTelegram, type FakeUser, type FakeChatRef, type SentMessage } from '../../src/fake-telegram/server.js';
 import { createLogger } from '../../src/logger.js';
 import { Outbox } from '../../src/alerts/outbox.js';
+import { subscriptionKey } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { Vault } from '../../src/store/vault.js';
 import { FakeScheduler, FakeServiceClient } from './fakes.js';
@@ -74,6 +75,21 @@ export interface Harness {
   /** Every file in DATA_DIR, concatenated (after a flush). */
   dataFiles(): Promise<string>;
   close(): Promise<void>;
+}
+
+/** Records that `message` in a group is the bot's alert of `itemId` for the user's filter (so its buttons are theirs). */
+export function recordGroupAlert(store: Store, userId: number, itemId: string, eventId: string, message: SentMessage): void {
+  store.alerts.set(subscriptionKey(userId, 'arbs_prematch'), itemId, {
+    eventId,
+    chatId: message.chat_id,
+    messageId: message.message_id,
+    firstSeenAt: 1,
+    lastSeenAt: 1,
+    goneAt: null,
+    profit: 2,
+    odds: [2, 2],
+    lastEditAt: 1,
+  });
 }
 
 export function botInfoOf(fake: FakeTelegram): UserFromGetMe {

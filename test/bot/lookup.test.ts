@@ -2,9 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InlineQueryResultArticle } from 'grammy/types';
 import { encodeAlertAction } from '../../src/alerts/callbacks.js';
-import { subscriptionKey } from '../../src/store/schema.js';
 import { makeItem } from './fakes.js';
-import { ALICE, BORIS, createHarness, type Harness } from './harness.js';
+import { ALICE, BORIS, createHarness, recordGroupAlert, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -163,17 +162,7 @@ describe('alert buttons', () => {
     await h.say(ALICE, '/settings alerts -2001');
     const d = data({ type: 'mute', service: 'arbs_prematch', eventId: 'ev5' });
     const alert = await h.plant(-2001, 'alert', [['Mute', d]]);
-    h.store.alerts.set(subscriptionKey(ALICE.id, 'arbs_prematch'), 'i5', {
-      eventId: 'ev5',
-      chatId: -2001,
-      messageId: alert.message_id,
-      firstSeenAt: 1,
-      lastSeenAt: 1,
-      goneAt: null,
-      profit: 2,
-      odds: [2, 2],
-      lastEditAt: 1,
-    });
+    recordGroupAlert(h.store, ALICE.id, 'i5', 'ev5', alert);
     await h.press(BORIS, alert, d);
     expect(h.callbackText()).toBe('Это оповещение другого пользователя, и его кнопки — тоже.');
     expect(h.store.getUser(BORIS.id)).toBeUndefined();

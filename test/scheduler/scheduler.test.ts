@@ -26,7 +26,13 @@ afterEach(async () => {
 });
 
 async function rig(
-  opts: { script?: Script; config?: Partial<SchedulerOptions['config']>; seed?: number; tuning?: SchedulerOptions['tuning'] } = {},
+  opts: {
+    script?: Script;
+    config?: Partial<SchedulerOptions['config']>;
+    seed?: number;
+    tuning?: SchedulerOptions['tuning'];
+    isAllowed?: SchedulerOptions['isAllowed'];
+  } = {},
 ): Promise<Rig> {
   const clock = new ManualClock();
   const { store, cleanup } = await tempStore(clock);
@@ -43,6 +49,7 @@ async function rig(
     clock,
     random,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
+    ...(opts.isAllowed ? { isAllowed: opts.isAllowed } : {}),
   });
   cleanups.push(async () => {
     await scheduler.stop();
@@ -252,6 +259,30 @@ describe('polling', () => {
     await runFor(clock, scheduler, 60_000);
     expect(client.readsOf('key-1')).toHaveLength(before);
     expect(scheduler.stats().subscriptions).toBe(1);
+  });
+
+  it('does not poll a user taken off ALLOWED_USER_IDS, keeps their data, and picks them up when they are back', async () => {
+    const allowed = new Set([2]);
+    const { clock, store, client, scheduler } = await rig({ isAllowed: (id) => allowed.has(id) });
+    addUser(store, 1, ['arbs_prematch']);
+    addUser(store, 2, ['arbs_prematch']);
+    scheduler.start();
+    await runFor(clock, scheduler, 60_000);
+    expect(client.readsOf('key-1')).toHaveLength(0);
+    expect(client.readsOf('key-2').length).toBeGreaterThan(8);
+    expect(scheduler.coverage(1).arbs_prematch?.share ?? 0).toBe(0);
+    expect(store.getUser(1)?.filters.arbs_prematch).toBeDefined();
+
+    allowed.add(1);
+    scheduler.refreshUser(1);
+    await runFor(clock, scheduler, 30_000);
+    expect(client.readsOf('key-1').length).toBeGreaterThan(3);
+
+    // Taken off again: the next due read finds out, without a refresh.
+    allowed.delete(1);
+    const before = client.readsOf('key-1').length;
+    await runFor(clock, scheduler, 60_000);
+    expect(client.readsOf('key-1').length).toBeLessThanOrEqual(before + 1);
   });
 
   it('diffs each read and hands the events over, and answers latestItems', async () => {

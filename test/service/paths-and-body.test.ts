@@ -85,3 +85,18 @@ describe('toFilterBody', () => {
     expect(toFilterBody('valuebets', defaultFilter()).min).toBe(0);
   });
 });
+
+describe('path segments from outside text', () => {
+  const b = configFor('http://h', { BB_PATH_FORM: 'B', BB_ACCOUNT_PREFIX: '' });
+
+  it('refuses keys and ids of dots only, which URL parsing would turn into a step up the path', () => {
+    for (const dots of ['.', '..', '...', '']) {
+      expect(() => tokenEndpoint(b, dots)).toThrow(/path segment/);
+      expect(() => itemEndpoint(b, 'arbs_live', 'k1', dots)).toThrow(/path segment/);
+      expect(() => eventItemsEndpoint(b, 'arbs_live', 'k1', dots)).toThrow(/path segment/);
+      expect(() => filterEndpoint(b, 'arbs_live', dots)).toThrow(/path segment/);
+    }
+    // Dots with anything else are an ordinary segment.
+    expect(itemEndpoint(b, 'arbs_live', 'k1', 'a..b').url).toBe('http://h/arbs-live/v1/users/k1/items/a..b');
+  });
+});

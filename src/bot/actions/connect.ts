@@ -17,6 +17,8 @@ export type ConnectOutcome =
   | { kind: 'wrong_pair'; masked: string }
   | { kind: 'taken'; masked: string }
   | { kind: 'rate_limited'; masked: string; retryAfterMs: number }
+  /** The user's (or the key's) own cap on key checks: nothing was sent. */
+  | { kind: 'capped'; masked: string; waitMs: number }
   | { kind: 'unavailable'; masked: string };
 
 export interface ConnectRequest {
@@ -38,6 +40,8 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
   const { userId, accessKey, service } = req;
   const masked = maskKey(accessKey);
   if (keyTakenByOther(rt, accessKey, userId)) return { kind: 'taken', masked };
+  const waitMs = rt.caps.take('connect', userId, accessKey);
+  if (waitMs > 0) return { kind: 'capped', masked, waitMs };
 
   // From here on only the vault's blob exists; the plain secret is not kept anywhere.
   const secretEnc = rt.vault.encrypt(req.secret);

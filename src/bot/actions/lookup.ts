@@ -16,6 +16,8 @@ export type LookupResult =
   | { kind: 'found'; items: Opportunity[]; source: 'latest'; reason: ServiceErrorKind }
   | { kind: 'not_found'; reason: ServiceErrorKind }
   | { kind: 'no_key' }
+  /** The user's cap on lookups: nothing was read. */
+  | { kind: 'capped'; waitMs: number }
   | { kind: 'need_service' };
 
 export interface LookupRequest {
@@ -45,6 +47,8 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
   if (!user || !ref) return { kind: 'no_key' };
   const services = candidates(rt, user, req);
   if (services.length === 0) return { kind: 'need_service' };
+  const waitMs = rt.caps.take('lookup', user.id, ref.accessKey);
+  if (waitMs > 0) return { kind: 'capped', waitMs };
   let reason: ServiceErrorKind = 'not_found';
   for (const service of services) {
     try {

@@ -11,12 +11,16 @@ import { keyRefFor } from './key-ref.js';
 export type SaveOutcome =
   | { kind: 'saved' }
   | { kind: 'no_key' }
+  /** The user's cap on filter writes: nothing was sent. */
+  | { kind: 'capped'; waitMs: number }
   | { kind: 'error'; errorKind: ServiceErrorKind; retryAfterMs: number | null };
 
 export async function saveFilter(rt: BotRuntime, userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> {
   const ref = keyRefFor(rt, rt.store.getUser(userId));
   if (!ref) return { kind: 'no_key' };
   const checked = filterSettingsSchema.parse(settings);
+  const waitMs = rt.caps.take('filter', userId, ref.accessKey);
+  if (waitMs > 0) return { kind: 'capped', waitMs };
   try {
     await rt.client.writeFilter(ref, service, checked, { priority: 'interactive', wait: false });
   } catch (err) {

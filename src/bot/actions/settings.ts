@@ -22,7 +22,8 @@ import {
 export const SETTING_FIELDS = ['lang', 'tz', 'bankroll', 'step', 'quiet', 'alerts'] as const;
 export type SettingField = (typeof SETTING_FIELDS)[number];
 
-const FIELD_WORDS: Record<string, SettingField> = {
+// A Map, not an object: a typed word like "constructor" must never reach Object.prototype.
+const FIELD_WORDS: ReadonlyMap<string, SettingField> = new Map(Object.entries({
   lang: 'lang',
   language: 'lang',
   язык: 'lang',
@@ -41,10 +42,10 @@ const FIELD_WORDS: Record<string, SettingField> = {
   alerts: 'alerts',
   target: 'alerts',
   куда: 'alerts',
-};
+} satisfies Record<string, SettingField>));
 
 export function parseField(word: string): SettingField | undefined {
-  return FIELD_WORDS[word.trim().toLowerCase()];
+  return FIELD_WORDS.get(word.trim().toLowerCase());
 }
 
 export type SettingChange =

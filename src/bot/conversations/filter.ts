@@ -17,6 +17,7 @@ import { checkBounds, clipEcho, parseNumber, parsePositive, parseRange } from '.
 import { dictionariesFor } from '../ui/cards.js';
 import { coverageList, coverageTradeOff, describeFilter, errorInWords, fmtNum } from '../ui/filter-text.js';
 import { serviceIndex, serviceLabel } from '../ui/services.js';
+import { waitWords } from '../ui/time-words.js';
 import { multiSelect } from './multi-select.js';
 import { askValue } from './ask-value.js';
 import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
@@ -214,6 +215,8 @@ export function saveOutcomeText(t: Translate, service: Service, outcome: SaveOut
     }
     case 'no_key':
       return t('need_key');
+    case 'capped':
+      return t('cap_filter', { wait: waitWords(outcome.waitMs, t) });
     case 'error':
       if (outcome.errorKind === 'rate_limited') {
         return t('fb_save_rate_limited', { min: Math.max(1, Math.ceil((outcome.retryAfterMs ?? 60_000) / 60_000)) });

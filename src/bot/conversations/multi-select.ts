@@ -6,6 +6,7 @@ import type { InlineKeyboardButton } from 'grammy/types';
 import { escapeText, type Translate } from '../../locales/i18n.js';
 import type { ConvContext } from '../context.js';
 import { clipEcho } from '../parse/values.js';
+import { clipName } from '../ui/plain.js';
 import { btn, closePrompt, editPrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
 
 export const PAGE_SIZE = 8;
@@ -29,7 +30,7 @@ function pageOf(options: [number, string][], page: number): [number, string][] {
 
 function render(t: Translate, o: MultiSelectOptions, shown: [number, string][], page: number, selected: Set<number>, query: string) {
   const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
-  const names = o.options.filter(([id]) => selected.has(id)).map(([, name]) => escapeText(name));
+  const names = o.options.filter(([id]) => selected.has(id)).map(([, name]) => escapeText(clipName(name)));
   const lines = [o.title];
   lines.push(selected.size === 0 ? t('ms_none_selected', { all: o.allLabel }) : t('ms_selected', { list: names.slice(0, 12).join(', '), n: selected.size }));
   if (query !== '') lines.push(t('ms_search', { query }));
@@ -37,7 +38,7 @@ function render(t: Translate, o: MultiSelectOptions, shown: [number, string][], 
   const rows: InlineKeyboardButton[][] = [];
   const items = pageOf(shown, page);
   for (let i = 0; i < items.length; i += 2) {
-    rows.push(items.slice(i, i + 2).map(([id, name]) => btn(`${selected.has(id) ? '✅ ' : ''}${name}`.slice(0, 60), `t:${id}`)));
+    rows.push(items.slice(i, i + 2).map(([id, name]) => btn(`${selected.has(id) ? '✅ ' : ''}${clipName(name)}`, `t:${id}`)));
   }
   if (pages > 1) {
     rows.push([

@@ -9,6 +9,7 @@ import { leadingCommand } from '../commands.js';
 import type { BotContext, ConvContext } from '../context.js';
 import type { Translate } from '../../locales/i18n.js';
 import { MAX_SHORT_TEXT } from '../parse/values.js';
+import { quietly } from '../ui/quietly.js';
 
 /** Prefix of every button that belongs to a conversation. */
 export const CV = 'cv:';
@@ -45,8 +46,6 @@ export type Convo = Conversation<BotContext, ConvContext>;
 
 export type Answer = { kind: 'button'; data: string; ctx: ConvContext } | { kind: 'text'; text: string; ctx: ConvContext };
 
-const noop = (): undefined => undefined;
-
 /** A button of a conversation prompt. */
 export function btn(text: string, data: string): InlineKeyboardButton.CallbackButton {
   return { text, callback_data: `${CV}${data}` };
@@ -66,16 +65,14 @@ export async function sendPrompt(ctx: ConvContext, text: string, markup?: Inline
 export async function editPrompt(ctx: ConvContext, messageId: number, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
   const chatId = ctx.chat?.id;
   if (chatId === undefined) return;
-  await ctx.api
-    .editMessageText(chatId, messageId, text, { parse_mode: 'HTML', ...(markup ? { reply_markup: markup } : {}) })
-    .catch(noop);
+  await quietly(() => ctx.api.editMessageText(chatId, messageId, text, { parse_mode: 'HTML', ...(markup ? { reply_markup: markup } : {}) }));
 }
 
 /** Takes the buttons off an old prompt so that it reads as done. */
 export async function closePrompt(ctx: ConvContext, messageId: number): Promise<void> {
   const chatId = ctx.chat?.id;
   if (chatId === undefined) return;
-  await ctx.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }).catch(noop);
+  await quietly(() => ctx.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }));
 }
 
 export async function waitAnswer(conversation: Convo, t: Translate, promptId: number, strikes: Strikes = { count: 0 }): Promise<Answer> {
@@ -92,11 +89,11 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
       const data = query.data ?? '';
       if (!data.startsWith(CV)) await conversation.skip({ next: true });
       if (query.message?.message_id !== promptId) {
-        await ctx.answerCallbackQuery({ text: t('stale_button') }).catch(noop);
+        await quietly(() => ctx.answerCallbackQuery({ text: t('stale_button') }));
         await strike(conversation, ctx, t, strikes);
         continue;
       }
-      await ctx.answerCallbackQuery().catch(noop);
+      await quietly(() => ctx.answerCallbackQuery());
       return { kind: 'button', data: data.slice(CV.length), ctx };
     }
     const message = ctx.message;

@@ -9,6 +9,7 @@ import {
   parseChatTarget,
   parseSettingValue,
   resolveAlertTarget,
+  SETTING_FIELDS,
   type SettingChange,
   type SettingField,
 } from '../actions/settings.js';
@@ -88,8 +89,9 @@ export function createSettingsConversation(rt: BotRuntime) {
           await answer.ctx.reply(t('settings_done'), { parse_mode: 'HTML' });
           return;
         }
-        const picked = answer.data.startsWith('f:') ? (answer.data.slice(2) as SettingField) : undefined;
-        if (picked && picked in FIELD_PROMPTS) field = picked;
+        const picked = answer.data.startsWith('f:') ? answer.data.slice(2) : undefined;
+        // Only the fields' own names: `in` would also find "constructor" on Object.prototype.
+        field = SETTING_FIELDS.find((f) => f === picked);
       }
       await closePrompt(answerCtx, menuId);
 

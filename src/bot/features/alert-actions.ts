@@ -9,6 +9,7 @@ import { subscriptionKey } from '../../store/schema.js';
 import { lookup } from '../actions/lookup.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
+import { refuseWhileSecretExpected } from '../flows.js';
 import type { PendingInput } from '../pending.js';
 import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
 import { fmtNum } from '../ui/filter-text.js';
@@ -75,9 +76,27 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         return;
       }
       case 'stakes': {
-        rt.pending.set(chatId, userId, { kind: 'stake-amount', service: action.service, itemId: action.itemId, ownerId: userId });
-        await ctx.answerCallbackQuery();
-        await ctx.reply(ctx.t('ask_stake_amount', { bankroll: fmtNum(user?.bankroll ?? 100) }), { parse_mode: 'HTML' });
+        // The secret question stays open until it is answered or cancelled.
+        if (await refuseWhileSecretExpected(rt, ctx)) return;
+        const question = ctx.t('ask_stake_amount', { bankroll: fmtNum(user?.bankroll ?? 100) });
+        const privateChat = user?.chatId ?? userId;
+        const input = { kind: 'stake-amount', service: action.service, itemId: action.itemId, ownerId: userId } as const;
+        if (chatId === privateChat) {
+          rt.pending.set(chatId, userId, input);
+          await ctx.answerCallbackQuery();
+          await ctx.reply(question, { parse_mode: 'HTML' });
+          return;
+        }
+        // In a group or channel the bot does not read plain messages: the question goes to the private chat.
+        try {
+          await ctx.api.sendMessage(privateChat, question, { parse_mode: 'HTML' });
+        } catch (err) {
+          ctx.log.info({ err }, 'could not ask for the stake amount in the private chat');
+          await ctx.answerCallbackQuery({ text: ctx.tp('stake_private_unreachable'), show_alert: true });
+          return;
+        }
+        rt.pending.set(privateChat, userId, input);
+        await ctx.answerCallbackQuery({ text: ctx.tp('stake_asked_private') });
         return;
       }
       case 'mute': {

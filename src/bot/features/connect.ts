@@ -5,26 +5,44 @@
  */
 import { Composer } from 'grammy';
 import { parseService, type Service } from '../../service/services.js';
+import { clipEcho } from '../parse/values.js';
 import { connectKey, keyTakenByOther, type ConnectOutcome } from '../actions/connect.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { maskKey } from '../ui/mask.js';
 import { leaveFlows } from '../flows.js';
+import { quietly } from '../ui/quietly.js';
 import { serviceLabel } from '../ui/services.js';
+import { waitWords } from '../ui/time-words.js';
 
 const DEFAULT_CHECK_SERVICE: Service = 'arbs_prematch';
-const ACCESS_KEY_RE = /^[A-Za-z0-9._~:-]{2,128}$/;
+// At least one letter or digit: a key of dots only ("..") would be a step up in the service's URL paths.
+const ACCESS_KEY_RE = /^(?=[^]*[A-Za-z0-9])[A-Za-z0-9._~:-]{2,128}$/;
 const SECRET_RE = /^\S{4,512}$/;
 
-/** Deletes the message that carried a secret; says so when Telegram would not let us. */
-async function deleteSecretMessage(ctx: BotContext): Promise<boolean> {
-  try {
-    await ctx.deleteMessage();
-    return true;
-  } catch (err) {
-    ctx.log.warn({ err }, 'could not delete the message with the secret');
-    return false;
+/** Updates whose message was already deleted (and whether that worked), so no handler deletes twice. */
+const deletions = new WeakMap<BotContext, boolean>();
+
+/**
+ * Deletes the message (or edit) that may carry a secret, once per update; false when Telegram
+ * would not let us, so the answer can ask the user to delete it.
+ */
+export async function deleteSecretMessage(ctx: BotContext): Promise<boolean> {
+  const done = deletions.get(ctx);
+  if (done !== undefined) return done;
+  const chatId = ctx.chat?.id;
+  const messageId = ctx.msg?.message_id;
+  let deleted = false;
+  if (chatId !== undefined && messageId !== undefined) {
+    try {
+      await ctx.api.deleteMessage(chatId, messageId);
+      deleted = true;
+    } catch (err) {
+      ctx.log.warn({ err }, 'could not delete the message with the secret');
+    }
   }
+  deletions.set(ctx, deleted);
+  return deleted;
 }
 
 function outcomeText(ctx: BotContext, outcome: ConnectOutcome): string {
@@ -45,6 +63,8 @@ function outcomeText(ctx: BotContext, outcome: ConnectOutcome): string {
       return ctx.t('connect_taken', { key });
     case 'rate_limited':
       return ctx.t('connect_rate_limited', { key, min: Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000)) });
+    case 'capped':
+      return ctx.t('cap_connect', { wait: waitWords(outcome.waitMs, ctx.t) });
     case 'unavailable':
       return ctx.t('connect_unavailable', { key });
   }
@@ -93,7 +113,7 @@ export async function acceptSecret(rt: BotRuntime, ctx: BotContext, text: string
 
 async function finishConnect(rt: BotRuntime, ctx: BotContext, accessKey: string, secret: string, service: Service, deleted: boolean): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
-  await ctx.replyWithChatAction('typing').catch(() => undefined);
+  await quietly(() => ctx.replyWithChatAction('typing'));
   const outcome = await connectKey(rt, { userId: ctx.from.id, chatId: ctx.chat.id, lang: ctx.lang, accessKey, secret, service });
   ctx.log.info({ outcome: outcome.kind, service }, 'key check');
   const note = deleted ? ctx.t('connect_deleted') : ctx.t('connect_not_deleted');
@@ -119,7 +139,7 @@ export function connectFeature(rt: BotRuntime): Composer<BotContext> {
     const service = serviceWord === undefined ? DEFAULT_CHECK_SERVICE : parseService(serviceWord);
     if (extra.length > 0 || service === undefined) {
       const problem = service === undefined && serviceWord !== undefined && extra.length === 0
-        ? ctx.t('unknown_service', { value: serviceWord.slice(0, 40) })
+        ? ctx.t('unknown_service', { value: clipEcho(serviceWord) })
         : ctx.t('connect_usage');
       await ctx.reply(`${problem}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`, { parse_mode: 'HTML' });
       return;

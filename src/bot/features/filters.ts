@@ -7,9 +7,12 @@ import type { BotContext } from '../context.js';
 import { FILTER_CONVERSATION, type FilterConversationArgs } from '../conversations/filter.js';
 import type { BotRuntime } from '../deps.js';
 import { namesForLang } from '../ui/cards.js';
-import { describeFilter, filterState } from '../ui/filter-text.js';
+import type { Names } from '../../service/dictionaries-model.js';
+import { describeFilter, filterState, LIST_NAMES } from '../ui/filter-text.js';
+import { MESSAGE_MAX, plainLength } from '../ui/plain.js';
 import { serviceAt, serviceIndex, serviceLabel } from '../ui/services.js';
-import { leaveFlows } from '../flows.js';
+import { leaveFlows, refuseWhileSecretExpected } from '../flows.js';
+import { editInPlace } from '../ui/rendered.js';
 
 type View = { text: string; markup: InlineKeyboardMarkup };
 
@@ -17,13 +20,24 @@ async function renderList(rt: BotRuntime, ctx: BotContext, user: Readonly<UserRe
   const services = SERVICES.filter((s) => user?.filters[s] !== undefined);
   if (!user || services.length === 0) return { text: ctx.t('filters_none'), markup: { inline_keyboard: [] } };
   const names = await namesForLang(rt, ctx.lang);
+  // Six filters with eight long names in each list would pass Telegram's 4,096 characters:
+  // fewer names a list until the whole fits (one name each always does, names being clipped).
+  let view = renderWith(ctx, user, services, names, LIST_NAMES);
+  for (const maxNames of [4, 2, 1]) {
+    if (plainLength(view.text) <= MESSAGE_MAX) break;
+    view = renderWith(ctx, user, services, names, maxNames);
+  }
+  return view;
+}
+
+function renderWith(ctx: BotContext, user: Readonly<UserRecord>, services: Service[], names: Names, maxNames: number): View {
   const blocks: string[] = [ctx.t('filters_title')];
   const rows: InlineKeyboardButton[][] = [];
   for (const s of services) {
     const record = user.filters[s];
     if (!record) continue;
     const label = serviceLabel(s, ctx.t);
-    blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${filterState(record, ctx.t)}\n${describeFilter(s, record.settings, names, ctx.t)}`);
+    blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${filterState(record, ctx.t)}\n${describeFilter(s, record.settings, names, ctx.t, maxNames)}`);
     const i = serviceIndex(s);
     rows.push([
       record.paused
@@ -38,7 +52,7 @@ async function renderList(rt: BotRuntime, ctx: BotContext, user: Readonly<UserRe
 
 async function showInPlace(rt: BotRuntime, ctx: BotContext): Promise<void> {
   const view = await renderList(rt, ctx, ctx.user);
-  await ctx.editMessageText(view.text, { parse_mode: 'HTML', reply_markup: view.markup }).catch(() => undefined);
+  await editInPlace(rt.rendered, ctx, view.text, view.markup);
 }
 
 /** Sets a filter's pause state; false when there is no such filter. */
@@ -83,6 +97,8 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
         return;
       }
       case 'e': {
+        // Editing would drop the secret question and take the pasted secret into the builder.
+        if (await refuseWhileSecretExpected(rt, ctx)) return;
         await ctx.answerCallbackQuery();
         await leaveFlows(rt, ctx, { quiet: true });
         const args: FilterConversationArgs = { lang: ctx.lang, service, initial: record.settings };
@@ -91,19 +107,14 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
       }
       case 'd': {
         await ctx.answerCallbackQuery();
-        await ctx
-          .editMessageText(ctx.t('filter_delete_confirm', { service: label }), {
-            parse_mode: 'HTML',
-            reply_markup: {
-              inline_keyboard: [
-                [
-                  { text: ctx.t('btn_delete_yes'), callback_data: `f:dy:${index}` },
-                  { text: ctx.t('btn_no'), callback_data: `f:dn:${index}` },
-                ],
-              ],
-            },
-          })
-          .catch(() => undefined);
+        await editInPlace(rt.rendered, ctx, ctx.t('filter_delete_confirm', { service: label }), {
+          inline_keyboard: [
+            [
+              { text: ctx.t('btn_delete_yes'), callback_data: `f:dy:${index}` },
+              { text: ctx.t('btn_no'), callback_data: `f:dn:${index}` },
+            ],
+          ],
+        });
         return;
       }
       case 'dy': {

@@ -6,6 +6,8 @@ import { Composer } from 'grammy';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { leaveFlows } from '../flows.js';
+import { quietly } from '../ui/quietly.js';
+import { editInPlace } from '../ui/rendered.js';
 
 /** A confirmation button older than this is stale: the user must ask again. */
 export const FORGET_CONFIRM_TTL_MS = 10 * 60_000;
@@ -37,19 +39,21 @@ export function forgetFeature(rt: BotRuntime): Composer<BotContext> {
     const userId = ctx.from.id;
     if (answer === 'n') {
       await ctx.answerCallbackQuery();
-      await ctx.editMessageText(ctx.t('forget_kept'), { parse_mode: 'HTML' }).catch(() => undefined);
+      await editInPlace(rt.rendered, ctx, ctx.t('forget_kept'));
       return;
     }
     const issuedAt = issued === undefined ? Number.NaN : parseInt(issued, 36) * 1000;
-    if (!(rt.clock.now() - issuedAt <= FORGET_CONFIRM_TTL_MS)) {
+    const age = rt.clock.now() - issuedAt;
+    // A stamp from the future is forged (or from another clock): as stale as an old one.
+    if (!(age >= -1000 && age <= FORGET_CONFIRM_TTL_MS)) {
       await ctx.answerCallbackQuery({ text: ctx.tp('forget_expired'), show_alert: true });
-      await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => undefined);
+      await quietly(() => ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }));
       return;
     }
     const user = rt.store.getUser(userId);
     if (!user) {
       await ctx.answerCallbackQuery();
-      await ctx.editMessageText(ctx.t('forget_nothing'), { parse_mode: 'HTML' }).catch(() => undefined);
+      await editInPlace(rt.rendered, ctx, ctx.t('forget_nothing'));
       return;
     }
     await leaveFlows(rt, ctx, { quiet: true });
@@ -61,7 +65,7 @@ export function forgetFeature(rt: BotRuntime): Composer<BotContext> {
     await rt.store.flush();
     ctx.log.info('user forgotten');
     await ctx.answerCallbackQuery();
-    await ctx.editMessageText(ctx.t('forget_done'), { parse_mode: 'HTML' }).catch(() => undefined);
+    await editInPlace(rt.rendered, ctx, ctx.t('forget_done'));
   });
 
   return composer;

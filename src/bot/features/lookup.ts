@@ -9,6 +9,8 @@ import type { BotRuntime } from '../deps.js';
 import { clipEcho, parseId } from '../parse/values.js';
 import { namesForLang, viewFor } from '../ui/cards.js';
 import { errorInWords } from '../ui/filter-text.js';
+import { quietly } from '../ui/quietly.js';
+import { waitWords } from '../ui/time-words.js';
 
 /** At most this many cards answer one lookup (the rest are counted). */
 export const MAX_CARDS = 5;
@@ -20,11 +22,14 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
     case 'no_key':
       await ctx.reply(t('need_key'), { parse_mode: 'HTML' });
       return;
+    case 'capped':
+      await ctx.reply(t('cap_lookup', { wait: waitWords(result.waitMs, t) }), { parse_mode: 'HTML' });
+      return;
     case 'need_service':
       await ctx.reply(t('lookup_need_service'), { parse_mode: 'HTML' });
       return;
     case 'not_found': {
-      const base = t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: req.id });
+      const base = t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: clipEcho(req.id) });
       const why = result.reason === 'not_found' ? '' : `\n${t('lookup_reason', { reason: html(errorInWords(result.reason, t)) })}`;
       await ctx.reply(`${base}${why}`, { parse_mode: 'HTML' });
       return;
@@ -78,7 +83,7 @@ export function lookupFeature(rt: BotRuntime): Composer<BotContext> {
         return;
       }
     }
-    await ctx.replyWithChatAction('typing').catch(() => undefined);
+    await quietly(() => ctx.replyWithChatAction('typing'));
     const req: LookupRequest = { what, id: id.value, service };
     await sendLookupResult(rt, ctx, req, await lookup(rt, ctx.user, req));
   };

@@ -13,6 +13,7 @@ import type { BotRuntime } from '../deps.js';
 import { namesForLang, viewFor } from '../ui/cards.js';
 import { clip } from '../ui/plain.js';
 import { serviceLabel } from '../ui/services.js';
+import { waitWords } from '../ui/time-words.js';
 
 export const INLINE_CACHE_SECONDS = 5;
 export const INLINE_MAX_RESULTS = 20;
@@ -54,6 +55,11 @@ export function inlineFeature(rt: BotRuntime): Composer<BotContext> {
     const personal = { cache_time: INLINE_CACHE_SECONDS, is_personal: true } as const;
     if (!user?.key) {
       await ctx.answerInlineQuery([], { ...personal, button: { text: ctx.tp('inline_connect'), start_parameter: 'connect' } });
+      return;
+    }
+    const waitMs = rt.caps.take('inline', user.id, user.key.accessKey);
+    if (waitMs > 0) {
+      await ctx.answerInlineQuery([], { ...personal, button: { text: clip(ctx.tp('cap_inline', { wait: waitWords(waitMs, ctx.t) }), 64), start_parameter: 'help' } });
       return;
     }
     const query = ctx.inlineQuery.query.slice(0, 200);

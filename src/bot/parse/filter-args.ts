@@ -103,8 +103,8 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined): 
   const hours = num('hours');
   if (!hours.ok) return hours;
   if (hours.value !== null) {
-    if (hours.value <= 0) return fail('must_be_positive', { value: String(hours.value) });
-    if (hours.value > HOURS_MAX) return fail('value_too_high', { value: String(hours.value), highest: String(HOURS_MAX) });
+    if (hours.value <= 0) return fail('must_be_positive', { value: clipEcho(String(hours.value)) });
+    if (hours.value > HOURS_MAX) return fail('value_too_high', { value: clipEcho(String(hours.value)), highest: String(HOURS_MAX) });
     settings.hoursToStart = hours.value;
   }
 

@@ -37,9 +37,16 @@ export function parseNumber(text: string): Parsed<number> {
   return Number.isFinite(n) ? ok(n) : fail('bad_number', { value: clipEcho(value) });
 }
 
-/** The user's own text, shortened for echoing back in an error (escaped later by `t`). */
+/**
+ * Longest piece of the user's own text quoted back in an answer. Any longer word could be a
+ * pasted secret (4 or more characters without spaces), and a prefix of it is a part of it, so a
+ * longer text is not quoted at all.
+ */
+export const MAX_ECHO = 12;
+
+/** The user's own text as an error may quote it (escaped later by `t`): short text whole, else "…". */
 export function clipEcho(text: string): string {
-  return text.length <= 40 ? text : `${text.slice(0, 39)}…`;
+  return text.length <= MAX_ECHO ? text : '…';
 }
 
 export interface RangeRules {
@@ -65,11 +72,11 @@ export function parseRange(text: string, rules: RangeRules): Parsed<{ min: numbe
 export function checkBounds(min: number, max: number | null, rules: RangeRules): Parsed<{ min: number; max: number | null }> {
   for (const v of [min, max]) {
     if (v === null) continue;
-    if (!Number.isFinite(v)) return fail('bad_number', { value: String(v) });
-    if (v < rules.lowest) return fail(rules.lowKey, { value: String(v), lowest: String(rules.lowest) });
-    if (v > rules.highest) return fail('value_too_high', { value: String(v), highest: String(rules.highest) });
+    if (!Number.isFinite(v)) return fail('bad_number', { value: clipEcho(String(v)) });
+    if (v < rules.lowest) return fail(rules.lowKey, { value: clipEcho(String(v)), lowest: String(rules.lowest) });
+    if (v > rules.highest) return fail('value_too_high', { value: clipEcho(String(v)), highest: String(rules.highest) });
   }
-  if (max !== null && max < min) return fail('range_reversed', { min: String(min), max: String(max) });
+  if (max !== null && max < min) return fail('range_reversed', { min: clipEcho(String(min)), max: clipEcho(String(max)) });
   return ok({ min, max });
 }
 
@@ -77,12 +84,13 @@ export function checkBounds(min: number, max: number | null, rules: RangeRules):
 export function parsePositive(text: string, highest: number): Parsed<number> {
   const n = parseNumber(text);
   if (!n.ok) return n;
-  if (n.value <= 0) return fail('must_be_positive', { value: String(n.value) });
-  if (n.value > highest) return fail('value_too_high', { value: String(n.value), highest: String(highest) });
+  if (n.value <= 0) return fail('must_be_positive', { value: clipEcho(String(n.value)) });
+  if (n.value > highest) return fail('value_too_high', { value: clipEcho(String(n.value)), highest: String(highest) });
   return n;
 }
 
-const LANG_WORDS: Record<string, Lang> = {
+// A Map, not an object: "constructor" or "__proto__" must not find Object.prototype's members.
+const LANG_WORDS: ReadonlyMap<string, Lang> = new Map(Object.entries({
   en: 'en',
   eng: 'en',
   english: 'en',
@@ -91,11 +99,11 @@ const LANG_WORDS: Record<string, Lang> = {
   rus: 'ru',
   russian: 'ru',
   русский: 'ru',
-};
+} satisfies Record<string, Lang>));
 
 export function parseLang(text: string): Parsed<Lang> {
   const value = text.trim().toLowerCase();
-  const lang = LANG_WORDS[value];
+  const lang = LANG_WORDS.get(value);
   return lang ? ok(lang) : fail('bad_lang', { value: clipEcho(text.trim()) });
 }
 
@@ -148,10 +156,13 @@ export function parseChatTarget(text: string): Parsed<ChatTarget> {
   return fail('bad_chat_target', { value: clipEcho(value) });
 }
 
-/** An item or event id as the service writes them: letters, digits and `._:-`, at most 100 characters. */
+/**
+ * An item or event id as the service writes them: letters, digits and `._:-`, at most 100
+ * characters, at least one letter or digit (an id of dots only would be a step up in a URL path).
+ */
 export function parseId(text: string): Parsed<string> {
   const value = text.trim();
   if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
-  if (!/^[\w.:-]{1,100}$/.test(value)) return fail('bad_id', { value: clipEcho(value) });
+  if (!/^[\w.:-]{1,100}$/.test(value) || !/[A-Za-z0-9]/.test(value)) return fail('bad_id', { value: clipEcho(value) });
   return ok(value);
 }

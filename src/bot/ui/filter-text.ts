@@ -5,6 +5,7 @@ import type { Names } from '../../service/dictionaries-model.js';
 import type { FilterSettings } from '../../service/filter-model.js';
 import { isLive, kindOf, SERVICES, type Service } from '../../service/services.js';
 import type { FilterRecord } from '../../store/schema.js';
+import { clipName } from './plain.js';
 import { serviceLabel } from './services.js';
 
 /** A number without float noise or trailing zeros: 1.5, 10, 0.25. */
@@ -12,9 +13,13 @@ export function fmtNum(n: number): string {
   return String(Math.round(n * 100) / 100);
 }
 
-function listNames(ids: number[], name: (id: number) => string, t: Translate, allKey: MessageKey): string {
+/** How many names each list shows before "and N more" (fewer when a long list must fit one message). */
+export const LIST_NAMES = 8;
+
+function listNames(ids: number[], name: (id: number) => string, t: Translate, allKey: MessageKey, maxNames: number): string {
   if (ids.length === 0) return t(allKey);
-  const shown = ids.slice(0, 8).map((id) => escapeText(name(id)));
+  // Dictionary names come from the service: each is clipped, so a list stays short whatever they hold.
+  const shown = ids.slice(0, Math.max(1, maxNames)).map((id) => escapeText(clipName(name(id))));
   const more = ids.length - shown.length;
   return more > 0 ? `${shown.join(', ')} ${t('and_more', { n: more })}` : shown.join(', ');
 }
@@ -27,10 +32,10 @@ function range(min: number | null, max: number | null, unit: string, t: Translat
 }
 
 /** The filter as short HTML lines (values escaped). */
-export function describeFilter(service: Service, settings: FilterSettings, names: Names, t: Translate): string {
+export function describeFilter(service: Service, settings: FilterSettings, names: Names, t: Translate, maxNames = LIST_NAMES): string {
   const lines = [
-    `${t('f_sports')}: ${listNames(settings.sports, (id) => names.sport(id), t, 'all_sports')}`,
-    `${t('f_bookmakers')}: ${listNames(settings.bookmakers, (id) => names.bookmaker(id), t, 'all_bookmakers')}`,
+    `${t('f_sports')}: ${listNames(settings.sports, (id) => names.sport(id), t, 'all_sports', maxNames)}`,
+    `${t('f_bookmakers')}: ${listNames(settings.bookmakers, (id) => names.bookmaker(id), t, 'all_bookmakers', maxNames)}`,
   ];
   if (kindOf(service) === 'valuebets') {
     lines.push(`${t('f_overvalue')}: ${range(settings.minOvervalue, null, ' %', t)}`);
@@ -63,7 +68,7 @@ export function filterState(record: FilterRecord, t: Translate): string {
 
 /** A service error kind in words. */
 export function errorInWords(kind: string, t: Translate): string {
-  const keys: Record<string, MessageKey> = {
+  const keys = new Map<string, MessageKey>(Object.entries({
     auth: 'errw_auth',
     forbidden: 'errw_forbidden',
     rate_limited: 'errw_rate_limited',
@@ -71,8 +76,8 @@ export function errorInWords(kind: string, t: Translate): string {
     server: 'errw_server',
     timeout: 'errw_timeout',
     malformed: 'errw_malformed',
-  };
-  const key = keys[kind];
+  } satisfies Record<string, MessageKey>));
+  const key = keys.get(kind);
   return key ? t(key) : t('errw_other', { kind });
 }
 

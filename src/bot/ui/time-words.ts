@@ -18,6 +18,13 @@ export function formatAgo(ms: number, now: number, t: Translate): string {
   return t('ago_d', { n: Math.floor(hours / 24) });
 }
 
+/** How long to wait, rounded up: "40 seconds", "3 minutes" (and the Russian forms). */
+export function waitWords(ms: number, t: Translate): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  if (seconds < 60) return t('wait_s', { n: seconds });
+  return t('wait_min', { n: Math.ceil(seconds / 60) });
+}
+
 /** "Sat 3 Jan 12:05 (5 min ago)", or "—" when it never happened. */
 export function formatWhen(ms: number | null | undefined, now: number, timeZone: string, lang: Lang, t: Translate): string {
   if (ms === null || ms === undefined) return t('never');

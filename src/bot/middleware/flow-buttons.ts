@@ -1,0 +1,20 @@
+/**
+ * The buttons of /filters, /forget and the guided flows act only in the private chat of the
+ * user pressing them. Such a message never exists elsewhere, but callback data can be forged and
+ * a flow entered from a group would take every member's presses: anything else is refused.
+ * (Alert buttons are checked against the alert's owner in alert-actions.)
+ */
+import type { MiddlewareFn } from 'grammy';
+import type { BotContext } from '../context.js';
+
+const FLOW_PREFIX = /^(?:f|fg|cv):/;
+
+export function flowButtonsGuard(): MiddlewareFn<BotContext> {
+  return async (ctx, next) => {
+    const query = ctx.callbackQuery;
+    if (!query || !FLOW_PREFIX.test(query.data ?? '')) return next();
+    if (ctx.chat?.type === 'private' && ctx.chat.id === query.from.id) return next();
+    ctx.log.info('refused: a flow button outside its owner\'s private chat');
+    await ctx.answerCallbackQuery({ text: ctx.tp('not_your_button'), show_alert: true });
+  };
+}
