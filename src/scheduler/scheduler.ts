@@ -413,6 +413,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     if (oldKey !== undefined && (oldKey !== accessKey || wanted.length === 0)) {
       keys.delete(oldKey);
       keyOfUser.delete(userId);
+      client.setPollingTokens?.(oldKey, undefined);
     }
     if (!user || accessKey === undefined || wanted.length === 0) {
       subsByUser.delete(userId);
@@ -421,7 +422,10 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
 
     keyOfUser.set(userId, accessKey);
     // The ledger belongs to the key, not the plan: a new plan still counts the last hour's requests.
-    keys.set(accessKey, { accessKey, userId, plan: planOf(wanted), offsetMs: hash(accessKey) % W });
+    const plan = planOf(wanted);
+    keys.set(accessKey, { accessKey, userId, plan, offsetMs: hash(accessKey) % W });
+    // Interactive token requests of the key keep to what this plan leaves of the hour.
+    client.setPollingTokens?.(accessKey, plan.tokensPerCycle);
 
     const now = clock.now();
     const current = subsByUser.get(userId) ?? new Map<Service, Sub>();

@@ -263,6 +263,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     },
 
     pollFreeInMs: (accessKey, service) => limits.pollFreeInMs(accessKey, service),
+    setPollingTokens: (accessKey, perHour) => limits.setPollingTokens(accessKey, perHour),
 
     forgetKey: (accessKey) => tokens.forget(accessKey),
 

@@ -108,6 +108,13 @@ export interface Limits {
   budget(scope: LimitScope): ScopeBudget;
   /** Token requests the key may still send in the current hour window (shared by all keys under LIMIT_SCOPE=address). */
   tokensLeft(accessKey: string): number;
+  /**
+   * The token requests an hour the scheduler's plan spends on the key (undefined: the key is not
+   * polled). Interactive use may take the rest of the key's hour, never less than
+   * INTERACTIVE_TOKENS_PER_HOUR; a key not polled keeps POLLING_TOKENS_UNPLANNED for its first
+   * filter. Ignored under LIMIT_SCOPE_TOKENS=address, where the whole pool is polling's.
+   */
+  setPollingTokens(accessKey: string, perHour: number | undefined): void;
   /** Item reads that still fit in the current minute window of this key's scope on the service's host. */
   readsLeft(accessKey: string, service: Service): number;
   /** Item reads already committed in that scope: queued plus in flight. */
@@ -148,6 +155,13 @@ const PRIORITY = { interactive: 1, poll: 5 } as const;
  * this many of the hour to the bot (/connect checks, a renewal after a 401), the rest is polling's.
  */
 export const INTERACTIVE_TOKENS_PER_HOUR = 2;
+/**
+ * Token requests an hour kept for polling a key the scheduler has no plan for yet: what one
+ * service kept readable all the time needs (an hour of 5-minute tokens). A new user's /connect,
+ * a mistyped secret and the first filters fit in the rest; their first service then starts at
+ * full coverage.
+ */
+export const POLLING_TOKENS_UNPLANNED = 12;
 /** Share of each read window interactive lookups may hold; the rest is polling's whatever users do. */
 export const INTERACTIVE_READ_SHARE = 0.2;
 /** First pause after a 429 without Retry-After; it doubles per 429 in a row, up to one window. */
@@ -178,8 +192,8 @@ class ScopeState {
   constructor(
     readonly kind: LimitKind,
     limit: number,
-    /** Interactive sends allowed per window. */
-    readonly interactiveCap: number,
+    /** Interactive sends allowed per window (a key's token cap follows its polling plan). */
+    public interactiveCap: number,
   ) {
     this.window = new SlidingWindow(limit, WINDOWS[kind]);
   }
@@ -271,6 +285,14 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     }
   };
 
+  /** Token requests an hour each polled key's plan spends (key token scope only). */
+  const pollingTokens = new Map<string, number>();
+  const tokenCapOf = (accessKey: string): number => {
+    if (tokenScope === 'address') return capOf.tokens;
+    const polling = pollingTokens.get(accessKey) ?? POLLING_TOKENS_UNPLANNED;
+    return Math.min(limitOf.tokens, Math.max(capOf.tokens, limitOf.tokens - polling));
+  };
+
   let nextSweepAt = clock.now() + IDLE_SWEEP_MS;
   const sweepIdle = (now: number) => {
     nextSweepAt = now + IDLE_SWEEP_MS;
@@ -288,7 +310,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     const id = scopeId(scope);
     let state = states.get(id);
     if (!state) {
-      state = new ScopeState(scope.kind, limitOf[scope.kind], capOf[scope.kind]);
+      state = new ScopeState(scope.kind, limitOf[scope.kind], scope.kind === 'tokens' ? tokenCapOf(scope.accessKey) : capOf[scope.kind]);
       states.set(id, state);
     }
     return state;
@@ -497,6 +519,13 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     },
 
     tokensLeft: (accessKey) => budget({ kind: 'tokens', accessKey }).left,
+    setPollingTokens(accessKey, perHour) {
+      if (tokenScope === 'address') return;
+      if (perHour === undefined) pollingTokens.delete(accessKey);
+      else pollingTokens.set(accessKey, perHour);
+      const state = states.get(scopeId({ kind: 'tokens', accessKey }));
+      if (state) state.interactiveCap = tokenCapOf(accessKey);
+    },
     readsLeft: (accessKey, service) => budget({ kind: 'items', accessKey, service }).left,
     scopeCount: () => states.size,
     reservedReads(accessKey, service) {

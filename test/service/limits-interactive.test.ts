@@ -54,6 +54,8 @@ describe('interactive use never takes polling’s share', () => {
   it('keeps all but two token requests an hour for polling, whatever users try', async () => {
     const clock = new ManualClock();
     const l = make(clock);
+    // Two services kept readable: the plan spends 18 of the key's 20.
+    l.setPollingTokens('k1', 18);
     (await l.acquire(tokens(), lookup)).release();
     (await l.acquire(tokens(), lookup)).release();
     await expect(l.acquire(tokens(), lookup)).rejects.toSatisfy(refusedLocally);
@@ -69,6 +71,26 @@ describe('interactive use never takes polling’s share', () => {
     expect(admitted).toBe(false);
     await clock.advance(3_600_200);
     await until(() => admitted);
+  });
+
+  it('leaves interactive use what the key’s plan does not spend, and a new key room to onboard', async () => {
+    const clock = new ManualClock();
+    const l = make(clock);
+    // Not polled yet: one always-readable service's 12 are kept, 8 are the user's (a /connect, a
+    // mistyped secret, the first filters, each on a token of its own).
+    for (let i = 0; i < 8; i++) (await l.acquire(tokens(), lookup)).release();
+    await expect(l.acquire(tokens(), lookup)).rejects.toSatisfy(refusedLocally);
+    expect(l.budget(tokens())).toMatchObject({ interactiveUsed: 8, interactiveCap: 8 });
+    // Its plan grows to two services (18 an hour): interactive use keeps to the 2 left.
+    l.setPollingTokens('k1', 18);
+    expect(l.budget(tokens())).toMatchObject({ interactiveCap: 2 });
+    // A plan of one service (12): 8 again; the key no longer polled: the unplanned 12 kept.
+    l.setPollingTokens('k2', 12);
+    expect(l.budget(tokens('k2'))).toMatchObject({ interactiveCap: 8 });
+    l.setPollingTokens('k2', undefined);
+    expect(l.budget(tokens('k2'))).toMatchObject({ interactiveCap: 8 });
+    l.setPollingTokens('k3', 0);
+    expect(l.budget(tokens('k3'))).toMatchObject({ interactiveCap: 20 });
   });
 
   it('counts the cap per scope: twenty keys each /connect under LIMIT_SCOPE=address', async () => {
