@@ -203,9 +203,11 @@ function greedyChoice(low: number[], high: number[], ideal: number[], maxUnits: 
  * bankroll less one step. One such combination always exists (the rounded-down stakes plus enough
  * rounded-up ones to reach the largest multiple of the step within the bankroll).
  *
- * Only when one step per leg cannot fit (a tiny bankroll, a big step, a long arb) do the stakes sum
- * to more than the bankroll: then they are the rounded-down ones (a step at least each), marked
- * `overBankroll` so the alert says the real total, and refused beyond one step over.
+ * When legs raised to the one-step minimum push even the rounded-down stakes over the bankroll,
+ * the most overstaked other legs give a step back until they fit. Only when one step per leg
+ * cannot fit at all (a tiny bankroll, a big step, a long arb) do the stakes sum to more than the
+ * bankroll: a step each, marked `overBankroll` so the alert says the real total, and refused
+ * beyond one step over.
  */
 export function arbStakes(odds: number[], bankroll: number, step: number): ArbStakes | CannotCompute {
   const badOdds = checkOdds(odds);
@@ -221,6 +223,20 @@ export function arbStakes(odds: number[], bankroll: number, step: number): ArbSt
   const low = ideal.map((u) => Math.max(1, Math.floor(u + 1e-9)));
   const high = ideal.map((u, i) => Math.max(low[i] ?? 1, Math.ceil(u - 1e-9)));
   const maxUnits = Math.floor(B / S);
+  // Legs raised to their one-step minimum can push even the rounded-down stakes over the
+  // bankroll: then the most overstaked of the others (relative to its ideal) give a step back,
+  // as long as a step per leg fits at all, so the stakes still never exceed the bankroll.
+  let lowTotal = low.reduce((a, b) => a + b, 0);
+  while (lowTotal > maxUnits) {
+    let leg = -1;
+    low.forEach((u, i) => {
+      if (u > 1 && (leg < 0 || u / (ideal[i] ?? 1) > (low[leg] ?? 0) / (ideal[leg] ?? 1))) leg = i;
+    });
+    if (leg < 0) break;
+    low[leg] = (low[leg] ?? 1) - 1;
+    high[leg] = low[leg] ?? 1;
+    lowTotal -= 1;
+  }
   const choices = odds.length <= MAX_SEARCH_LEGS ? [...floorCeilChoices(low, high)] : [greedyChoice(low, high, ideal, maxUnits)];
   const candidates = choices.map((units) => evaluate(units, odds, S, ideal)).filter((c) => c.totalCents <= B);
   const bestOf = (list: Candidate[]) => list.reduce<Candidate | undefined>((b, c) => (!b || better(c, b) ? c : b), undefined);
