@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   arbProfitPct,
   arbStakes,
+  MAX_SEARCH_LEGS,
   middleIdealPct,
   middleOutcomes,
   valuebetMaths,
@@ -210,6 +211,21 @@ describe('arbStakes: the rounding rule holds for many arbs', () => {
         const downWorst = Math.min(...down.map((s, i) => Math.round(s * (odds[i] ?? 0) * 100) / 100)) - downTotal;
         expect(r.worstProfit).toBeGreaterThanOrEqual(downWorst - 1e-9);
       }
+    }
+  });
+
+  it(`past ${MAX_SEARCH_LEGS} legs (no search): rounded down, then up by largest remainder, within the bankroll`, () => {
+    // 12 legs at 12.00: ideal 100/12 = 8.33 each → 8 each is 96, then four legs (equal remainders: the
+    // first four) get 9 → 100. Each pays 9 × 12 = 108 or 8 × 12 = 96 → worst 96 − 100 = −4.
+    const r = computed(arbStakes(Array.from({ length: 12 }, () => 12), 100, 1));
+    expect(r.stakes).toEqual([9, 9, 9, 9, 8, 8, 8, 8, 8, 8, 8, 8]);
+    expect(r.total).toBe(100);
+    expect(r.worstProfit).toBe(-4);
+    for (let n = 0; n < 50; n++) {
+      const odds = Array.from({ length: MAX_SEARCH_LEGS + 1 + (n % 5) }, () => Math.round((5 + rand() * 20) * 100) / 100);
+      const many = computed(arbStakes(odds, 500, 5));
+      expect(many.total).toBeLessThanOrEqual(500);
+      expect(many.total).toBeGreaterThan(495 - 1e-9);
     }
   });
 
