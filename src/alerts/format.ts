@@ -6,6 +6,12 @@
  * maths for the user's bankroll. Every interpolated value is escaped and names are shortened,
  * every HTML tag opens and closes on the same line (the outbox may split long messages between
  * lines), and the result is never longer than Telegram's 4096 characters.
+ *
+ * The rule of every number: it is derived from the odds shown in the same message, as printed
+ * (headline profit, hit and miss, EV from the printed fair odds, stakes, returns, worst case,
+ * break-even odds, Kelly), so a user can check any line with a calculator; or, where the odds are
+ * hidden, it is the service's figure and labelled as such. The maths therefore run on the odds as
+ * they are printed (three decimals at most), not on more digits than the user can see.
  */
 import type { Names } from '../service/dictionaries-model.js';
 import type { Leg, Opportunity } from '../service/opportunity.js';
@@ -19,6 +25,8 @@ import {
   middleIdealPct,
   middleOutcomes,
   valuebetMaths,
+  valuebetProbability,
+  type ArbStakes,
   type CannotCompute,
 } from './stakes.js';
 import { alertTexts, type AlertTexts } from './text.js';
@@ -51,9 +59,6 @@ export interface RenderedAlert {
 
 /** Telegram's limit on a message's text. */
 export const TELEGRAM_TEXT_MAX = 4096;
-
-/** A headline number that changes by less than this (percentage points) is not "moved". */
-const METRIC_EPSILON = 0.005;
 
 const KIND_ICON: Record<Kind, string> = { arbs: '⚖️', middles: '🎯', valuebets: '💎' };
 
@@ -118,15 +123,27 @@ function shown(value: number | null, item: Opportunity): number | undefined {
   return value;
 }
 
-/** Every leg's odds, or undefined when any is hidden. */
+/** Odds as printed: the maths use exactly what the user sees (2.1234 is shown, and counted, as 2.123). */
+const printedOdds = (odds: number): number => Number(fmtOdds(odds));
+
+/** Every leg's odds as printed, or undefined when any is hidden. */
 function legOdds(item: Opportunity): number[] | undefined {
   if (item.legs.length === 0) return undefined;
   const odds: number[] = [];
   for (const leg of item.legs) {
     if (leg.odds === null || (item.masked && leg.odds === 0)) return undefined;
-    odds.push(leg.odds);
+    odds.push(printedOdds(leg.odds));
   }
   return odds;
+}
+
+/**
+ * A valuebet's probability as its alert prints it: 1 / the fair odds shown (the service's
+ * probability, else the one its overvalue implies, rounded as fair odds are printed).
+ */
+function printedProbability(item: Opportunity, odds: number): number | CannotCompute {
+  const p = valuebetProbability(odds, item.probability, shown(item.overvalue, item) ?? null);
+  return typeof p === 'number' ? 1 / printedOdds(1 / p) : p;
 }
 
 /** Live by the event's flag or by the service it came from (a live service's items are live). */
@@ -140,32 +157,53 @@ interface Metric {
   value: number | undefined;
 }
 
-/** The headline number(s): the service's, or computed from the odds when it sent none. */
-function metrics(item: Opportunity, t: AlertTexts): Metric[] {
+/** The headline number(s) and where they come from. */
+interface Metrics {
+  /** 'odds': computed from the odds the message prints; 'service': the service's figures (odds hidden). */
+  source: 'odds' | 'service';
+  values: Metric[];
+}
+
+/**
+ * The headline number(s), computed from the printed odds whenever they are all shown (arbs:
+ * 1/Σ(1/o) − 1; middles: hit 2/Σ(1/o) − 1 and miss 1/Σ(1/o) − 1; valuebets: odds / fair odds − 1);
+ * the service's own figures only when the odds are hidden.
+ */
+function metrics(item: Opportunity, t: AlertTexts): Metrics {
   const odds = legOdds(item);
   switch (item.kind) {
-    case 'arbs':
-      return [{ label: '', value: shown(item.profit, item) ?? (odds ? arbProfitPct(odds) : undefined) }];
+    case 'arbs': {
+      const value = odds ? arbProfitPct(odds) : undefined;
+      if (value !== undefined) return { source: 'odds', values: [{ label: '', value }] };
+      return { source: 'service', values: [{ label: '', value: shown(item.profit, item) }] };
+    }
     case 'middles': {
-      const ideal = odds && odds.length === 2 ? middleIdealPct([odds[0] ?? 0, odds[1] ?? 0]) : undefined;
-      return [
-        { label: t.hitWord, value: shown(item.middleProfit, item) ?? ideal?.hit },
-        { label: t.missWord, value: shown(item.profit, item) ?? ideal?.miss },
-      ];
+      const ideal = odds?.length === 2 ? middleIdealPct([odds[0] ?? 0, odds[1] ?? 0]) : undefined;
+      if (ideal) {
+        return { source: 'odds', values: [{ label: t.hitWord, value: ideal.hit }, { label: t.missWord, value: ideal.miss }] };
+      }
+      return {
+        source: 'service',
+        values: [
+          { label: t.serviceValueWord, value: shown(item.profit, item) },
+          { label: t.serviceMiddleWord, value: shown(item.middleProfit, item) },
+        ],
+      };
     }
     case 'valuebets': {
-      let value = shown(item.overvalue, item);
-      const p = item.probability;
-      if (value === undefined && odds?.[0] !== undefined && p !== null && p > 0 && p <= 1) {
-        value = (odds[0] * p - 1) * 100;
+      const first = odds?.[0];
+      const p = first === undefined ? undefined : printedProbability(item, first);
+      if (first !== undefined && typeof p === 'number') {
+        return { source: 'odds', values: [{ label: '', value: (first * p - 1) * 100 }] };
       }
-      return [{ label: '', value }];
+      return { source: 'service', values: [{ label: '', value: shown(item.overvalue, item) }] };
     }
   }
 }
 
+/** A headline number moved when its printed value changed (never "+2.35% → +2.35%"). */
 const moved = (now: number | undefined, before: number | undefined): boolean =>
-  now !== undefined && before !== undefined && Math.abs(now - before) >= METRIC_EPSILON;
+  now !== undefined && before !== undefined && fmtPct(now) !== fmtPct(before);
 
 const arrow = (now: number, before: number): string => (now > before ? '▲' : '▼');
 
@@ -192,25 +230,37 @@ interface Ctx {
   prev?: Opportunity;
 }
 
-/** The headline without markup: "Arb +2.35% ▲", "Middle: hit +95.00%, miss −2.10%". */
+/** The earlier headline numbers to compare with, when they come from the same source as now. */
+function comparable(now: Metrics, prev: Opportunity | undefined, t: AlertTexts): Metrics | undefined {
+  const before = prev ? metrics(prev, t) : undefined;
+  return before?.source === now.source ? before : undefined;
+}
+
+/**
+ * The headline without markup: "Arb +2.35% ▲", "Middle: hit +95.00%, miss −2.10%"; with hidden
+ * odds, "Arb +2.35% (service's figure)".
+ */
 function headlineTitle(ctx: Ctx): string {
   const { item, t, prev } = ctx;
   const now = metrics(item, t);
-  const before = prev ? metrics(prev, t) : undefined;
+  const before = comparable(now, prev, t);
   const num = (i: number): string | undefined => {
-    const m = now[i];
+    const m = now.values[i];
     if (m?.value === undefined) return undefined;
-    const b = before?.[i]?.value;
+    const b = before?.values[i]?.value;
     return moved(m.value, b) && b !== undefined ? `${fmtPct(m.value)} ${arrow(m.value, b)}` : fmtPct(m.value);
   };
   const kindName = t.kind[item.kind];
-  if (item.kind === 'middles') {
-    const hit = num(0);
-    const miss = num(1);
-    return hit === undefined && miss === undefined ? kindName : t.middleHeadline(kindName, hit ?? '—', miss ?? '—');
+  const nums = now.values.map((_, i) => num(i));
+  const known = nums.filter((n) => n !== undefined).length;
+  if (known === 0) return kindName;
+  if (now.source === 'odds') {
+    return item.kind === 'middles' ? t.middleHeadline(kindName, nums[0] ?? '—', nums[1] ?? '—') : `${kindName} ${nums[0] ?? '—'}`;
   }
-  const main = num(0);
-  return main === undefined ? kindName : `${kindName} ${main}`;
+  const note = t.serviceFigures(known);
+  if (item.kind !== 'middles') return `${kindName} ${nums[0] ?? '—'} ${note}`;
+  const parts = now.values.flatMap((m, i) => (nums[i] === undefined ? [] : [`${m.label} ${nums[i]}`]));
+  return `${kindName}: ${parts.join(', ')} ${note}`;
 }
 
 /** The first line (what the push notification shows): icon, kind, headline number, live or prematch. */
@@ -222,12 +272,12 @@ function headline(ctx: Ctx): string {
 /** "✏️ Changed: +2.10% → +2.35%" for a moved alert, or undefined when no headline number moved. */
 function changedLine(ctx: Ctx): string | undefined {
   const { item, t, prev } = ctx;
-  if (!prev) return undefined;
   const now = metrics(item, t);
-  const before = metrics(prev, t);
+  const before = comparable(now, prev, t);
+  if (!before) return undefined;
   const parts: string[] = [];
-  now.forEach((m, i) => {
-    const b = before[i]?.value;
+  now.values.forEach((m, i) => {
+    const b = before.values[i]?.value;
     if (m.value !== undefined && b !== undefined && moved(m.value, b)) {
       parts.push(`${m.label ? `${m.label} ` : ''}${fmtPct(b)} → ${fmtPct(m.value)}`);
     }
@@ -271,7 +321,7 @@ function legLines(ctx: Ctx, compare: 'service' | 'prev' | 'none'): string[] {
     if (compare === 'service') before = leg.prevOdds;
     else if (compare === 'prev' && prev) before = matchLeg(prev, leg, i)?.odds;
     const change =
-      before !== null && before !== undefined && before > 0 && Math.abs(odds - before) > 1e-9
+      before !== null && before !== undefined && before > 0 && fmtOdds(odds) !== fmtOdds(before)
         ? ` ${arrow(odds, before)} ${t.was(fmtOdds(before))}`
         : '';
     return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <b>${fmtOdds(odds)}</b>${change}`;
@@ -294,7 +344,13 @@ function mathsLines(ctx: Ctx): string[] {
     const book = leg ? `${bookmakerName(ctx, leg)} ` : '';
     return `${i + 1}) ${book}${fmtMoney(stake, { whole: true })} → ${fmtMoney(payout)}`;
   };
-  const title = t.stakesTitle(withCurrency(fmtMoney(view.bankroll, { whole: true }), view));
+  const money = (amount: number) => withCurrency(fmtMoney(amount, { whole: true }), view);
+  // The title never claims a total the stakes below do not add up to.
+  const title = (r: ArbStakes): string => {
+    if (r.overBankroll) return t.stakesOverBankroll(money(view.bankroll), money(r.total));
+    const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
+    return sameCents ? t.stakesTitle(money(view.bankroll)) : t.stakesTitleTotal(money(view.bankroll), money(r.total));
+  };
   // Long arbs list as many stakes as legs were listed, then say how many more.
   const capped = <T>(values: T[], render: (v: T, i: number) => string): string[] => {
     const lines = values.slice(0, ctx.limits.legs).map(render);
@@ -308,7 +364,7 @@ function mathsLines(ctx: Ctx): string[] {
       const shownBreakEven = r.breakEven.slice(0, ctx.limits.legs).map((b, i) => `${i + 1}) ${fmtOdds(b)}`);
       if (r.breakEven.length > ctx.limits.legs) shownBreakEven.push('…');
       return [
-        title,
+        title(r),
         ...capped(r.stakes, (s, i) => stakeLine(i, s, r.payouts[i] ?? 0)),
         t.worstCase(fmtMoney(r.worstProfit, { signed: true }), fmtPct(r.worstProfitPct)),
         t.breakEven(shownBreakEven.join(' · ')),
@@ -320,7 +376,7 @@ function mathsLines(ctx: Ctx): string[] {
       const r = middleOutcomes([a, b], view.bankroll, view.roundingStep);
       if (!r.ok) return [cannot(ctx, r)];
       return [
-        title,
+        title(r.arb),
         ...capped(r.stakes, (s, i) => stakeLine(i, s, r.arb.payouts[i] ?? 0)),
         t.ifHit(fmtMoney(r.ifHit.profit, { signed: true }), fmtPct(r.ifHit.pct)),
         t.ifMiss(fmtMoney(r.ifMiss.profit, { signed: true }), fmtPct(r.ifMiss.pct)),
@@ -329,13 +385,15 @@ function mathsLines(ctx: Ctx): string[] {
     case 'valuebets': {
       const first = odds[0];
       if (first === undefined) return [cannot(ctx, { ok: false, reason: 'no-odds' })];
-      const r = valuebetMaths(first, item.probability, shown(item.overvalue, item) ?? null, view.bankroll, view.roundingStep);
+      const p = printedProbability(item, first);
+      if (typeof p !== 'number') return [cannot(ctx, p)];
+      const r = valuebetMaths(first, p, null, view.bankroll, view.roundingStep);
       if (!r.ok) return [cannot(ctx, r)];
       const kelly =
         r.kellyFraction <= 0
           ? t.kellyNoEdge
           : r.kellyStake > 0
-            ? t.kelly(fmtShare(r.kellyFraction), withCurrency(fmtMoney(r.kellyStake, { whole: true }), view))
+            ? t.kelly(fmtShare(r.kellyFraction), money(r.kellyStake))
             : t.kellyBelowStep(fmtShare(r.kellyFraction));
       return [t.ev(fmtPct(r.evPct), fmtOdds(r.fairOdds)), kelly];
     }

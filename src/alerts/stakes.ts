@@ -31,8 +31,13 @@ export interface ArbStakes {
   ok: true;
   /** Per leg, in currency units, each a multiple of the step and at least one step. */
   stakes: number[];
-  /** Sum of the stakes (at most bankroll + one step). */
+  /** Sum of the stakes: at most the bankroll, unless `overBankroll`. */
   total: number;
+  /**
+   * True when one step per leg (each stake's minimum) cannot fit in the bankroll: the stakes then
+   * sum to more than it (at most one step more), and the alert must say the real total.
+   */
+  overBankroll: boolean;
   /** Per leg: stake × odds, rounded to cents (what that leg returns if it wins). */
   payouts: number[];
   /** min(payouts) − total: the profit whichever leg wins, after rounding. */
@@ -85,10 +90,10 @@ export interface ValuebetMaths {
 }
 
 /**
- * With this many legs or fewer, the rounding is improved by trying every stake one step up or
- * down from the nearest rounding (3^n combinations: 729 at 6). Longer arbs keep the nearest rounding.
+ * With this many legs or fewer, every combination of rounding each stake down or up to the step is
+ * tried (2^n: 256 at 8, under a millisecond). Longer arbs round down and then up, largest remainder first.
  */
-export const MAX_SEARCH_LEGS = 6;
+export const MAX_SEARCH_LEGS = 8;
 
 const refuse = (reason: CannotComputeReason): CannotCompute => ({ ok: false, reason });
 
@@ -151,41 +156,58 @@ function evaluate(units: number[], odds: readonly number[], S: number, ideal: nu
 }
 
 /** True when `a` is the better rounding (see `arbStakes` for the rule). */
-function better(a: Candidate, b: Candidate, B: number): boolean {
+function better(a: Candidate, b: Candidate): boolean {
   if (a.worstCents !== b.worstCents) return a.worstCents > b.worstCents;
-  const da = Math.abs(a.totalCents - B);
-  const db = Math.abs(b.totalCents - B);
-  if (da !== db) return da < db;
-  if (a.totalCents !== b.totalCents) return a.totalCents < b.totalCents;
+  if (a.totalCents !== b.totalCents) return a.totalCents > b.totalCents;
   return a.deviation < b.deviation;
 }
 
-/** Every vector within ±1 of `base` on each coordinate (3^n of them). */
-function* neighbours(base: number[]): Generator<number[]> {
-  const n = base.length;
-  const total = 3 ** n;
-  for (let code = 0; code < total; code++) {
-    const v = new Array<number>(n);
-    let c = code;
-    for (let i = 0; i < n; i++) {
-      v[i] = (base[i] ?? 0) + (c % 3) - 1;
-      c = Math.floor(c / 3);
-    }
-    yield v;
+/** Every choice of `low[i]` or `high[i]` per leg (legs where both are equal count once). */
+function* floorCeilChoices(low: number[], high: number[]): Generator<number[]> {
+  const open = low.flatMap((l, i) => ((high[i] ?? l) > l ? [i] : []));
+  for (let mask = 0; mask < 2 ** open.length; mask++) {
+    const units = [...low];
+    open.forEach((leg, bit) => {
+      if (mask & (2 ** bit)) units[leg] = high[leg] ?? 0;
+    });
+    yield units;
   }
 }
 
+/** Without a search: every stake rounded down, then raised a step, largest remainder first, while the total fits. */
+function greedyChoice(low: number[], high: number[], ideal: number[], maxUnits: number): number[] {
+  const units = [...low];
+  let total = units.reduce((a, b) => a + b, 0);
+  const order = units
+    .map((_, i) => i)
+    .filter((i) => (high[i] ?? 0) > (low[i] ?? 0))
+    .sort((i, j) => ((ideal[j] ?? 0) % 1) - ((ideal[i] ?? 0) % 1));
+  for (const i of order) {
+    if (total + 1 > maxUnits) break;
+    units[i] = high[i] ?? 0;
+    total += 1;
+  }
+  return units;
+}
+
 /**
- * Splits `bankroll` over an arb's legs so every outcome pays about the same.
+ * Splits `bankroll` over an arb's legs so every outcome pays about the same, never staking more
+ * than the bankroll.
  *
- * The rule: ideal stakes are proportional to 1/odds and sum to the bankroll; each is rounded to
- * the nearest multiple of `step`. Then (up to MAX_SEARCH_LEGS legs) every combination of moving
- * each stake one step down, not at all, or one step up is tried, keeping those where every stake
- * is at least one step and the total lies between bankroll − step (or the nearest rounding's
- * total, if lower) and bankroll + step. The winner has the best worst-case profit in money; ties
- * go to the total closest to the bankroll, then the smaller total, then the stakes closest to the
- * ideal ones. The lower bound on the total keeps a losing split (a middle's miss) from being
- * "improved" by simply staking less.
+ * The rule: ideal stakes are proportional to 1/odds and sum to the bankroll; each is rounded down
+ * or up to a multiple of `step` (at least one step). Of the combinations (all of them up to
+ * MAX_SEARCH_LEGS legs) whose total is at most the bankroll, the winner has the best worst-case
+ * profit in money; ties go to the larger total, then to the stakes closest to the ideal ones.
+ * When even the winner loses money (a middle's miss, a thin arb that rounding turns negative),
+ * staking less would only "lose less": the choice is then made among totals of at least the
+ * bankroll less one step. One such combination always exists (the rounded-down stakes plus enough
+ * rounded-up ones to reach the largest multiple of the step within the bankroll).
+ *
+ * When legs raised to the one-step minimum push even the rounded-down stakes over the bankroll,
+ * the most overstaked other legs give a step back until they fit. Only when one step per leg
+ * cannot fit at all (a tiny bankroll, a big step, a long arb) do the stakes sum to more than the
+ * bankroll: a step each, marked `overBankroll` so the alert says the real total, and refused
+ * beyond one step over.
  */
 export function arbStakes(odds: number[], bankroll: number, step: number): ArbStakes | CannotCompute {
   const badOdds = checkOdds(odds);
@@ -197,29 +219,36 @@ export function arbStakes(odds: number[], bankroll: number, step: number): ArbSt
   const inv = odds.map((o) => 1 / o);
   const sumInv = inv.reduce((a, b) => a + b, 0);
   const ideal = inv.map((v) => (B * v) / sumInv / S);
-  const nearest = ideal.map((u) => Math.round(u));
-  const minTotal = Math.min(B - S, nearest.reduce((a, b) => a + b, 0) * S);
-
-  const allowed = (units: number[]) => {
-    const total = units.reduce((a, b) => a + b, 0) * S;
-    return units.every((u) => u >= 1) && total <= B + S && total >= minTotal;
-  };
-
-  let best: Candidate | undefined;
-  const consider = (units: number[]) => {
-    if (!allowed(units)) return;
-    const c = evaluate(units, odds, S, ideal);
-    if (!best || better(c, best, B)) best = c;
-  };
-  if (odds.length <= MAX_SEARCH_LEGS) {
-    for (const units of neighbours(nearest)) consider(units);
+  // The tolerance keeps an ideal of 50.0000000001 units (float noise) a whole 50.
+  const low = ideal.map((u) => Math.max(1, Math.floor(u + 1e-9)));
+  const high = ideal.map((u, i) => Math.max(low[i] ?? 1, Math.ceil(u - 1e-9)));
+  const maxUnits = Math.floor(B / S);
+  // Legs raised to their one-step minimum can push even the rounded-down stakes over the
+  // bankroll: then the most overstaked of the others (relative to its ideal) give a step back,
+  // as long as a step per leg fits at all, so the stakes still never exceed the bankroll.
+  let lowTotal = low.reduce((a, b) => a + b, 0);
+  while (lowTotal > maxUnits) {
+    let leg = -1;
+    low.forEach((u, i) => {
+      if (u > 1 && (leg < 0 || u / (ideal[i] ?? 1) > (low[leg] ?? 0) / (ideal[leg] ?? 1))) leg = i;
+    });
+    if (leg < 0) break;
+    low[leg] = (low[leg] ?? 1) - 1;
+    high[leg] = low[leg] ?? 1;
+    lowTotal -= 1;
   }
+  const choices = odds.length <= MAX_SEARCH_LEGS ? [...floorCeilChoices(low, high)] : [greedyChoice(low, high, ideal, maxUnits)];
+  const candidates = choices.map((units) => evaluate(units, odds, S, ideal)).filter((c) => c.totalCents <= B);
+  const bestOf = (list: Candidate[]) => list.reduce<Candidate | undefined>((b, c) => (!b || better(c, b) ? c : b), undefined);
+  let best = bestOf(candidates);
+  if (best && best.worstCents < 0) best = bestOf(candidates.filter((c) => c.totalCents >= B - S)) ?? best;
   if (!best) {
-    // Longer arbs, or a bankroll so small that some stake rounds to zero: one step at least each.
-    const units = nearest.map((u) => Math.max(1, u));
-    if (units.reduce((a, b) => a + b, 0) * S <= B + S) best = evaluate(units, odds, S, ideal);
+    // One step per leg does not fit: the smallest stakes there are, if at most one step over.
+    const smallest = evaluate(low, odds, S, ideal);
+    if (smallest.totalCents <= B + S) best = smallest;
   }
   if (!best) return refuse('bankroll-too-small');
+  const overBankroll = best.totalCents > B;
 
   const breakEven = inv.map((v) => {
     const others = sumInv - v;
@@ -229,6 +258,7 @@ export function arbStakes(odds: number[], bankroll: number, step: number): ArbSt
     ok: true,
     stakes: best.units.map((u) => fromCents(u * S)),
     total: fromCents(best.totalCents),
+    overBankroll,
     payouts: best.payoutCents.map(fromCents),
     worstProfit: fromCents(best.worstCents),
     worstProfitPct: (best.worstCents / best.totalCents) * 100,
@@ -262,6 +292,25 @@ export function middleOutcomes(
 }
 
 /**
+ * The probability a valuebet's maths use: the service's when it is a usable number in (0, 1];
+ * otherwise derived from the overvalue, p = (1 + overvalue/100) / odds.
+ */
+export function valuebetProbability(
+  odds: number,
+  probability: number | null,
+  overvalue: number | null,
+): number | CannotCompute {
+  const badOdds = checkOdds([odds]);
+  if (badOdds) return badOdds;
+  if (probability !== null && Number.isFinite(probability) && probability > 0 && probability <= 1) return probability;
+  if (overvalue !== null && Number.isFinite(overvalue)) {
+    const p = (1 + overvalue / 100) / odds;
+    return p > 0 && p <= 1 ? p : refuse('invalid-probability');
+  }
+  return refuse(probability === null ? 'no-probability' : 'invalid-probability');
+}
+
+/**
  * A valuebet's expected value and Kelly stake. The probability is the service's when it is a
  * usable number in (0, 1]; otherwise it is derived from the overvalue: p = (1 + overvalue/100) / odds.
  * Kelly: f* = (b·p − q) / b, b = odds − 1, clamped to ≥ 0; the suggested stake is a quarter of
@@ -280,15 +329,8 @@ export function valuebetMaths(
   if ('ok' in money) return money;
   const { B, S } = money;
 
-  let p: number;
-  if (probability !== null && Number.isFinite(probability) && probability > 0 && probability <= 1) {
-    p = probability;
-  } else if (overvalue !== null && Number.isFinite(overvalue)) {
-    p = (1 + overvalue / 100) / odds;
-    if (!(p > 0 && p <= 1)) return refuse('invalid-probability');
-  } else {
-    return refuse(probability === null ? 'no-probability' : 'invalid-probability');
-  }
+  const p = valuebetProbability(odds, probability, overvalue);
+  if (typeof p !== 'number') return p;
 
   const b = odds - 1;
   const kellyFraction = Math.max(0, (b * p - (1 - p)) / b);

@@ -20,11 +20,23 @@ export interface AlertTexts {
   changed(parts: string): string;
   hitWord: string;
   missWord: string;
+  /**
+   * After a headline number the service sent that the alert cannot derive from odds it shows
+   * (odds hidden): "(service's figure)", or "(service's figures)" for more than one.
+   */
+  serviceFigures(count: number): string;
+  /** Labels of a middle's two service figures when its odds are hidden (its `value`, `middle_value`). */
+  serviceValueWord: string;
+  serviceMiddleWord: string;
   /** In place of a leg's odds when they are masked. */
   oddsHidden: string;
   /** The plain statement under a masked alert. */
   maskedNote: string;
   stakesTitle(amount: string): string;
+  /** The stakes sum to less than the bankroll (rounding to the step): the real total, said plainly. */
+  stakesTitleTotal(amount: string, total: string): string;
+  /** One step per leg does not fit in the bankroll: the stakes sum to more, and the title says so. */
+  stakesOverBankroll(amount: string, total: string): string;
   worstCase(profit: string, pct: string): string;
   breakEven(list: string): string;
   ifHit(profit: string, pct: string): string;
@@ -53,9 +65,14 @@ const en: AlertTexts = {
   changed: (parts) => `✏️ Changed: ${parts}`,
   hitWord: 'hit',
   missWord: 'miss',
+  serviceFigures: (n) => (n === 1 ? "(service's figure)" : "(service's figures)"),
+  serviceValueWord: 'value',
+  serviceMiddleWord: 'middle value',
   oddsHidden: 'odds hidden',
   maskedNote: '🔒 Odds hidden: your plan does not include them.',
   stakesTitle: (a) => `💰 Stakes for ${a}:`,
+  stakesTitleTotal: (a, total) => `💰 Stakes for ${a} (total ${total}):`,
+  stakesOverBankroll: (a, total) => `💰 Stakes: ${total} in total, more than ${a} (each stake is at least one rounding step):`,
   worstCase: (p, pct) => `Worst case after rounding: ${p} (${pct})`,
   breakEven: (list) => `Break-even odds: ${list}`,
   ifHit: (p, pct) => `If the middle hits: ${p} (${pct})`,
@@ -96,9 +113,14 @@ const ru: AlertTexts = {
   changed: (parts) => `✏️ Изменилось: ${parts}`,
   hitWord: 'попадание',
   missWord: 'промах',
+  serviceFigures: () => '(данные сервиса)',
+  serviceValueWord: 'значение',
+  serviceMiddleWord: 'значение коридора',
   oddsHidden: 'коэффициент скрыт',
   maskedNote: '🔒 Коэффициенты скрыты: ваш тариф их не включает.',
   stakesTitle: (a) => `💰 Ставки на ${a}:`,
+  stakesTitleTotal: (a, total) => `💰 Ставки на ${a} (всего ${total}):`,
+  stakesOverBankroll: (a, total) => `💰 Ставки: всего ${total}, больше ${a} (каждая ставка не меньше шага округления):`,
   worstCase: (p, pct) => `Худший исход после округления: ${p} (${pct})`,
   breakEven: (list) => `Коэффициенты безубыточности: ${list}`,
   ifHit: (p, pct) => `Если коридор зайдёт: ${p} (${pct})`,

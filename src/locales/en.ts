@@ -34,7 +34,7 @@ export const en = {
   help_text:
     '<b>Commands</b>\n' +
     '/connect — connect your access key pair (or <code>/connect &lt;access_key&gt; &lt;secret&gt; [service]</code>)\n' +
-    '/filter — build a filter (or <code>/filter &lt;service&gt; min_profit=1 …</code>)\n' +
+    '/filter — build a filter (or <code>/filter &lt;service&gt; min_profit=1 …</code>; for valuebets min_profit is the minimum overvalue, same as min_overvalue)\n' +
     '/filters — your filters with buttons\n' +
     '/status — coverage, last reads, alerts and errors\n' +
     '/pause, /resume — all filters, or <code>/pause arbs_live</code>\n' +
@@ -84,6 +84,7 @@ export const en = {
     '“{value}” is not a service. Use one of: arbs_prematch, arbs_live, middles_prematch, middles_live, valuebets_prematch, valuebets_live.',
   unknown_option: '“{value}” is not an option I know. Options: min_profit, max_profit, min_odds, max_odds, hours, sports, bookmakers, min_overvalue.',
   option_twice: 'The option {value} is given twice.',
+  same_option_twice: 'For valuebets {first} and {second} are the same option (the overvalue, %): give one of them.',
   option_empty: 'The option {value} has no value.',
   option_not_for_service: 'The option {value} does not apply to {service}.',
   bad_id_list: '{option}={value}: use ids separated by commas, like {option}=1,5,6.',
@@ -142,7 +143,7 @@ export const en = {
   fb_save_auth: '❌ The service refused your key pair. Connect it again with /connect.',
   fb_save_failed: '⏳ The filter was not saved: {reason}. Please try again in a minute.',
   filter_usage:
-    'One line: <code>/filter &lt;service&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=ID,ID] [bookmakers=ID,ID]</code> (valuebets: <code>min_overvalue=N</code>). Or just /filter for the guided builder.',
+    'One line: <code>/filter &lt;service&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=ID,ID] [bookmakers=ID,ID]</code> (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). Or just /filter for the guided builder.',
   coverage_now: '📡 Coverage: {list}.',
   coverage_tradeoff:
     '⚖️ Your key allows a limited number of tokens an hour, so the services share it: {list} of the time. Live services come first.',

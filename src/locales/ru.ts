@@ -32,7 +32,7 @@ export const ru: Record<MessageKey, string> = {
   help_text:
     '<b>Команды</b>\n' +
     '/connect — подключить пару ключей (или <code>/connect &lt;access_key&gt; &lt;secret&gt; [сервис]</code>)\n' +
-    '/filter — создать фильтр (или <code>/filter &lt;сервис&gt; min_profit=1 …</code>)\n' +
+    '/filter — создать фильтр (или <code>/filter &lt;сервис&gt; min_profit=1 …</code>; для валуйных min_profit — минимальный перевес, то же, что min_overvalue)\n' +
     '/filters — ваши фильтры с кнопками\n' +
     '/status — покрытие, последние чтения, оповещения и ошибки\n' +
     '/pause, /resume — все фильтры или <code>/pause arbs_live</code>\n' +
@@ -82,6 +82,7 @@ export const ru: Record<MessageKey, string> = {
     '«{value}» — не сервис. Варианты: arbs_prematch, arbs_live, middles_prematch, middles_live, valuebets_prematch, valuebets_live.',
   unknown_option: '«{value}» — незнакомый параметр. Параметры: min_profit, max_profit, min_odds, max_odds, hours, sports, bookmakers, min_overvalue.',
   option_twice: 'Параметр {value} указан дважды.',
+  same_option_twice: 'Для валуйных {first} и {second} — один и тот же параметр (перевес, %): укажите один из них.',
   option_empty: 'У параметра {value} нет значения.',
   option_not_for_service: 'Параметр {value} не подходит для {service}.',
   bad_id_list: '{option}={value}: укажите id через запятую, например {option}=1,5,6.',
@@ -142,7 +143,7 @@ export const ru: Record<MessageKey, string> = {
   fb_save_auth: '❌ Сервис отклонил вашу пару ключей. Подключите её заново: /connect.',
   fb_save_failed: '⏳ Фильтр не сохранён: {reason}. Попробуйте через минуту.',
   filter_usage:
-    'Одной строкой: <code>/filter &lt;сервис&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=ID,ID] [bookmakers=ID,ID]</code> (валуйные: <code>min_overvalue=N</code>). Или просто /filter — пошаговый конструктор.',
+    'Одной строкой: <code>/filter &lt;сервис&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=ID,ID] [bookmakers=ID,ID]</code> (валуйные: <code>min_overvalue=N</code> или <code>min_profit=N</code>, это одно и то же: прибыль валуйной ставки — её перевес). Или просто /filter — пошаговый конструктор.',
   coverage_now: '📡 Покрытие: {list}.',
   coverage_tradeoff:
     '⚖️ Ключ даёт ограниченное число токенов в час, и сервисы делят его: {list} времени. Лайв-сервисы идут первыми.',

@@ -38,11 +38,12 @@ export interface Opportunity {
   event: EventInfo;
   legs: Leg[];
   /**
-   * arbs: guaranteed profit %; middles: profit % when the middle misses (often negative);
-   * valuebets: null (see `overvalue`).
+   * arbs: guaranteed profit % (the service's); middles: profit % when the middle misses (often
+   * negative), computed from the two legs' odds, or the service's `value` when the odds are
+   * hidden; valuebets: null (see `overvalue`). Filters and sorting use it.
    */
   profit: number | null;
-  /** middles: profit % when the middle hits; null for other kinds or when absent. */
+  /** middles: profit % when the middle hits (from the odds, as `profit`); null for other kinds or when absent. */
   middleProfit: number | null;
   /** valuebets: overvalue (EV) %; null for other kinds or when absent. */
   overvalue: number | null;

@@ -299,16 +299,30 @@ function buildOpportunity(service: Service, item: RawItem, event: ParsedEvent, e
     return { ...base, profit: item.value ?? item.roi ?? item.profit ?? null, middleProfit: null, overvalue: null, probability: null };
   }
   if (kind === 'middles') {
+    const fromOdds = middleFromOdds(legs);
     return {
       ...base,
-      profit: item.value ?? item.profit ?? null,
-      middleProfit: item.middle_value ?? null,
+      profit: fromOdds?.miss ?? item.value ?? item.profit ?? null,
+      middleProfit: fromOdds?.hit ?? item.middle_value ?? null,
       overvalue: null,
       probability: null,
     };
   }
   const probability = probabilityOf(item);
   return { ...base, profit: null, middleProfit: null, overvalue: overvalueOf(item, legs, probability), probability };
+}
+
+/**
+ * A middle's profit % when it misses (one leg wins) and when it hits (both win), with stakes split
+ * as an arb of its two legs: 1/Σ(1/o) − 1 and 2/Σ(1/o) − 1. The service's `value` for a middle is
+ * not this miss (it has been seen to be the middle's size), so filters, sorting and the alert's
+ * edits use these whenever both odds are known; the service's figures only when they are hidden.
+ */
+function middleFromOdds(legs: Leg[]): { miss: number; hit: number } | undefined {
+  const [a, b] = legs;
+  if (legs.length !== 2 || !a?.odds || !b?.odds || a.odds <= 1 || b.odds <= 1) return undefined;
+  const sumInv = 1 / a.odds + 1 / b.odds;
+  return { miss: (1 / sumInv - 1) * 100, hit: (2 / sumInv - 1) * 100 };
 }
 
 /** The item's event: from `events[]` by `event_id`, an embedded `event`, or a bare one by id. */

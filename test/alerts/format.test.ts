@@ -214,9 +214,10 @@ describe('formatAlert: arbs', () => {
     expectClean(r);
   });
 
-  it('3-way arb, stakes rounded to 10 with the rounding fix, and a currency', () => {
+  it('3-way arb, stakes rounded to 10 with the rounding fix, and a currency; the title says the real total', () => {
+    // 2.5 / 3.5 / 5.0: 40 / 30 / 20 pays 100 / 105 / 100 → +10 on 90, better than any split of 100 (worst 0).
     const r = formatAlert(arb3, names.en, view('en', { roundingStep: 10, currency: 'EUR' }), { state: 'new' });
-    expect(r.text).toContain('💰 Stakes for 100 EUR:');
+    expect(r.text).toContain('💰 Stakes for 100 EUR (total 90 EUR):');
     expect(r.text).toContain('1) Pinnacle 40 → 100.00\n2) Bet365 30 → 105.00\n3) Bwin 20 → 100.00');
     expect(r.text).toContain('Worst case after rounding: +10.00 (+11.11%)');
     expect(r.text).toContain('2) Bet365 · X · <b>3.50</b>');
@@ -340,7 +341,106 @@ describe('formatAlert: middles and valuebets', () => {
   });
 });
 
+describe('formatAlert: every number from the odds it shows', () => {
+  it('the issue\'s middle: 1.88 / 1.95 with the service\'s value +1.00 reads miss −4.28 %, never +1.00 %', () => {
+    // Σ 1/o = 0.531915 + 0.512821 = 1.044736; miss 1/Σ − 1 = −4.28 %, hit 2/Σ − 1 = +91.44 %.
+    // Stakes 51 / 49 pay 95.88 / 95.55: hit 191.43 − 100 = +91.43, miss 95.55 − 100 = −4.45.
+    const issue: Opportunity = {
+      ...middle,
+      profit: 1,
+      middleProfit: 91.44,
+      legs: [{ ...middle.legs[0]!, odds: 1.88 }, { ...middle.legs[1]!, odds: 1.95 }],
+    };
+    for (const text of [
+      formatAlert(issue, names.en, view('en'), { state: 'new' }).text,
+      formatCard(issue, names.en, view('en')),
+      formatShortLine(issue, names.en, view('en')),
+    ]) {
+      expect(text).toContain('Middle: hit +91.44%, miss −4.28%');
+      expect(text).not.toContain('+1.00%');
+    }
+    const r = formatAlert(issue, names.en, view('en'), { state: 'new' }).text;
+    expect(r).toContain('💰 Stakes for 100:\n1) Pinnacle 51 → 95.88\n2) Bet365 49 → 95.55');
+    expect(r).toContain('If the middle hits: +91.43 (+91.43%)');
+    expect(r).toContain('If it misses: −4.45 (−4.45%)');
+  });
+
+  it('the issue\'s arb 1.80 / 2.53: stakes 58 / 41 and the title says total 99 (never 59 + 42 = 101 "for 100")', () => {
+    // 1/(1/1.8 + 1/2.53) − 1 = +5.17 %; 58 × 1.8 = 104.40, 41 × 2.53 = 103.73; worst 103.73 − 99 = +4.73 (4.78 %).
+    // break-even: 1/(1 − 1/2.53) = 1.654, 1/(1 − 1/1.8) = 2.25.
+    const item: Opportunity = { ...arb, profit: 5.17, legs: [{ ...arb.legs[0]!, odds: 1.8, prevOdds: null }, { ...arb.legs[1]!, odds: 2.53 }] };
+    const en = formatAlert(item, names.en, view('en'), { state: 'new' }).text;
+    expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +5.17%</b> · prematch');
+    expect(en).toContain('💰 Stakes for 100 (total 99):\n1) Pinnacle 58 → 104.40\n2) Bet365 41 → 103.73');
+    expect(en).toContain('Worst case after rounding: +4.73 (+4.78%)');
+    expect(en).toContain('Break-even odds: 1) 1.654 · 2) 2.25');
+    const ru = formatAlert(item, names.ru, view('ru'), { state: 'new' }).text;
+    expect(ru).toContain('💰 Ставки на 100 (всего 99):');
+  });
+
+  it('says the real total when one step per leg does not fit in the bankroll', () => {
+    // 3 × 3.10 on 20, step 10: a step each is 30; each pays 31.00 → +1.00 (+3.33 %).
+    const item: Opportunity = { ...arb3, profit: null, legs: arb3.legs.map((l) => ({ ...l, odds: 3.1 })) };
+    const en = formatAlert(item, names.en, view('en', { bankroll: 20, roundingStep: 10 }), { state: 'new' }).text;
+    expect(en).toContain('💰 Stakes: 30 in total, more than 20 (each stake is at least one rounding step):');
+    expect(en).toContain('Worst case after rounding: +1.00 (+3.33%)');
+    const ru = formatAlert(item, names.ru, view('ru', { bankroll: 20, roundingStep: 10 }), { state: 'new' }).text;
+    expect(ru).toContain('💰 Ставки: всего 30, больше 20 (каждая ставка не меньше шага округления):');
+  });
+
+  it('computes with the odds as printed: 2.1049 / 2.0 is shown and counted as 2.105 / 2.00', () => {
+    // 1/(1/2.105 + 1/2) − 1 = 1/0.975059 − 1 = +2.56 %. On 200: 97 / 102 (199) pays 97 × 2.105 = 204.185 → 204.19
+    // (cents, half up; 97 × 2.1049 would be 204.18) and 204 → worst +5.00; 97 / 103 → +4.19; 98 / 102 → +4.00.
+    const item: Opportunity = { ...arb, legs: [{ ...arb.legs[0]!, odds: 2.1049, prevOdds: null }, arb.legs[1]!] };
+    const en = formatAlert(item, names.en, view('en', { bankroll: 200 }), { state: 'new' }).text;
+    expect(en).toContain('<b>2.105</b>');
+    expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +2.56%</b> · prematch');
+    expect(en).toContain('💰 Stakes for 200 (total 199):\n1) Pinnacle 97 → 204.19\n2) Bet365 102 → 204.00');
+    expect(en).toContain('Worst case after rounding: +5.00 (+2.51%)');
+  });
+
+  it('a valuebet\'s EV and Kelly come from the fair odds it prints: 1.15 / 1.111 − 1 = +3.51 %', () => {
+    // p 0.9 prints fair odds 1/0.9 = 1.111; with them EV = 1.15/1.111 − 1 = +3.51 % (not 1.15 × 0.9 − 1 = +3.50 %).
+    // Kelly with p = 1/1.111 = 0.900090, b = 0.15: (0.15 × 0.900090 − 0.099910) / 0.15 = 23.40 %;
+    // a quarter of it on 100 is 5.85 → 6 at step 1.
+    const item: Opportunity = { ...valuebet, overvalue: 3.5, probability: 0.9, legs: [{ ...valuebet.legs[0]!, odds: 1.15 }] };
+    const en = formatAlert(item, names.en, view('en'), { state: 'new' }).text;
+    expect(en.split('\n')[0]).toBe('💎 <b>Value bet +3.51%</b> · prematch');
+    expect(en).toContain('📈 EV +3.51% · fair odds 1.111');
+    expect(en).toContain('Kelly 23.40% of bankroll · ¼ Kelly stake: 6');
+  });
+});
+
 describe('formatAlert: masked data', () => {
+  it('labels the service\'s figures when the odds are hidden (en, ru), in the alert, card and short line', () => {
+    const arbHidden: Opportunity = { ...masked, profit: 2.35 };
+    expect(formatAlert(arbHidden, names.en, view('en'), { state: 'new' }).text.split('\n')[0]).toBe(
+      "⚖️ <b>Arb +2.35% (service&#39;s figure)</b> · prematch",
+    );
+    expect(formatShortTitle(arbHidden, names.ru, view('ru'))).toBe('⚖️ Вилка +2.35% (данные сервиса) · Nadal — Federer · сб 3 янв 15:05');
+    const middleHidden: Opportunity = {
+      ...middle,
+      masked: true,
+      profit: 1,
+      middleProfit: 91.44,
+      legs: middle.legs.map((l) => ({ ...l, odds: null })),
+    };
+    expect(formatShortTitle(middleHidden, names.en, view('en'))).toBe(
+      "🎯 Middle: value +1.00%, middle value +91.44% (service's figures) · Nadal — Federer · 🔴 live",
+    );
+    expect(formatCard(middleHidden, names.ru, view('ru')).split('\n')[0]).toBe(
+      '🎯 <b>Коридор: значение +1.00%, значение коридора +91.44% (данные сервиса)</b> · 🔴 лайв',
+    );
+    const valueHidden: Opportunity = { ...valuebet, masked: true, probability: null, legs: valuebet.legs.map((l) => ({ ...l, odds: null })) };
+    expect(formatShortTitle(valueHidden, names.en, view('en'))).toBe(
+      "💎 Value bet +5.00% (service's figure) · Nadal — Federer · Sat 3 Jan 15:05",
+    );
+    // An edit of a masked middle compares the service's figures with the service's figures.
+    const moved = formatAlert({ ...middleHidden, profit: 1.5 }, names.en, view('en'), { state: 'moved', prev: middleHidden }).text;
+    expect(moved).toContain('✏️ Changed: value +1.00% → +1.50%');
+  });
+
+
   it('says the odds are hidden instead of showing 0.00, and offers no stakes button (en, ru)', () => {
     const en = formatAlert(masked, names.en, view('en'), { state: 'new' });
     expect(en.text.split('\n')[0]).toBe('⚖️ <b>Arb</b> · prematch');
@@ -376,6 +476,8 @@ describe('formatAlert: masked data', () => {
 });
 
 describe('formatAlert: moved and gone', () => {
+  // The service's profit (3.1) disagrees with the odds: the alert shows what 2.15 / 2.00 give,
+  // 1 / (1/2.15 + 1/2) − 1 = 1 / 0.965116 − 1 = +3.61 %.
   const movedArb: Opportunity = {
     ...arb,
     profit: 3.1,
@@ -384,8 +486,8 @@ describe('formatAlert: moved and gone', () => {
 
   it('moved: marks the changed leg and the profit change, leaves the others unmarked', () => {
     const r = formatAlert(movedArb, names.en, view('en'), { state: 'moved', prev: arb });
-    expect(r.text.split('\n')[0]).toBe('⚖️ <b>Arb +3.10% ▲</b> · prematch');
-    expect(r.text).toContain('✏️ Changed: +2.44% → +3.10%');
+    expect(r.text.split('\n')[0]).toBe('⚖️ <b>Arb +3.61% ▲</b> · prematch');
+    expect(r.text).toContain('✏️ Changed: +2.44% → +3.61%');
     expect(r.text).toContain('1) Pinnacle · 1 · <b>2.15</b> ▲ (was 2.10)');
     expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
     expect(callbackTypes(r)).toEqual(['event', 'stakes', 'mute', 'snooze']);
@@ -395,7 +497,7 @@ describe('formatAlert: moved and gone', () => {
   it('moved down reads ▼ in Russian', () => {
     const r = formatAlert(arb, names.ru, view('ru'), { state: 'moved', prev: movedArb });
     expect(r.text.split('\n')[0]).toBe('⚖️ <b>Вилка +2.44% ▼</b> · прематч');
-    expect(r.text).toContain('✏️ Изменилось: +3.10% → +2.44%');
+    expect(r.text).toContain('✏️ Изменилось: +3.61% → +2.44%');
     expect(r.text).toContain('1) Pinnacle · 1 · <b>2.10</b> ▼ (было 2.15)');
   });
 
@@ -405,11 +507,21 @@ describe('formatAlert: moved and gone', () => {
     expect(r.text).not.toMatch(/[▲▼]/);
   });
 
-  it('moved middle lists each headline number that moved', () => {
+  it('moved middle lists each headline number that moved, computed from the odds before and after', () => {
+    // 1.95 / 1.95 → 2.00 / 1.95: Σ 1/o = 0.5 + 0.512821 = 1.012821; miss 1/Σ − 1 = −1.27 %, hit 2/Σ − 1 = +97.47 %.
+    // The service's own figures (−1.5, 96) are not what these odds give, so they are not shown.
+    const after: Opportunity = { ...middle, profit: -1.5, middleProfit: 96, legs: [{ ...middle.legs[0]!, odds: 2 }, middle.legs[1]!] };
+    const r = formatAlert(after, names.en, view('en'), { state: 'moved', prev: middle });
+    expect(r.text.split('\n')[0]).toBe('🎯 <b>Middle: hit +97.47% ▲, miss −1.27% ▲</b> · 🔴 live');
+    expect(r.text).toContain('✏️ Changed: hit +95.00% → +97.47%; miss −2.50% → −1.27%');
+    expect(r.text).toContain('1) Pinnacle · TO(2.5) · <b>2.00</b> ▲ (was 1.95)');
+  });
+
+  it('a service figure that moves without the odds moving is no change (the alert shows what the odds give)', () => {
     const after: Opportunity = { ...middle, profit: -1.5, middleProfit: 96 };
     const r = formatAlert(after, names.en, view('en'), { state: 'moved', prev: middle });
-    expect(r.text.split('\n')[0]).toBe('🎯 <b>Middle: hit +96.00% ▲, miss −1.50% ▲</b> · 🔴 live');
-    expect(r.text).toContain('✏️ Changed: hit +95.00% → +96.00%; miss −2.50% → −1.50%');
+    expect(r.text.split('\n')[0]).toBe('🎯 <b>Middle: hit +95.00%, miss −2.50%</b> · 🔴 live');
+    expect(r.text).not.toContain('Changed');
   });
 
   it('gone: prefixed with how long it lived, struck through, no stakes and no stake or snooze buttons', () => {
@@ -512,7 +624,8 @@ describe('formatCard', () => {
   it('is the alert content for the given bankroll plus id, service and age', () => {
     const card = formatCard(arb, names.en, view('en', { bankroll: 250, roundingStep: 5 }));
     expect(card.split('\n')[0]).toBe('⚖️ <b>Arb +2.44%</b> · prematch');
-    expect(card).toContain('💰 Stakes for 250:');
+    // 2.10 / 2.00 on 250, step 5: 120 / 125 pays 252 / 250 → +5 on 245; 120 / 130 → +2; 125 / 125 → 0.
+    expect(card).toContain('💰 Stakes for 250 (total 245):\n1) Pinnacle 120 → 252.00\n2) Bet365 125 → 250.00');
     expect(card.split('\n').at(-1)).toBe('🆔 <code>a1</code> · arbs_prematch · found 3 min 10 s ago');
     const ru = formatCard(valuebet, names.ru, view('ru'));
     expect(ru.split('\n').at(-1)).toBe('🆔 <code>v1</code> · valuebets_prematch · найдено 3 мин 10 с назад');

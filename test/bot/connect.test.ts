@@ -28,6 +28,13 @@ describe('/start and /help', () => {
     expect(h.last(CAROL.id).text).toContain('Commands');
   });
 
+  it('/help says that for valuebets min_profit is the minimum overvalue (en, ru)', async () => {
+    await h.say(CAROL, '/help');
+    expect(h.last(CAROL.id).text).toContain('for valuebets min_profit is the minimum overvalue, same as min_overvalue');
+    await h.say(BORIS, '/help');
+    expect(h.last(BORIS.id).text).toContain('для валуйных min_profit — минимальный перевес, то же, что min_overvalue');
+  });
+
   it('/help follows progress: connect, then filter, then running', async () => {
     await h.say(ALICE, '/help');
     expect(h.last(ALICE.id).text).toContain('access key pair with /connect');

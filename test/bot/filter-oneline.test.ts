@@ -47,6 +47,12 @@ describe('/filter <service> …', () => {
     expect(h.client.callsOf('writeFilter')[1]?.filter).toMatchObject({ minProfit: -2, maxProfit: 5 });
   });
 
+  it('valuebets take min_profit as min_overvalue (a valuebet\'s profit is its overvalue)', async () => {
+    await h.say(ALICE, '/filter valuebets_prematch min_profit=4.5');
+    expect(h.client.callsOf('writeFilter')[0]?.filter).toMatchObject({ minOvervalue: 4.5, minProfit: 0, maxProfit: null });
+    expect(h.store.getUser(ALICE.id)?.filters.valuebets_prematch?.settings.minOvervalue).toBe(4.5);
+  });
+
   it('explains the coverage trade-off when this service lowers the others', async () => {
     h.scheduler.coverageTable.set(ALICE.id, { arbs_live: covered(1) });
     h.scheduler.withExtra.set(`${ALICE.id}:middles_prematch`, { arbs_live: covered(1), middles_prematch: covered(0.4, 15_000) });
@@ -71,7 +77,9 @@ describe('/filter <service> …', () => {
     ['/filter arbs_prematch sports=1,x', 'use ids separated by commas'],
     ['/filter arbs_prematch sports=1,999', 'Unknown sport ids: 999'],
     ['/filter arbs_prematch bookmakers=7,4242', 'Unknown bookmaker ids: 4242'],
-    ['/filter valuebets_prematch min_profit=1', 'does not apply to valuebets_prematch'],
+    ['/filter valuebets_prematch max_profit=1', 'does not apply to valuebets_prematch'],
+    ['/filter valuebets_prematch min_profit=1 min_overvalue=2', 'min_profit and min_overvalue are the same option'],
+    ['/filter valuebets_prematch min_profit=-1', '-1 is negative'],
     ['/filter arbs_prematch min_overvalue=1', 'does not apply'],
     ['/filter arbs_live hours=3', 'does not apply to arbs_live'],
     [`/filter arbs_prematch min_profit=${'9'.repeat(250)}`, 'too long'],

@@ -86,12 +86,25 @@ describe('parseItemsBody', () => {
     expect(read.items[0]?.masked).toBe(true);
   });
 
-  it('reads middles: value is the miss profit, middle_value the hit profit', () => {
+  it('reads middles: miss and hit profits from the two odds, not the service\'s value (its middle size)', () => {
+    // Odds 2.10 / 2.20: Σ 1/o = (2.2 + 2.1) / 4.62 = 4.3 / 4.62; miss = 4.62 / 4.3 − 1 = +7.44186 %,
+    // hit = 9.24 / 4.3 − 1 = +114.88372 %. The service's value (1.00, a middle's size) and
+    // middle_value are not used while the odds are known.
     const body = arbsEnvelope(1);
     const items = body.items as Record<string, unknown>[];
-    items[0] = { ...items[0], value: -1.2, roi: undefined, middle_value: 48.5 };
+    items[0] = { ...items[0], value: 1, roi: undefined, middle_value: 48.5 };
     const [item] = parseItemsBody('middles_live', body, 'read').items;
-    expect(item).toMatchObject({ kind: 'middles', profit: -1.2, middleProfit: 48.5, overvalue: null });
+    expect(item).toMatchObject({ kind: 'middles', overvalue: null });
+    expect(item?.profit).toBeCloseTo(7.44186, 4);
+    expect(item?.middleProfit).toBeCloseTo(114.88372, 4);
+  });
+
+  it('reads masked middles: the service\'s value and middle_value are all there is', () => {
+    const body = arbsEnvelope(1, true);
+    const items = body.items as Record<string, unknown>[];
+    items[0] = { ...items[0], value: 1, roi: undefined, middle_value: 48.5 };
+    const [item] = parseItemsBody('middles_live', body, 'read').items;
+    expect(item).toMatchObject({ kind: 'middles', profit: 1, middleProfit: 48.5, masked: true });
   });
 
   it('reads the overvalue of valuebets from value / overvalue / ev, else computes it', () => {

@@ -3,6 +3,9 @@
  * `/filter <service> [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N]
  *  [sports=ID,ID] [bookmakers=ID,ID] [min_overvalue=N]`. Also the bounds both the one-line form
  * and the builder check against.
+ *
+ * A valuebet's profit is its overvalue, so for valuebets `min_profit` is accepted as another name
+ * of `min_overvalue` (giving both is refused: which one was meant?).
  */
 import { z } from 'zod';
 import type { Dictionaries } from '../../service/dictionaries-model.js';
@@ -62,9 +65,12 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined): 
   }
 
   const valuebets = kindOf(service) === 'valuebets';
+  if (valuebets && seen.has('min_profit') && seen.has('min_overvalue')) {
+    return fail('same_option_twice', { first: 'min_profit', second: 'min_overvalue' });
+  }
   for (const name of seen.keys()) {
     const notHere =
-      (valuebets && (name === 'min_profit' || name === 'max_profit')) ||
+      (valuebets && name === 'max_profit') ||
       (!valuebets && name === 'min_overvalue') ||
       (isLive(service) && name === 'hours');
     if (notHere) return fail('option_not_for_service', { value: name, service });
@@ -108,7 +114,8 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined): 
     settings.hoursToStart = hours.value;
   }
 
-  const overvalue = num('min_overvalue');
+  // Errors name the option as the user wrote it.
+  const overvalue = num(valuebets && seen.has('min_profit') ? 'min_profit' : 'min_overvalue');
   if (!overvalue.ok) return overvalue;
   if (overvalue.value !== null) {
     const r = checkBounds(overvalue.value, null, overvalueRules);
