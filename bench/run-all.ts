@@ -4,6 +4,7 @@
  *
  *   npm run bench
  *   BENCH_SECONDS=30 npm run bench      # shorter scheduler runs
+ *   BENCH_BUSY_SECONDS=120 BENCH_BUSY_SCENARIOS=live npm run bench   # a shorter busy world, one scenario
  *
  * The benchmarks' own settings (BENCH_*) pass through; see each file's header.
  */
@@ -11,8 +12,9 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { markdownTable } from './lib/stats.js';
 import { runBenchProcess, siblingUrl, type BenchResult } from './lib/result.js';
 
-/** In this order; the scale benchmark starts one process per size itself. */
+/** In this order; the busy world and the scale benchmark start one process per scenario or size themselves. */
 const BENCHES: URL[] = [
+  siblingUrl('busy-world', import.meta.url),
   siblingUrl('alert-latency', import.meta.url),
   siblingUrl('scheduler-scale', import.meta.url),
   siblingUrl('outbox-throughput', import.meta.url),
