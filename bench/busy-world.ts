@@ -54,6 +54,8 @@ const GRACE_MS = 20_000;
 /** The poller binds this source address under the address scope, so the sandbox tells it from the bot (127.0.0.1). */
 const POLLER_ADDRESS = '127.0.0.2';
 const FIRST_CHAT = 5_001;
+/** How this benchmark's results are named (`run-all.ts` gives them the side-by-side table). */
+export const BUSY_PREFIX = 'Busy world: ';
 
 interface Side {
   name: 'bot' | 'poller';
@@ -192,7 +194,7 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
 
     const appeared = [...items.values()].reduce((a, m) => a + m.size, 0);
     return {
-      bench: `Busy world: ${users} users × ${scenario.title}`,
+      bench: `${BUSY_PREFIX}${users} users × ${scenario.title}`,
       setup:
         `bot as shipped (own process, default settings${scenario.scope === 'address' ? ' + LIMIT_SCOPE=address' : ''}) vs the minimal poller, same sandbox world (seed ${seed}) in one run; ` +
         `items every ${BUSY_TEMPO.birthGapMs.min / 1000}–${BUSY_TEMPO.birthGapMs.max / 1000} s, ${BUSY_TEMPO.shortLivedShare * 100} % living ` +
@@ -420,7 +422,7 @@ export function sideBySide(results: readonly BenchResult[]): string {
       cells.set(`${i}|${metric}|${m[2] as string}`, f.value);
     }
   });
-  const header = ['Figure', ...results.flatMap((r) => [`${r.bench.replace(/^Busy world: /, '')}: the bot`, 'the poller', 'bot/poller'])];
+  const header = ['Figure', ...results.flatMap((r) => [`${r.bench.slice(BUSY_PREFIX.length)}: the bot`, 'the poller', 'bot/poller'])];
   const rows = metrics.map((metric) => [metric, ...results.flatMap((_, i) => ['bot', 'poller', 'bot/poller'].map((s) => cells.get(`${i}|${metric}|${s}`) ?? ''))]);
   return markdownTable(header, rows);
 }
