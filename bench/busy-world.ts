@@ -91,11 +91,15 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
   const hardStop = setTimeout(() => {
     // Every loop below is bounded; this is the last line of defence against a hung child.
     console.error('busy-world: the run overran its time bound; stopping');
-    bot.process?.kill('SIGKILL');
-    poller.process?.kill('SIGKILL');
     process.exit(1);
   }, windowMs + warmupMs + 10 * 60_000);
   hardStop.unref();
+  // The children never outlive this process, however it ends.
+  const killChildren = () => {
+    bot.process?.kill('SIGKILL');
+    poller.process?.kill('SIGKILL');
+  };
+  process.once('exit', killChildren);
 
   try {
     bot.process = startBot(sandbox, bot.telegram, data.dir, scenario.scope);
@@ -206,6 +210,7 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
     };
   } finally {
     clearTimeout(hardStop);
+    process.off('exit', killChildren);
     sends.bot.stop();
     sends.poller.stop();
     await stopChild(poller.process, 'SIGTERM');
