@@ -145,7 +145,6 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
       return { reads, readsTotal, tokensTotal, breaches, cpu, flood: side.telegram.flood() };
     };
     const fig = { bot: perSide(bot), poller: perSide(poller) };
-    const unit = scenario.scope === 'address' ? 'host' : 'key and host';
     // Under the address scope everyone's reads share one budget per host: count them per host.
     const readRate = (f: ReturnType<typeof perSide>) =>
       scenario.scope === 'address' ? f.readsTotal / services.length / minutes : f.readsTotal / Math.max(1, f.reads.size) / minutes;
@@ -170,9 +169,9 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
     });
     row('alerts delivered of all that lived ≥ 3 s', shareLived(d.bot), shareLived(d.poller), pct);
     row('token coverage (time the keys could read)', d.bot.coverage, d.poller.coverage, pct);
-    row(`item reads per ${unit} per minute`, readRate(fig.bot), readRate(fig.poller), (v) => v.toFixed(1));
+    row('item reads per key and host per minute (address scope: per host)', readRate(fig.bot), readRate(fig.poller), (v) => v.toFixed(1));
     row(`quota use (reads / ${READS_PER_MINUTE})`, readRate(fig.bot) / READS_PER_MINUTE, readRate(fig.poller) / READS_PER_MINUTE, (v) => v.toFixed(2));
-    row(`tokens per ${scenario.scope === 'address' ? 'address' : 'key'} per hour`, tokenRate(fig.bot), tokenRate(fig.poller), (v) => v.toFixed(1));
+    row('tokens per key per hour (address scope: per address)', tokenRate(fig.bot), tokenRate(fig.poller), (v) => v.toFixed(1));
     row('Telegram 429s', fig.bot.flood?.tooMany ?? Number.NaN, fig.poller.flood?.tooMany ?? Number.NaN, String, {
       bot: methods(fig.bot.flood),
       poller: methods(fig.poller.flood),
