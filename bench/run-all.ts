@@ -4,15 +4,18 @@
  *
  *   npm run bench
  *   BENCH_SECONDS=30 npm run bench      # shorter scheduler runs
+ *   BENCH_BUSY_SECONDS=120 BENCH_BUSY_SCENARIOS=live npm run bench   # a shorter busy world, one scenario
  *
  * The benchmarks' own settings (BENCH_*) pass through; see each file's header.
  */
 import { availableParallelism, cpus, totalmem } from 'node:os';
+import { BUSY_PREFIX, sideBySide } from './busy-world.js';
 import { markdownTable } from './lib/stats.js';
 import { runBenchProcess, siblingUrl, type BenchResult } from './lib/result.js';
 
-/** In this order; the scale benchmark starts one process per size itself. */
+/** In this order; the busy world and the scale benchmark start one process per scenario or size themselves. */
 const BENCHES: URL[] = [
+  siblingUrl('busy-world', import.meta.url),
   siblingUrl('alert-latency', import.meta.url),
   siblingUrl('scheduler-scale', import.meta.url),
   siblingUrl('outbox-throughput', import.meta.url),
@@ -30,8 +33,10 @@ for (const script of BENCHES) {
   }
 }
 
+// The busy world's figures come in pairs (the bot, the poller): they get a table of their own.
+const busy = results.filter((r) => r.bench.startsWith(BUSY_PREFIX));
 const rows: string[][] = [];
-for (const r of results) {
+for (const r of results.filter((x) => !busy.includes(x))) {
   for (const f of r.figures) {
     rows.push([r.bench, f.metric, f.value, f.target ?? '', f.pass === undefined ? '' : f.pass ? 'PASS' : 'FAIL']);
   }
@@ -42,6 +47,7 @@ console.log('\n# Benchmark summary\n');
 console.log(`Measured ${new Date(startedAt).toISOString().slice(0, 10)} on ${machine}; \`npm run bench\` (${Math.round((Date.now() - startedAt) / 1000)} s).\n`);
 for (const r of results) console.log(`- **${r.bench}**: ${r.setup}`);
 console.log('');
+if (busy.length > 0) console.log(`${sideBySide(busy)}\n`);
 console.log(markdownTable(['Benchmark', 'Figure', 'Value', 'Target', 'Result'], rows));
 if (failed.length > 0) {
   console.error(`\n${failed.length} benchmark(s) did not finish:\n${failed.map((f) => `- ${f}`).join('\n')}`);

@@ -27,6 +27,7 @@ import {
   type InlineKeyboard,
 } from './schemas.js';
 import { checkKeyboard, checkText, inlineOf, markupKey, parse } from './validate.js';
+import type { FloodControl } from './flood.js';
 import type {
   ActivityEvent,
   CallbackAnswer,
@@ -112,6 +113,8 @@ export class FakeBotApi {
   constructor(
     private readonly bot: BotUser,
     private readonly clock: Clock,
+    /** Telegram's rate limits, when the fake enforces them. */
+    readonly flood?: FloodControl,
   ) {
     this.registerHandlers();
   }
@@ -131,6 +134,12 @@ export class FakeBotApi {
       }
       this.record(handler.name, payload, false, fault.code);
       return { kind: 'answer', answer: faultAnswer({ ...fault, code: fault.code }) };
+    }
+    const chatId = typeof payload.chat_id === 'number' || typeof payload.chat_id === 'string' ? Number(payload.chat_id) : Number.NaN;
+    const retryAfter = this.flood && Number.isInteger(chatId) ? this.flood.check(handler.name, chatId, this.clock.now()) : undefined;
+    if (retryAfter !== undefined) {
+      this.record(handler.name, payload, false, 429);
+      return { kind: 'answer', answer: faultAnswer({ count: 1, code: 429, retryAfter }) };
     }
     try {
       const result = await handler.run(payload, signal);

@@ -13,6 +13,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { systemClock } from '../clock.js';
 import { FakeBotApi } from './bot-api.js';
+import { FloodControl, TELEGRAM_FLOOD_LIMITS } from './flood.js';
 import type { ApiAnswer } from './errors.js';
 import { BodyError, readPayload } from './body.js';
 import type { FakeTelegram, FakeTelegramOptions, SentMessage, Update } from './types.js';
@@ -31,7 +32,10 @@ const PATH = /^\/bot([^/]+)\/(?:test\/)?([A-Za-z]+)\/?$/;
 export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise<FakeTelegram> {
   const token = opts.token ?? DEFAULT_FAKE_TOKEN;
   const botUser = { ...(opts.botUser ?? DEFAULT_FAKE_BOT) };
-  const api = new FakeBotApi(botUser, opts.clock ?? systemClock);
+  const flood = opts.floodControl
+    ? new FloodControl({ ...TELEGRAM_FLOOD_LIMITS, ...(opts.floodControl === true ? {} : opts.floodControl) })
+    : undefined;
+  const api = new FakeBotApi(botUser, opts.clock ?? systemClock, flood);
 
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
@@ -91,6 +95,7 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
     commands: (lang) => api.commands(lang),
     descriptions: (lang) => api.descriptions(lang),
     waitForMessage: (pred, timeoutMs) => waitForMessage(api, pred, timeoutMs),
+    flood: () => flood?.snapshot(),
     failNext: (spec) => api.failNext(spec),
     clearFaults: () => api.clearFaults(),
     setChat: (chat) => api.setChat(chat),

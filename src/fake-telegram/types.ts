@@ -3,6 +3,9 @@
  */
 import type { Update } from 'grammy/types';
 import type { Clock } from '../clock.js';
+import type { FloodLimits, FloodStats } from './flood.js';
+
+export type { FloodLimits, FloodStats, EarlyRequest } from './flood.js';
 
 export type { Update };
 
@@ -44,6 +47,11 @@ export interface FakeTelegramOptions {
   botUser?: { id: number; username: string; first_name: string };
   /** Time for message dates and the recorded `at` of calls and messages; long polls always use real time. */
   clock?: Clock;
+  /**
+   * Enforce Telegram's rate limits (per chat, global, per group), answering 429 with retry_after
+   * and counting requests that come before it is over; `true` for Telegram's limits. Default off.
+   */
+  floodControl?: boolean | Partial<FloodLimits>;
 }
 
 /** A message the bot sent, as it stands now. */
@@ -166,6 +174,8 @@ export interface FakeTelegram {
   descriptions(languageCode?: string): { description?: string; short_description?: string };
   /** Resolves when a message matching `pred` exists; rejects after `timeoutMs` (default 5000, real time). */
   waitForMessage(pred: (m: SentMessage) => boolean, timeoutMs?: number): Promise<SentMessage>;
+  /** What flood control saw; undefined when it is off. */
+  flood(): FloodStats | undefined;
   /** Answers the next `count` matching calls with the given failure. */
   failNext(opts: FaultSpec): void;
   /** Removes every pending fault. */

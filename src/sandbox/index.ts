@@ -4,6 +4,7 @@
  * clock), for tests, demos and benchmarks. See `startSandbox`.
  */
 export { startSandbox, DEMO_KEY, DEFAULT_LIMITS } from './server.js';
+export { BUSY_WORLD, BUSY_TEMPO, busyProfile } from './profiles.js';
 export { basePathOf } from './routes.js';
 export type {
   Sandbox,
@@ -14,9 +15,10 @@ export type {
   SandboxOptions,
   SandboxUrls,
   SandboxWorld,
+  TokenGrant,
   RouteName,
 } from './types.js';
 export type { WireEnvelope, WireEvent, WireItem, WireLeg, WireSubEvent } from './wire.js';
 export type { WireDictionaries, WireOddsType, DictLang } from './dictionaries.js';
-export type { WorldChange } from './world.js';
+export type { WorldChange, WorldProfile } from './world.js';
 export { arbProfit, middleProfits, overvalue, fairOdds } from './pricing.js';

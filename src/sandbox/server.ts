@@ -20,7 +20,7 @@ import { withHostile, HOSTILE_PREFIX } from './hostile.js';
 import { createLimitSet, type SlidingWindowLimit } from './limits.js';
 import { createRng } from './prng.js';
 import { basePathOf, matchRoute, type Route } from './routes.js';
-import type { Sandbox, SandboxFaults, SandboxKey, SandboxLimits, SandboxOptions, SandboxUrls } from './types.js';
+import type { Sandbox, SandboxFaults, SandboxKey, SandboxLimits, SandboxOptions, SandboxUrls, TokenGrant } from './types.js';
 import type { WireEnvelope, WireEvent } from './wire.js';
 import { toWireEvent, toWireItem, World, type SimItem } from './world.js';
 import { listen } from '../net/listen.js';
@@ -37,6 +37,8 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
 });
 
 const DEFAULT_TOKEN_TTL_MS = 300_000;
+/** The token log keeps at most this many grants (halved when full). */
+const GRANT_LOG_CAP = 10_000;
 
 interface TokenRecord {
   accessKey: string;
@@ -83,7 +85,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     itemsPerService: opts.world?.itemsPerService ?? 12,
     meanLifetimeMs: opts.world?.meanLifetimeMs ?? 180_000,
     moveEveryMs: opts.world?.moveEveryMs ?? 20_000,
+    ...(opts.world?.profile ? { profile: opts.world.profile } : {}),
   });
+  const grants: TokenGrant[] = [];
   const held = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
 
@@ -144,6 +148,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     if (tokens.size > 10_000) for (const [t, rec] of tokens) if (rec.expiresAt <= now) tokens.delete(t);
     const token = tokenRng.hex(40);
     tokens.set(token, { accessKey: key.accessKey, service, expiresAt: now + tokenTtlMs });
+    grants.push({ accessKey: key.accessKey, service, at: now, expiresAt: now + tokenTtlMs });
+    if (grants.length > GRANT_LOG_CAP) grants.splice(0, grants.length - GRANT_LOG_CAP / 2);
     return ok({ access_token: token, token_type: 'Bearer', expires_in: Math.ceil(tokenTtlMs / 1000) });
   }
 
@@ -305,6 +311,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     urls,
     demoKey,
     counters: () => counters.snapshot(),
+    tokenGrants: () => grants.map((g) => ({ ...g })),
     resetCounters: () => counters.reset(),
     setFaults: (f) => {
       faults = { ...f, ...(f.revokedKeys ? { revokedKeys: [...f.revokedKeys] } : {}) };

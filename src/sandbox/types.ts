@@ -1,7 +1,7 @@
 /** The sandbox's public types (re-exported by `index.ts`). */
 import type { Clock } from '../clock.js';
 import type { Service } from '../service/services.js';
-import type { WorldChange } from './world.js';
+import type { WorldChange, WorldProfile } from './world.js';
 import type { WireEnvelope, WireItem } from './wire.js';
 
 /** An access key pair the sandbox accepts. */
@@ -53,9 +53,18 @@ export interface SandboxOptions {
   faults?: SandboxFaults;
   /** Which `{account}` forms are accepted: 'bb-' only `bb-<key>`, '' only the bare key; default 'both'. */
   accountPrefix?: 'bb-' | '' | 'both';
-  world?: { eventsPerService?: number; itemsPerService?: number; meanLifetimeMs?: number; moveEveryMs?: number };
+  world?: { eventsPerService?: number; itemsPerService?: number; meanLifetimeMs?: number; moveEveryMs?: number; profile?: WorldProfile };
   /** Every items read also carries the hostile items of `hostile.ts` (non-finite numbers, absurd times, wrong types, missing legs). */
   hostile?: boolean;
+}
+
+/** One token the sandbox handed out. */
+export interface TokenGrant {
+  accessKey: string;
+  service: Service;
+  /** Sandbox clock, ms. */
+  at: number;
+  expiresAt: number;
 }
 
 /** Route names used in the counters. */
@@ -114,6 +123,8 @@ export interface Sandbox {
   readonly demoKey: SandboxKey;
   /** A snapshot copy. */
   counters(): SandboxCounters;
+  /** Every token handed out (the latest 10,000 at most), oldest first: when each key could read each service. */
+  tokenGrants(): TokenGrant[];
   resetCounters(): void;
   /** Replaces the fault settings live. */
   setFaults(f: SandboxFaults): void;

@@ -23,6 +23,23 @@ export interface WorldOptions {
   itemsPerService: number;
   meanLifetimeMs: number;
   moveEveryMs: number;
+  /** Draws that replace the default shapes (see `WorldProfile`); without it the world is as before. */
+  profile?: WorldProfile;
+}
+
+/**
+ * A world's tempo drawn per item instead of from the three means above: how long an item lives,
+ * whether and how often it moves, and when the next one is born. With `birthGapMs` births follow
+ * their own clock (a dead item is not replaced). Every draw takes the seeded stream it is given.
+ */
+export interface WorldProfile {
+  lifetimeMs(rng: Rng): number;
+  /** Whether a new item moves at all (drawn once per item). */
+  moves(rng: Rng): boolean;
+  /** The gap to an item's next move. */
+  moveGapMs(rng: Rng): number;
+  /** The gap to the next natural birth. */
+  birthGapMs(rng: Rng): number;
 }
 
 export interface SimSubEvent {
@@ -71,6 +88,8 @@ export interface SimItem {
   injected: boolean;
   rng: Rng;
   alive: boolean;
+  /** With a profile: false for an item that never moves. */
+  moves: boolean;
 }
 
 /** One change of the world, for tests and benchmarks. */
@@ -182,6 +201,7 @@ class ServiceWorld {
       const age = Math.round(this.birthsRng.uniform(0, opts.meanLifetimeMs));
       this.spawn(opts.startMs, { initialAgeMs: age });
     }
+    if (opts.profile) this.schedule(opts.startMs + opts.profile.birthGapMs(this.birthsRng), 'birth');
   }
 
   /** Runs every task due by `now`. */
@@ -210,13 +230,14 @@ class ServiceWorld {
       case 'move':
         if (!item?.alive) return;
         this.move(item, task.at);
-        this.schedule(task.at + this.opts.moveEveryMs, 'move', item);
+        this.schedule(task.at + (this.opts.profile ? this.opts.profile.moveGapMs(item.rng) : this.opts.moveEveryMs), 'move', item);
         return;
       case 'death':
         if (item?.alive) this.kill(item, task.at);
         return;
       case 'birth':
         this.spawn(task.at, {});
+        if (this.opts.profile) this.schedule(task.at + this.opts.profile.birthGapMs(this.birthsRng), 'birth');
         return;
       case 'eventEnd': {
         if (!event) return;
@@ -268,20 +289,25 @@ class ServiceWorld {
     while (this.items.has(id));
     const createdMs = at - (how.initialAgeMs ?? 0);
     const legs = this.price(rng, event, how.profit, createdMs);
+    // Drawn in this order (group, lifetime, moves) so a world without a profile is the same as before.
+    const groupId = rng.chance(0.75) ? (event.sport.groups[0] ?? 1) : rng.pick(event.sport.groups);
+    const profile = this.opts.profile;
+    const lifetimeMs = profile ? profile.lifetimeMs(rng) : Math.max(MIN_LIFETIME_MS, Math.round(rng.exp(this.opts.meanLifetimeMs)));
     const item: SimItem = {
       id,
       service: this.service,
       kind: this.kind,
       event,
       createdMs,
-      groupId: rng.chance(0.75) ? (event.sport.groups[0] ?? 1) : rng.pick(event.sport.groups),
+      groupId,
       legs: legs.legs,
       probability: legs.probability,
       band: { min: 0, max: 0 },
-      deathMs: at + Math.max(MIN_LIFETIME_MS, Math.round(rng.exp(this.opts.meanLifetimeMs))),
+      deathMs: at + lifetimeMs,
       injected,
       rng,
       alive: true,
+      moves: profile ? profile.moves(rng) : true,
     };
     const v = valuesOf(item).value;
     const band = this.kind === 'arbs' ? [0.05, 20] : this.kind === 'middles' ? [-8, 2] : [0.2, 35];
@@ -289,7 +315,9 @@ class ServiceWorld {
     this.items.set(id, item);
     this.record({ at: createdMs, service: this.service, type: 'appeared', id }, item);
     const m = this.opts.moveEveryMs;
-    this.schedule(createdMs + m * Math.max(1, Math.ceil((at - createdMs) / m)), 'move', item);
+    if (profile) {
+      if (item.moves) this.schedule(at + profile.moveGapMs(rng), 'move', item);
+    } else this.schedule(createdMs + m * Math.max(1, Math.ceil((at - createdMs) / m)), 'move', item);
     this.schedule(item.deathMs, 'death', item);
     return item;
   }
@@ -371,7 +399,7 @@ class ServiceWorld {
     item.alive = false;
     this.items.delete(item.id);
     this.record({ at, service: this.service, type: 'gone', id: item.id }, item);
-    if (item.injected) return;
+    if (item.injected || this.opts.profile) return;
     // Replace a natural item after a short pause, so about itemsPerService stay alive.
     const delay = Math.max(1_000, Math.round(this.birthsRng.exp(this.opts.meanLifetimeMs / 10)));
     this.schedule(at + delay, 'birth');

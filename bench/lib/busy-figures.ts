@@ -1,0 +1,138 @@
+/**
+ * What users saw, worked out after a busy-world run from the outside only: the world's changes
+ * (when each item appeared and went, sandbox time), the tokens the sandbox handed out (when each
+ * key could read each service), and the messages that reached the fake Bot API (an alert names
+ * its item id). The same arithmetic serves the bot and the poller, so the two compare line by line.
+ */
+import type { FakeTelegram } from '../../src/fake-telegram/server.js';
+import type { TokenGrant, WorldChange } from '../../src/sandbox/index.js';
+import type { Service } from '../../src/service/services.js';
+
+/** An item that lived at least this long, while its service was readable, should be alerted. */
+export const QUALIFY_MS = 3_000;
+
+/** One user's subscription to one service; `coverKey` is the key whose tokens read it. */
+export interface Watch {
+  chatId: number;
+  service: Service;
+  coverKey: string;
+}
+
+export interface Window {
+  start: number;
+  end: number;
+  /** Sends up to here still count for items that appeared before `end`. */
+  graceEnd: number;
+}
+
+export interface Delivery {
+  /** Appearance → first sendMessage naming the item, ms, per (user, item) delivered. */
+  latencies: number[];
+  /** (user, item) pairs that lived ≥ 3 s while the user's key held a token for the service. */
+  qualifying: number;
+  delivered: number;
+  /** (user, item) pairs that lived ≥ 3 s, whatever the tokens. */
+  lived: number;
+  deliveredOfLived: number;
+  /** Mean share of the window in which the users' keys held a token for their services. */
+  coverage: number;
+}
+
+const ITEM_ID = /\b[0-9a-f]{16}\b/g;
+
+/**
+ * When each (chat, item id) was first named by a sent message, recorded as the sends arrive (a
+ * message's buttons change when its item goes, so they are read as first sent). An alert names
+ * its item in its text or in its buttons' callback data; both are scanned for a 16-hex id.
+ */
+export function recordFirstSends(telegram: Pick<FakeTelegram, 'onActivity'>): { firsts: Map<string, number>; unnamed: number[]; stop: () => void } {
+  const firsts = new Map<string, number>();
+  /** When messages naming no item were sent (command replies, digests, summaries). */
+  const unnamed: number[] = [];
+  const stop = telegram.onActivity((e) => {
+    if (e.kind !== 'sent' || !e.message) return;
+    const m = e.message;
+    const text = `${m.text} ${JSON.stringify(m.reply_markup ?? null)}`;
+    const ids = text.match(ITEM_ID) ?? [];
+    if (ids.length === 0) unnamed.push(m.at);
+    for (const id of ids) {
+      const key = `${m.chat_id}|${id}`;
+      const at = firsts.get(key);
+      if (at === undefined || m.at < at) firsts.set(key, m.at);
+    }
+  });
+  return { firsts, unnamed, stop };
+}
+
+/** Merged [from, to) intervals in which each key held a token for each service. */
+export function coverageOf(grants: readonly TokenGrant[]): Map<string, [number, number][]> {
+  const byKey = new Map<string, [number, number][]>();
+  for (const g of grants) {
+    const k = `${g.accessKey}|${g.service}`;
+    const list = byKey.get(k) ?? [];
+    list.push([g.at, g.expiresAt]);
+    byKey.set(k, list);
+  }
+  for (const [k, list] of byKey) {
+    list.sort((a, b) => a[0] - b[0]);
+    const merged: [number, number][] = [];
+    for (const [from, to] of list) {
+      const last = merged[merged.length - 1];
+      if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+      else merged.push([from, to]);
+    }
+    byKey.set(k, merged);
+  }
+  return byKey;
+}
+
+function overlap(intervals: readonly [number, number][], from: number, to: number): number {
+  let total = 0;
+  for (const [a, b] of intervals) total += Math.max(0, Math.min(b, to) - Math.max(a, from));
+  return total;
+}
+
+/** Items that appeared in the window, per service: appearance and (when it went) disappearance. */
+export function itemsOf(changes: readonly WorldChange[], window: Window): Map<Service, Map<string, { at: number; goneAt?: number }>> {
+  const out = new Map<Service, Map<string, { at: number; goneAt?: number }>>();
+  for (const c of changes) {
+    const items = out.get(c.service) ?? new Map<string, { at: number; goneAt?: number }>();
+    out.set(c.service, items);
+    if (c.type === 'appeared' && c.at >= window.start && c.at < window.end) items.set(c.id, { at: c.at });
+    if (c.type === 'gone') {
+      const item = items.get(c.id);
+      if (item) item.goneAt = c.at;
+    }
+  }
+  return out;
+}
+
+/** The delivery figures of one side (bot or poller). */
+export function delivery(
+  watches: readonly Watch[],
+  items: Map<Service, Map<string, { at: number; goneAt?: number }>>,
+  sends: Map<string, number>,
+  coverage: Map<string, [number, number][]>,
+  window: Window,
+): Delivery {
+  const d: Delivery = { latencies: [], qualifying: 0, delivered: 0, lived: 0, deliveredOfLived: 0, coverage: 0 };
+  let covered = 0;
+  for (const w of watches) {
+    const intervals = coverage.get(`${w.coverKey}|${w.service}`) ?? [];
+    covered += overlap(intervals, window.start, window.end) / (window.end - window.start);
+    for (const [id, item] of items.get(w.service) ?? []) {
+      const lifeEnd = Math.min(item.goneAt ?? window.graceEnd, window.graceEnd);
+      const sentAt = sends.get(`${w.chatId}|${id}`);
+      const sent = sentAt !== undefined && sentAt <= window.graceEnd;
+      if (sent) d.latencies.push(sentAt - item.at);
+      if (lifeEnd - item.at < QUALIFY_MS) continue;
+      d.lived += 1;
+      if (sent) d.deliveredOfLived += 1;
+      if (overlap(intervals, item.at, lifeEnd) < QUALIFY_MS) continue;
+      d.qualifying += 1;
+      if (sent) d.delivered += 1;
+    }
+  }
+  d.coverage = watches.length > 0 ? covered / watches.length : 0;
+  return d;
+}
