@@ -119,8 +119,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     return undefined;
   };
 
-  const scopeOf = (who: string, address: string): string =>
-    limitCfg.scope === 'address' ? `addr:${address}` : `key:${who}`;
+  const scopeOf = (who: string, address: string, scope = limitCfg.scope): string =>
+    scope === 'address' ? `addr:${address}` : `key:${who}`;
 
   function tokenRoute(route: Extract<Route, { name: 'token' }>, req: IncomingMessage, body: string, address: string): Outcome {
     const key = keys.get(route.accessKey);
@@ -140,7 +140,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return errorOutcome(403, `this access key has no subscription for ${service}`);
     }
     const now = clock.now();
-    const refused = takeLimit(limits.tokens, `tokens|${scopeOf(key.accessKey, address)}`, 'token', now);
+    const refused = takeLimit(limits.tokens, `tokens|${scopeOf(key.accessKey, address, limitCfg.tokenScope ?? limitCfg.scope)}`, 'token', now);
     if (refused) return refused;
     counters.use(key.accessKey, basePathOf(service), 'token');
     const fault = drawFault(false);

@@ -35,6 +35,8 @@ export interface SandboxLimits {
   dictsPerDay: number;
   /** 'key': tokens per key, filters and reads per key and host; 'address': per remote address instead. Dictionaries are always per address. */
   scope: 'key' | 'address';
+  /** How token requests are counted; default `scope`. The real token endpoint is addressed by key (LIMIT_SCOPE_TOKENS). */
+  tokenScope?: 'key' | 'address';
 }
 
 export interface SandboxOptions {

@@ -122,4 +122,18 @@ describe('sandbox limits', () => {
       else expect(sb.counters().breaches).toBe(0);
     }
   });
+  it("tokenScope 'key' under scope 'address': reads share the address's budget, tokens stay per key (the real token endpoint)", async () => {
+    const sb = await h.start({
+      limits: { itemsPerMinute: 5, tokensPerHour: 2, scope: 'address', tokenScope: 'key' },
+      keys: [{ accessKey: 'demo-key', secret: 'demo-secret-0123456789' }, OTHER],
+    });
+    const t1 = await tokenFor(sb, 'arbs_live');
+    expect((await requestToken(sb, 'arbs_live')).status).toBe(200);
+    // demo-key has spent its 2; OTHER, on the same address, still has its own.
+    expect((await requestToken(sb, 'arbs_live')).status).toBe(429);
+    const t2 = await tokenFor(sb, 'arbs_live', OTHER);
+    for (let i = 0; i < 5; i++) expect((await call(`${hostOf(sb, 'arbs_live')}/v1/users/demo-key/filter/items`, t1)).status).toBe(200);
+    expect((await call(`${hostOf(sb, 'arbs_live')}/v1/users/other-key/filter/items`, t2)).status).toBe(429);
+    expect(sb.counters().breachLog.map((b) => b.scope)).toEqual(['tokens|key:demo-key', 'items|/arbs-live|addr:127.0.0.1']);
+  });
 });
