@@ -138,6 +138,8 @@ export const en = {
   fb_press_save: 'Please press “Save” or “Cancel”.',
   fb_cancelled: 'The filter was not saved.',
   fb_saved: '✅ Filter for {service} saved. Alerts start within seconds.',
+  fb_save_token_limited:
+    '⏳ Your key has used the token requests this hour leaves to commands (the rest keeps your alerts coming). Nothing was saved; try again in {min} min.',
   fb_save_rate_limited: '⏳ The service allows only a few filter writes an hour. Nothing was saved; try again in {min} min.',
   fb_save_forbidden: '⛔ Your key has no access to {service}, so the filter was not saved.',
   fb_save_auth: '❌ The service refused your key pair. Connect it again with /connect.',

@@ -22,6 +22,8 @@ export class ServiceError extends Error {
       retryAfterMs?: number;
       /** True when our own limiter refused: nothing was sent. */
       local?: boolean;
+      /** Which of our limits refused (with `local`): a filter write can wait on its token, not on filter writes. */
+      limit?: 'tokens' | 'filters' | 'items' | 'dicts';
     } = {},
   ) {
     super(message);

@@ -328,6 +328,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     return new ServiceError('rate_limited', `${why}; the next fits in about ${secs} s (nothing was sent)`, {
       local: true,
       retryAfterMs,
+      limit: kind,
     });
   };
 

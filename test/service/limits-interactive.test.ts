@@ -79,7 +79,7 @@ describe('interactive use never takes polling’s share', () => {
     // Not polled yet: one always-readable service's 12 are kept, 8 are the user's (a /connect, a
     // mistyped secret, the first filters, each on a token of its own).
     for (let i = 0; i < 8; i++) (await l.acquire(tokens(), lookup)).release();
-    await expect(l.acquire(tokens(), lookup)).rejects.toSatisfy(refusedLocally);
+    await expect(l.acquire(tokens(), lookup)).rejects.toSatisfy((e) => refusedLocally(e) && (e as ServiceError).details.limit === 'tokens');
     expect(l.budget(tokens())).toMatchObject({ interactiveUsed: 8, interactiveCap: 8 });
     // Its plan grows to two services (18 an hour): interactive use keeps to the 2 left.
     l.setPollingTokens('k1', 18);

@@ -13,7 +13,8 @@ export type SaveOutcome =
   | { kind: 'no_key' }
   /** The user's cap on filter writes: nothing was sent. */
   | { kind: 'capped'; waitMs: number }
-  | { kind: 'error'; errorKind: ServiceErrorKind; retryAfterMs: number | null };
+  /** `tokens`: the key's token requests were used up, not its filter writes. */
+  | { kind: 'error'; errorKind: ServiceErrorKind; retryAfterMs: number | null; tokens?: true };
 
 export async function saveFilter(rt: BotRuntime, userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> {
   const ref = keyRefFor(rt, rt.store.getUser(userId));
@@ -26,7 +27,7 @@ export async function saveFilter(rt: BotRuntime, userId: number, service: Servic
   } catch (err) {
     if (!isServiceError(err)) throw err;
     rt.logger.warn({ kind: err.kind, service }, 'filter write failed');
-    return { kind: 'error', errorKind: err.kind, retryAfterMs: err.details.retryAfterMs ?? null };
+    return { kind: 'error', errorKind: err.kind, retryAfterMs: err.details.retryAfterMs ?? null, ...(err.details.limit === 'tokens' && { tokens: true }) };
   }
   const now = rt.clock.now();
   rt.store.updateUser(userId, (draft) => {

@@ -219,7 +219,8 @@ export function saveOutcomeText(t: Translate, service: Service, outcome: SaveOut
       return t('cap_filter', { wait: waitWords(outcome.waitMs, t) });
     case 'error':
       if (outcome.errorKind === 'rate_limited') {
-        return t('fb_save_rate_limited', { min: Math.max(1, Math.ceil((outcome.retryAfterMs ?? 60_000) / 60_000)) });
+        const min = Math.max(1, Math.ceil((outcome.retryAfterMs ?? 60_000) / 60_000));
+        return t(outcome.tokens ? 'fb_save_token_limited' : 'fb_save_rate_limited', { min });
       }
       if (outcome.errorKind === 'forbidden') return t('fb_save_forbidden', { service: label });
       if (outcome.errorKind === 'auth') return t('fb_save_auth');
