@@ -56,7 +56,11 @@ export class AtomicJsonFile<T> implements Adapter<T> {
 
   /** Serializes `data` now (a snapshot) and writes it after any write already under way. */
   write(data: T): Promise<void> {
-    const text = JSON.stringify(data);
+    return this.writeJson(JSON.stringify(data));
+  }
+
+  /** Writes JSON text the caller serialized (e.g. from cached parts), after any write already under way. */
+  writeJson(text: string): Promise<void> {
     const run = this.queue.then(() => this.writeText(text));
     this.queue = run.catch(() => undefined);
     return run;
