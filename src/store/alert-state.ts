@@ -68,12 +68,15 @@ export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
   return fresh;
 }
 const EMPTY: ReadonlyMap<string, AlertEntry> = new Map();
+const OPEN = Buffer.from('{');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from('}');
 
 /** The in-memory alert state; `changed` is called after every change, `guard` before it. */
 export class AlertState implements AlertStateStore {
   private readonly subs = new Map<string, Map<string, AlertEntry>>();
-  /** Each subscription's JSON as last written; dropped when the subscription changes. */
-  private readonly texts = new Map<string, string>();
+  /** Each subscription's JSON (UTF-8, with its key) as last written; dropped when the subscription changes. */
+  private readonly texts = new Map<string, Buffer>();
   private count = 0;
 
   constructor(
@@ -100,23 +103,26 @@ export class AlertState implements AlertStateStore {
   }
 
   /**
-   * The state as JSON text, the same data as `JSON.stringify(toRecords())`: only subscriptions
-   * changed since the last call are serialized again. Keys go through JSON.stringify too, so an
-   * item id such as `__proto__` is written as the plain own key it is in toRecords().
+   * The state as UTF-8 JSON, the same data as `JSON.stringify(toRecords())`, in parts to be joined
+   * with `Buffer.concat`: only subscriptions changed since the last call are serialized and encoded
+   * again. Keys go through JSON.stringify too, so an item id such as `__proto__` is written as the
+   * plain own key it is in toRecords().
    */
-  toJson(): string {
-    const parts: string[] = [];
+  toJsonParts(): Buffer[] {
+    const parts: Buffer[] = [OPEN];
     for (const [subKey, items] of this.subs) {
-      let text = this.texts.get(subKey);
-      if (text === undefined) {
+      let part = this.texts.get(subKey);
+      if (part === undefined) {
         const inner: string[] = [];
         for (const [itemId, entry] of items) inner.push(`${JSON.stringify(itemId)}:${JSON.stringify(entry)}`);
-        text = `{${inner.join(',')}}`;
-        this.texts.set(subKey, text);
+        part = Buffer.from(`${JSON.stringify(subKey)}:{${inner.join(',')}}`);
+        this.texts.set(subKey, part);
       }
-      parts.push(`${JSON.stringify(subKey)}:${text}`);
+      if (parts.length > 1) parts.push(COMMA);
+      parts.push(part);
     }
-    return `{${parts.join(',')}}`;
+    parts.push(CLOSE);
+    return parts;
   }
 
   get(subKey: string, itemId: string): AlertEntry | undefined {

@@ -59,14 +59,14 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     return this.writeJson(JSON.stringify(data));
   }
 
-  /** Writes JSON text the caller serialized (e.g. from cached parts), after any write already under way. */
-  writeJson(text: string): Promise<void> {
+  /** Writes JSON the caller serialized (e.g. from cached parts; bytes are UTF-8), after any write already under way. */
+  writeJson(text: string | Buffer): Promise<void> {
     const run = this.queue.then(() => this.writeText(text));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async writeText(text: string): Promise<void> {
+  private async writeText(text: string | Buffer): Promise<void> {
     try {
       const handle = await open(this.tempFile, 'w', this.mode);
       try {

@@ -300,6 +300,10 @@ function plainStatusChange(change: Partial<ServiceStatus>): boolean {
   return true;
 }
 
+const COMMA = Buffer.from(',');
+const USERS_END = Buffer.from('},"alerts":');
+const CLOSE = Buffer.from('}');
+
 const emptyStatus = (): ServiceStatus => ({ lastGoodReadAt: null, lastAlertAt: null, lastError: null });
 
 function isThenable(value: unknown): boolean {
@@ -308,8 +312,8 @@ function isThenable(value: unknown): boolean {
 
 class LowdbStore implements Store {
   private readonly alertState: AlertState;
-  /** Each user record's JSON as last written (records are frozen: a change is a new record). */
-  private readonly userTexts = new WeakMap<UserRecord, string>();
+  /** Each user record's JSON (UTF-8, with its key) as last written (records are frozen: a change is a new record). */
+  private readonly userTexts = new WeakMap<UserRecord, Buffer>();
   private readonly users = new Map<number, UserRecord>();
   private readonly byAccessKey = new Map<string, number>();
   private usersList: readonly UserRecord[] | null = null;
@@ -529,16 +533,18 @@ class LowdbStore implements Store {
 
   /** The whole file, as `JSON.stringify` of the Database would give it (key order aside), from cached parts. */
   private writeSnapshot(): Promise<void> {
-    const users: string[] = [];
+    const parts: Buffer[] = [Buffer.from(`{"version":${SCHEMA_VERSION},"users":{`)];
     for (const [id, user] of this.users) {
-      let text = this.userTexts.get(user);
-      if (text === undefined) {
-        text = JSON.stringify(user);
-        this.userTexts.set(user, text);
+      let part = this.userTexts.get(user);
+      if (part === undefined) {
+        part = Buffer.from(`"${id}":${JSON.stringify(user)}`);
+        this.userTexts.set(user, part);
       }
-      users.push(`"${id}":${text}`);
+      if (parts.length > 1) parts.push(COMMA);
+      parts.push(part);
     }
-    return this.adapter.writeJson(`{"version":${SCHEMA_VERSION},"users":{${users.join(',')}},"alerts":${this.alertState.toJson()}}`);
+    parts.push(USERS_END, ...this.alertState.toJsonParts(), CLOSE);
+    return this.adapter.writeJson(Buffer.concat(parts));
   }
 
   private markDirty(): void {
