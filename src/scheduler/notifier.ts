@@ -15,7 +15,7 @@ import type { ServiceClient } from '../service/client-types.js';
 import { namesFor, type Names } from '../service/dictionaries-model.js';
 import type { Opportunity } from '../service/opportunity.js';
 import type { Service } from '../service/services.js';
-import type { AlertEntry, ServiceStatus, UserRecord } from '../store/schema.js';
+import type { AlertEntry, UserRecord } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { DiffEvent } from './diff.js';
 import { MinuteCounter } from './minute-counter.js';
@@ -72,7 +72,7 @@ export interface Notifier {
 }
 
 export interface NotifierOptions {
-  store: Pick<Store, 'alerts' | 'updateUser' | 'getUser'>;
+  store: Pick<Store, 'alerts' | 'updateStatus' | 'getUser'>;
   client: Pick<ServiceClient, 'cachedDictionaries'>;
   outbox: OutboxPort;
   logger: Logger;
@@ -80,8 +80,6 @@ export interface NotifierOptions {
   /** Metrics hook (operator port): first sighting → delivered, per alert. */
   metrics?: Pick<MetricsPort, 'alertLatency'>;
 }
-
-const emptyStatus = (): ServiceStatus => ({ lastGoodReadAt: null, lastAlertAt: null, lastError: null });
 
 /** Builds the notifier. */
 export function createNotifier(opts: NotifierOptions): Notifier {
@@ -197,9 +195,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       }
       if (alerted) {
         try {
-          store.updateUser(user.id, (draft) => {
-            draft.status[sub.service] = { ...(draft.status[sub.service] ?? emptyStatus()), lastAlertAt: now };
-          });
+          store.updateStatus(user.id, sub.service, { lastAlertAt: now });
         } catch (err) {
           log.debug({ err, userId: user.id }, 'lastAlertAt not stored');
         }

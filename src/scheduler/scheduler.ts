@@ -125,7 +125,7 @@ export interface SchedulerOptions {
   config: Pick<Config, 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_SCOPE' | 'POLL_INTERVAL_SECONDS'> &
     Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS'>>;
   logger: Logger;
-  store: Pick<Store, 'getUser' | 'listUsers' | 'updateUser' | 'alerts'>;
+  store: Pick<Store, 'getUser' | 'listUsers' | 'updateUser' | 'updateStatus' | 'alerts'>;
   client: ServiceClient;
   notifier: Notifier;
   /** Opens the users' stored secrets for token requests; called only when a token is requested. */
@@ -476,10 +476,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
 
   const writeStatus = (sub: Sub, change: Partial<ServiceStatus>) => {
     try {
-      if (!store.getUser(sub.userId)) return;
-      store.updateUser(sub.userId, (draft) => {
-        draft.status[sub.service] = { ...(draft.status[sub.service] ?? emptyStatus()), ...change };
-      });
+      store.updateStatus(sub.userId, sub.service, change);
     } catch (err) {
       log.warn({ err, subKey: sub.subKey }, 'could not store the subscription status');
     }

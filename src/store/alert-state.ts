@@ -1,7 +1,11 @@
 /**
  * The diff's memory: per subscription (`${userId}:${service}`), what was alerted for each item.
  * Held in Maps (item ids come from the service, so they never become object keys here) and turned
- * into the file's plain records only when the store writes.
+ * into the file's JSON only when the store writes.
+ *
+ * Every read of every subscription may change entries, so this is on the scheduler's hot path:
+ * an entry is checked by hand against the schema's rules (zod runs only to word a refusal), and
+ * each subscription's JSON is kept between writes, made again only after that subscription changed.
  */
 import { StoreError } from './errors.js';
 import { describeIssues } from './migrations.js';
@@ -32,11 +36,47 @@ export interface AlertStateStore {
 }
 
 const copy = (entry: AlertEntry): AlertEntry => ({ ...entry, odds: [...entry.odds] });
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isNullableNumber = (v: unknown): v is number | null => v === null || isNumber(v);
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+
+/**
+ * A fresh entry holding exactly the schema's fields, when `entry` passes `alertEntrySchema`'s rules
+ * (finite numbers, safe integers for ids); undefined otherwise (then zod says why). It accepts
+ * nothing the schema refuses, so a file written from it always loads.
+ */
+export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const e = entry as Partial<Record<keyof AlertEntry, unknown>>;
+  if (typeof e.eventId !== 'string' || !isInt(e.chatId) || !(e.messageId === null || isInt(e.messageId))) return undefined;
+  if (!isNumber(e.firstSeenAt) || !isNumber(e.lastSeenAt) || !isNullableNumber(e.goneAt) || !isNullableNumber(e.profit)) return undefined;
+  if (!isNumber(e.lastEditAt) || !Array.isArray(e.odds) || !e.odds.every(isNullableNumber)) return undefined;
+  if (e.goneShown !== undefined && typeof e.goneShown !== 'boolean') return undefined;
+  const fresh: AlertEntry = {
+    eventId: e.eventId,
+    chatId: e.chatId,
+    messageId: e.messageId,
+    firstSeenAt: e.firstSeenAt,
+    lastSeenAt: e.lastSeenAt,
+    goneAt: e.goneAt,
+    profit: e.profit,
+    odds: [...(e.odds as (number | null)[])],
+    lastEditAt: e.lastEditAt,
+  };
+  if (e.goneShown !== undefined) fresh.goneShown = e.goneShown;
+  return fresh;
+}
 const EMPTY: ReadonlyMap<string, AlertEntry> = new Map();
+const OPEN = Buffer.from('{');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from('}');
 
 /** The in-memory alert state; `changed` is called after every change, `guard` before it. */
 export class AlertState implements AlertStateStore {
   private readonly subs = new Map<string, Map<string, AlertEntry>>();
+  /** Each subscription's JSON (UTF-8, with its key) as last written; dropped when the subscription changes. */
+  private readonly texts = new Map<string, Buffer>();
   private count = 0;
 
   constructor(
@@ -47,6 +87,7 @@ export class AlertState implements AlertStateStore {
   /** Fills the state from the file's records (already validated); no change is signalled. */
   load(records: Record<string, Record<string, AlertEntry>>): void {
     this.subs.clear();
+    this.texts.clear();
     this.count = 0;
     for (const [subKey, items] of Object.entries(records)) {
       const map = new Map(Object.entries(items));
@@ -61,6 +102,29 @@ export class AlertState implements AlertStateStore {
     return Object.fromEntries(Array.from(this.subs, ([subKey, items]) => [subKey, Object.fromEntries(items)]));
   }
 
+  /**
+   * The state as UTF-8 JSON, the same data as `JSON.stringify(toRecords())`, in parts to be joined
+   * with `Buffer.concat`: only subscriptions changed since the last call are serialized and encoded
+   * again. Keys go through JSON.stringify too, so an item id such as `__proto__` is written as the
+   * plain own key it is in toRecords().
+   */
+  toJsonParts(): Buffer[] {
+    const parts: Buffer[] = [OPEN];
+    for (const [subKey, items] of this.subs) {
+      let part = this.texts.get(subKey);
+      if (part === undefined) {
+        const inner: string[] = [];
+        for (const [itemId, entry] of items) inner.push(`${JSON.stringify(itemId)}:${JSON.stringify(entry)}`);
+        part = Buffer.from(`${JSON.stringify(subKey)}:{${inner.join(',')}}`);
+        this.texts.set(subKey, part);
+      }
+      if (parts.length > 1) parts.push(COMMA);
+      parts.push(part);
+    }
+    parts.push(CLOSE);
+    return parts;
+  }
+
   get(subKey: string, itemId: string): AlertEntry | undefined {
     const entry = this.subs.get(subKey)?.get(itemId);
     return entry && copy(entry);
@@ -68,10 +132,14 @@ export class AlertState implements AlertStateStore {
 
   set(subKey: string, itemId: string, entry: AlertEntry): void {
     this.guard();
-    // zod returns a fresh object, so the caller's entry is never aliased.
-    const parsed = alertEntrySchema.safeParse(entry);
-    if (!parsed.success) {
-      throw new StoreError('invalid-alert-entry', `alert entry ${subKey}/${itemId} fails the schema (${describeIssues(parsed.error)})`);
+    // A fresh object either way, so the caller's entry is never aliased.
+    let checked = checkedEntry(entry);
+    if (!checked) {
+      const parsed = alertEntrySchema.safeParse(entry);
+      if (!parsed.success) {
+        throw new StoreError('invalid-alert-entry', `alert entry ${subKey}/${itemId} fails the schema (${describeIssues(parsed.error)})`);
+      }
+      checked = parsed.data;
     }
     let items = this.subs.get(subKey);
     if (!items) {
@@ -79,7 +147,8 @@ export class AlertState implements AlertStateStore {
       this.subs.set(subKey, items);
     }
     if (!items.has(itemId)) this.count += 1;
-    items.set(itemId, parsed.data);
+    items.set(itemId, checked);
+    this.texts.delete(subKey);
     this.changed();
   }
 
@@ -88,6 +157,7 @@ export class AlertState implements AlertStateStore {
     const items = this.subs.get(subKey);
     if (!items?.delete(itemId)) return;
     this.count -= 1;
+    this.texts.delete(subKey);
     if (items.size === 0) this.subs.delete(subKey);
     this.changed();
   }
@@ -108,6 +178,7 @@ export class AlertState implements AlertStateStore {
     if (!items) return;
     this.count -= items.size;
     this.subs.delete(subKey);
+    this.texts.delete(subKey);
     this.changed();
   }
 
@@ -120,6 +191,7 @@ export class AlertState implements AlertStateStore {
       if (!subKey.startsWith(prefix)) continue;
       this.count -= items.size;
       this.subs.delete(subKey);
+      this.texts.delete(subKey);
       removed = true;
     }
     if (removed) this.changed();
@@ -133,10 +205,14 @@ export class AlertState implements AlertStateStore {
         const gone = entry.goneAt !== null && entry.goneAt < goneBefore;
         if (gone || entry.lastSeenAt < seenBefore) {
           items.delete(itemId);
+          this.texts.delete(subKey);
           removed += 1;
         }
       }
-      if (items.size === 0) this.subs.delete(subKey);
+      if (items.size === 0) {
+        this.subs.delete(subKey);
+        this.texts.delete(subKey);
+      }
     }
     this.count -= removed;
     if (removed > 0) this.changed();

@@ -56,13 +56,17 @@ export class AtomicJsonFile<T> implements Adapter<T> {
 
   /** Serializes `data` now (a snapshot) and writes it after any write already under way. */
   write(data: T): Promise<void> {
-    const text = JSON.stringify(data);
+    return this.writeJson(JSON.stringify(data));
+  }
+
+  /** Writes JSON the caller serialized (e.g. from cached parts; bytes are UTF-8), after any write already under way. */
+  writeJson(text: string | Buffer): Promise<void> {
     const run = this.queue.then(() => this.writeText(text));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async writeText(text: string): Promise<void> {
+  private async writeText(text: string | Buffer): Promise<void> {
     try {
       const handle = await open(this.tempFile, 'w', this.mode);
       try {

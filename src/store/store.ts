@@ -1,9 +1,15 @@
 /**
- * The bot's database: one lowdb JSON file (`DATA_DIR/db.json`) holding the users and the diff's
- * alert state. Everything lives in memory (with an index by access key); changes mark the store
- * dirty and one debounced write saves the whole file at most once per `debounceMs`, however many
- * changes came in (longer apart for a very large file: see `writeDelay`). Writes are atomic
+ * The bot's database: one JSON file (`DATA_DIR/db.json`, through a lowdb adapter) holding the users
+ * and the diff's alert state. Everything lives in memory (with an index by access key); changes mark
+ * the store dirty and one debounced write saves the whole file at most once per `debounceMs`, however
+ * many changes came in (longer apart for a very large file: see `writeDelay`). Writes are atomic
  * (temp file, fsync, rename) and the file is mode 0600.
+ *
+ * The scheduler changes something on most reads (alert entries, a subscription's status), so the
+ * file is rewritten about twice a second at scale: the JSON of each user record (frozen, so it is
+ * its own cache key) and of each subscription's alert entries is kept and made again only for what
+ * changed. Status changes (`updateStatus`) skip the whole-record clone and schema pass of
+ * `updateUser`: their few fields are checked by hand.
  *
  * On open the file is migrated (`migrations.ts`) and checked against `databaseSchema`. A file that
  * is not JSON or fails the schema is moved aside to `db.json.corrupt-<timestamp>`, never
@@ -16,7 +22,6 @@
 import { constants } from 'node:fs';
 import { chmod, copyFile, link, mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Low } from 'lowdb';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { AlertState, type AlertStateStore } from './alert-state.js';
@@ -30,8 +35,10 @@ import {
   userSchema,
   type Database,
   type Lang,
+  type ServiceStatus,
   type UserRecord,
 } from './schema.js';
+import type { Service } from '../service/services.js';
 
 export type { AlertStateStore } from './alert-state.js';
 
@@ -83,6 +90,13 @@ export interface Store {
    *  `mutate` must be synchronous. Throws StoreError: 'unknown-user', 'invalid-user', 'access-key-taken' (the draft's
    *  access key belongs to another user), 'closed'. Returns the stored (frozen) record. */
   updateUser(id: number, mutate: (draft: UserRecord) => void, init?: { chatId: number; lang?: Lang }): UserRecord;
+  /**
+   * Changes one subscription's status fields, as `updateUser` would with
+   * `draft.status[service] = { ...current, ...change }` (missing status: all null), without cloning
+   * and re-validating the whole record. Undefined when there is no such user (nothing changed).
+   * Throws as `updateUser` does for a value the schema refuses.
+   */
+  updateStatus(id: number, service: Service, change: Partial<ServiceStatus>): UserRecord | undefined;
   /** Removes the user and all their alert state; false when there was no such user. */
   deleteUser(id: number): boolean;
   /** All users (frozen records, in insertion order). */
@@ -267,13 +281,39 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+const isNullableNumber = (v: unknown): boolean => v === null || (typeof v === 'number' && Number.isFinite(v));
+
+/** Whether `change` holds only status fields with values `serviceStatusSchema` takes as they are. */
+function plainStatusChange(change: Partial<ServiceStatus>): boolean {
+  for (const [field, value] of Object.entries(change)) {
+    if (field === 'lastGoodReadAt' || field === 'lastAlertAt') {
+      if (!isNullableNumber(value)) return false;
+    } else if (field === 'lastError') {
+      if (value === null) continue;
+      if (typeof value !== 'object' || Object.keys(value as object).length !== 2) return false;
+      const { kind, at } = value as { kind?: unknown; at?: unknown };
+      if (typeof kind !== 'string' || typeof at !== 'number' || !Number.isFinite(at)) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+const COMMA = Buffer.from(',');
+const USERS_END = Buffer.from('},"alerts":');
+const CLOSE = Buffer.from('}');
+
+const emptyStatus = (): ServiceStatus => ({ lastGoodReadAt: null, lastAlertAt: null, lastError: null });
+
 function isThenable(value: unknown): boolean {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 class LowdbStore implements Store {
   private readonly alertState: AlertState;
-  private readonly low: Low<Database>;
+  /** Each user record's JSON (UTF-8, with its key) as last written (records are frozen: a change is a new record). */
+  private readonly userTexts = new WeakMap<UserRecord, Buffer>();
   private readonly users = new Map<number, UserRecord>();
   private readonly byAccessKey = new Map<string, number>();
   private usersList: readonly UserRecord[] | null = null;
@@ -297,7 +337,6 @@ class LowdbStore implements Store {
     private readonly debounceMs: number,
     private readonly lock: DataDirLock,
   ) {
-    this.low = new Low(adapter, data);
     for (const user of Object.values(data.users)) {
       this.users.set(user.id, deepFreeze(user));
       const accessKey = user.key?.accessKey;
@@ -403,6 +442,29 @@ class LowdbStore implements Store {
     return next;
   }
 
+  updateStatus(id: number, service: Service, change: Partial<ServiceStatus>): UserRecord | undefined {
+    this.assertOpen();
+    const current = this.users.get(id);
+    if (!current) return undefined;
+    if (!plainStatusChange(change)) {
+      // Let the schema say what is wrong (or apply its defaults).
+      return this.updateUser(id, (draft) => {
+        draft.status[service] = { ...(draft.status[service] ?? emptyStatus()), ...change };
+      });
+    }
+    const lastError = change.lastError;
+    const status: ServiceStatus = {
+      ...(current.status[service] ?? emptyStatus()),
+      ...change,
+      ...(lastError ? { lastError: { kind: lastError.kind, at: lastError.at } } : {}),
+    };
+    const next = deepFreeze({ ...current, status: { ...current.status, [service]: status } });
+    this.users.set(id, next);
+    this.usersList = null;
+    this.markDirty();
+    return next;
+  }
+
   deleteUser(id: number): boolean {
     this.assertOpen();
     const user = this.users.get(id);
@@ -469,13 +531,20 @@ class LowdbStore implements Store {
     return this.closing;
   }
 
+  /** The whole file, as `JSON.stringify` of the Database would give it (key order aside), from cached parts. */
   private writeSnapshot(): Promise<void> {
-    this.low.data = {
-      version: SCHEMA_VERSION,
-      users: Object.fromEntries(Array.from(this.users, ([id, user]) => [String(id), user])),
-      alerts: this.alertState.toRecords(),
-    };
-    return this.low.write();
+    const parts: Buffer[] = [Buffer.from(`{"version":${SCHEMA_VERSION},"users":{`)];
+    for (const [id, user] of this.users) {
+      let part = this.userTexts.get(user);
+      if (part === undefined) {
+        part = Buffer.from(`"${id}":${JSON.stringify(user)}`);
+        this.userTexts.set(user, part);
+      }
+      if (parts.length > 1) parts.push(COMMA);
+      parts.push(part);
+    }
+    parts.push(USERS_END, ...this.alertState.toJsonParts(), CLOSE);
+    return this.adapter.writeJson(Buffer.concat(parts));
   }
 
   private markDirty(): void {
