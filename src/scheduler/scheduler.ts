@@ -43,10 +43,8 @@ import { ItemInterner } from './intern.js';
 import { LoadFactor, type LoadFactorTuning } from './load-factor.js';
 import { MinuteCounter } from './minute-counter.js';
 import { nextReadAt, readPaceMs } from './read-pace.js';
-import type { Notifier, SubscriptionRef } from './notifier.js';
-import type { SchedulerPort, ServiceCoverage } from './port.js';
+import type { NoticeReason, Notifier, SchedulerPort, ServiceCoverage, SubscriptionRef } from './port.js';
 import { HeapScheduleQueue, type ScheduleQueue } from './queue.js';
-import type { NoticeReason } from './text.js';
 import { TokenLedger } from './token-ledger.js';
 import { storedKeyRef, type SecretOpener } from '../store/key-ref.js';
 import {
