@@ -4,7 +4,11 @@
  * is the only link between them. `Notifier` is what the scheduler asks of the alerts side: it
  * hands over a read's diff events and the notices of paused subscriptions, and knows nothing of
  * formatting, quiet hours or Telegram (src/alerts/notifier.ts implements it; app.ts wires it).
+ * `PollLimits` and `PollingClient` are what the loop asks of the service client: its limiter and
+ * token cache, and the poll read (the `ServiceClient` fits; a shared, Redis-backed client could).
+ * The due queue's port is `ScheduleQueue` (queue.ts).
  */
+import type { ServiceClient } from '../service/client-types.js';
 import type { Opportunity } from '../service/opportunity.js';
 import type { Service } from '../service/services.js';
 import type { UserRecord } from '../store/schema.js';
@@ -68,3 +72,13 @@ export interface Notifier {
   /** Resolves when every send and edit handed to the outbox so far has settled (tests, shutdown). */
   idle(): Promise<void>;
 }
+
+/**
+ * What the loop asks of the client's limits and token cache, never sending anything: whether a
+ * token is held and for how long, what the key's token limit has left, when a poll fits the read
+ * limit, and how many token requests polling plans for a key (interactive use keeps to the rest).
+ */
+export type PollLimits = Pick<ServiceClient, 'hasValidToken' | 'budget' | 'pollFreeInMs' | 'setPollingTokens'>;
+
+/** The client as the scheduler uses it: its limits, and the poll read (never waiting: `wait: false`). */
+export type PollingClient = PollLimits & Pick<ServiceClient, 'readItems'>;
