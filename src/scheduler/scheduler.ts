@@ -31,6 +31,7 @@
  * - tuning.ts: the knobs and their defaults;
  * - subscriptions.ts: the registry of subscriptions, keys (with their plans) and read scopes;
  * - token-gate.ts: whether a read now keeps to the token plan (pure given its inputs);
+ * - reads.ts: the reads in flight, and what follows an answer or a failure;
  * - read-outcome.ts: what a failed read means — defer, pause, scope wait or backoff (pure);
  * - apply-read.ts: a good read → diff → alert state and notifier;
  * - status.ts: the subscription's status in the store, and the pause that tells the user;
@@ -38,7 +39,6 @@
  * Its ports (port.ts) are the bot's `SchedulerPort`, the alerts side's `Notifier`, the client's
  * `PollingClient` (reads, limiter, token cache) and the due queue's `ScheduleQueue` (queue.ts).
  */
-import { setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -50,10 +50,10 @@ import { createCoverage } from './coverage.js';
 import { GONE_KEEP_MS } from './diff.js';
 import { ItemInterner } from './intern.js';
 import { LoadFactor } from './load-factor.js';
-import { nextReadAt, readPaceMs } from './read-pace.js';
+import { readPaceMs } from './read-pace.js';
 import type { Notifier, PollingClient, SchedulerPort } from './port.js';
 import { HeapScheduleQueue, type ScheduleQueue } from './queue.js';
-import { classifyFailure, tokenAttempt } from './read-outcome.js';
+import { createReads } from './reads.js';
 import { createSchedulerCounters, type SchedulerStats } from './stats.js';
 import { createStatusWriter } from './status.js';
 import { createSubscriptionRegistry, type Sub } from './subscriptions.js';
@@ -129,9 +129,6 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const ledger = new TokenLedger(opts.ledgerFile);
   const loadFactor = new LoadFactor(tuning.loadFactor);
   const counters = createSchedulerCounters();
-  const inFlight = new Set<Promise<void>>();
-  /** Wakes the loop waiting for a free read slot. */
-  let slotFreed: (() => void) | undefined;
 
   let running = false;
   let loopDone: Promise<void> | undefined;
@@ -139,8 +136,6 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   let nextPruneAt = 0;
   let nextLedgerSaveAt = 0;
   let sleeper: { controller: AbortController; until: number } | undefined;
-  /** Aborts the reads in flight when a shutdown runs out of time; one per run, not one per read. */
-  let abortReads = new AbortController();
 
   const schedule = (sub: Sub, due: number) => {
     if (sub.removed) return;
@@ -151,111 +146,23 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   };
 
   const registry = createSubscriptionRegistry({
-    config,
-    store,
-    client,
-    vault,
-    clock,
-    random,
-    windowMs: W,
-    tokenReserve: tuning.tokenReserve,
-    isAllowed,
-    queue,
-    schedule,
+    config, store, client, vault, clock, random, isAllowed, queue, schedule,
+    windowMs: W, tokenReserve: tuning.tokenReserve,
   });
   const { subs } = registry;
   const refreshUser = (userId: number, firstReadWithinMs = floorMs) => registry.refresh(userId, firstReadWithinMs);
-  const gate = createTokenGate({
-    client,
-    ledger,
-    windowMs: W,
-    tokenSafetyMs: tuning.tokenSafetyMs,
-    clientRenewMarginMs: tuning.clientRenewMarginMs,
-    ...(turns ? { turns } : {}),
-  });
+  const { tokenSafetyMs, clientRenewMarginMs } = tuning;
+  const gate = createTokenGate({ client, ledger, windowMs: W, tokenSafetyMs, clientRenewMarginMs, ...(turns ? { turns } : {}) });
   const status = createStatusWriter({ store, notifier, log });
   const applyRead = createReadApplier({ store, notifier, interner: new ItemInterner(), status, statusWriteEveryMs: tuning.statusWriteEveryMs });
   const coverage = createCoverage({ config, store, registry, turns, isAllowed, floorMs, paceMs, loadFactor });
+  const reads = createReads({
+    client, clock, random, log, tuning, floorMs, paceMs, loadFactor,
+    ledger, gate, counters, status, registry, applyRead, schedule,
+    isRunning: () => running,
+  });
 
-  // ---- reads ---------------------------------------------------------------------------------
-
-  /** Handles a failed read; returns when to try again (undefined: the subscription is gone). */
-  const onError = (sub: Sub, err: unknown, acquired: boolean): number | undefined => {
-    const now = clock.now();
-    const attempt = tokenAttempt(err, acquired, acquired && client.hasValidToken(sub.accessKey, sub.service));
-    if (attempt !== 'kept') {
-      // No token came of it: this window may try once more (the ledger still bounds the hour).
-      sub.tokenWindow = undefined;
-      if (attempt === 'unsent' && sub.lastAcquireAt !== undefined) {
-        // Refused before sending: that token request never happened.
-        ledger.unrecord(gate.ledgerName(sub.accessKey), sub.lastAcquireAt);
-        counters.tokenRequests(-1);
-      }
-    }
-    const outcome = classifyFailure(err, { failures: sub.failures, floorMs, backoffBaseMs: tuning.backoffBaseMs, backoffMaxMs: tuning.backoffMaxMs, random });
-    if (outcome.kind === 'defer') {
-      counters.deferred();
-      log.debug({ subKey: sub.subKey, retryAfterMs: outcome.retryAfterMs }, 'read deferred by the local limiter');
-      return now + outcome.waitMs;
-    }
-    counters.failed(now);
-    if (outcome.kind === 'pause') {
-      status.pause(sub, outcome.reason, now);
-      refreshUser(sub.userId);
-      return undefined;
-    }
-    if (outcome.kind === 'scope-wait') {
-      status.write(sub, { lastError: { kind: 'rate_limited', at: now } });
-      const scope = registry.scopeOf(sub.scope);
-      scope.pausedUntil = Math.max(scope.pausedUntil, now + outcome.waitMs);
-      log.warn({ subKey: sub.subKey, retryAfterMs: outcome.waitMs }, 'the service answered 429: this scope waits');
-      return scope.pausedUntil;
-    }
-    status.write(sub, { lastError: { kind: outcome.errorKind, at: now } });
-    sub.failures = outcome.failures;
-    if (!outcome.unexpected) {
-      log.warn({ subKey: sub.subKey, kind: outcome.errorKind, failures: sub.failures, waitMs: Math.round(outcome.waitMs) }, 'read failed: backing off');
-    } else log.error({ err, subKey: sub.subKey }, 'read failed unexpectedly: backing off');
-    return now + outcome.waitMs;
-  };
-
-  const startRead = (sub: Sub, acquire: boolean, window: number) => {
-    if (acquire) {
-      sub.tokenWindow = window;
-      sub.lastAcquireAt = clock.now();
-      ledger.record(gate.ledgerName(sub.accessKey), sub.lastAcquireAt);
-      counters.tokenRequests(1);
-    }
-    sub.inFlight = true;
-    sub.lastStartAt = clock.now();
-    const { signal } = abortReads;
-    const task = (async () => {
-      let next: number | undefined;
-      try {
-        const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal });
-        if (sub.removed) return;
-        const now = clock.now();
-        counters.read(now);
-        sub.failures = 0;
-        applyRead(sub, read, now);
-        // Counted from the read's start, not its answer: a read's latency must not stretch the pace.
-        next = nextReadAt(sub.lastStartAt!, clock.now(), Math.max(floorMs, paceMs) * loadFactor.factor, tuning.jitterRatio, random);
-      } catch (err) {
-        // Aborted by a shutdown that ran out of time: nothing to record.
-        if (sub.removed || signal.aborted) return;
-        next = onError(sub, err, acquire);
-      } finally {
-        sub.inFlight = false;
-      }
-      if (next !== undefined && running && !sub.removed) schedule(sub, next);
-    })();
-    inFlight.add(task);
-    void task.finally(() => {
-      inFlight.delete(task);
-      slotFreed?.();
-      slotFreed = undefined;
-    });
-  };
+  // ---- dispatch ------------------------------------------------------------------------------
 
   /** Takes one due subscription: reads it now, or puts it back for when it may be read. */
   const dispatch = (sub: Sub, now: number) => {
@@ -301,7 +208,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       schedule(sub, now + freeInMs);
       return;
     }
-    startRead(sub, ok.acquire, ok.window);
+    reads.start(sub, ok.acquire, ok.window);
   };
 
   // ---- the loop ------------------------------------------------------------------------------
@@ -348,9 +255,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         await sleep(Math.min(top?.dueAt ?? Infinity, now + tuning.maxSleepMs));
         continue;
       }
-      if (inFlight.size >= tuning.maxConcurrentReads) {
-        // One waiter, not a Promise.race over every read: a race adds a reaction to each of them per call.
-        await new Promise<void>((resolve) => (slotFreed = resolve));
+      if (reads.size >= tuning.maxConcurrentReads) {
+        await reads.slotFreed();
         continue;
       }
       queue.pop();
@@ -368,19 +274,13 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     }
   };
 
-  const settleReads = async () => {
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-  };
-
   // ---- the port ------------------------------------------------------------------------------
 
   return {
     start() {
       if (running) return;
       running = true;
-      if (abortReads.signal.aborted) abortReads = new AbortController();
-      // Every read in flight listens on it: hundreds at once are normal, not a leak.
-      setMaxListeners(0, abortReads.signal);
+      reads.renew();
       const { loaded, problem } = ledger.load(clock.now());
       if (problem) log.warn({ file: opts.ledgerFile }, problem);
       else if (loaded > 0) log.info({ tokenRequests: loaded }, 'token requests of the last hour read back');
@@ -401,7 +301,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (!running) return;
       running = false;
       sleeper?.controller.abort();
-      slotFreed?.();
+      reads.wake();
       await loopDone;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => {
@@ -409,12 +309,12 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         timer = setTimeout(() => resolve('timeout'), tuning.stopTimeoutMs);
         timer.unref();
       });
-      const outcome = await Promise.race([settleReads().then(() => 'done' as const), timedOut]);
+      const outcome = await Promise.race([reads.settle().then(() => 'done' as const), timedOut]);
       clearTimeout(timer);
       if (outcome === 'timeout') {
-        log.warn({ inFlight: inFlight.size }, 'reads still in flight at shutdown: aborted');
-        abortReads.abort();
-        await settleReads();
+        log.warn({ inFlight: reads.size }, 'reads still in flight at shutdown: aborted');
+        reads.abort();
+        await reads.settle();
       }
       await saveLedger(clock.now());
       log.info('scheduler stopped');
@@ -438,11 +338,11 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     },
 
     stats: () =>
-      counters.snapshot(clock.now(), { subscriptions: subs.size, inFlight: inFlight.size, loadFactor: loadFactor.factor, lastTickAt }),
+      counters.snapshot(clock.now(), { subscriptions: subs.size, inFlight: reads.size, loadFactor: loadFactor.factor, lastTickAt }),
     get lastTickAt() {
       return lastTickAt;
     },
-    whenIdle: settleReads,
+    whenIdle: () => reads.settle(),
     planFor(userId) {
       const user = store.getUser(userId);
       return user?.key && !turns ? registry.keyOf(user.key.accessKey)?.plan : undefined;
