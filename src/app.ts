@@ -15,7 +15,7 @@ import { Vault } from './store/vault.js';
 import { checkEncryptionKey } from './store/key-check.js';
 import { createServiceClient } from './service/client.js';
 import { createScheduler } from './scheduler/scheduler.js';
-import { createNotifier } from './scheduler/notifier.js';
+import { createNotifier } from './alerts/notifier.js';
 import { Outbox } from './alerts/outbox.js';
 import { chatGateTransformer } from './alerts/chat-gate.js';
 import { DestinationWatch } from './alerts/destinations.js';

@@ -3,7 +3,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { OutboxStats } from '../alerts/outbox.js';
 import type { ClientStats } from '../service/client.js';
 import type { SchedulerStats } from '../scheduler/scheduler.js';
-import type { NotifierStats } from '../scheduler/notifier.js';
+import type { NotifierStats } from '../scheduler/port.js';
 import type { Store } from '../store/store.js';
 import type { HealthCheck } from './server.js';
 

@@ -1,9 +1,18 @@
 /**
- * What the bot may ask of the scheduler. The bot never polls the service itself and the
- * scheduler never touches grammY: this narrow port is the only link between them.
+ * The scheduler's ports, both ways. `SchedulerPort` is what the bot may ask of the scheduler: the
+ * bot never polls the service itself and the scheduler never touches grammY, so this narrow port
+ * is the only link between them. `Notifier` is what the scheduler asks of the alerts side: it
+ * hands over a read's diff events and the notices of paused subscriptions, and knows nothing of
+ * formatting, quiet hours or Telegram (src/alerts/notifier.ts implements it; app.ts wires it).
+ * `PollLimits` and `PollingClient` are what the loop asks of the service client: its limiter and
+ * token cache, and the poll read (the `ServiceClient` fits; a shared, Redis-backed client could).
+ * The due queue's port is `ScheduleQueue` (queue.ts).
  */
+import type { ServiceClient } from '../service/client-types.js';
 import type { Opportunity } from '../service/opportunity.js';
 import type { Service } from '../service/services.js';
+import type { UserRecord } from '../store/schema.js';
+import type { DiffEvent } from './diff.js';
 
 export interface ServiceCoverage {
   /** Share of the time this service is polled, 0..1, given the key's token budget. */
@@ -24,3 +33,52 @@ export interface SchedulerPort {
   /** The latest items read for the user (all services, or one), as last seen. */
   latestItems(userId: number, service?: Service): Opportunity[];
 }
+
+/** Why the scheduler pauses a subscription and speaks up: faults only the user can fix. */
+export type NoticeReason = 'auth' | 'forbidden';
+
+/** One subscription: a user's key × a service, and its key in the alert state. */
+export interface SubscriptionRef {
+  userId: number;
+  service: Service;
+  /** `${userId}:${service}` (schema.ts `subscriptionKey`). */
+  subKey: string;
+}
+
+export interface NotifierStats {
+  /** New alerts handed to the outbox since start. */
+  alerts: number;
+  /** Edits (moved, returned, gone) handed to the outbox since start. */
+  edits: number;
+  /** New items not alerted: muted event or snoozed filter. */
+  skipped: number;
+  /** Alerts held for quiet hours. */
+  held: number;
+  /** Notices (paused subscriptions) sent. */
+  notices: number;
+  /** Formatting or bookkeeping failures (logged). */
+  failures: number;
+  /** New alerts in the last minute. */
+  alertsLastMinute: number;
+}
+
+/** What the scheduler hands its reads' outcomes to. */
+export interface Notifier {
+  /** Turns one subscription's diff events into alerts and edits. Never throws, never waits for Telegram. */
+  notify(sub: SubscriptionRef, user: Readonly<UserRecord>, events: readonly DiffEvent[]): void;
+  /** Tells the user (in their private chat, in their language) that a subscription was paused, and what to do. */
+  notice(user: Readonly<UserRecord>, reason: NoticeReason, service: Service): void;
+  stats(): NotifierStats;
+  /** Resolves when every send and edit handed to the outbox so far has settled (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+/**
+ * What the loop asks of the client's limits and token cache, never sending anything: whether a
+ * token is held and for how long, what the key's token limit has left, when a poll fits the read
+ * limit, and how many token requests polling plans for a key (interactive use keeps to the rest).
+ */
+export type PollLimits = Pick<ServiceClient, 'hasValidToken' | 'budget' | 'pollFreeInMs' | 'setPollingTokens'>;
+
+/** The client as the scheduler uses it: its limits, and the poll read (never waiting: `wait: false`). */
+export type PollingClient = PollLimits & Pick<ServiceClient, 'readItems'>;

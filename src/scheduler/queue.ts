@@ -1,8 +1,15 @@
 /**
- * The due-time queue of subscriptions: one binary min-heap for every user, so the scheduler
- * runs one loop and no timer per user. Entries are plain ids with a due time; what an id means
- * lives with the scheduler, which keeps the queue small enough to move into Redis later (a
- * sorted set by due time gives exactly this interface).
+ * The due-time queue of subscriptions: the scheduler's port for "what is due next", and its
+ * in-process implementation, one binary min-heap for every user, so the scheduler runs one loop
+ * and no timer per user. Entries are plain ids with a due time; what an id means lives with the
+ * scheduler, which keeps the queue small enough to move into Redis later: a sorted set by due
+ * time gives exactly this interface (push: ZADD, remove: ZREM, peek: ZRANGE 0 0, pop: ZPOPMIN,
+ * dueAt / has: ZSCORE, size: ZCARD).
+ *
+ * How the loop uses it (scheduler.ts): it schedules with `push` (and moves a subscription by
+ * pushing it again), looks at the head with `peek` to know how long to sleep, takes the head
+ * with `pop` once it is due and a read slot is free, and drops a subscription with `remove`;
+ * `dueAt` tells the token turns who is backing off.
  */
 
 /** The queue as the scheduler sees it. Ids are unique: pushing an id again moves it. */

@@ -21,7 +21,7 @@ import { createItemsParseCache, parseItemBody, parseItemsBody } from './parse-it
 import { eventItemsEndpoint, filterEndpoint, itemEndpoint, itemsEndpoint, type Endpoint, type PathConfig } from './paths.js';
 import { withRetries } from './retry.js';
 import { kindOf, type Service } from './services.js';
-import { TokenManager, dataAuthHeaders, keyTag } from './tokens.js';
+import { TokenManager, dataAuthHeaders, keyTag, type TokenCache } from './tokens.js';
 
 /** What `createServiceClient` needs. */
 export interface ServiceClientOptions {
@@ -83,7 +83,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   setMaxListeners(0, shutdown.signal);
   // Aborted by close() too: every public call's waits, backoffs and requests in progress.
   const calls = new AbortGroup();
-  const tokens = new TokenManager({ config, limits, clock, logger, dispatcher, shutdown: shutdown.signal });
+  const tokens: TokenCache = new TokenManager({ config, limits, clock, logger, dispatcher, shutdown: shutdown.signal });
   const dictionaries = new DictionaryCache({
     config,
     limits,

@@ -118,8 +118,29 @@ export interface TokenManagerOptions {
   shutdown?: AbortSignal;
 }
 
-/** The token cache of the client: per (access key, service), renewed on time, requests shared. */
-export class TokenManager {
+/**
+ * The token cache as the client uses it: tokens per (access key, service), renewed on time, one
+ * request shared by concurrent callers. `TokenManager` below is the in-process implementation; a
+ * cache shared by several processes (Redis) would implement the same interface, so that one
+ * key's token serves every process and the token limit is spent once.
+ */
+export interface TokenCache {
+  /** The cached grant when it is still good to use now. */
+  valid(accessKey: string, service: Service): TokenGrant | undefined;
+  /** ms until the held token expires; 0 when none is held. */
+  expiresInMs(accessKey: string, service: Service): number;
+  /** A token good to use now: the cached one, or one new request shared by concurrent callers. */
+  token(key: AccessKeyRef, service: Service, opts?: RequestOptions): Promise<string>;
+  /** One token request even when a token is held (checking a key pair); joins one in flight. */
+  request(key: AccessKeyRef, service: Service, opts?: RequestOptions): Promise<TokenGrant>;
+  /** The service refused `token` (401): drop it, unless a newer one has replaced it already. */
+  refused(accessKey: string, service: Service, token: string): void;
+  /** Drops the key's tokens; requests in flight for it will not be cached. */
+  forget(accessKey: string): void;
+}
+
+/** The in-process token cache of the client: per (access key, service), renewed on time, requests shared. */
+export class TokenManager implements TokenCache {
   private readonly grants = new Map<string, TokenGrant>();
   private readonly pending = new Map<string, Promise<TokenGrant>>();
   /** Bumped by `forget`: answers to requests sent before it are not cached. */

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { diffRead } from '../../src/scheduler/diff.js';
-import { createNotifier, type OutboxPort } from '../../src/scheduler/notifier.js';
+import { createNotifier, type OutboxPort } from '../../src/alerts/notifier.js';
 import type { Store } from '../../src/store/store.js';
 import { opp } from '../scheduler/fixtures.js';
 import { addUser, tempStore } from '../scheduler/harness.js';

@@ -1,12 +1,12 @@
 /**
- * What the scheduler tells a user about their subscriptions (en/ru): why alerts for a service
- * stopped and what to do. Plain text with no interpolated user input, safe in HTML parse mode.
+ * What the bot tells a user when the scheduler pauses a subscription (en/ru): why alerts for a
+ * service stopped and what to do. The notifier sends it; the reasons are the scheduler's
+ * (`NoticeReason`, src/scheduler/port.ts). Plain text with no interpolated user input, safe in
+ * HTML parse mode.
  */
 import type { Service } from '../service/services.js';
 import type { Lang } from '../store/schema.js';
-
-/** Why the scheduler speaks up. */
-export type NoticeReason = 'auth' | 'forbidden';
+import type { NoticeReason } from '../scheduler/port.js';
 
 const SERVICE_NAMES: Record<Lang, Record<Service, string>> = {
   en: {

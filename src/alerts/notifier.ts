@@ -1,25 +1,27 @@
 /**
- * The notifier: diff events → alerts. Each new item becomes a formatted message handed to the
- * outbox (whose message id is then kept in the item's alert entry); moves, returns and
+ * The notifier: diff events → alerts. It implements the scheduler's `Notifier` port
+ * (src/scheduler/port.ts) on the alerts side, so the scheduler knows nothing of formatting or
+ * Telegram; app.ts hands it to the scheduler.
+ *
+ * Each new item becomes a formatted message handed to the outbox (whose message id is then kept in the item's alert entry); moves, returns and
  * disappearances edit that message. Quiet hours hold alerts until the quiet period ends (the
  * outbox then sends one summary); muted events and snoozed filters get no new alerts.
  *
  * Nothing here waits for Telegram: sends and edits are queued and settle later, so a slow chat
  * never slows the scheduler. Nothing here throws either: a failure is logged and counted.
  */
-import { formatAlert, formatShortLine, type AlertState, type AlertView } from '../alerts/format.js';
-import { quietUntil } from '../alerts/time.js';
+import { formatAlert, formatShortLine, type AlertState, type AlertView } from './format.js';
+import { quietUntil } from './time.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { ServiceClient } from '../service/client-types.js';
 import { namesFor, type Names } from '../service/dictionaries-model.js';
 import type { Opportunity } from '../service/opportunity.js';
-import type { Service } from '../service/services.js';
 import type { AlertEntry, UserRecord } from '../store/schema.js';
 import type { Store } from '../store/store.js';
-import type { DiffEvent } from './diff.js';
-import { MinuteCounter } from './minute-counter.js';
-import { noticeText, type NoticeReason } from './text.js';
+import { MinuteCounter } from '../scheduler/minute-counter.js';
+import type { Notifier, SubscriptionRef } from '../scheduler/port.js';
+import { noticeText } from './notice-text.js';
 import type { MetricsPort } from '../health/observe.js';
 
 /** An inline keyboard as the formatter builds it and the outbox takes it. */
@@ -34,41 +36,6 @@ export interface OutboxPort {
   ): Promise<number | undefined>;
   /** `gone`: the item is gone; this edit goes before the chat's other edits. */
   edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons; gone?: boolean }): Promise<boolean>;
-}
-
-/** One subscription: a user's key × a service, and its key in the alert state. */
-export interface SubscriptionRef {
-  userId: number;
-  service: Service;
-  /** `${userId}:${service}` (schema.ts `subscriptionKey`). */
-  subKey: string;
-}
-
-export interface NotifierStats {
-  /** New alerts handed to the outbox since start. */
-  alerts: number;
-  /** Edits (moved, returned, gone) handed to the outbox since start. */
-  edits: number;
-  /** New items not alerted: muted event or snoozed filter. */
-  skipped: number;
-  /** Alerts held for quiet hours. */
-  held: number;
-  /** Notices (paused subscriptions) sent. */
-  notices: number;
-  /** Formatting or bookkeeping failures (logged). */
-  failures: number;
-  /** New alerts in the last minute. */
-  alertsLastMinute: number;
-}
-
-export interface Notifier {
-  /** Turns one subscription's diff events into alerts and edits. Never throws, never waits for Telegram. */
-  notify(sub: SubscriptionRef, user: Readonly<UserRecord>, events: readonly DiffEvent[]): void;
-  /** Tells the user (in their private chat, in their language) that a subscription was paused, and what to do. */
-  notice(user: Readonly<UserRecord>, reason: NoticeReason, service: Service): void;
-  stats(): NotifierStats;
-  /** Resolves when every send and edit handed to the outbox so far has settled (tests, shutdown). */
-  idle(): Promise<void>;
 }
 
 export interface NotifierOptions {

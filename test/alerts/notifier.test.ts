@@ -2,11 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { diffRead, type DiffEvent } from '../../src/scheduler/diff.js';
-import { createNotifier, type AlertButtons, type Notifier, type OutboxPort } from '../../src/scheduler/notifier.js';
+import { createNotifier, type AlertButtons, type OutboxPort } from '../../src/alerts/notifier.js';
+import type { Notifier } from '../../src/scheduler/port.js';
 import type { Dictionaries } from '../../src/service/dictionaries-model.js';
 import type { Store } from '../../src/store/store.js';
-import { opp } from './fixtures.js';
-import { addUser, tempStore } from './harness.js';
+import { opp } from '../scheduler/fixtures.js';
+import { addUser, tempStore } from '../scheduler/harness.js';
 
 const DICTS: Dictionaries = {
   lang: 'en',

@@ -1,0 +1,54 @@
+/**
+ * A good read, applied: the items that pass the user's filter (interned, so what each
+ * subscription keeps is mostly references to shared objects) are diffed against the alert state
+ * (diff.ts), the state's changes stored, the events handed to the notifier, and now and then the
+ * last good read written to the subscription's status (at most every `statusWriteEveryMs`).
+ */
+import type { ItemsRead } from '../service/opportunity.js';
+import { matchesFilter } from '../service/filter-model.js';
+import type { Store } from '../store/store.js';
+import { diffRead } from './diff.js';
+import type { ItemInterner } from './intern.js';
+import type { Notifier } from './port.js';
+import type { StatusWriter } from './status.js';
+import type { Sub } from './subscriptions.js';
+
+export interface ReadApplierContext {
+  store: Pick<Store, 'getUser' | 'alerts'>;
+  notifier: Pick<Notifier, 'notify'>;
+  interner: Pick<ItemInterner, 'intern'>;
+  status: Pick<StatusWriter, 'write'>;
+  statusWriteEveryMs: number;
+}
+
+/** Applies `read` of `sub` at `now`; a user or filter gone since is no error, just nothing to do. */
+export type ApplyRead = (sub: Sub, read: ItemsRead, now: number) => void;
+
+export function createReadApplier(ctx: ReadApplierContext): ApplyRead {
+  const { store, notifier, interner, status } = ctx;
+  return (sub, read, now) => {
+    const user = store.getUser(sub.userId);
+    const filter = user?.filters[sub.service];
+    if (!user || !filter) return;
+    // Shared across subscriptions: what is kept per subscription is then mostly references.
+    const items = read.items.filter((item) => matchesFilter(item, filter.settings, now)).map((item) => interner.intern(item));
+    const result = diffRead({
+      now,
+      chatId: user.alertChatId ?? user.chatId,
+      items,
+      entries: store.alerts.view(sub.subKey),
+      known: sub.known,
+      ...(sub.lastReadAt !== undefined ? { previousReadAt: sub.lastReadAt } : {}),
+    });
+    for (const [itemId, entry] of result.upserts) store.alerts.set(sub.subKey, itemId, entry);
+    for (const itemId of result.deletes) store.alerts.delete(sub.subKey, itemId);
+    sub.known = result.known;
+    sub.latest = items;
+    sub.lastReadAt = now;
+    notifier.notify(sub, user, result.events);
+    if (now - sub.lastStatusWriteAt >= ctx.statusWriteEveryMs) {
+      sub.lastStatusWriteAt = now;
+      status.write(sub, { lastGoodReadAt: now });
+    }
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Coverage: what /status and the filter dialog tell a user of each service — its share of the
+ * time, the planned interval between reads and its state — and, with `extra`, what adding one
+ * more service would leave them (so the trade-off is explained before saving). Computed from
+ * the same plans the loop follows: the key's own token plan, or under LIMIT_SCOPE_TOKENS=address
+ * the user's turns of the one shared budget; under LIMIT_SCOPE=address the host's read slots
+ * are shared with everyone reading it; under overload every interval is stretched by the load
+ * factor.
+ */
+import type { Config } from '../config.js';
+import { SERVICES, type Service } from '../service/services.js';
+import type { Store } from '../store/store.js';
+import type { AddressTokenTurns, TurnMember } from './address-turns.js';
+import type { ServiceCoverage } from './port.js';
+import type { SubscriptionRegistry } from './subscriptions.js';
+
+export interface CoverageContext {
+  config: Pick<Config, 'LIMIT_SCOPE'>;
+  store: Pick<Store, 'getUser'>;
+  registry: Pick<SubscriptionRegistry, 'subs' | 'planOf' | 'scopeOf' | 'scopeIdOf' | 'keyOf'>;
+  /** Present under LIMIT_SCOPE_TOKENS=address. */
+  turns: AddressTokenTurns | undefined;
+  isAllowed: (userId: number) => boolean;
+  /** The poll floor and the read limit's pace, ms. */
+  floorMs: number;
+  paceMs: number;
+  /** The load factor as it stands. */
+  loadFactor: { readonly factor: number };
+}
+
+export type CoverageOf = (userId: number, extra?: Service) => Partial<Record<Service, ServiceCoverage>>;
+
+export function createCoverage(ctx: CoverageContext): CoverageOf {
+  const { config, store, registry, turns, isAllowed, floorMs, paceMs, loadFactor } = ctx;
+  return (userId, extra) => {
+    const user = store.getUser(userId);
+    if (!user) return {};
+    const listed = SERVICES.filter((s) => user.filters[s] !== undefined || s === extra);
+    const active = listed.filter((s) => s === extra || !user.filters[s]!.paused);
+    const polled = Boolean(user.key) && !user.blocked && isAllowed(userId);
+    const plan = polled && !turns ? registry.planOf(active) : undefined;
+    // Under LIMIT_SCOPE=address the user's share of the one token budget depends on everyone's subscriptions.
+    const members: TurnMember[] | undefined = turns && polled
+      ? [...[...registry.subs.values()].filter((s) => s.userId !== userId), ...active.map((service) => ({ userId, service }))]
+      : undefined;
+    const shares = members && turns ? turns.shares(members) : undefined;
+    const shareOf = (service: Service) =>
+      shares ? (shares.get(`${userId}:${service}`) ?? 0) : (plan?.services[service]?.share ?? 0);
+    const result: Partial<Record<Service, ServiceCoverage>> = {};
+    for (const service of listed) {
+      const state: ServiceCoverage['state'] = !user.key
+        ? 'no-key'
+        : user.blocked
+          ? 'blocked'
+          : service !== extra && user.filters[service]!.paused
+            ? 'paused'
+            : 'active';
+      const share = state === 'active' ? shareOf(service) : 0;
+      let intervalMs = Math.max(floorMs, paceMs);
+      if (config.LIMIT_SCOPE === 'address') {
+        // Turns on the host are shared: the expected number of subscriptions reading at once.
+        let load = share;
+        for (const other of registry.scopeOf(registry.scopeIdOf('', service)).subs) {
+          if (other.userId === userId) continue;
+          // Token turns shared (LIMIT_SCOPE_TOKENS=address), or each key on its own plan.
+          load += shares ? (shares.get(`${other.userId}:${service}`) ?? 0) : (registry.keyOf(other.accessKey)?.plan.services[service]?.share ?? 0);
+        }
+        intervalMs = Math.max(floorMs, paceMs * Math.max(1, load));
+      }
+      // Under overload everyone is read less often than planned: /status must say so.
+      result[service] = { share, intervalMs: Math.round(intervalMs * loadFactor.factor), state };
+    }
+    return result;
+  };
+}

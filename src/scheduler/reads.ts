@@ -1,0 +1,180 @@
+/**
+ * The reads in flight: starting a subscription's read (recording the token request it carries),
+ * what follows its answer or its failure, and the set of reads not yet settled, which the loop
+ * bounds (`maxConcurrentReads`) and `stop()` waits for or aborts.
+ *
+ * A good read is applied (apply-read.ts) and the next one is due one interval after this one
+ * started — not after its answer, so a slow answer does not stretch the pace. A failed read is
+ * classified (read-outcome.ts) and applied here: a local refusal just moves it later, 401 and
+ * 403 pause the subscription and tell the user, a 429 makes the whole scope wait, and anything
+ * else backs the subscription off alone. A token request that was refused before it was sent
+ * comes off the ledger again.
+ */
+import { setMaxListeners } from 'node:events';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { ApplyRead } from './apply-read.js';
+import type { LoadFactor } from './load-factor.js';
+import type { PollingClient } from './port.js';
+import { nextReadAt } from './read-pace.js';
+import { classifyFailure, tokenAttempt } from './read-outcome.js';
+import type { SchedulerCounters } from './stats.js';
+import type { StatusWriter } from './status.js';
+import type { Sub, SubscriptionRegistry } from './subscriptions.js';
+import type { TokenGate } from './token-gate.js';
+import type { TokenLedger } from './token-ledger.js';
+import type { SchedulerTuning } from './tuning.js';
+
+/** What the reads need of the scheduler around them. */
+export interface ReadsContext {
+  client: Pick<PollingClient, 'readItems' | 'hasValidToken'>;
+  clock: Clock;
+  random: () => number;
+  log: Logger;
+  tuning: Pick<SchedulerTuning, 'backoffBaseMs' | 'backoffMaxMs' | 'jitterRatio'>;
+  /** The poll floor and the read limit's pace, ms. */
+  floorMs: number;
+  paceMs: number;
+  loadFactor: Pick<LoadFactor, 'factor'>;
+  ledger: Pick<TokenLedger, 'record' | 'unrecord'>;
+  gate: Pick<TokenGate, 'ledgerName'>;
+  counters: SchedulerCounters;
+  status: StatusWriter;
+  registry: Pick<SubscriptionRegistry, 'refresh' | 'scopeOf'>;
+  applyRead: ApplyRead;
+  /** Puts a subscription back in the due queue. */
+  schedule(sub: Sub, due: number): void;
+  /** Whether the loop still runs: a read that settles after `stop()` schedules nothing. */
+  isRunning(): boolean;
+}
+
+export interface Reads {
+  /** Sends the subscription's read now; `acquire`: it requests a token in window `window`. */
+  start(sub: Sub, acquire: boolean, window: number): void;
+  /** Reads not yet settled. */
+  readonly size: number;
+  /** Resolves when a read settles (or `wake` is called): the loop's wait for a free slot. */
+  slotFreed(): Promise<void>;
+  /** Releases a loop waiting in `slotFreed` (at stop). */
+  wake(): void;
+  /** Resolves once no read is in flight. */
+  settle(): Promise<void>;
+  /** A fresh abort signal for a new run, unless the current one is still good. */
+  renew(): void;
+  /** Aborts every read in flight (a shutdown out of time): they record nothing. */
+  abort(): void;
+}
+
+export function createReads(ctx: ReadsContext): Reads {
+  const { client, clock, random, log, tuning, floorMs, paceMs, loadFactor, ledger, gate, counters, status, registry, schedule } = ctx;
+  const inFlight = new Set<Promise<void>>();
+  let freed: (() => void) | undefined;
+  /** Aborts the reads in flight when a shutdown runs out of time; one per run, not one per read. */
+  let abortReads = new AbortController();
+
+  /** Handles a failed read; returns when to try again (undefined: the subscription is gone). */
+  const onError = (sub: Sub, err: unknown, acquired: boolean): number | undefined => {
+    const now = clock.now();
+    const attempt = tokenAttempt(err, acquired, acquired && client.hasValidToken(sub.accessKey, sub.service));
+    if (attempt !== 'kept') {
+      // No token came of it: this window may try once more (the ledger still bounds the hour).
+      sub.tokenWindow = undefined;
+      if (attempt === 'unsent' && sub.lastAcquireAt !== undefined) {
+        // Refused before sending: that token request never happened.
+        ledger.unrecord(gate.ledgerName(sub.accessKey), sub.lastAcquireAt);
+        counters.tokenRequests(-1);
+      }
+    }
+    const outcome = classifyFailure(err, { failures: sub.failures, floorMs, backoffBaseMs: tuning.backoffBaseMs, backoffMaxMs: tuning.backoffMaxMs, random });
+    if (outcome.kind === 'defer') {
+      counters.deferred();
+      log.debug({ subKey: sub.subKey, retryAfterMs: outcome.retryAfterMs }, 'read deferred by the local limiter');
+      return now + outcome.waitMs;
+    }
+    counters.failed(now);
+    if (outcome.kind === 'pause') {
+      status.pause(sub, outcome.reason, now);
+      registry.refresh(sub.userId, floorMs);
+      return undefined;
+    }
+    if (outcome.kind === 'scope-wait') {
+      status.write(sub, { lastError: { kind: 'rate_limited', at: now } });
+      const scope = registry.scopeOf(sub.scope);
+      scope.pausedUntil = Math.max(scope.pausedUntil, now + outcome.waitMs);
+      log.warn({ subKey: sub.subKey, retryAfterMs: outcome.waitMs }, 'the service answered 429: this scope waits');
+      return scope.pausedUntil;
+    }
+    status.write(sub, { lastError: { kind: outcome.errorKind, at: now } });
+    sub.failures = outcome.failures;
+    if (!outcome.unexpected) {
+      log.warn({ subKey: sub.subKey, kind: outcome.errorKind, failures: sub.failures, waitMs: Math.round(outcome.waitMs) }, 'read failed: backing off');
+    } else log.error({ err, subKey: sub.subKey }, 'read failed unexpectedly: backing off');
+    return now + outcome.waitMs;
+  };
+
+  const wake = () => {
+    freed?.();
+    freed = undefined;
+  };
+
+  return {
+    start(sub, acquire, window) {
+      if (acquire) {
+        sub.tokenWindow = window;
+        sub.lastAcquireAt = clock.now();
+        ledger.record(gate.ledgerName(sub.accessKey), sub.lastAcquireAt);
+        counters.tokenRequests(1);
+      }
+      sub.inFlight = true;
+      sub.lastStartAt = clock.now();
+      const { signal } = abortReads;
+      const task = (async () => {
+        let next: number | undefined;
+        try {
+          const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal });
+          if (sub.removed) return;
+          const now = clock.now();
+          counters.read(now);
+          sub.failures = 0;
+          ctx.applyRead(sub, read, now);
+          // Counted from the read's start, not its answer: a read's latency must not stretch the pace.
+          next = nextReadAt(sub.lastStartAt!, clock.now(), Math.max(floorMs, paceMs) * loadFactor.factor, tuning.jitterRatio, random);
+        } catch (err) {
+          // Aborted by a shutdown that ran out of time: nothing to record.
+          if (sub.removed || signal.aborted) return;
+          next = onError(sub, err, acquire);
+        } finally {
+          sub.inFlight = false;
+        }
+        if (next !== undefined && ctx.isRunning() && !sub.removed) schedule(sub, next);
+      })();
+      inFlight.add(task);
+      void task.finally(() => {
+        inFlight.delete(task);
+        wake();
+      });
+    },
+
+    get size() {
+      return inFlight.size;
+    },
+
+    // One waiter, not a Promise.race over every read: a race adds a reaction to each of them per call.
+    slotFreed: () => new Promise<void>((resolve) => (freed = resolve)),
+    wake,
+
+    async settle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+
+    renew() {
+      if (abortReads.signal.aborted) abortReads = new AbortController();
+      // Every read in flight listens on it: hundreds at once are normal, not a leak.
+      setMaxListeners(0, abortReads.signal);
+    },
+
+    abort() {
+      abortReads.abort();
+    },
+  };
+}

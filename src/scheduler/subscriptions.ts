@@ -1,0 +1,244 @@
+/**
+ * The subscription registry: who is polled for what. A subscription is a user's key × a service
+ * with an active filter; the registry keeps them (by id and by user), each key's token plan and
+ * where its windows start, and the read scopes (key × host, or the host under
+ * LIMIT_SCOPE=address) with the subscriptions that share them.
+ *
+ * `refresh` re-reads one user from the store and brings the registry in line: subscriptions no
+ * longer wanted are dropped (and taken out of the due queue), new ones are added and scheduled
+ * at a random moment so a restart starts at the steady pace, and a new plan wakes those parked
+ * until their next token window. The registry decides nothing about when to read: that is the
+ * loop's (scheduler.ts) and the token gate's (token-gate.ts).
+ */
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { AccessKeyRef, ServiceClient } from '../service/client-types.js';
+import type { Opportunity } from '../service/opportunity.js';
+import { SERVICES, type Service } from '../service/services.js';
+import { storedKeyRef, type SecretOpener } from '../store/key-ref.js';
+import { subscriptionKey, type UserRecord } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+import type { SubscriptionRef } from './port.js';
+import type { ScheduleQueue } from './queue.js';
+import { planTokens, type TokenPlan } from './token-plan.js';
+
+/** One subscription as the scheduler tracks it. */
+export interface Sub extends SubscriptionRef {
+  /** The queue id: the same as `subKey`. */
+  id: string;
+  accessKey: string;
+  keyRef: AccessKeyRef;
+  scope: string;
+  /** Fixed offset within a window so the key's services do not all start on the same millisecond. */
+  phaseMs: number;
+  /** Window index in which this subscription last requested a token, and when. */
+  tokenWindow: number | undefined;
+  /** LIMIT_SCOPE=address: the window in which it was given a turn of the shared token budget. */
+  grantWindow: number | undefined;
+  lastAcquireAt: number | undefined;
+  /** Parked until a token window of its service (not backing off): a new plan may wake it sooner. */
+  waitingForWindow: boolean;
+  /** When its last read was sent: the poll floor is counted from here. */
+  lastStartAt: number | undefined;
+  /** Holds a slot of its scope at its due time. */
+  reserved: boolean;
+  failures: number;
+  known: Map<string, Opportunity>;
+  latest: Opportunity[];
+  lastReadAt: number | undefined;
+  lastStatusWriteAt: number;
+  inFlight: boolean;
+  removed: boolean;
+}
+
+/** A polled key: its token plan and where its windows start. */
+export interface KeyState {
+  accessKey: string;
+  userId: number;
+  plan: TokenPlan;
+  /** Where this key's windows start, within one window (stable per key, so restarts keep the rhythm). */
+  offsetMs: number;
+}
+
+/** A read scope: its next free slot, its 429 pause, and the subscriptions reading in it. */
+export interface ScopeState {
+  nextSlotAt: number;
+  pausedUntil: number;
+  subs: Set<Sub>;
+}
+
+/** What the registry needs of the scheduler around it. */
+export interface SubscriptionRegistryContext {
+  config: Pick<Config, 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_SCOPE'>;
+  store: Pick<Store, 'getUser'>;
+  /** Tells the client how many token requests an hour polling plans for a key. */
+  client: Pick<ServiceClient, 'setPollingTokens'>;
+  vault: SecretOpener;
+  clock: Clock;
+  random: () => number;
+  /** Token window length (tuning.tokenTtlMs) and the requests an hour left to the bot. */
+  windowMs: number;
+  tokenReserve: number;
+  isAllowed: (userId: number) => boolean;
+  /** Only `remove`: a dropped subscription leaves the due queue at once. */
+  queue: Pick<ScheduleQueue, 'remove'>;
+  /** Puts a subscription in the due queue (the loop's own schedule, which may wake it). */
+  schedule(sub: Sub, due: number): void;
+}
+
+export interface SubscriptionRegistry {
+  /** Every subscription polled now, by id. */
+  readonly subs: ReadonlyMap<string, Sub>;
+  /** The user's subscriptions by service; undefined when none. */
+  ofUser(userId: number): ReadonlyMap<Service, Sub> | undefined;
+  /** The plan of a polled key. */
+  keyOf(accessKey: string): KeyState | undefined;
+  /** The read scope's state, created on first use. */
+  scopeOf(id: string): ScopeState;
+  /** The read scope of a key × service under LIMIT_SCOPE. */
+  scopeIdOf(accessKey: string, service: Service): string;
+  /** The services the user is polled for now. */
+  activeServices(user: Readonly<UserRecord> | undefined): Service[];
+  /** The token plan a key with these services gets. */
+  planOf(services: Iterable<Service>): TokenPlan;
+  /** Brings the user's subscriptions in line with the store; new ones are first read within `firstReadWithinMs`. */
+  refresh(userId: number, firstReadWithinMs: number): void;
+}
+
+/** FNV-1a: a stable spread of keys over the window, the same after every restart. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): SubscriptionRegistry {
+  const { config, store, client, vault, clock, random, isAllowed, queue, schedule } = ctx;
+  const W = ctx.windowMs;
+  const subs = new Map<string, Sub>();
+  const subsByUser = new Map<number, Map<Service, Sub>>();
+  const keys = new Map<string, KeyState>();
+  const keyOfUser = new Map<number, string>();
+  const scopes = new Map<string, ScopeState>();
+
+  const scopeIdOf = (accessKey: string, service: Service) =>
+    config.LIMIT_SCOPE === 'address' ? service : `${accessKey}|${service}`;
+
+  const scopeOf = (id: string): ScopeState => {
+    let scope = scopes.get(id);
+    if (!scope) {
+      scope = { nextSlotAt: 0, pausedUntil: 0, subs: new Set() };
+      scopes.set(id, scope);
+    }
+    return scope;
+  };
+
+  const activeServices = (user: Readonly<UserRecord> | undefined): Service[] => {
+    if (!user || user.blocked || !user.key || !isAllowed(user.id)) return [];
+    return SERVICES.filter((s) => {
+      const f = user.filters[s];
+      return f !== undefined && !f.paused;
+    });
+  };
+
+  const planOf = (services: Iterable<Service>) =>
+    planTokens({ services, tokensPerHour: config.LIMIT_TOKENS_PER_HOUR, reserve: ctx.tokenReserve, windowMs: W });
+
+  const removeSub = (sub: Sub) => {
+    sub.removed = true;
+    queue.remove(sub.id);
+    subs.delete(sub.id);
+    const scope = scopes.get(sub.scope);
+    scope?.subs.delete(sub);
+    // An empty scope is dropped unless a 429 pause still holds it (a returning user must honour it).
+    if (scope && scope.subs.size === 0 && scope.pausedUntil <= clock.now()) scopes.delete(sub.scope);
+    const mine = subsByUser.get(sub.userId);
+    mine?.delete(sub.service);
+    if (mine?.size === 0) subsByUser.delete(sub.userId);
+  };
+
+  const refresh = (userId: number, firstReadWithinMs: number) => {
+    const user = store.getUser(userId);
+    const wanted = activeServices(user);
+    const accessKey = user?.key?.accessKey;
+    const mine = subsByUser.get(userId) ?? new Map<Service, Sub>();
+
+    for (const sub of [...mine.values()]) {
+      if (sub.accessKey !== accessKey || !wanted.includes(sub.service)) removeSub(sub);
+    }
+    const oldKey = keyOfUser.get(userId);
+    if (oldKey !== undefined && (oldKey !== accessKey || wanted.length === 0)) {
+      keys.delete(oldKey);
+      keyOfUser.delete(userId);
+      client.setPollingTokens?.(oldKey, undefined);
+    }
+    if (!user || accessKey === undefined || wanted.length === 0) {
+      subsByUser.delete(userId);
+      return;
+    }
+
+    keyOfUser.set(userId, accessKey);
+    // The ledger belongs to the key, not the plan: a new plan still counts the last hour's requests.
+    const plan = planOf(wanted);
+    keys.set(accessKey, { accessKey, userId, plan, offsetMs: hash(accessKey) % W });
+    // Interactive token requests of the key keep to what this plan leaves of the hour.
+    client.setPollingTokens?.(accessKey, plan.tokensPerCycle);
+
+    const now = clock.now();
+    const current = subsByUser.get(userId) ?? new Map<Service, Sub>();
+    for (const service of wanted) {
+      if (current.has(service)) continue;
+      const id = subscriptionKey(userId, service);
+      const sub: Sub = {
+        id,
+        subKey: id,
+        userId,
+        service,
+        accessKey,
+        keyRef: storedKeyRef(store, vault, userId, accessKey),
+        scope: scopeIdOf(accessKey, service),
+        phaseMs: Math.floor(random() * Math.min(2_000, W / 10)),
+        tokenWindow: undefined,
+        grantWindow: undefined,
+        lastAcquireAt: undefined,
+        waitingForWindow: false,
+        lastStartAt: undefined,
+        reserved: false,
+        failures: 0,
+        known: new Map(),
+        latest: [],
+        lastReadAt: undefined,
+        lastStatusWriteAt: 0,
+        inFlight: false,
+        removed: false,
+      };
+      current.set(service, sub);
+      subs.set(id, sub);
+      scopeOf(sub.scope).subs.add(sub);
+      // Spread at random: a restart then starts at the steady pace, not in a burst.
+      schedule(sub, now + Math.floor(random() * firstReadWithinMs));
+    }
+    subsByUser.set(userId, current);
+    // A new plan may open a window sooner for those parked until their next one.
+    for (const sub of current.values()) {
+      if (sub.waitingForWindow && !sub.inFlight) {
+        sub.waitingForWindow = false;
+        schedule(sub, now);
+      }
+    }
+  };
+
+  return {
+    subs,
+    ofUser: (userId) => subsByUser.get(userId),
+    keyOf: (accessKey) => keys.get(accessKey),
+    scopeOf,
+    scopeIdOf,
+    activeServices,
+    planOf,
+    refresh,
+  };
+}
