@@ -5,6 +5,7 @@
  * been idle for a minute, so thousands of quiet chats cost nothing.
  */
 import type { Job } from './jobs.js';
+import type { OutboxTuning } from './options.js';
 import { SendTimes } from './pacing.js';
 import { insertByPriority } from './priority.js';
 import type { HeldAlerts } from './quiet-hours.js';
@@ -108,4 +109,12 @@ export class ChatStates {
     }
     return true;
   }
+}
+
+/** The earliest the chat's `head` job may go: after its pause and retry wait, within the chat's windows (a counted call). */
+export function chatReadyAt(chat: ChatState, head: Job, now: number, tuning: Pick<OutboxTuning, 'chatWindow' | 'groupWindow'>): number {
+  if (head.type === 'reply' && !head.counted) return Math.max(now, chat.pausedUntil, head.notBefore);
+  let at = Math.max(now, chat.pausedUntil, head.notBefore, chat.times.nextAllowed(now, tuning.chatWindow));
+  if (chat.id < 0) at = Math.max(at, chat.times.nextAllowed(now, tuning.groupWindow));
+  return at;
 }

@@ -5,8 +5,9 @@
  * it too. A flood then costs a chat one message, not one a second for minutes.
  */
 import type { Lang } from '../store/schema.js';
-import { moreLinesLine } from './digest-text.js';
+import { digestHeader, moreLinesLine } from './digest-text.js';
 import type { Job, SendJob } from './jobs.js';
+import { splitMessage } from './split.js';
 
 export interface DigestRules {
   /** More queued alerts than this fold. */
@@ -69,4 +70,12 @@ export function listMessage(header: string, lines: string[], total: number, lang
   const shown = lines.slice(0, maxLines);
   const more = total - shown.length;
   return [header, ...shown, ...(more > 0 ? [moreLinesLine(lang, more)] : [])].join('\n');
+}
+
+/** Writes a digest's text as it goes out, with every alert that joined it while it waited; no alert may join it after. */
+export function writeDigest(digest: SendJob, maxLines: number): void {
+  if (!digest.folded) return;
+  const { lines, count } = digest.folded;
+  digest.parts = splitMessage(listMessage(digestHeader(digest.lang, count), lines, count, digest.lang, maxLines));
+  digest.folded = undefined;
 }

@@ -26,19 +26,18 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { messageOptions, type OutboxApi } from './api.js';
-import type { GateOutcome, GateTicket } from './chat-gate.js';
-import { ChatStates, type ChatState } from './chats.js';
-import { digestHeader } from './digest-text.js';
-import { addToDigest, foldBurst, listMessage, openDigest, type DigestRules } from './digest.js';
+import type { GateTicket } from './chat-gate.js';
+import { chatReadyAt, ChatStates, type ChatState } from './chats.js';
+import { addToDigest, foldBurst, openDigest, writeDigest, type DigestRules } from './digest.js';
 import { describeError } from './errors.js';
 import { FailureHandler } from './failures.js';
-import { firstLine, settle, type EditJob, type Job, type ReplyJob, type SendJob } from './jobs.js';
+import { coalesceEdit, firstLine, newEditJob, newReplyJob, newSendJob, settle, type EditJob, type Job, type SendJob } from './jobs.js';
 import { outboxTuning, type OutboxOptions, type OutboxTuning } from './options.js';
 import { SendTimes } from './pacing.js';
 import { Pauses } from './pauses.js';
-import type { OutboxEditOptions, OutboxSendOptions, OutboxService, OutboxStats } from './port.js';
-import { insertByPriority, PRIORITY } from './priority.js';
+import { emptyOutboxStats, type OutboxEditOptions, type OutboxSendOptions, type OutboxService, type OutboxStats } from './port.js';
 import { holdAlert, holdFor, quietSummary, releaseDue } from './quiet-hours.js';
+import { ReplyTurns } from './reply-turns.js';
 import { SharedSleep, Signal } from './signal.js';
 import { splitMessage, truncateMessage } from './split.js';
 
@@ -55,6 +54,7 @@ export class Outbox implements OutboxService {
   private readonly chats: ChatStates;
   private readonly pauses: Pauses;
   private readonly failures: FailureHandler;
+  private readonly replies: ReplyTurns;
   private readonly global: SendTimes;
   private seq = 0;
   private inFlight = 0;
@@ -65,20 +65,7 @@ export class Outbox implements OutboxService {
   private readonly progress = new Signal();
   private readonly sleeper: SharedSleep;
   private nextHeldAt = Number.POSITIVE_INFINITY;
-  private readonly counters: OutboxStats = {
-    sent: 0,
-    edited: 0,
-    retried: 0,
-    gaveUp: 0,
-    folded: 0,
-    held: 0,
-    rateLimited: 0,
-    dropped: 0,
-    blocked: 0,
-    coalesced: 0,
-    replies: 0,
-    migrated: 0,
-  };
+  private readonly counters: OutboxStats = emptyOutboxStats();
 
   constructor(options: OutboxOptions) {
     this.options = options;
@@ -91,20 +78,20 @@ export class Outbox implements OutboxService {
     this.chats = new ChatStates((chatId) => Math.max(tuning.chatWindow.limit, chatId < 0 ? tuning.groupWindow.limit : 0));
     this.pauses = new Pauses(this.logger);
     this.sleeper = new SharedSleep(this.clock);
-    this.failures = new FailureHandler(
-      {
-        clock: this.clock,
-        logger: this.logger,
-        counters: this.counters,
-        chats: this.chats,
-        hooks: options,
-        rateLimited: (chat, retryAfterMs) => this.rateLimited(chat, retryAfterMs),
-        remove: (chat, job) => this.remove(chat, job),
-        progressed: () => this.progress.notify(),
-        safely: (fn) => this.safely(fn),
-      },
-      tuning,
-    );
+    const context = {
+      clock: this.clock,
+      logger: this.logger,
+      counters: this.counters,
+      chats: this.chats,
+      pauses: this.pauses,
+      hooks: options,
+      rateLimited: (chat: ChatState, retryAfterMs: number) => this.rateLimited(chat, retryAfterMs),
+      remove: (chat: ChatState, job: Job) => this.remove(chat, job),
+      progressed: () => this.progress.notify(),
+      safely: (fn: () => void) => this.safely(fn),
+    };
+    this.failures = new FailureHandler(context, tuning);
+    this.replies = new ReplyTurns(context);
   }
 
   /** Jobs not finished yet: queued, in flight, or held for quiet hours. */
@@ -187,33 +174,13 @@ export class Outbox implements OutboxService {
     }
     const chat = this.chats.state(chatId);
     const body = truncateMessage(text);
-    const queued = chat.queue.find((j): j is EditJob => j.type === 'edit' && j.messageId === messageId && !j.inFlight);
+    const queued = coalesceEdit(chat.queue, messageId, body, opts);
     if (queued) {
-      queued.text = body;
-      queued.buttons = opts.buttons;
-      // A gone mark that replaces a queued move takes the gone mark's place in the order.
-      if (opts.gone && queued.priority !== PRIORITY.gone) {
-        chat.queue.splice(chat.queue.indexOf(queued), 1);
-        queued.priority = PRIORITY.gone;
-        insertByPriority(chat.queue, queued);
-      }
       this.counters.coalesced += 1;
       return new Promise((resolve) => queued.resolvers.push(resolve));
     }
     return new Promise((resolve) => {
-      this.chats.enqueue(chat, {
-        type: 'edit',
-        priority: opts.gone ? PRIORITY.gone : PRIORITY.edit,
-        seq: this.seq++,
-        chatId,
-        messageId,
-        text: body,
-        buttons: opts.buttons,
-        attempts: 0,
-        notBefore: 0,
-        inFlight: false,
-        resolvers: [resolve],
-      });
+      this.chats.enqueue(chat, newEditJob(this.seq++, chatId, messageId, body, opts, resolve));
       this.wake.notify();
     });
   }
@@ -225,20 +192,10 @@ export class Outbox implements OutboxService {
    */
   acquire(to: number | undefined, counted: boolean): Promise<GateTicket> {
     const chatId = to === undefined ? undefined : this.chats.target(to);
-    if (chatId === undefined || !this.running) return this.waitOutPauses(chatId);
+    if (chatId === undefined || !this.running) return this.replies.waitOutPauses(chatId);
     const chat = this.chats.state(chatId);
     return new Promise((grant) => {
-      this.chats.enqueue(chat, {
-        type: 'reply',
-        priority: PRIORITY.reply,
-        seq: this.seq++,
-        chatId,
-        counted,
-        attempts: 0,
-        notBefore: 0,
-        inFlight: false,
-        grant,
-      });
+      this.chats.enqueue(chat, newReplyJob(this.seq++, chatId, counted, grant));
       this.wake.notify();
     });
   }
@@ -254,7 +211,7 @@ export class Outbox implements OutboxService {
   /** Stops sending after the calls in flight; queued jobs stay queued for a later `start`. */
   stop(): void {
     this.running = false;
-    this.releaseReplies();
+    this.replies.releaseWaiting();
     this.wake.notify();
   }
 
@@ -321,7 +278,7 @@ export class Outbox implements OutboxService {
           continue;
         }
         if (chat.busy) continue;
-        const at = Math.max(this.chatReadyAt(chat, head, now), globalAt);
+        const at = Math.max(chatReadyAt(chat, head, now, this.tuning), globalAt);
         if (at <= now) {
           if (!bestJob || head.priority < bestJob.priority || (head.priority === bestJob.priority && head.seq < bestJob.seq)) {
             best = chat;
@@ -336,23 +293,11 @@ export class Outbox implements OutboxService {
     }
   }
 
-  private chatReadyAt(chat: ChatState, head: Job, now: number): number {
-    if (head.type === 'reply' && !head.counted) return Math.max(now, chat.pausedUntil, head.notBefore);
-    let at = Math.max(now, chat.pausedUntil, head.notBefore, chat.times.nextAllowed(now, this.tuning.chatWindow));
-    if (chat.id < 0) at = Math.max(at, chat.times.nextAllowed(now, this.tuning.groupWindow));
-    return at;
-  }
-
   private dispatch(chat: ChatState, now: number): void {
     this.foldBurst(chat, now);
     const job = chat.queue[0];
     if (!job) return;
-    if (job.type === 'send' && job.folded) {
-      // Written now, with every alert that joined it while it waited.
-      const { lines, count } = job.folded;
-      job.parts = splitMessage(listMessage(digestHeader(job.lang, count), lines, count, job.lang, this.tuning.digestMaxLines));
-      job.folded = undefined;
-    }
+    if (job.type === 'send') writeDigest(job, this.tuning.digestMaxLines);
     chat.busy = true;
     job.inFlight = true;
     this.inFlight += 1;
@@ -364,7 +309,7 @@ export class Outbox implements OutboxService {
     const globalStamp = counted ? this.global.record(sentAt) : undefined;
     // Metrics hook: a message's queue wait, once per message (not per retry or per part).
     if (job.type === 'send' && job.attempts === 0 && job.partIndex === 0) this.options.metrics?.outboxWait(sentAt - job.queuedAt);
-    const performed = job.type === 'reply' ? this.grantReply(chat, job) : this.perform(chat, job);
+    const performed = job.type === 'reply' ? this.replies.grant(chat, job) : this.perform(chat, job);
     void performed.finally(() => {
       // Telegram had it by the time it answered: the windows count it from then.
       const answeredAt = this.clock.now();
@@ -375,24 +320,6 @@ export class Outbox implements OutboxService {
       this.inFlight -= 1;
       this.wake.notify();
       this.progress.notify();
-    });
-  }
-
-  /** Hands the turn to the caller and waits for its report; a 429 pauses the chat as the outbox's own would. */
-  private grantReply(chat: ChatState, job: ReplyJob): Promise<void> {
-    return new Promise((finished) => {
-      let reported = false;
-      const ticket: GateTicket = {
-        done: (outcome: GateOutcome) => {
-          if (reported) return;
-          reported = true;
-          this.remove(chat, job);
-          if (outcome.retryAfterMs !== undefined) this.rateLimited(chat, outcome.retryAfterMs);
-          finished();
-        },
-      };
-      this.counters.replies += 1;
-      this.safely(() => job.grant(ticket));
     });
   }
 
@@ -458,48 +385,7 @@ export class Outbox implements OutboxService {
     parts: string[],
     fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve'>,
   ): SendJob {
-    return {
-      type: 'send',
-      priority: PRIORITY.send,
-      seq: this.seq++,
-      chatId,
-      parts,
-      partIndex: 0,
-      attempts: 0,
-      notBefore: 0,
-      inFlight: false,
-      queuedAt: this.clock.now(),
-      ...fields,
-    };
-  }
-
-  /** Waits until neither the chat nor the whole bot is paused by a 429 (the outbox is not sending). */
-  private async waitOutPauses(chatId: number | undefined): Promise<GateTicket> {
-    for (;;) {
-      const chat = chatId === undefined ? undefined : this.chats.get(chatId);
-      const until = Math.max(this.pauses.globalUntil, chat?.pausedUntil ?? 0);
-      const now = this.clock.now();
-      if (until <= now) break;
-      await this.clock.sleep(until - now);
-    }
-    return {
-      done: (outcome) => {
-        if (outcome.retryAfterMs === undefined) return;
-        if (chatId === undefined) this.pauses.pauseAll(this.clock.now() + outcome.retryAfterMs);
-        else this.rateLimited(this.chats.state(chatId), outcome.retryAfterMs);
-      },
-    };
-  }
-
-  /** Lets every reply still waiting for a turn go (the outbox stopped: nobody would grant it). */
-  private releaseReplies(): void {
-    for (const chat of this.chats.values()) {
-      const waiting = chat.queue.filter((j): j is ReplyJob => j.type === 'reply' && !j.inFlight);
-      if (waiting.length === 0) continue;
-      const gone = new Set<Job>(waiting);
-      chat.queue = chat.queue.filter((j) => !gone.has(j));
-      for (const job of waiting) void this.waitOutPauses(chat.id).then(job.grant);
-    }
+    return newSendJob(this.seq++, this.clock.now(), chatId, parts, fields);
   }
 
   private remove(chat: ChatState, job: Job): void {

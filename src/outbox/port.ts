@@ -78,6 +78,11 @@ export interface OutboxStats {
   migrated: number;
 }
 
+/** Every counter at zero (a new outbox). */
+export function emptyOutboxStats(): OutboxStats {
+  return { sent: 0, edited: 0, retried: 0, gaveUp: 0, folded: 0, held: 0, rateLimited: 0, dropped: 0, blocked: 0, coalesced: 0, replies: 0, migrated: 0 };
+}
+
 /** What the application that runs the bot uses: the port, the chat gate, the life cycle and the gauges. */
 export interface OutboxService extends OutboxPort, ChatGate {
   /** Starts sending (idempotent); also accepts new jobs again after a `drain`. */
