@@ -17,6 +17,7 @@ import { createServiceClient } from './service/client.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createNotifier } from './scheduler/notifier.js';
 import { Outbox } from './outbox/outbox.js';
+import type { OutboxService } from './outbox/port.js';
 import { chatGateTransformer } from './outbox/chat-gate.js';
 import { DestinationWatch } from './outbox/destinations.js';
 import { createBot } from './bot/bot.js';
@@ -70,7 +71,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
   // not stack the bot's auto-retry on top.
   // A short call timeout keeps one hung call from holding a chat's queue (grammY's default is 500 s).
   const outboxApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
-  const outbox = new Outbox({
+  const outbox: OutboxService = new Outbox({
     api: outboxApi,
     logger,
     clock,

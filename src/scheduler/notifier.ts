@@ -21,20 +21,10 @@ import type { DiffEvent } from './diff.js';
 import { MinuteCounter } from './minute-counter.js';
 import { noticeText, type NoticeReason } from './text.js';
 import type { MetricsPort } from '../health/observe.js';
+import type { OutboxPort } from '../outbox/port.js';
 
 /** An inline keyboard as the formatter builds it and the outbox takes it. */
 export type AlertButtons = { text: string; callbackData: string }[][];
-
-/** What the notifier needs of the outbox (src/alerts/outbox.ts `Outbox` fits). */
-export interface OutboxPort {
-  send(
-    chatId: number,
-    text: string,
-    opts?: { buttons?: AlertButtons; kind?: 'alert' | 'info'; digestLine?: string; holdUntil?: number; lang?: 'en' | 'ru' },
-  ): Promise<number | undefined>;
-  /** `gone`: the item is gone; this edit goes before the chat's other edits. */
-  edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons; gone?: boolean }): Promise<boolean>;
-}
 
 /** One subscription: a user's key × a service, and its key in the alert state. */
 export interface SubscriptionRef {
