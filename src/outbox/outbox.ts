@@ -22,6 +22,10 @@
  * (through the chat gate, `chat-gate.ts`), then new messages, then "gone" marks, then other
  * edits; each kind in the order it came. Chats take turns the same way.
  * Messages are HTML (`parse_mode: 'HTML'`) without link previews (`api.ts`).
+ *
+ * About 400 lines on purpose: what is left — accepting jobs, choosing the next one, the call and
+ * its bookkeeping, start, drain and stop — shares the same counters, sequence and signals, and is
+ * read as one loop.
  */
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
