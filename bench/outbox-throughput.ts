@@ -9,7 +9,8 @@
  *   BENCH_MESSAGES=500 BENCH_CHATS=200 npx tsx bench/outbox-throughput.ts
  */
 import { Api } from 'grammy';
-import { Outbox, type OutboxApi } from '../src/alerts/outbox.js';
+import { Outbox } from '../src/outbox/outbox.js';
+import type { OutboxApi } from '../src/outbox/api.js';
 import { startFakeTelegram } from '../src/fake-telegram/server.js';
 import { envInt, isEntryPoint, report, type BenchResult } from './lib/result.js';
 import { benchLogger } from './lib/setup.js';

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
 import { Api } from 'grammy';
-import { Outbox } from '../src/alerts/outbox.js';
+import { Outbox } from '../src/outbox/outbox.js';
 import { systemClock } from '../src/clock.js';
 import type { Logger } from '../src/logger.js';
 import { loadConfig, type Config } from '../src/config.js';

@@ -16,9 +16,10 @@ import { checkEncryptionKey } from './store/key-check.js';
 import { createServiceClient } from './service/client.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createNotifier } from './alerts/notifier.js';
-import { Outbox } from './alerts/outbox.js';
-import { chatGateTransformer } from './alerts/chat-gate.js';
-import { DestinationWatch } from './alerts/destinations.js';
+import { Outbox } from './outbox/outbox.js';
+import type { OutboxService } from './outbox/port.js';
+import { chatGateTransformer } from './outbox/chat-gate.js';
+import { DestinationWatch } from './outbox/destinations.js';
 import { createBot } from './bot/bot.js';
 import { userAllowed } from './bot/middleware/access.js';
 import { runBot } from './bot/run.js';
@@ -70,7 +71,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
   // not stack the bot's auto-retry on top.
   // A short call timeout keeps one hung call from holding a chat's queue (grammY's default is 500 s).
   const outboxApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
-  const outbox = new Outbox({
+  const outbox: OutboxService = new Outbox({
     api: outboxApi,
     logger,
     clock,

@@ -23,20 +23,10 @@ import { MinuteCounter } from '../scheduler/minute-counter.js';
 import type { Notifier, SubscriptionRef } from '../scheduler/port.js';
 import { noticeText } from './notice-text.js';
 import type { MetricsPort } from '../health/observe.js';
+import type { OutboxPort } from '../outbox/port.js';
 
 /** An inline keyboard as the formatter builds it and the outbox takes it. */
 export type AlertButtons = { text: string; callbackData: string }[][];
-
-/** What the notifier needs of the outbox (src/alerts/outbox.ts `Outbox` fits). */
-export interface OutboxPort {
-  send(
-    chatId: number,
-    text: string,
-    opts?: { buttons?: AlertButtons; kind?: 'alert' | 'info'; digestLine?: string; holdUntil?: number; lang?: 'en' | 'ru' },
-  ): Promise<number | undefined>;
-  /** `gone`: the item is gone; this edit goes before the chat's other edits. */
-  edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons; gone?: boolean }): Promise<boolean>;
-}
 
 export interface NotifierOptions {
   store: Pick<Store, 'alerts' | 'updateStatus' | 'getUser'>;

@@ -6,7 +6,7 @@ import { autoRetry } from '@grammyjs/auto-retry';
 import { conversations, createConversation } from '@grammyjs/conversations';
 import { sequentialize } from '@grammyjs/runner';
 import { Bot, type BotError, type Context, type Middleware, type Transformer } from 'grammy';
-import { chatGateTransformer } from '../alerts/chat-gate.js';
+import { chatGateTransformer } from '../outbox/chat-gate.js';
 import { systemClock } from '../clock.js';
 import { UsageCaps } from './caps.js';
 import type { BotContext, ConvContext } from './context.js';

@@ -4,7 +4,7 @@
  */
 import type { ApiClientOptions, Transformer } from 'grammy';
 import type { UserFromGetMe } from 'grammy/types';
-import type { ChatGate } from '../alerts/chat-gate.js';
+import type { ChatGate } from '../outbox/chat-gate.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';

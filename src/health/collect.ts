@@ -1,6 +1,6 @@
 /** Reads the numbers operators watch from the parts that own them, as named samples for /metrics. */
 import { getHeapStatistics } from 'node:v8';
-import type { OutboxStats } from '../alerts/outbox.js';
+import type { OutboxStats } from '../outbox/port.js';
 import type { ClientStats } from '../service/client.js';
 import type { SchedulerStats } from '../scheduler/scheduler.js';
 import type { NotifierStats } from '../scheduler/port.js';

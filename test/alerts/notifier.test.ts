@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { diffRead, type DiffEvent } from '../../src/scheduler/diff.js';
-import { createNotifier, type AlertButtons, type OutboxPort } from '../../src/alerts/notifier.js';
+import { createNotifier, type AlertButtons } from '../../src/alerts/notifier.js';
 import type { Notifier } from '../../src/scheduler/port.js';
+import type { OutboxPort, OutboxSendOptions } from '../../src/outbox/port.js';
 import type { Dictionaries } from '../../src/service/dictionaries-model.js';
 import type { Store } from '../../src/store/store.js';
 import { opp } from '../scheduler/fixtures.js';
@@ -20,7 +21,9 @@ const DICTS: Dictionaries = {
   reflections: {},
 };
 
-interface Sent { chatId: number; text: string; opts: Parameters<OutboxPort['send']>[2] }
+/** What the notifier sends: its buttons are always callbacks (the port also takes links). */
+type SentOptions = (Omit<OutboxSendOptions, 'buttons'> & { buttons?: AlertButtons }) | undefined;
+interface Sent { chatId: number; text: string; opts: SentOptions }
 interface Edited { chatId: number; messageId: number; text: string; buttons: AlertButtons | undefined; gone: boolean | undefined }
 
 class FakeOutbox implements OutboxPort {
@@ -28,7 +31,7 @@ class FakeOutbox implements OutboxPort {
   edited: Edited[] = [];
   editResult = true;
   private id = 500;
-  async send(chatId: number, text: string, opts?: Parameters<OutboxPort['send']>[2]): Promise<number | undefined> {
+  async send(chatId: number, text: string, opts?: SentOptions): Promise<number | undefined> {
     this.sent.push({ chatId, text, opts });
     return opts?.holdUntil !== undefined ? undefined : this.id++;
   }

@@ -16,7 +16,7 @@ import type { BotContext } from '../../src/bot/context.js';
 import type { BotStats } from '../../src/bot/deps.js';
 import { startFakeTelegram, type FakeTelegram, type FakeUser, type FakeChatRef, type SentMessage } from '../../src/fake-telegram/server.js';
 import { createLogger } from '../../src/logger.js';
-import { Outbox } from '../../src/alerts/outbox.js';
+import { Outbox } from '../../src/outbox/outbox.js';
 import { subscriptionKey } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { Vault } from '../../src/store/vault.js';

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { Outbox } from '../../src/alerts/outbox.js';
+import { Outbox } from '../../src/outbox/outbox.js';
 import { createBotMetrics } from '../../src/health/metrics.js';
 import type { MetricSources } from '../../src/health/collect.js';
 import { silentLogger } from '../../src/logger.js';
-import { ScriptedApi, run, settle } from '../alerts/outbox-helpers.js';
+import { ScriptedApi, run, settle } from '../outbox/helpers.js';
 
 function sources(over: Partial<{ reads: number; rateLimited: number }> = {}): MetricSources {
   return {

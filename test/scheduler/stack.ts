@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Api } from 'grammy';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
-import { Outbox } from '../../src/alerts/outbox.js';
+import { Outbox } from '../../src/outbox/outbox.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { createNotifier } from '../../src/alerts/notifier.js';

@@ -8,7 +8,7 @@
  * the group, possibly not on ALLOWED_USER_IDS), and they must be handled all the same.
  */
 import { Composer } from 'grammy';
-import { ADMIN_STATUSES, fallBackToPrivate, followMigration, GONE_STATUSES, type DestinationDeps } from '../../alerts/destinations.js';
+import { ADMIN_STATUSES, fallBackToPrivate, followMigration, GONE_STATUSES, type DestinationDeps } from '../../outbox/destinations.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 

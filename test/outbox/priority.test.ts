@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
-import { Outbox } from '../../src/alerts/outbox.js';
-import { insertByPriority, PRIORITY } from '../../src/alerts/outbox-priority.js';
-import { run, ScriptedApi, settle, telegramError, times } from './outbox-helpers.js';
+import { Outbox } from '../../src/outbox/outbox.js';
+import { insertByPriority, PRIORITY } from '../../src/outbox/priority.js';
+import { run, ScriptedApi, settle, telegramError, times } from './helpers.js';
 
 let outboxes: Outbox[] = [];
 afterEach(() => {

@@ -19,7 +19,7 @@ import { translator, type MessageKey } from '../locales/i18n.js';
 import type { SchedulerPort } from '../scheduler/port.js';
 import type { UserRecord } from '../store/schema.js';
 import type { Store } from '../store/store.js';
-import { classifyTelegramError } from './outbox-errors.js';
+import { classifyTelegramError } from './errors.js';
 
 /** Why a destination was given up. */
 export type LossReason = 'removed' | 'gone' | 'bot-rights' | 'user-rights';

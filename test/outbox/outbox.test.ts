@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
-import { Outbox, type OutboxJobInfo, type OutboxOptions } from '../../src/alerts/outbox.js';
+import { Outbox } from '../../src/outbox/outbox.js';
+import type { OutboxJobInfo } from '../../src/outbox/jobs.js';
+import type { OutboxOptions } from '../../src/outbox/options.js';
 import { checkTelegramHtml } from '../../src/fake-telegram/html.js';
 import {
   maxInWindow,
@@ -12,7 +14,7 @@ import {
   settle,
   telegramError,
   times,
-} from './outbox-helpers.js';
+} from './helpers.js';
 
 const TOKEN = '123456:TEST-TOKEN-abcdefghijklmnopqrstu';
 let outboxes: Outbox[] = [];

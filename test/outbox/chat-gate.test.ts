@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
-import { Outbox } from '../../src/alerts/outbox.js';
-import { chatGateTransformer, chatOf, isCounted } from '../../src/alerts/chat-gate.js';
+import { Outbox } from '../../src/outbox/outbox.js';
+import { chatGateTransformer, chatOf, isCounted } from '../../src/outbox/chat-gate.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
-import { settle } from './outbox-helpers.js';
+import { settle } from './helpers.js';
 
 const USER = 4242;
 let fake: FakeTelegram | undefined;

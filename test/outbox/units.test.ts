@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GrammyError, HttpError } from 'grammy';
-import { splitLongLine, splitMessage, truncateMessage } from '../../src/alerts/outbox-split.js';
-import { classifyTelegramError, describeError } from '../../src/alerts/outbox-errors.js';
-import { rateWindow, SendTimes } from '../../src/alerts/outbox-pacing.js';
-import { digestHeader, quietSummaryHeader, ruPlural } from '../../src/alerts/outbox-text.js';
+import { splitLongLine, splitMessage, truncateMessage } from '../../src/outbox/split.js';
+import { classifyTelegramError, describeError } from '../../src/outbox/errors.js';
+import { rateWindow, SendTimes } from '../../src/outbox/pacing.js';
+import { digestHeader, quietSummaryHeader, ruPlural } from '../../src/outbox/digest-text.js';
 import { checkTelegramHtml } from '../../src/fake-telegram/html.js';
 
 const TOKEN = '123456:TEST-TOKEN-abcdefghijklmnopqrstu';

@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
-import { DestinationWatch, type DestinationWatchOptions } from '../../src/alerts/destinations.js';
-import { Outbox } from '../../src/alerts/outbox.js';
+import { DestinationWatch, type DestinationWatchOptions } from '../../src/outbox/destinations.js';
+import { Outbox } from '../../src/outbox/outbox.js';
 import { silentLogger } from '../../src/logger.js';
 import { ALICE, BORIS, createHarness, type Harness } from '../bot/harness.js';
 

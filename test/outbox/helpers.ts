@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { GrammyError, HttpError } from 'grammy';
 import type { ManualClock } from '../../src/clock.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import type { OutboxApi, OutboxMessageOptions } from '../../src/alerts/outbox.js';
+import type { OutboxApi, OutboxMessageOptions } from '../../src/outbox/api.js';
 
 export interface ApiCall {
   method: 'sendMessage' | 'editMessageText';

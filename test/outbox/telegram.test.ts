@@ -2,9 +2,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
-import { Outbox, type OutboxApi, type OutboxOptions } from '../../src/alerts/outbox.js';
+import { Outbox } from '../../src/outbox/outbox.js';
+import type { OutboxApi } from '../../src/outbox/api.js';
+import type { OutboxOptions } from '../../src/outbox/options.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
-import { settle } from './outbox-helpers.js';
+import { settle } from './helpers.js';
 
 const user = { id: 4242, first_name: 'Ivan', language_code: 'ru' };
 const GROUP = -1001234567890;

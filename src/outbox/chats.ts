@@ -1,0 +1,120 @@
+/**
+ * Per-chat state of the outbox: each chat's queue, whether a call to it is in flight, its recent
+ * send times, its 429 pause and its alerts held for quiet hours; which chats have work; and the
+ * groups that became supergroups. A chat's state is made on first use and forgotten once it has
+ * been idle for a minute, so thousands of quiet chats cost nothing.
+ */
+import type { Job } from './jobs.js';
+import type { OutboxTuning } from './options.js';
+import { SendTimes } from './pacing.js';
+import { insertByPriority } from './priority.js';
+import type { HeldAlerts } from './quiet-hours.js';
+
+export interface ChatState {
+  id: number;
+  queue: Job[];
+  busy: boolean;
+  times: SendTimes;
+  pausedUntil: number;
+  held: HeldAlerts | undefined;
+}
+
+const PRUNE_EVERY_MS = 10_000;
+const IDLE_CHAT_TTL_MS = 60_000;
+
+export class ChatStates {
+  private readonly chats = new Map<number, ChatState>();
+  /**
+   * Chats that may have a job queued: the dispatcher looks only at these, not at every tracked
+   * chat (thousands, most of them idle). A chat joins whenever a job is pushed onto its queue and
+   * leaves when the dispatcher finds the queue empty, so no removal site has to remember it.
+   */
+  readonly queued = new Set<ChatState>();
+  /** Groups that became supergroups: old id → new id. */
+  private readonly migrations = new Map<number, number>();
+  /** When idle chats are looked for next. */
+  nextPruneAt = 0;
+
+  /** `keepFor`: how many send times a chat's windows need (more for a group, held to a per-minute limit too). */
+  constructor(private readonly keepFor: (chatId: number) => number) {}
+
+  /** The chat messages to `to` go to: itself, or the supergroup it became. */
+  target(to: number): number {
+    return this.migrations.get(to) ?? to;
+  }
+
+  get(chatId: number): ChatState | undefined {
+    return this.chats.get(chatId);
+  }
+
+  /** The chat's state, made on first use. */
+  state(chatId: number): ChatState {
+    let chat = this.chats.get(chatId);
+    if (!chat) {
+      chat = { id: chatId, queue: [], busy: false, times: new SendTimes(this.keepFor(chatId)), pausedUntil: 0, held: undefined };
+      this.chats.set(chatId, chat);
+    }
+    return chat;
+  }
+
+  /** Chats whose state is kept. */
+  get size(): number {
+    return this.chats.size;
+  }
+
+  values(): IterableIterator<ChatState> {
+    return this.chats.values();
+  }
+
+  /** Puts a job in its place in the chat's queue (by priority, then arrival) and marks the chat as having work. */
+  enqueue(chat: ChatState, job: Job): void {
+    insertByPriority(chat.queue, job);
+    this.queued.add(chat);
+  }
+
+  /** Jobs not finished yet: queued, in flight, or held for quiet hours. */
+  depth(): number {
+    let n = 0;
+    for (const chat of this.chats.values()) {
+      n += chat.queue.length + (chat.held ? chat.held.count + chat.held.infos.length : 0);
+    }
+    return n;
+  }
+
+  /** Jobs queued or in flight (held alerts are not: they wait for their hour, not for Telegram). */
+  activeJobs(): number {
+    let n = 0;
+    for (const chat of this.chats.values()) n += chat.queue.length;
+    return n;
+  }
+
+  /**
+   * Records that group `from` is now supergroup `to` (and so are the groups that became `from`).
+   * False when the move goes nowhere: to itself, or to a chat that itself moved on.
+   */
+  migrate(from: number, to: number): boolean {
+    if (to === from || this.migrations.has(to)) return false;
+    this.migrations.set(from, to);
+    for (const [old, now] of this.migrations) if (now === from) this.migrations.set(old, to);
+    return true;
+  }
+
+  /** Forgets the pacing state of chats with nothing queued that have been quiet for a minute; true when it looked. */
+  prune(now: number): boolean {
+    if (now < this.nextPruneAt) return false;
+    this.nextPruneAt = now + PRUNE_EVERY_MS;
+    for (const [id, chat] of this.chats) {
+      const idle = chat.queue.length === 0 && !chat.busy && !chat.held && chat.pausedUntil <= now;
+      if (idle && (chat.times.last ?? Number.NEGATIVE_INFINITY) < now - IDLE_CHAT_TTL_MS) this.chats.delete(id);
+    }
+    return true;
+  }
+}
+
+/** The earliest the chat's `head` job may go: after its pause and retry wait, within the chat's windows (a counted call). */
+export function chatReadyAt(chat: ChatState, head: Job, now: number, tuning: Pick<OutboxTuning, 'chatWindow' | 'groupWindow'>): number {
+  if (head.type === 'reply' && !head.counted) return Math.max(now, chat.pausedUntil, head.notBefore);
+  let at = Math.max(now, chat.pausedUntil, head.notBefore, chat.times.nextAllowed(now, tuning.chatWindow));
+  if (chat.id < 0) at = Math.max(at, chat.times.nextAllowed(now, tuning.groupWindow));
+  return at;
+}

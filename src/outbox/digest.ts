@@ -1,0 +1,81 @@
+/**
+ * Digest folding. When a chat falls behind — a burst of alerts at once, or an alert that has
+ * waited too long for its turn — the alerts queued behind the first join one digest message
+ * ("+N more:" and a line each), written only when it is sent, so alerts arriving meanwhile join
+ * it too. A flood then costs a chat one message, not one a second for minutes.
+ */
+import type { Lang } from '../store/schema.js';
+import { digestHeader, moreLinesLine } from './digest-text.js';
+import type { Job, SendJob } from './jobs.js';
+import { splitMessage } from './split.js';
+
+export interface DigestRules {
+  /** More queued alerts than this fold. */
+  threshold: number;
+  /** A first alert that has waited this long folds those behind it, however few. */
+  behindMs: number;
+  /** Lines listed before "… and N more". */
+  maxLines: number;
+}
+
+/** The chat's queued digest that alerts may still join (not being sent yet), if any. */
+export function openDigest(chat: { queue: Job[] }): SendJob | undefined {
+  for (const job of chat.queue) {
+    if (job.type === 'send' && job.folded && !job.inFlight) return job;
+  }
+  return undefined;
+}
+
+export function isFoldable(job: Job): job is SendJob {
+  return job.type === 'send' && job.kind === 'alert' && job.partIndex === 0 && !job.inFlight;
+}
+
+/** Counts one more alert in the digest; lines past what it will list are not kept. */
+export function addToDigest(digest: SendJob, line: string, maxLines: number): void {
+  const folded = (digest.folded ??= { lines: [], count: 0 });
+  folded.count += 1;
+  if (folded.lines.length < maxLines) folded.lines.push(line);
+}
+
+/**
+ * When the first queued alert has more than `threshold` alerts queued with it, or has waited
+ * `behindMs` with any queued behind it, the others join the chat's digest (a new one, made by
+ * `newDigest`, where the first of them stood, unless one is still waiting to go). Folded alerts'
+ * promises resolve with no message id. Returns how many alerts were folded.
+ */
+export function foldBurst(chat: { queue: Job[] }, now: number, rules: DigestRules, newDigest: (lang: Lang) => SendJob): number {
+  const foldable = chat.queue.filter(isFoldable);
+  const head = foldable[0];
+  if (!head) return 0;
+  const rest = foldable.slice(1);
+  const behind = now - head.queuedAt >= rules.behindMs;
+  if (rest.length === 0 || (foldable.length <= rules.threshold && !behind)) return 0;
+  let digest = openDigest(chat);
+  if (!digest) {
+    digest = newDigest(rest[0]?.lang ?? head.lang);
+    digest.folded = { lines: [], count: 0 };
+    chat.queue.splice(chat.queue.indexOf(rest[0]!), 0, digest);
+  }
+  const folded = new Set<Job>(rest);
+  chat.queue = chat.queue.filter((j) => !folded.has(j));
+  for (const job of rest) {
+    addToDigest(digest, job.digestLine, rules.maxLines);
+    job.resolve(undefined);
+  }
+  return rest.length;
+}
+
+/** A header, at most `maxLines` of the lines, and "… and N more" for the rest of `total`. */
+export function listMessage(header: string, lines: string[], total: number, lang: Lang, maxLines: number): string {
+  const shown = lines.slice(0, maxLines);
+  const more = total - shown.length;
+  return [header, ...shown, ...(more > 0 ? [moreLinesLine(lang, more)] : [])].join('\n');
+}
+
+/** Writes a digest's text as it goes out, with every alert that joined it while it waited; no alert may join it after. */
+export function writeDigest(digest: SendJob, maxLines: number): void {
+  if (!digest.folded) return;
+  const { lines, count } = digest.folded;
+  digest.parts = splitMessage(listMessage(digestHeader(digest.lang, count), lines, count, digest.lang, maxLines));
+  digest.folded = undefined;
+}

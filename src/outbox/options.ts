@@ -1,0 +1,86 @@
+/**
+ * How the in-process outbox is set up: the options it takes (the Bot API, the clock, Telegram's
+ * limits, retry and digest settings, the hooks it reports to) and their defaults, resolved once.
+ */
+import type { Clock } from '../clock.js';
+import type { MetricsPort } from '../health/observe.js';
+import type { Logger } from '../logger.js';
+import type { Lang } from '../store/schema.js';
+import type { OutboxApi } from './api.js';
+import type { OutboxJobInfo } from './jobs.js';
+import { rateWindow, type RateWindow } from './pacing.js';
+
+export interface OutboxOptions {
+  /** Use the raw `bot.api`: a retry transformer on it (auto-retry) would hide the 429s the outbox paces by. */
+  api: OutboxApi;
+  logger: Logger;
+  clock?: Clock;
+  /** Messages a second over all chats (default 25). */
+  globalPerSecond?: number;
+  /** Messages a second to one chat (default 1); groups and channels are held to it too. */
+  privatePerSecond?: number;
+  /** Messages a minute to one group or channel (default 20). */
+  groupPerMinute?: number;
+  /** Calls made for one job before it is given up (default 8). */
+  maxAttempts?: number;
+  /** More queued alerts than this for one chat fold into a digest (default 5). */
+  digestThreshold?: number;
+  /**
+   * An alert that has waited this long (ms) means the bot is behind Telegram's pace: the alerts
+   * queued behind it for the same chat fold into one digest at once, so a backlog stays small and
+   * nobody gets a stream of stale alerts. Default 30 s.
+   */
+  behindMs?: number;
+  /** Lines listed in one digest or quiet-hours summary before "… and N more" (default 50). */
+  digestMaxLines?: number;
+  /** First backoff after a 5xx or network failure, doubled each time (default 1000 ms), up to `maxBackoffMs` (default 60 s). */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Calls in flight at once over all chats (default 8). */
+  maxInFlight?: number;
+  /** Jitter source for backoff, 0..1 (default Math.random). */
+  random?: () => number;
+  /** The language of a chat's digest and summary texts when `send` does not say (default 'en'). */
+  langFor?: (chatId: number) => Lang;
+  /** Telegram answered 403: the user blocked the bot, or the bot was removed from the group or channel. */
+  onBlocked?: (chatId: number) => void;
+  /** A job was given up after its bounded retries or a permanent refusal. */
+  onGiveUp?: (job: OutboxJobInfo, err: unknown) => void;
+  /** Metrics hook (operator port): how long each new message waited before its first call. */
+  metrics?: Pick<MetricsPort, 'outboxWait'>;
+  /** The group became a supergroup: its queued messages went to `newChatId`, and so will later ones. */
+  onMigrated?: (oldChatId: number, newChatId: number) => void;
+  /** Telegram says the chat is gone or the bot may not post there (a 400 about the chat or rights). */
+  onChatUnavailable?: (chatId: number, description: string) => void;
+}
+
+/** The options with their defaults applied and their bounds enforced. */
+export interface OutboxTuning {
+  globalWindow: RateWindow;
+  chatWindow: RateWindow;
+  groupWindow: RateWindow;
+  maxAttempts: number;
+  digestThreshold: number;
+  behindMs: number;
+  digestMaxLines: number;
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  maxInFlight: number;
+  random: () => number;
+}
+
+export function outboxTuning(options: OutboxOptions): OutboxTuning {
+  return {
+    globalWindow: rateWindow(options.globalPerSecond ?? 25, 1000),
+    chatWindow: rateWindow(options.privatePerSecond ?? 1, 1000),
+    groupWindow: rateWindow(options.groupPerMinute ?? 20, 60_000),
+    maxAttempts: Math.max(1, options.maxAttempts ?? 8),
+    digestThreshold: Math.max(1, options.digestThreshold ?? 5),
+    behindMs: Math.max(0, options.behindMs ?? 30_000),
+    digestMaxLines: Math.max(1, options.digestMaxLines ?? 50),
+    baseBackoffMs: options.baseBackoffMs ?? 1000,
+    maxBackoffMs: options.maxBackoffMs ?? 60_000,
+    maxInFlight: Math.max(1, options.maxInFlight ?? 8),
+    random: options.random ?? Math.random,
+  };
+}

@@ -1,0 +1,413 @@
+/**
+ * The outbox: the one queue for every message and edit the bot sends to Telegram outside a reply,
+ * and the loop that sends them. This file is the queue and the loop; each other concern has a
+ * room of its own in `src/outbox/`:
+ *
+ * - Pacing within Telegram's limits: about 25 messages a second in all, one a second per chat,
+ *   20 a minute per group or channel (sliding windows on the injected clock, `pacing.ts`). A send
+ *   counts against the windows from Telegram's answer.
+ * - `retry_after` of a 429 honoured for that chat; when two chats are told to wait at once the
+ *   limit is the bot's own, and everything waits (`pauses.ts`).
+ * - Failures (`errors.ts` says what one means, `failures.ts` what to do): 5xx and network
+ *   failures retried with exponential backoff up to `maxAttempts`, then given up, logged (never a
+ *   token) and counted; a 403 drops the chat's queue and calls `onBlocked`; "message is not
+ *   modified" is a success; an edit of a vanished message is dropped; a group that became a
+ *   supergroup is followed to its new id; a chat that is gone or refuses the bot's posts is
+ *   reported (`onChatUnavailable`).
+ * - A burst to one chat folds into one digest, "+N more" (`digest.ts`); quiet hours hold alerts
+ *   and send one summary when they end (`quiet-hours.ts`); text over 4096 characters is split
+ *   between lines (`split.ts`). Per-chat state lives in `chats.ts`.
+ *
+ * Jobs of one chat go out one at a time, most urgent first (`priority.ts`): command replies
+ * (through the chat gate, `chat-gate.ts`), then new messages, then "gone" marks, then other
+ * edits; each kind in the order it came. Chats take turns the same way.
+ * Messages are HTML (`parse_mode: 'HTML'`) without link previews (`api.ts`).
+ *
+ * About 400 lines on purpose: what is left — accepting jobs, choosing the next one, the call and
+ * its bookkeeping, start, drain and stop — shares the same counters, sequence and signals, and is
+ * read as one loop.
+ */
+import { systemClock, type Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import { messageOptions, type OutboxApi } from './api.js';
+import type { GateTicket } from './chat-gate.js';
+import { chatReadyAt, ChatStates, type ChatState } from './chats.js';
+import { addToDigest, foldBurst, openDigest, writeDigest, type DigestRules } from './digest.js';
+import { describeError } from './errors.js';
+import { FailureHandler } from './failures.js';
+import { coalesceEdit, firstLine, newEditJob, newReplyJob, newSendJob, settle, type EditJob, type Job, type SendJob } from './jobs.js';
+import { outboxTuning, type OutboxOptions, type OutboxTuning } from './options.js';
+import { SendTimes } from './pacing.js';
+import { Pauses } from './pauses.js';
+import { emptyOutboxStats, type OutboxEditOptions, type OutboxSendOptions, type OutboxService, type OutboxStats } from './port.js';
+import { holdAlert, holdFor, quietSummary, releaseDue } from './quiet-hours.js';
+import { ReplyTurns } from './reply-turns.js';
+import { SharedSleep, Signal } from './signal.js';
+import { splitMessage, truncateMessage } from './split.js';
+
+/** Sleeping in slices keeps a stopped outbox from holding the process open on a long wait. */
+const MAX_SLEEP_SLICE_MS = 1000;
+
+export class Outbox implements OutboxService {
+  private readonly api: OutboxApi;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly tuning: OutboxTuning;
+  private readonly digestRules: DigestRules;
+  private readonly options: OutboxOptions;
+  private readonly chats: ChatStates;
+  private readonly pauses: Pauses;
+  private readonly failures: FailureHandler;
+  private readonly replies: ReplyTurns;
+  private readonly global: SendTimes;
+  private seq = 0;
+  private inFlight = 0;
+  private running = false;
+  private accepting = true;
+  private loopDone: Promise<void> | undefined;
+  private readonly wake = new Signal();
+  private readonly progress = new Signal();
+  private readonly sleeper: SharedSleep;
+  private nextHeldAt = Number.POSITIVE_INFINITY;
+  private readonly counters: OutboxStats = emptyOutboxStats();
+
+  constructor(options: OutboxOptions) {
+    this.options = options;
+    this.api = options.api;
+    this.logger = options.logger.child({ module: 'outbox' });
+    this.clock = options.clock ?? systemClock;
+    const tuning = (this.tuning = outboxTuning(options));
+    this.digestRules = { threshold: tuning.digestThreshold, behindMs: tuning.behindMs, maxLines: tuning.digestMaxLines };
+    this.global = new SendTimes(tuning.globalWindow.limit);
+    this.chats = new ChatStates((chatId) => Math.max(tuning.chatWindow.limit, chatId < 0 ? tuning.groupWindow.limit : 0));
+    this.pauses = new Pauses(this.logger);
+    this.sleeper = new SharedSleep(this.clock);
+    const context = {
+      clock: this.clock,
+      logger: this.logger,
+      counters: this.counters,
+      chats: this.chats,
+      pauses: this.pauses,
+      hooks: options,
+      rateLimited: (chat: ChatState, retryAfterMs: number) => this.rateLimited(chat, retryAfterMs),
+      remove: (chat: ChatState, job: Job) => this.remove(chat, job),
+      progressed: () => this.progress.notify(),
+      safely: (fn: () => void) => this.safely(fn),
+    };
+    this.failures = new FailureHandler(context, tuning);
+    this.replies = new ReplyTurns(context);
+  }
+
+  /** Jobs not finished yet: queued, in flight, or held for quiet hours. */
+  get depth(): number {
+    return this.chats.depth();
+  }
+
+  /** Chats whose pacing state is kept (idle chats are forgotten after a minute). */
+  get trackedChats(): number {
+    return this.chats.size;
+  }
+
+  /** A copy of the counters. */
+  get stats(): OutboxStats {
+    return { ...this.counters };
+  }
+
+  /**
+   * Queues a new message; resolves with its message id once sent (the last part's, which carries
+   * the buttons, when it was split), or undefined when it was folded into a digest or summary,
+   * held for quiet hours (known at once), dropped or given up. Never rejects.
+   */
+  send(to: number, text: string, opts: OutboxSendOptions = {}): Promise<number | undefined> {
+    const chatId = this.chats.target(to);
+    if (!this.accepting) {
+      this.refuse(chatId);
+      return Promise.resolve(undefined);
+    }
+    const parts = splitMessage(text);
+    if (parts.length === 0) {
+      this.logger.warn({ chatId }, 'outbox: an empty message was not queued');
+      return Promise.resolve(undefined);
+    }
+    const kind = opts.kind ?? (opts.digestLine !== undefined ? 'alert' : 'info');
+    const lang = opts.lang ?? this.options.langFor?.(chatId) ?? 'en';
+    const digestLine = opts.digestLine ?? firstLine(text);
+    const chat = this.chats.state(chatId);
+    const now = this.clock.now();
+
+    if (opts.holdUntil !== undefined && opts.holdUntil > now) {
+      const held = holdFor(chat, opts.holdUntil, lang);
+      this.nextHeldAt = Math.min(this.nextHeldAt, held.until);
+      this.counters.held += 1;
+      this.wake.notify();
+      if (kind === 'alert') {
+        holdAlert(held, digestLine, this.tuning.digestMaxLines);
+        return Promise.resolve(undefined);
+      }
+      return new Promise((resolve) => {
+        held.infos.push(this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve }));
+      });
+    }
+
+    // A chat already behind gets this alert as one more digest line, not as one more full message:
+    // a flood (a new filter's first read, a restart after a long pause) costs a line per alert.
+    const digest = kind === 'alert' ? openDigest(chat) : undefined;
+    if (digest) {
+      addToDigest(digest, digestLine, this.tuning.digestMaxLines);
+      this.counters.folded += 1;
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve) => {
+      this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve }));
+      if (kind === 'alert') this.foldBurst(chat, now);
+      this.wake.notify();
+    });
+  }
+
+  /**
+   * Queues an edit; a newer edit of the same message replaces a queued older one (only the latest
+   * text is sent, and both promises get its outcome). Resolves true once applied (or already so),
+   * false when the message is gone, the chat blocked the bot, or the edit was given up.
+   * Text over 4096 characters is cut on a line boundary.
+   */
+  edit(to: number, messageId: number, text: string, opts: OutboxEditOptions = {}): Promise<boolean> {
+    const chatId = this.chats.target(to);
+    if (!this.accepting) {
+      this.refuse(chatId);
+      return Promise.resolve(false);
+    }
+    const chat = this.chats.state(chatId);
+    const body = truncateMessage(text);
+    const queued = coalesceEdit(chat.queue, messageId, body, opts);
+    if (queued) {
+      this.counters.coalesced += 1;
+      return new Promise((resolve) => queued.resolvers.push(resolve));
+    }
+    return new Promise((resolve) => {
+      this.chats.enqueue(chat, newEditJob(this.seq++, chatId, messageId, body, opts, resolve));
+      this.wake.notify();
+    });
+  }
+
+  /**
+   * The chat gate (`chat-gate.ts`): a call made elsewhere waits for its turn, ahead of every
+   * alert and edit of that chat, within the chat's and the bot's windows and after any 429
+   * pause. While the outbox is not sending, a call only waits out the pauses.
+   */
+  acquire(to: number | undefined, counted: boolean): Promise<GateTicket> {
+    const chatId = to === undefined ? undefined : this.chats.target(to);
+    if (chatId === undefined || !this.running) return this.replies.waitOutPauses(chatId);
+    const chat = this.chats.state(chatId);
+    return new Promise((grant) => {
+      this.chats.enqueue(chat, newReplyJob(this.seq++, chatId, counted, grant));
+      this.wake.notify();
+    });
+  }
+
+  /** Starts sending (idempotent); also accepts new jobs again after a `drain`. */
+  start(): void {
+    this.accepting = true;
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Stops sending after the calls in flight; queued jobs stay queued for a later `start`. */
+  stop(): void {
+    this.running = false;
+    this.replies.releaseWaiting();
+    this.wake.notify();
+  }
+
+  /**
+   * Stops taking new jobs and waits until every queued job is done or `timeoutMs` of the clock
+   * passes; returns how many jobs were left (alerts held for quiet hours included: they are not
+   * sent early). Call `stop()` afterwards.
+   */
+  async drain(timeoutMs: number): Promise<number> {
+    this.accepting = false;
+    const deadline = this.clock.now() + timeoutMs;
+    for (;;) {
+      const left = deadline - this.clock.now();
+      if (left <= 0 || this.chats.activeJobs() === 0) break;
+      // Slices, so that an early finish leaves no long timer holding the process open.
+      await Promise.race([this.progress.wait(), this.clock.sleep(Math.min(left, MAX_SLEEP_SLICE_MS))]);
+    }
+    const left = this.depth;
+    if (left > 0) this.logger.warn({ left }, 'outbox: drained with jobs left');
+    return left;
+  }
+
+  /** Resolves when the sending loop has ended after `stop()`. */
+  async stopped(): Promise<void> {
+    await this.loopDone;
+  }
+
+  // ---- the loop ---------------------------------------------------------------------------------
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const now = this.clock.now();
+      let wakeAt: number;
+      try {
+        this.releaseHeld(now);
+        if (this.chats.prune(now)) this.pauses.forgetPast(now);
+        wakeAt = this.dispatchReady(now);
+      } catch (err) {
+        this.logger.error({ error: describeError(err) }, 'outbox: the sending loop failed; retrying in a second');
+        wakeAt = now + 1000;
+      }
+      if (!this.running) break;
+      const woken = this.wake.wait();
+      if (wakeAt === Number.POSITIVE_INFINITY) await woken;
+      else await Promise.race([woken, this.sleeper.sleepUntil(Math.min(wakeAt, now + MAX_SLEEP_SLICE_MS), now)]);
+    }
+  }
+
+  /** Dispatches every job that may go now; returns when to look again (Infinity: on the next signal). */
+  private dispatchReady(now: number): number {
+    for (;;) {
+      if (this.inFlight >= this.tuning.maxInFlight) return this.nextHeldAt;
+      const globalAt = Math.max(this.global.nextAllowed(now, this.tuning.globalWindow), this.pauses.globalUntil);
+      let best: ChatState | undefined;
+      let bestJob: Job | undefined;
+      let wakeAt = this.nextHeldAt;
+      // While the bot-wide window is shut no chat can go before it opens, whatever its own state:
+      // look again then instead of walking every queued chat for each job that arrives meanwhile.
+      if (globalAt > now && this.chats.queued.size > 0) return Math.min(wakeAt, globalAt, this.chats.nextPruneAt);
+      for (const chat of this.chats.queued) {
+        const head = chat.queue[0];
+        if (!head) {
+          this.chats.queued.delete(chat);
+          continue;
+        }
+        if (chat.busy) continue;
+        const at = Math.max(chatReadyAt(chat, head, now, this.tuning), globalAt);
+        if (at <= now) {
+          if (!bestJob || head.priority < bestJob.priority || (head.priority === bestJob.priority && head.seq < bestJob.seq)) {
+            best = chat;
+            bestJob = head;
+          }
+        } else {
+          wakeAt = Math.min(wakeAt, at);
+        }
+      }
+      if (!best) return this.chats.size > 0 ? Math.min(wakeAt, this.chats.nextPruneAt) : wakeAt;
+      this.dispatch(best, now);
+    }
+  }
+
+  private dispatch(chat: ChatState, now: number): void {
+    this.foldBurst(chat, now);
+    const job = chat.queue[0];
+    if (!job) return;
+    if (job.type === 'send') writeDigest(job, this.tuning.digestMaxLines);
+    chat.busy = true;
+    job.inFlight = true;
+    this.inFlight += 1;
+    // The real moment of the call, not the start of this pass: a pass over many chats takes a
+    // while, and stamping its sends early would let the next window open early.
+    const sentAt = Math.max(now, this.clock.now());
+    const counted = job.type !== 'reply' || job.counted;
+    const chatStamp = counted ? chat.times.record(sentAt) : undefined;
+    const globalStamp = counted ? this.global.record(sentAt) : undefined;
+    // Metrics hook: a message's queue wait, once per message (not per retry or per part).
+    if (job.type === 'send' && job.attempts === 0 && job.partIndex === 0) this.options.metrics?.outboxWait(sentAt - job.queuedAt);
+    const performed = job.type === 'reply' ? this.replies.grant(chat, job) : this.perform(chat, job);
+    void performed.finally(() => {
+      // Telegram had it by the time it answered: the windows count it from then.
+      const answeredAt = this.clock.now();
+      if (chatStamp) chat.times.arrived(chatStamp, answeredAt);
+      if (globalStamp) this.global.arrived(globalStamp, answeredAt);
+      job.inFlight = false;
+      chat.busy = false;
+      this.inFlight -= 1;
+      this.wake.notify();
+      this.progress.notify();
+    });
+  }
+
+  private async perform(chat: ChatState, job: SendJob | EditJob): Promise<void> {
+    try {
+      if (job.type === 'send') {
+        const last = job.partIndex === job.parts.length - 1;
+        const result = await this.api.sendMessage(chat.id, job.parts[job.partIndex] ?? '', messageOptions(last ? job.buttons : undefined));
+        this.counters.sent += 1;
+        job.partIndex += 1;
+        job.attempts = 0;
+        if (job.partIndex >= job.parts.length) {
+          this.remove(chat, job);
+          job.resolve(result.message_id);
+        }
+      } else {
+        await this.api.editMessageText(chat.id, job.messageId, job.text, messageOptions(job.buttons));
+        this.counters.edited += 1;
+        this.remove(chat, job);
+        settle(job, true);
+      }
+    } catch (err) {
+      this.failures.handle(chat, job, err);
+    }
+  }
+
+  // ---- digests, quiet hours, pauses, bookkeeping ---------------------------------------------------
+
+  private foldBurst(chat: ChatState, now: number): void {
+    const newDigest = (lang: SendJob['lang']) =>
+      this.sendJob(chat.id, [], { kind: 'digest', buttons: undefined, digestLine: '', lang, resolve: () => {} });
+    this.counters.folded += foldBurst(chat, now, this.digestRules, newDigest);
+  }
+
+  /** Quiet hours that are over: the summary of their alerts, then the other messages held, join the queue. */
+  private releaseHeld(now: number): void {
+    if (now < this.nextHeldAt) return;
+    const { due, next } = releaseDue(this.chats.values(), now);
+    for (const { chat, held } of due) {
+      const summary = quietSummary(held, this.tuning.digestMaxLines);
+      if (summary !== undefined) {
+        this.chats.enqueue(
+          chat,
+          this.sendJob(chat.id, splitMessage(summary), { kind: 'summary', buttons: undefined, digestLine: '', lang: held.lang, resolve: () => {} }),
+        );
+      }
+      for (const info of held.infos) {
+        info.seq = this.seq++;
+        this.chats.enqueue(chat, info);
+      }
+    }
+    this.nextHeldAt = next;
+  }
+
+  /** A 429 for this chat: counted, and the chat (or every chat) paused; returns until when. */
+  private rateLimited(chat: ChatState, retryAfterMs: number): number {
+    this.counters.rateLimited += 1;
+    return this.pauses.rateLimited(chat, retryAfterMs, this.clock.now());
+  }
+
+  private sendJob(
+    chatId: number,
+    parts: string[],
+    fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve'>,
+  ): SendJob {
+    return newSendJob(this.seq++, this.clock.now(), chatId, parts, fields);
+  }
+
+  private remove(chat: ChatState, job: Job): void {
+    const at = chat.queue.indexOf(job);
+    if (at >= 0) chat.queue.splice(at, 1);
+    this.progress.notify();
+  }
+
+  private refuse(chatId: number): void {
+    this.counters.dropped += 1;
+    this.logger.debug({ chatId }, 'outbox: not accepting new jobs (draining)');
+  }
+
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error({ error: describeError(err) }, 'outbox: a callback threw');
+    }
+  }
+}

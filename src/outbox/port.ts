@@ -1,0 +1,100 @@
+/**
+ * The outbox seam: what the rest of the bot may ask of delivery. Producers of messages (the
+ * notifier, the destination watch's notices) see only `OutboxPort`; the application that runs
+ * the bot sees `OutboxService` (the port, the chat gate the bot's replies take turns through, and
+ * start, drain and stop). `Outbox` (`outbox.ts`) is today's in-process implementation.
+ *
+ * Every argument is plain data (numbers, strings, buttons as arrays), so a second implementation
+ * (a queue in Redis shared by several bot processes) can serialise a message as it is given. Such
+ * an implementation will add `enqueue(idempotencyKey, message)`, so that a send repeated after a
+ * crash or by a second process is queued once; the in-process outbox has no use for it yet (one
+ * process, nothing replayed), so it is not part of this interface until it has an implementation.
+ */
+import type { Lang } from '../store/schema.js';
+import type { ChatGate } from './chat-gate.js';
+
+/** A button under a message: a callback (at most 64 bytes of data) or a link. */
+export type OutboxButton = { text: string; callbackData: string } | { text: string; url: string };
+export type OutboxButtons = OutboxButton[][];
+
+export interface OutboxSendOptions {
+  buttons?: OutboxButtons;
+  /** 'alert' jobs may fold into digests and quiet-hours summaries; default 'alert' when `digestLine` is given, else 'info'. */
+  kind?: 'alert' | 'info';
+  /** The alert in one line (HTML), for digests and summaries; default its first line. */
+  digestLine?: string;
+  /** Quiet hours: keep until then (ms); alerts then go out as one summary. */
+  holdUntil?: number;
+  /** Language of the digest and summary texts; default `langFor(chatId)`. */
+  lang?: Lang;
+}
+
+export interface OutboxEditOptions {
+  /** The keyboard after the edit; omit it to remove the keyboard (Telegram drops a keyboard an edit does not repeat). */
+  buttons?: OutboxButtons;
+  /** The item is gone: this edit goes before the chat's other edits (but after new alerts). */
+  gone?: boolean;
+}
+
+/** What producers of messages use: queue a message or an edit; neither waits for Telegram to accept it, neither rejects. */
+export interface OutboxPort {
+  /**
+   * Queues a new message; resolves with its message id once sent (the last part's, which carries
+   * the buttons, when it was split), or undefined when it was folded into a digest or summary,
+   * held for quiet hours (known at once), dropped or given up. Never rejects.
+   */
+  send(chatId: number, text: string, opts?: OutboxSendOptions): Promise<number | undefined>;
+  /**
+   * Queues an edit; resolves true once applied (or already so), false when the message is gone,
+   * the chat blocked the bot, or the edit was given up. Never rejects.
+   */
+  edit(chatId: number, messageId: number, text: string, opts?: OutboxEditOptions): Promise<boolean>;
+}
+
+export interface OutboxStats {
+  /** Messages delivered (each part of a split message counts). */
+  sent: number;
+  /** Edits applied (including those Telegram found already applied). */
+  edited: number;
+  /** Calls scheduled again after a 429, 5xx or network failure. */
+  retried: number;
+  /** Jobs given up after their retries or a permanent refusal. */
+  gaveUp: number;
+  /** Alerts folded into a digest. */
+  folded: number;
+  /** Alerts held for quiet hours. */
+  held: number;
+  /** 429 answers received. */
+  rateLimited: number;
+  /** Jobs dropped: the chat blocked the bot, the message to edit vanished, or the outbox no longer accepted work. */
+  dropped: number;
+  /** 403 answers received. */
+  blocked: number;
+  /** Queued edits replaced by a newer edit of the same message. */
+  coalesced: number;
+  /** Turns granted to command replies and other calls through the chat gate. */
+  replies: number;
+  /** Messages moved to a group's new supergroup id. */
+  migrated: number;
+}
+
+/** Every counter at zero (a new outbox). */
+export function emptyOutboxStats(): OutboxStats {
+  return { sent: 0, edited: 0, retried: 0, gaveUp: 0, folded: 0, held: 0, rateLimited: 0, dropped: 0, blocked: 0, coalesced: 0, replies: 0, migrated: 0 };
+}
+
+/** What the application that runs the bot uses: the port, the chat gate, the life cycle and the gauges. */
+export interface OutboxService extends OutboxPort, ChatGate {
+  /** Starts sending (idempotent); also accepts new jobs again after a `drain`. */
+  start(): void;
+  /** Stops sending after the calls in flight; queued jobs stay queued for a later `start`. */
+  stop(): void;
+  /** Stops taking new jobs and waits up to `timeoutMs` for the queued ones; returns how many were left. */
+  drain(timeoutMs: number): Promise<number>;
+  /** Resolves when sending has ended after `stop()`. */
+  stopped(): Promise<void>;
+  /** Jobs not finished yet: queued, in flight, or held for quiet hours. */
+  readonly depth: number;
+  /** A copy of the counters. */
+  readonly stats: OutboxStats;
+}
