@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { listen } from '../../src/net/listen.js';
+import { listen } from '../../src/lib/listen.js';
 import { closedPort, tempDir } from './helpers.js';
 
 const SECRET = 'webhook-secret-0123456789abcdef';

@@ -28,8 +28,9 @@ describe('retryDelayMs', () => {
   it('retries server, timeout and unreadable answers with growing jittered delays', () => {
     expect(retryDelayMs(new ServiceError('server', 'x', { status: 503 }), 0, half)).toBe(500);
     expect(retryDelayMs(new ServiceError('timeout', 'x'), 1, half)).toBe(1_000);
-    expect(retryDelayMs(new ServiceError('timeout', 'x'), 1, () => 0)).toBe(500);
-    expect(retryDelayMs(new ServiceError('malformed', 'x', { status: 200 }), 2, () => 0.999)).toBe(2_998);
+    // The shared policy (src/lib/backoff.ts): 75%..125% of the ceiling, no longer 50%..150%.
+    expect(retryDelayMs(new ServiceError('timeout', 'x'), 1, () => 0)).toBe(750);
+    expect(retryDelayMs(new ServiceError('malformed', 'x', { status: 200 }), 2, () => 0.999)).toBe(2_499);
     expect(retryDelayMs(new ServiceError('server', 'x'), 10, half)).toBe(10_000);
   });
 

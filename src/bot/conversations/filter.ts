@@ -8,7 +8,7 @@ import { html, translator, type Lang, type Translate } from '../../locales/i18n.
 import type { ServiceCoverage } from '../../scheduler/port.js';
 import { namesFor, type Dictionaries } from '../../service/dictionaries-model.js';
 import { defaultFilter, type FilterSettings } from '../../service/filter-model.js';
-import { isLive, kindOf, parseService, SERVICES, type Service } from '../../service/services.js';
+import { isLive, kindOf, parseService, serviceCode, serviceFromCode, SERVICES, type Service } from '../../service/services.js';
 import { saveFilter, type SaveOutcome } from '../actions/save-filter.js';
 import type { ConvContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
@@ -16,7 +16,7 @@ import { HOURS_MAX, oddsRules, overvalueRules, profitRules } from '../parse/filt
 import { checkBounds, clipEcho, parseNumber, parsePositive, parseRange } from '../parse/values.js';
 import { dictionariesFor } from '../ui/cards.js';
 import { coverageList, coverageTradeOff, describeFilter, errorInWords, fmtNum } from '../ui/filter-text.js';
-import { serviceIndex, serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
 import { multiSelect } from './multi-select.js';
 import { askValue } from './ask-value.js';
@@ -49,7 +49,7 @@ function rangeLabel(min: number | null, max: number | null, unit: string): strin
 async function chooseService(conversation: Convo, ctx: ConvContext, t: Translate): Promise<Service> {
   const rows: InlineKeyboardButton[][] = [];
   for (let i = 0; i < SERVICES.length; i += 2) {
-    rows.push(SERVICES.slice(i, i + 2).map((s) => btn(serviceLabel(s, t), `s:${serviceIndex(s)}`)));
+    rows.push(SERVICES.slice(i, i + 2).map((s) => btn(serviceLabel(s, t), `s:${serviceCode(s)}`)));
   }
   const promptId = await sendPrompt(ctx, t('fb_choose_service'), keyboard(rows));
   for (;;) {
@@ -57,7 +57,7 @@ async function chooseService(conversation: Convo, ctx: ConvContext, t: Translate
     const service =
       answer.kind === 'button'
         ? answer.data.startsWith('s:')
-          ? SERVICES[Number(answer.data.slice(2))]
+          ? serviceFromCode(answer.data.slice(2))
           : undefined
         : parseService(answer.text);
     if (service) {

@@ -3,7 +3,8 @@
  * "All", "Done", and for long lists a search by typed name. Typed ids ("1,5,6") work too.
  */
 import type { InlineKeyboardButton } from 'grammy/types';
-import { escapeText, type Translate } from '../../locales/i18n.js';
+import { escapeHtml } from '../../lib/html.js';
+import type { Translate } from '../../locales/i18n.js';
 import type { ConvContext } from '../context.js';
 import { clipEcho } from '../parse/values.js';
 import { clipName } from '../ui/plain.js';
@@ -30,7 +31,7 @@ function pageOf(options: [number, string][], page: number): [number, string][] {
 
 function render(t: Translate, o: MultiSelectOptions, shown: [number, string][], page: number, selected: Set<number>, query: string) {
   const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
-  const names = o.options.filter(([id]) => selected.has(id)).map(([, name]) => escapeText(clipName(name)));
+  const names = o.options.filter(([id]) => selected.has(id)).map(([, name]) => escapeHtml(clipName(name)));
   const lines = [o.title];
   lines.push(selected.size === 0 ? t('ms_none_selected', { all: o.allLabel }) : t('ms_selected', { list: names.slice(0, 12).join(', '), n: selected.size }));
   if (query !== '') lines.push(t('ms_search', { query }));

@@ -13,7 +13,7 @@ import { refuseWhileSecretExpected } from '../flows.js';
 import type { PendingInput } from '../pending.js';
 import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
 import { fmtNum } from '../ui/filter-text.js';
-import { serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { formatClockTime } from '../ui/time-words.js';
 import { sendLookupResult } from './lookup.js';
 

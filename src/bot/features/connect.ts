@@ -12,7 +12,7 @@ import type { BotRuntime } from '../deps.js';
 import { maskKey } from '../ui/mask.js';
 import { leaveFlows } from '../flows.js';
 import { quietly } from '../ui/quietly.js';
-import { serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
 
 const DEFAULT_CHECK_SERVICE: Service = 'arbs_prematch';

@@ -4,7 +4,7 @@ import { parseService, SERVICES, type Service } from '../../service/services.js'
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { clipEcho } from '../parse/values.js';
-import { serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { setPaused } from './filters.js';
 
 export function pauseFeature(rt: BotRuntime): Composer<BotContext> {

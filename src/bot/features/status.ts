@@ -5,7 +5,7 @@ import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { errorInWords, filterState, intervalWords, sharePct } from '../ui/filter-text.js';
 import { maskKey } from '../ui/mask.js';
-import { serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { formatClockTime, formatWhen } from '../ui/time-words.js';
 
 export function statusFeature(rt: BotRuntime): Composer<BotContext> {
