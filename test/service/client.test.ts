@@ -8,9 +8,9 @@ import { retryDelayMs } from '../../src/service/retry.js';
 import { AbortGroup, linkSignals } from '../../src/service/abort.js';
 import { ClientClosedError } from '../../src/service/limits.js';
 import { ServiceError } from '../../src/service/errors.js';
+import { captureLogs } from '../support/logs.js';
 import {
   arbsEnvelope,
-  captureLogger,
   configFor,
   keyRef,
   sendJson,
@@ -189,7 +189,7 @@ describe('client over a local server', () => {
   });
 
   it('never logs the secret or the token, even at trace level', async () => {
-    const { logger, text } = captureLogger();
+    const { logger, text } = captureLogs('trace');
     const c = make({}, logger);
     script = [(_r, res) => sendJson(res, 503, {}), (_r, res) => sendJson(res, 200, arbsEnvelope(1))];
     await settle(clock, c.readItems(key(), 'arbs_live'), 100);
