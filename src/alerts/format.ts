@@ -29,7 +29,7 @@ import {
   type ArbStakes,
   type CannotCompute,
 } from './stakes.js';
-import { alertTexts, type AlertTexts } from './text.js';
+import { alertTexts, type AlertTexts } from './alert-texts.js';
 import { formatCountdown, formatDuration, formatStart } from './time.js';
 
 /** Who the alert is for: their language, zone and money settings, and the time to count from. */

@@ -5,7 +5,7 @@ import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { clipEcho } from '../parse/values.js';
 import { serviceLabel } from '../../locales/services.js';
-import { setPaused } from './filters.js';
+import { setPaused } from './filters-list.js';
 
 export function pauseFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
