@@ -18,6 +18,7 @@ import { createScheduler } from './scheduler/scheduler.js';
 import { createNotifier } from './scheduler/notifier.js';
 import { Outbox } from './alerts/outbox.js';
 import { chatGateTransformer } from './alerts/chat-gate.js';
+import { htmlByDefault } from './lib/parse-mode.js';
 import { DestinationWatch } from './alerts/destinations.js';
 import { createBot } from './bot/bot.js';
 import { userAllowed } from './bot/middleware/access.js';
@@ -70,6 +71,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
   // not stack the bot's auto-retry on top.
   // A short call timeout keeps one hung call from holding a chat's queue (grammY's default is 500 s).
   const outboxApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
+  outboxApi.config.use(htmlByDefault());
   const outbox = new Outbox({
     api: outboxApi,
     logger,

@@ -62,10 +62,10 @@ async function chooseService(conversation: Convo, ctx: ConvContext, t: Translate
         : parseService(answer.text);
     if (service) {
       await closePrompt(answer.ctx, promptId);
-      await answer.ctx.reply(t('fb_chosen', { value: serviceLabel(service, t) }), { parse_mode: 'HTML' });
+      await answer.ctx.reply(t('fb_chosen', { value: serviceLabel(service, t) }));
       return service;
     }
-    if (answer.kind === 'text') await answer.ctx.reply(t('unknown_service', { value: clipEcho(answer.text) }), { parse_mode: 'HTML' });
+    if (answer.kind === 'text') await answer.ctx.reply(t('unknown_service', { value: clipEcho(answer.text) }));
   }
 }
 
@@ -78,7 +78,7 @@ export function createFilterConversation(rt: BotRuntime) {
 
     const hasKey = await conversation.external(() => Boolean(rt.store.getUser(userId)?.key));
     if (!hasKey) {
-      await ctx.reply(t('need_key'), { parse_mode: 'HTML' });
+      await ctx.reply(t('need_key'));
       return;
     }
 
@@ -100,7 +100,7 @@ export function createFilterConversation(rt: BotRuntime) {
         allLabel: t('all_sports'),
       });
     } else {
-      await ctx.reply(t('fb_no_dicts'), { parse_mode: 'HTML' });
+      await ctx.reply(t('fb_no_dicts'));
     }
     if (lists && lists.bookmakers.length > 0) {
       settings.bookmakers = await multiSelect(conversation, ctx, t, {
@@ -187,19 +187,19 @@ export function createFilterConversation(rt: BotRuntime) {
     for (;;) {
       const answer = await waitAnswer(conversation, t, confirmId);
       if (answer.kind === 'text') {
-        await answer.ctx.reply(t('fb_press_save'), { parse_mode: 'HTML' });
+        await answer.ctx.reply(t('fb_press_save'));
         continue;
       }
       if (answer.data === 'cancel') {
         await closePrompt(answer.ctx, confirmId);
-        await answer.ctx.reply(t('fb_cancelled'), { parse_mode: 'HTML' });
+        await answer.ctx.reply(t('fb_cancelled'));
         return;
       }
       if (answer.data !== 'save') continue;
       await closePrompt(answer.ctx, confirmId);
       const outcome: SaveOutcome = await conversation.external(() => saveFilter(rt, userId, service, settings));
       const after: Partial<Record<Service, ServiceCoverage>> = await conversation.external(() => rt.scheduler.coverage(userId));
-      await answer.ctx.reply(saveOutcomeText(t, service, outcome, after), { parse_mode: 'HTML' });
+      await answer.ctx.reply(saveOutcomeText(t, service, outcome, after));
       return;
     }
   };

@@ -96,7 +96,7 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
       const ids = text.split(',').map((s) => Number(s.trim()));
       const unknown = ids.filter((id) => !known.has(id));
       if (unknown.length > 0) {
-        await answer.ctx.reply(t('ms_unknown_ids', { ids: unknown.slice(0, 10).join(', ') }), { parse_mode: 'HTML' });
+        await answer.ctx.reply(t('ms_unknown_ids', { ids: unknown.slice(0, 10).join(', ') }));
         continue;
       }
       for (const id of ids) selected.add(id);
@@ -104,14 +104,14 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
       const needle = text.toLowerCase();
       const found = o.options.filter(([, name]) => name.toLowerCase().includes(needle));
       if (found.length === 0) {
-        await answer.ctx.reply(t('ms_no_match', { query: clipEcho(text) }), { parse_mode: 'HTML' });
+        await answer.ctx.reply(t('ms_no_match', { query: clipEcho(text) }));
         continue;
       }
       query = clipEcho(text);
       shown = found;
       page = 0;
     } else {
-      await answer.ctx.reply(t('ms_use_buttons'), { parse_mode: 'HTML' });
+      await answer.ctx.reply(t('ms_use_buttons'));
       continue;
     }
     // The answer was typed: show the list again below it and retire the old one.

@@ -73,7 +73,7 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
 
   composer.command('filters', async (ctx) => {
     const view = await renderList(rt, ctx, ctx.user);
-    await ctx.reply(view.text, { parse_mode: 'HTML', reply_markup: view.markup });
+    await ctx.reply(view.text, { reply_markup: view.markup });
   });
 
   composer.callbackQuery(/^f:(p|r|e|d|dy|dn):([0-5])$/, async (ctx) => {
