@@ -20,6 +20,7 @@ import { Outbox } from './outbox/outbox.js';
 import type { OutboxService } from './outbox/port.js';
 import { chatGateTransformer } from './outbox/chat-gate.js';
 import { DestinationWatch } from './outbox/destinations.js';
+import { htmlByDefault } from './lib/parse-mode.js';
 import { createBot } from './bot/bot.js';
 import { userAllowed } from './bot/middleware/access.js';
 import { runBot } from './bot/run.js';
@@ -71,6 +72,7 @@ export async function startApp({ config, logger, clock = systemClock, botInfo }:
   // not stack the bot's auto-retry on top.
   // A short call timeout keeps one hung call from holding a chat's queue (grammY's default is 500 s).
   const outboxApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
+  outboxApi.config.use(htmlByDefault());
   const outbox: OutboxService = new Outbox({
     api: outboxApi,
     logger,

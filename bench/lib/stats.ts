@@ -31,25 +31,8 @@ export function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
-/** The largest number of `times` inside any window of `windowMs` (as a sliding-window limit counts them). */
-export function maxInWindow(times: readonly number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let max = 0;
-  let tail = 0;
-  for (let head = 0; head < sorted.length; head++) {
-    while (sorted[tail]! <= sorted[head]! - windowMs) tail++;
-    max = Math.max(max, head - tail + 1);
-  }
-  return max;
-}
-
-/** The smallest gap between consecutive `times` (Infinity for fewer than two). */
-export function minGap(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let min = Number.POSITIVE_INFINITY;
-  for (let i = 1; i < sorted.length; i++) min = Math.min(min, sorted[i]! - sorted[i - 1]!);
-  return min;
-}
+/** The window counter is shared with the tests, which check the same limits. */
+export { maxInWindow, minGap } from '../../test/support/window.js';
 
 /** A markdown table; every row must have as many cells as `header`. */
 export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {

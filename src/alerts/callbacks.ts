@@ -10,7 +10,7 @@
  * Ids are printable ASCII without spaces (they may contain ':'; everything after the third ':' is
  * the id). Decoding is strict: anything else is `undefined`, never a half-parsed action.
  */
-import { SERVICES, type Service } from '../service/services.js';
+import { SERVICES, serviceCode, serviceFromCode, type Service } from '../service/services.js';
 
 /** What a pressed alert button asks for. */
 export type AlertAction =
@@ -39,8 +39,8 @@ const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
  * id is empty or not printable ASCII): the caller then leaves that button out.
  */
 export function encodeAlertAction(action: AlertAction): string | undefined {
-  const svc = SERVICES.indexOf(action.service);
-  if (svc < 0) return undefined;
+  if (!SERVICES.includes(action.service)) return undefined;
+  const svc = serviceCode(action.service);
   let data: string;
   switch (action.type) {
     case 'event':
@@ -59,18 +59,13 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
   return byteLength(data) <= CALLBACK_DATA_MAX_BYTES ? data : undefined;
 }
 
-function serviceAt(digit: string | undefined): Service | undefined {
-  if (digit === undefined || !/^[0-9]$/.test(digit)) return undefined;
-  return SERVICES[Number(digit)];
-}
-
 /** Parses a button's callback data; `undefined` for anything that is not exactly one of the four forms. */
 export function decodeAlertAction(data: unknown): AlertAction | undefined {
   if (typeof data !== 'string' || data.length === 0 || byteLength(data) > CALLBACK_DATA_MAX_BYTES) return undefined;
   const m = /^a:(ev|stk|mute|snz):([0-9])(?::(.*))?$/s.exec(data);
   if (!m) return undefined;
   const [, tag, digit, id] = m;
-  const service = serviceAt(digit);
+  const service = serviceFromCode(digit);
   if (!service) return undefined;
   if (tag === 'snz') return id === undefined ? { type: 'snooze', service } : undefined;
   if (id === undefined || !ID.test(id)) return undefined;

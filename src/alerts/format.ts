@@ -18,7 +18,7 @@ import type { Leg, Opportunity } from '../service/opportunity.js';
 import { isLive, type Kind } from '../service/services.js';
 import type { Lang } from '../store/schema.js';
 import { encodeAlertAction, type AlertAction } from './callbacks.js';
-import { escapeHtml, htmlToText, truncate } from './html.js';
+import { clipText, escapeHtml, htmlToText } from '../lib/html.js';
 import {
   arbProfitPct,
   arbStakes,
@@ -29,7 +29,7 @@ import {
   type ArbStakes,
   type CannotCompute,
 } from './stakes.js';
-import { alertTexts, type AlertTexts } from './text.js';
+import { alertTexts, type AlertTexts } from './alert-texts.js';
 import { formatCountdown, formatDuration, formatStart } from './time.js';
 
 /** Who the alert is for: their language, zone and money settings, and the time to count from. */
@@ -111,7 +111,7 @@ function fmtMoney(amount: number, opts: { signed?: boolean; whole?: boolean } = 
 }
 
 const withCurrency = (amount: string, view: AlertView): string =>
-  view.currency ? `${amount} ${escapeHtml(truncate(view.currency, 8))}` : amount;
+  view.currency ? `${amount} ${escapeHtml(clipText(view.currency, 8))}` : amount;
 
 // ---------------------------------------------------------------------------------------------
 // What the item's numbers are.
@@ -289,13 +289,13 @@ function eventLines(ctx: Ctx): string[] {
   const { item, names, view, t, lang, limits } = ctx;
   const { event } = item;
   const lines: string[] = [];
-  const team1 = truncate(event.team1.trim(), limits.team);
-  const team2 = truncate(event.team2.trim(), limits.team);
+  const team1 = clipText(event.team1.trim(), limits.team);
+  const team2 = clipText(event.team2.trim(), limits.team);
   const teams = team1 && team2 ? `${team1} — ${team2}` : team1 || team2;
   if (teams) lines.push(`<b>${escapeHtml(teams)}</b>`);
   const sport = names.sport(event.sportId);
-  const league = truncate(event.league.trim(), limits.league);
-  lines.push(escapeHtml(league ? `${truncate(sport, limits.league)} · ${league}` : truncate(sport, limits.league)));
+  const league = clipText(event.league.trim(), limits.league);
+  lines.push(escapeHtml(league ? `${clipText(sport, limits.league)} · ${league}` : clipText(sport, limits.league)));
   if (event.startsAt === undefined || !Number.isFinite(event.startsAt)) {
     lines.push(`🕒 ${isLiveItem(item) ? formatCountdown(0, lang, true) : t.startUnknown}`);
   } else {
@@ -306,7 +306,7 @@ function eventLines(ctx: Ctx): string[] {
 }
 
 function bookmakerName(ctx: Ctx, leg: Leg): string {
-  return escapeHtml(truncate(ctx.names.bookmaker(leg.bookmakerId), ctx.limits.bookmaker));
+  return escapeHtml(clipText(ctx.names.bookmaker(leg.bookmakerId), ctx.limits.bookmaker));
 }
 
 /** One line per leg: "1) Pinnacle · TO(2.5) · 2.10 ▲ (was 2.05)". */
@@ -314,7 +314,7 @@ function legLines(ctx: Ctx, compare: 'service' | 'prev' | 'none'): string[] {
   const { item, names, t, limits, prev } = ctx;
   if (item.legs.length === 0) return [t.noLegs];
   const lines = item.legs.slice(0, limits.legs).map((leg, i) => {
-    const market = escapeHtml(truncate(names.market(leg.typeId, leg.line), limits.market));
+    const market = escapeHtml(clipText(names.market(leg.typeId, leg.line), limits.market));
     if (isHidden(item, leg)) return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <i>${t.oddsHidden}</i>`;
     const odds = leg.odds ?? 0;
     let before: number | null | undefined;
@@ -494,7 +494,7 @@ export function formatCard(item: Opportunity, names: Names, view: AlertView): st
       item.createdAt !== undefined && item.createdAt <= view.now
         ? formatDuration(view.now - item.createdAt, view.lang)
         : undefined;
-    const footer = t.cardFooter(`<code>${escapeHtml(truncate(item.id, 64))}</code>`, item.service, found);
+    const footer = t.cardFooter(`<code>${escapeHtml(clipText(item.id, 64))}</code>`, item.service, found);
     return joinBlocks([[headline(ctx), ...eventLines(ctx)], legLines(ctx, 'service'), mathsLines(ctx), [footer]]);
   });
 }
@@ -509,9 +509,9 @@ export function formatShortLine(item: Opportunity, names: Names, view: AlertView
   const ctx = context(item, names, view, SHORT_LIMITS);
   const title = `${KIND_ICON[item.kind]} ${headlineTitle(ctx)}`;
   const { event } = item;
-  const team1 = truncate(event.team1.trim(), 40);
-  const team2 = truncate(event.team2.trim(), 40);
-  const teams = team1 && team2 ? `${team1} — ${team2}` : team1 || team2 || truncate(event.league.trim(), 40);
+  const team1 = clipText(event.team1.trim(), 40);
+  const team2 = clipText(event.team2.trim(), 40);
+  const teams = team1 && team2 ? `${team1} — ${team2}` : team1 || team2 || clipText(event.league.trim(), 40);
   let when = '';
   if (isLiveItem(item)) when = t.live;
   else if (event.startsAt !== undefined && Number.isFinite(event.startsAt)) {

@@ -7,6 +7,7 @@ import { conversations, createConversation } from '@grammyjs/conversations';
 import { sequentialize } from '@grammyjs/runner';
 import { Bot, type BotError, type Context, type Middleware, type Transformer } from 'grammy';
 import { chatGateTransformer } from '../outbox/chat-gate.js';
+import { htmlByDefault } from '../lib/parse-mode.js';
 import { systemClock } from '../clock.js';
 import { UsageCaps } from './caps.js';
 import type { BotContext, ConvContext } from './context.js';
@@ -20,8 +21,8 @@ import { alertActionsFeature } from './features/alert-actions.js';
 import { cancelFeature } from './features/cancel.js';
 import { connectFeature } from './features/connect.js';
 import { fallbackFeature } from './features/fallback.js';
-import { filterFeature } from './features/filter.js';
-import { filtersFeature } from './features/filters.js';
+import { filterFeature } from './features/filter-command.js';
+import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
 import { lookupFeature } from './features/lookup.js';
 import { membershipFeature, returningUserFeature } from './features/membership.js';
@@ -65,7 +66,7 @@ async function onFeatureError(err: BotError<BotContext>): Promise<void> {
   try {
     // A press already answered (the failure came after the toast) cannot be answered again.
     if (ctx.callbackQuery && !ctx.callbackAnswered) await ctx.answerCallbackQuery({ text: ctx.tp('error_generic') });
-    else if (ctx.chat?.type === 'private') await ctx.reply(ctx.t('error_generic'), { parse_mode: 'HTML' });
+    else if (ctx.chat?.type === 'private') await ctx.reply(ctx.t('error_generic'));
   } catch (replyErr) {
     ctx.log.warn({ err: replyErr }, 'could not tell the user about the error');
   }
@@ -83,12 +84,12 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   });
   // Innermost (closest to Telegram): the chat gate, so each try of auto-retry waits for its slot.
   const gate = deps.chatGate ? [chatGateTransformer(deps.chatGate)] : [];
-  bot.api.config.use(...gate, retryTransformer(RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []));
+  bot.api.config.use(...gate, retryTransformer(RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []), htmlByDefault());
 
   // Conversations build their own Api objects: transformers reach them only through plugins.
   const conversationPlugins: Middleware<ConvContext>[] = [
     async (ctx, next) => {
-      ctx.api.config.use(...gate, retryTransformer(CONVERSATION_RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []));
+      ctx.api.config.use(...gate, retryTransformer(CONVERSATION_RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []), htmlByDefault());
       await next();
     },
   ];

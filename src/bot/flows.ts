@@ -19,8 +19,8 @@ export async function leaveFlows(rt: BotRuntime, ctx: BotContext, opts: { quiet?
     await ctx.conversation.exitAll();
     left = true;
   }
-  if (secretDropped) await ctx.reply(ctx.t('secret_question_closed'), { parse_mode: 'HTML' });
-  else if (left && !opts.quiet) await ctx.reply(ctx.t('flow_closed'), { parse_mode: 'HTML' });
+  if (secretDropped) await ctx.reply(ctx.t('secret_question_closed'));
+  else if (left && !opts.quiet) await ctx.reply(ctx.t('flow_closed'));
   return left;
 }
 

@@ -17,7 +17,7 @@ import { FloodControl, TELEGRAM_FLOOD_LIMITS } from './flood.js';
 import type { ApiAnswer } from './errors.js';
 import { BodyError, readPayload } from './body.js';
 import type { FakeTelegram, FakeTelegramOptions, SentMessage, Update } from './types.js';
-import { listen } from '../net/listen.js';
+import { listen } from '../lib/listen.js';
 
 export type * from './types.js';
 export { checkTelegramHtml } from './html.js';

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { listen } from '../net/listen.js';
+import { listen } from '../lib/listen.js';
 
 export interface HealthCheck {
   name: string;

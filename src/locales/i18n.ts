@@ -4,6 +4,7 @@
  * `{n#form|form…}` picks the word for the number in `n` by the language's plural rules (English:
  * one|other; Russian: one|few|many, so "1 возможность, 2 возможности, 5 возможностей").
  */
+import { escapeHtml } from '../lib/html.js';
 import { en, type MessageKey } from './en.js';
 import { ru } from './ru.js';
 
@@ -25,14 +26,10 @@ export type Translate = (key: MessageKey, vars?: Vars) => string;
 
 const catalogs: Record<Lang, Record<MessageKey, string>> = { en, ru };
 
-/** Escapes text for Telegram's HTML parse mode. */
-export function escapeText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
 
 function render(value: string | number | Html): string {
   if (value instanceof Html) return value.value;
-  return escapeText(String(value));
+  return escapeHtml(String(value));
 }
 
 /** The order in which each language writes its plural forms in `{n#…}`. */
@@ -62,7 +59,7 @@ export function translator(lang: Lang): Translate {
       .replace(/\{(\w+)#([^}]*)\}/g, (whole, name: string, forms: string) => {
         const value = vars[name];
         const n = typeof value === 'number' ? value : Number(value instanceof Html ? value.value : value);
-        return value === undefined || !Number.isFinite(n) ? whole : escapeText(pluralForm(lang, Math.abs(n), forms.split('|')));
+        return value === undefined || !Number.isFinite(n) ? whole : escapeHtml(pluralForm(lang, Math.abs(n), forms.split('|')));
       })
       .replace(/\{(\w+)\}/g, (whole, name: string) => {
         const value = vars[name];

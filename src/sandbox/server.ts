@@ -23,7 +23,7 @@ import { basePathOf, matchRoute, type Route } from './routes.js';
 import type { Sandbox, SandboxFaults, SandboxKey, SandboxLimits, SandboxOptions, SandboxUrls, TokenGrant } from './types.js';
 import type { WireEnvelope, WireEvent } from './wire.js';
 import { toWireEvent, toWireItem, World, type SimItem } from './world.js';
-import { listen } from '../net/listen.js';
+import { listen } from '../lib/listen.js';
 
 /** The demo key pair used when no keys are given. */
 export const DEMO_KEY: Readonly<SandboxKey> = Object.freeze({ accessKey: 'demo-key', secret: 'demo-secret-0123456789' });

@@ -25,6 +25,7 @@ import { setMaxListeners } from 'node:events';
 import Bottleneck from 'bottleneck';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { backoffMs } from '../lib/backoff.js';
 import { linkSignals } from './abort.js';
 import type { RequestOptions } from './client-types.js';
 import { ServiceError, isServiceError } from './errors.js';
@@ -501,9 +502,10 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     penalize(scope, retryAfterMs) {
       const state = stateOf(scope);
       state.strikes += 1;
-      const backoff =
-        Math.min(state.window.windowMs, BACKOFF_BASE_MS * 2 ** (state.strikes - 1)) * (0.75 + 0.5 * random());
-      const pause = Math.round(retryAfterMs ?? backoff);
+      // Without a Retry-After: the shared backoff, from 2 s up to the scope's own window.
+      const pause = Math.round(
+        retryAfterMs ?? backoffMs({ baseMs: BACKOFF_BASE_MS, maxMs: state.window.windowMs }, state.strikes, random),
+      );
       state.pausedUntil = Math.max(state.pausedUntil, clock.now() + pause);
       state.notify();
       return pause;

@@ -4,13 +4,14 @@
  * call, so it passes the limiters again; a local refusal (nothing sent) is never retried here.
  */
 import type { Clock } from '../clock.js';
+import { backoffMs, type BackoffPolicy } from '../lib/backoff.js';
 import type { Logger } from '../logger.js';
 import { isServiceError } from './errors.js';
 
 /** A 429 is tried again only when the service asks for at most this long a pause. */
 export const SHORT_RETRY_AFTER_MS = 5_000;
-const BASE_DELAY_MS = 500;
-const MAX_DELAY_MS = 10_000;
+/** The client's backoff: from 0.5 s, doubling, to 10 s (the shared ±25% jitter of src/lib/backoff.ts). */
+const RETRY_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 10_000 };
 
 /** How `withRetries` runs a call. */
 export interface RetryContext {
@@ -48,8 +49,7 @@ export function retryDelayMs(err: unknown, attempt: number, random: () => number
 }
 
 function backoff(attempt: number, random: () => number): number {
-  const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
-  return Math.round(ceiling * (0.5 + random()));
+  return backoffMs(RETRY_BACKOFF, attempt + 1, random);
 }
 
 /** Runs `call`, trying again after transient failures up to `ctx.retries` times. */

@@ -31,3 +31,17 @@ export function parseService(text: string): Service | undefined {
   const normal = text.trim().toLowerCase().replace(/[\s-]+/g, '_');
   return isService(normal) ? normal : undefined;
 }
+
+/**
+ * A service as one digit, its place in SERVICES: the form callback data carries (Telegram allows
+ * 64 bytes, and an alert button already spends most on an id). The only encoder of that digit.
+ */
+export function serviceCode(service: Service): string {
+  return String(SERVICES.indexOf(service));
+}
+
+/** The service a one-digit code names, or undefined for anything else (the only decoder). */
+export function serviceFromCode(code: string | undefined): Service | undefined {
+  if (code === undefined || !/^[0-9]$/.test(code)) return undefined;
+  return SERVICES[Number(code)];
+}

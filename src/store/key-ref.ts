@@ -5,6 +5,7 @@
  */
 import type { AccessKeyRef } from '../service/client-types.js';
 import { ServiceError } from '../service/errors.js';
+import type { UserRecord } from './schema.js';
 import type { Store } from './store.js';
 
 /** Opens a stored secret (the `Vault` fits). */
@@ -30,4 +31,12 @@ export function storedKeyRef(
       }
     },
   };
+}
+
+/** The key pair `user` has stored, as the client takes it; undefined when none is connected. */
+export function userKeyRef(
+  rt: { store: Pick<Store, 'getUser'>; vault: SecretOpener },
+  user: Readonly<UserRecord> | undefined,
+): AccessKeyRef | undefined {
+  return user?.key ? storedKeyRef(rt.store, rt.vault, user.id, user.key.accessKey) : undefined;
 }

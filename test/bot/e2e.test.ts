@@ -17,7 +17,7 @@ import { createServiceClient, type ServiceClientWithLimits } from '../../src/ser
 import { openStore, type Store } from '../../src/store/store.js';
 import { Vault } from '../../src/store/vault.js';
 import { FakeScheduler, FakeServiceClient } from './fakes.js';
-import { captureLogs } from './harness.js';
+import { captureLogs } from '../support/logs.js';
 
 const ALICE = { id: 7001, first_name: 'Alice', language_code: 'en' };
 

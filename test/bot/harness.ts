@@ -15,10 +15,10 @@ import { createBot } from '../../src/bot/bot.js';
 import type { BotContext } from '../../src/bot/context.js';
 import type { BotStats } from '../../src/bot/deps.js';
 import { startFakeTelegram, type FakeTelegram, type FakeUser, type FakeChatRef, type SentMessage } from '../../src/fake-telegram/server.js';
-import { createLogger } from '../../src/logger.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { subscriptionKey } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
+import { captureLogs } from '../support/logs.js';
 import { Vault } from '../../src/store/vault.js';
 import { FakeScheduler, FakeServiceClient } from './fakes.js';
 
@@ -108,12 +108,6 @@ export function botInfoOf(fake: FakeTelegram): UserFromGetMe {
     can_manage_bots: false,
     supports_join_request_queries: false,
   };
-}
-
-/** A log sink that keeps every line, so tests can search what was logged. */
-export function captureLogs(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
-  const lines: string[] = [];
-  return { lines, logger: createLogger('debug', { write: (line: string) => void lines.push(line) }) };
 }
 
 export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {

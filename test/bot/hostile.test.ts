@@ -23,7 +23,8 @@ import { createServiceClient, type ServiceClientWithLimits } from '../../src/ser
 import { openStore, type Store } from '../../src/store/store.js';
 import { Vault } from '../../src/store/vault.js';
 import { FakeScheduler } from './fakes.js';
-import { botInfoOf, captureLogs } from './harness.js';
+import { captureLogs } from '../support/logs.js';
+import { botInfoOf } from './harness.js';
 
 const ALICE: FakeUser = { id: 8101, first_name: 'Alice', language_code: 'en' };
 const MALLORY: FakeUser = { id: 8666, first_name: 'Mallory', language_code: 'ru' };

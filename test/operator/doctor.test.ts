@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor, type DoctorOptions } from '../../src/doctor/doctor.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { closedPort, storeWithSecret, tempDir, unwritableDataDir } from './helpers.js';
+import { freePort } from '../support/ports.js';
+import { storeWithSecret, tempDir, unwritableDataDir } from './helpers.js';
 
 let sandbox: Sandbox;
 let telegram: FakeTelegram;
@@ -76,7 +77,7 @@ describe('npm run doctor', () => {
   });
 
   it('names TELEGRAM_API_ROOT and the address when the Bot API cannot be reached', async () => {
-    const root = `http://127.0.0.1:${await closedPort()}`;
+    const root = `http://127.0.0.1:${await freePort()}`;
     const { ok, text } = await doctor({ TELEGRAM_API_ROOT: root });
     expect(ok).toBe(false);
     expect(text).toContain(`✗ TELEGRAM_API_ROOT: cannot reach the Bot API at ${root}: the connection was refused (ECONNREFUSED)`);
@@ -124,7 +125,7 @@ describe('npm run doctor', () => {
   });
 
   it('names the Data Service host it cannot reach', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const { ok, text } = await doctor({ BB_DICTS_URL: url });
     expect(ok).toBe(false);
     expect(text).toContain(`✗ BB_DICTS_URL: cannot reach ${url}: the connection was refused (ECONNREFUSED)`);

@@ -1,6 +1,5 @@
 /** Shared by the operator tests: a DATA_DIR that cannot be written, a closed port, a store with one stored secret. */
 import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Vault } from '../../src/store/vault.js';
@@ -24,18 +23,6 @@ export async function unwritableDataDir(): Promise<string> {
   await mkdir(dir);
   await chmod(dir, 0o500);
   return dir;
-}
-
-/** A TCP port nothing listens on (taken, then released). */
-export function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Writes db.json with one connected user whose secret is encrypted with `hexKey`; `version` overrides the schema version. */

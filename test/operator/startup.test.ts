@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { closedPort, storeWithSecret, tempDir, unwritableDataDir } from './helpers.js';
+import { freePort } from '../support/ports.js';
+import { storeWithSecret, tempDir, unwritableDataDir } from './helpers.js';
 
 let sandbox: Sandbox;
 let telegram: FakeTelegram;
@@ -76,7 +77,7 @@ describe('start-up failures in words', () => {
   }, 20_000);
 
   it('names TELEGRAM_API_ROOT and the URL when the connection is refused', async () => {
-    const root = `http://127.0.0.1:${await closedPort()}`;
+    const root = `http://127.0.0.1:${await freePort()}`;
     const run = await runMain({ TELEGRAM_API_ROOT: root });
     expectOneLine(run, new RegExp(`^TELEGRAM_API_ROOT: cannot reach the Bot API at ${root.replace(/\./g, '\\.')}: the connection was refused \\(ECONNREFUSED\\)`));
   }, 20_000);
@@ -105,7 +106,7 @@ describe('start-up failures in words', () => {
   }, 20_000);
 
   it('starts anyway when the dictionaries host is out of reach, and says so in one line', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const run = await runMain({ BB_DICTS_URL: url }, ['trying again every 15 minutes', 'bot started']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('bot started');

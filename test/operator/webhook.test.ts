@@ -14,8 +14,9 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { listen } from '../../src/net/listen.js';
-import { closedPort, tempDir } from './helpers.js';
+import { listen } from '../../src/lib/listen.js';
+import { freePort } from '../support/ports.js';
+import { tempDir } from './helpers.js';
 
 const SECRET = 'webhook-secret-0123456789abcdef';
 const ANN = { id: 5151, first_name: 'Ann', language_code: 'en' };
@@ -45,7 +46,7 @@ describe('webhook mode', () => {
 
   it('sets the webhook, answers posted updates, refuses a wrong secret, ignores a replay, and long polling deletes it', async () => {
     const dataDir = await tempDir('bb-webhook-');
-    const port = await closedPort();
+    const port = await freePort();
     app = await start(
       { TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/tg/hook', TELEGRAM_WEBHOOK_SECRET: SECRET, HTTP_PORT: String(port) },
       dataDir,

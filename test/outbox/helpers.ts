@@ -2,11 +2,11 @@
  * Test helpers for the outbox: an in-memory Bot API that records each call on the ManualClock and
  * fails on script with grammY's own error classes, and a log sink.
  */
-import { Writable } from 'node:stream';
 import { GrammyError, HttpError } from 'grammy';
 import type { ManualClock } from '../../src/clock.js';
-import { createLogger, type Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/logger.js';
 import type { OutboxApi, OutboxMessageOptions } from '../../src/outbox/api.js';
+import { captureLogs } from '../support/logs.js';
 
 export interface ApiCall {
   method: 'sendMessage' | 'editMessageText';
@@ -84,16 +84,10 @@ export function times(count: number, match: (c: ApiCall) => boolean, err: () => 
   };
 }
 
-/** A logger whose lines are kept in memory. */
+/** A logger whose lines are kept in memory (the shared capture, read as a list). */
 export function memoryLogger(): { logger: Logger; lines: () => string[] } {
-  const chunks: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      chunks.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return { logger: createLogger('debug', sink), lines: () => chunks.join('').split('\n').filter(Boolean) };
+  const { logger, lines } = captureLogs();
+  return { logger, lines: () => lines.map((l) => l.trimEnd()) };
 }
 
 /** Lets promise chains started by the last step run. */
@@ -109,4 +103,4 @@ export async function run(clock: ManualClock, ms: number): Promise<void> {
 }
 
 /** The largest number of `times` inside any window (as a sliding-window limit counts them). */
-export { maxInWindow } from '../../bench/lib/stats.js';
+export { maxInWindow } from '../support/window.js';

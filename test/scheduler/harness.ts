@@ -91,5 +91,3 @@ export function seededRandom(seed: number): () => number {
   return () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
 }
 
-/** The largest number of `times` inside any window (as a sliding-window limit counts them). */
-export { maxInWindow } from '../../bench/lib/stats.js';

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Service } from '../../src/service/services.js';
+import { maxInWindow } from '../support/window.js';
 import { addUser, RecordingNotifier } from './harness.js';
 import { runStack, startStack, type Stack } from './stack.js';
 
@@ -24,15 +25,6 @@ function recordReads(s: Stack): Map<string, number[]> {
     return read(key, service, opts);
   };
   return times;
-}
-
-function maxInWindow(times: readonly number[], windowMs: number): number {
-  let best = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (times[i]! - times[j]! >= windowMs) j++;
-    best = Math.max(best, i - j + 1);
-  }
-  return best;
 }
 
 describe('the read budget', () => {

@@ -8,7 +8,8 @@ import type { Service } from '../../src/service/services.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeClient, type Script } from './fake-client.js';
 import { opp } from './fixtures.js';
-import { addUser, maxInWindow, plainVault, RecordingNotifier, runFor, seededRandom, tempStore } from './harness.js';
+import { addUser, plainVault, RecordingNotifier, runFor, seededRandom, tempStore } from './harness.js';
+import { maxInWindow } from '../support/window.js';
 
 const CONFIG = { LIMIT_TOKENS_PER_HOUR: 20, LIMIT_ITEMS_PER_MINUTE: 30, LIMIT_SCOPE: 'key', POLL_INTERVAL_SECONDS: 5 } as const;
 

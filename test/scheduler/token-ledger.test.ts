@@ -8,7 +8,8 @@ import { createScheduler } from '../../src/scheduler/scheduler.js';
 import { TokenLedger } from '../../src/scheduler/token-ledger.js';
 import { HOUR_MS } from '../../src/scheduler/token-plan.js';
 import { FakeClient } from './fake-client.js';
-import { addUser, maxInWindow, plainVault, RecordingNotifier, runFor, tempStore } from './harness.js';
+import { addUser, plainVault, RecordingNotifier, runFor, tempStore } from './harness.js';
+import { maxInWindow } from '../support/window.js';
 
 let dir: string;
 beforeEach(async () => {

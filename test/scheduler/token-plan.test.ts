@@ -11,6 +11,7 @@ import {
   type TokenPlan,
 } from '../../src/scheduler/token-plan.js';
 import { SERVICES, type Service } from '../../src/service/services.js';
+import { maxInWindow } from '../support/window.js';
 
 /** Every non-empty subset of the six services. */
 const SUBSETS: Service[][] = Array.from({ length: 63 }, (_, mask) =>
@@ -30,15 +31,8 @@ function maxTokensPerRollingHour(plan: TokenPlan, cycles: number, phaseMs: (s: S
   for (let w = 0; w < plan.windowsPerCycle * cycles; w++) {
     for (const s of plan.windows[slotOf(plan, w)]!) times.push(w * plan.windowMs + phaseMs(s));
   }
-  times.sort((a, b) => a - b);
-  let max = 0;
-  let tail = 0;
-  for (let head = 0; head < times.length; head++) {
-    // The service counts the hour up to and including `times[head]`.
-    while (times[tail]! <= times[head]! - HOUR_MS) tail++;
-    max = Math.max(max, head - tail + 1);
-  }
-  return max;
+  // The service counts the hour up to and including each request, as maxInWindow does.
+  return maxInWindow(times, HOUR_MS);
 }
 
 describe('service priority', () => {

@@ -8,9 +8,9 @@ import { retryDelayMs } from '../../src/service/retry.js';
 import { AbortGroup, linkSignals } from '../../src/service/abort.js';
 import { ClientClosedError } from '../../src/service/limits.js';
 import { ServiceError } from '../../src/service/errors.js';
+import { captureLogs } from '../support/logs.js';
 import {
   arbsEnvelope,
-  captureLogger,
   configFor,
   keyRef,
   sendJson,
@@ -28,8 +28,9 @@ describe('retryDelayMs', () => {
   it('retries server, timeout and unreadable answers with growing jittered delays', () => {
     expect(retryDelayMs(new ServiceError('server', 'x', { status: 503 }), 0, half)).toBe(500);
     expect(retryDelayMs(new ServiceError('timeout', 'x'), 1, half)).toBe(1_000);
-    expect(retryDelayMs(new ServiceError('timeout', 'x'), 1, () => 0)).toBe(500);
-    expect(retryDelayMs(new ServiceError('malformed', 'x', { status: 200 }), 2, () => 0.999)).toBe(2_998);
+    // The shared policy (src/lib/backoff.ts): 75%..125% of the ceiling, no longer 50%..150%.
+    expect(retryDelayMs(new ServiceError('timeout', 'x'), 1, () => 0)).toBe(750);
+    expect(retryDelayMs(new ServiceError('malformed', 'x', { status: 200 }), 2, () => 0.999)).toBe(2_499);
     expect(retryDelayMs(new ServiceError('server', 'x'), 10, half)).toBe(10_000);
   });
 
@@ -188,7 +189,7 @@ describe('client over a local server', () => {
   });
 
   it('never logs the secret or the token, even at trace level', async () => {
-    const { logger, text } = captureLogger();
+    const { logger, text } = captureLogs('trace');
     const c = make({}, logger);
     script = [(_r, res) => sendJson(res, 503, {}), (_r, res) => sendJson(res, 200, arbsEnvelope(1))];
     await settle(clock, c.readItems(key(), 'arbs_live'), 100);

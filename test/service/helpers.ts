@@ -1,9 +1,7 @@
 /** Shared pieces of the service client tests: a small local HTTP server, settings, a log buffer, clock stepping. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import type { ManualClock } from '../../src/clock.js';
-import { createLogger, type Logger } from '../../src/logger.js';
 import type { ServiceClientOptions } from '../../src/service/client.js';
 import type { AccessKeyRef } from '../../src/service/client-types.js';
 
@@ -104,18 +102,6 @@ export function keyRef(accessKey: string, secret: string): AccessKeyRef & { reve
     },
   };
   return ref;
-}
-
-/** A debug-level pino logger writing into a buffer, so tests can search everything logged. */
-export function captureLogger(): { logger: Logger; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _enc, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  return { logger: createLogger('trace', stream), text: () => chunks.join('') };
 }
 
 /**

@@ -14,7 +14,8 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { createServiceClient, type ServiceClientWithLimits } from '../../src/service/client.js';
 import { isServiceError } from '../../src/service/errors.js';
 import { createItemsParseCache, MAX_SERVICE_TIME_MS, parseItemsBody, parseServiceTime } from '../../src/service/parse-items.js';
-import { arbsEnvelope, captureLogger, configFor } from './helpers.js';
+import { captureLogs } from '../support/logs.js';
+import { arbsEnvelope, configFor } from './helpers.js';
 
 /** The arbs envelope of helpers.ts with its first item changed by `change`. */
 function envelopeWith(change: (item: Record<string, unknown>, event: Record<string, unknown>) => void): unknown {
@@ -80,7 +81,7 @@ describe('the sandbox in hostile mode, over real HTTP', () => {
     const clock = new ManualClock();
     sandbox = await startSandbox({ clock, seed: 5, hostile: true, world: { itemsPerService: 4 } });
     dataDir = await mkdtemp(join(tmpdir(), 'bb-hostile-'));
-    const logs = captureLogger();
+    const logs = captureLogs('trace');
     client = createServiceClient({ config: configFor(sandbox.origin, { DATA_DIR: dataDir }), logger: logs.logger, clock, random: () => 0.5, retries: 0 });
     const key = { accessKey: sandbox.demoKey.accessKey, revealSecret: () => sandbox!.demoKey.secret };
 

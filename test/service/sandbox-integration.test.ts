@@ -16,7 +16,8 @@ import type { AccessKeyRef } from '../../src/service/client-types.js';
 import { fetchDictionaries } from '../../src/service/dictionaries.js';
 import { filterSettingsSchema } from '../../src/service/filter-model.js';
 import { SERVICES } from '../../src/service/services.js';
-import { captureLogger, configFor, settle } from './helpers.js';
+import { captureLogs } from '../support/logs.js';
+import { configFor, settle } from './helpers.js';
 
 describe('client against the sandbox', () => {
   let clock: ManualClock;
@@ -260,7 +261,7 @@ describe('client against the sandbox', () => {
 
   it('logs neither the secret nor any token, through faults, renewals and errors', async () => {
     const sb = await start({ faults: { errorRate: 0.3, malformedRate: 0.2 }, tokenTtlMs: 60_000 });
-    const { logger, text } = captureLogger();
+    const { logger, text } = captureLogs('trace');
     const client = connect(sb, {}, { logger, retries: 5 });
     const key = refOf(sb.demoKey);
     for (let i = 0; i < 6; i++) {

@@ -2,7 +2,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, type Logger } from '../../src/logger.js';
 import type { AlertEntry } from '../../src/store/schema.js';
 
 /** Temp directories made by `tempDir`, removed by `removeTempDirs` (call it in afterEach). */
@@ -17,20 +16,6 @@ export async function tempDir(): Promise<string> {
 export async function removeTempDirs(): Promise<void> {
   await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
-
-/** A real pino logger (with the project's redaction) whose output is kept for assertions. */
-export function captureLogger(): { logger: Logger; text: () => string; records: () => Record<string, unknown>[] } {
-  const lines: string[] = [];
-  const logger = createLogger('debug', { write: (line: string) => void lines.push(line) });
-  return {
-    logger,
-    text: () => lines.join(''),
-    records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
-  };
-}
-
-/** pino's level numbers. */
-export const WARN = 40;
 
 export function entry(overrides: Partial<AlertEntry> = {}): AlertEntry {
   return {

@@ -13,7 +13,8 @@ import { silentLogger } from '../../src/logger.js';
 import { StoreError } from '../../src/store/errors.js';
 import { LOCK_FILE_NAME } from '../../src/store/lock.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { captureLogger, removeTempDirs, tempDir, WARN } from './fixtures.js';
+import { captureLogs, WARN } from '../support/logs.js';
+import { removeTempDirs, tempDir } from './fixtures.js';
 
 const stores: Store[] = [];
 let child: ChildProcess | undefined;
@@ -83,7 +84,7 @@ describe('the DATA_DIR lock', () => {
     child!.kill('SIGKILL');
     await exited;
     await writeFile(join(dir, LOCK_FILE_NAME), `${pid}\n`);
-    const log = captureLogger();
+    const log = captureLogs();
     await openAt(dir, log.logger);
     expect((await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).trim()).toBe(String(process.pid));
     expect(log.records().some((r) => r.level === WARN && String(r.msg).includes('took over the DATA_DIR lock'))).toBe(true);
@@ -94,7 +95,7 @@ describe('a corrupt database on /healthz', () => {
   it('keeps the store check false with the reason, and logs it, until the moved-aside file is removed', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'db.json'), '{ not json');
-    const log = captureLogger();
+    const log = captureLogs();
     const store = await openAt(dir, log.logger);
     const [moved] = await store.corruptFiles();
     expect(moved).toBe(store.loadReport.movedAside);

@@ -6,7 +6,8 @@ import { silentLogger } from '../../src/logger.js';
 import { StoreError } from '../../src/store/errors.js';
 import { SCHEMA_VERSION, subscriptionKey, type UserRecord } from '../../src/store/schema.js';
 import { openStore, writeDelay, type Store } from '../../src/store/store.js';
-import { captureLogger, entry, removeTempDirs, tempDir, WARN } from './fixtures.js';
+import { captureLogs, WARN } from '../support/logs.js';
+import { entry, removeTempDirs, tempDir } from './fixtures.js';
 
 const open: Store[] = [];
 
@@ -221,7 +222,7 @@ describe('store: corrupt files', () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 3, 10, 0, 0));
     const text = '{"version":1,"users":{"1":{"key":{"accessKey":"AK-LEAK","secretEnc":"SECRET-LEAK"';
     await writeFile(join(dir, 'db.json'), text);
-    const log = captureLogger();
+    const log = captureLogs();
     const store = await openStore({ dataDir: dir, logger: log.logger, clock });
     open.push(store);
 

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import { openStore } from '../../src/store/store.js';
 import { Vault, VaultError } from '../../src/store/vault.js';
-import { captureLogger, removeTempDirs, tempDir, WARN } from './fixtures.js';
+import { captureLogs, WARN } from '../support/logs.js';
+import { removeTempDirs, tempDir } from './fixtures.js';
 
 const SECRET = 'sk_live_Zq8v3LmN0pRt5WxY';
 const hexKey = () => randomBytes(32).toString('hex');
@@ -100,7 +101,7 @@ describe('vault: ENCRYPTION_KEY', () => {
   it('warns when it differs from a key file already in DATA_DIR', async () => {
     const dir = await tempDir();
     await Vault.open({ dataDir: dir, logger: silentLogger });
-    const log = captureLogger();
+    const log = captureLogs();
     const envKey = hexKey();
     await Vault.open({ dataDir: dir, envKey, logger: log.logger });
     expect(log.records().filter((r) => r.level === WARN)).toHaveLength(1);
@@ -112,7 +113,7 @@ describe('vault: ENCRYPTION_KEY', () => {
 describe('vault: the key file', () => {
   it('is generated on first start with mode 0600 and one warning, then reused without one', async () => {
     const dir = join(await tempDir(), 'data');
-    const first = captureLogger();
+    const first = captureLogs();
     const a = await Vault.open({ dataDir: dir, logger: first.logger });
     expect(a.keySource).toBe('generated');
     const file = join(dir, 'encryption.key');
@@ -125,7 +126,7 @@ describe('vault: the key file', () => {
     expect(first.text()).not.toContain(text.trim());
 
     const blob = a.encrypt(SECRET);
-    const second = captureLogger();
+    const second = captureLogs();
     const b = await Vault.open({ dataDir: dir, logger: second.logger });
     expect(b.keySource).toBe('file');
     expect(b.decrypt(blob)).toBe(SECRET);

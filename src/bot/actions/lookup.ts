@@ -8,7 +8,7 @@ import { isServiceError, type ServiceErrorKind } from '../../service/errors.js';
 import { SERVICES, type Service } from '../../service/services.js';
 import type { UserRecord } from '../../store/schema.js';
 import type { BotRuntime } from '../deps.js';
-import { keyRefFor } from './key-ref.js';
+import { userKeyRef } from '../../store/key-ref.js';
 
 export type LookupResult =
   | { kind: 'found'; items: Opportunity[]; source: 'service' }
@@ -43,7 +43,7 @@ function fromLatest(rt: BotRuntime, userId: number, req: LookupRequest, services
 const REASON_ORDER: ServiceErrorKind[] = ['not_found', 'rate_limited', 'timeout', 'server', 'malformed', 'forbidden', 'auth'];
 
 export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefined, req: LookupRequest): Promise<LookupResult> {
-  const ref = keyRefFor(rt, user);
+  const ref = userKeyRef(rt, user);
   if (!user || !ref) return { kind: 'no_key' };
   const services = candidates(rt, user, req);
   if (services.length === 0) return { kind: 'need_service' };

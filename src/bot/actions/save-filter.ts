@@ -6,7 +6,7 @@ import { isServiceError, type ServiceErrorKind } from '../../service/errors.js';
 import { filterSettingsSchema, type FilterSettings } from '../../service/filter-model.js';
 import type { Service } from '../../service/services.js';
 import type { BotRuntime } from '../deps.js';
-import { keyRefFor } from './key-ref.js';
+import { userKeyRef } from '../../store/key-ref.js';
 
 export type SaveOutcome =
   | { kind: 'saved' }
@@ -17,7 +17,7 @@ export type SaveOutcome =
   | { kind: 'error'; errorKind: ServiceErrorKind; retryAfterMs: number | null; tokens?: true };
 
 export async function saveFilter(rt: BotRuntime, userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> {
-  const ref = keyRefFor(rt, rt.store.getUser(userId));
+  const ref = userKeyRef(rt, rt.store.getUser(userId));
   if (!ref) return { kind: 'no_key' };
   const checked = filterSettingsSchema.parse(settings);
   const waitMs = rt.caps.take('filter', userId, ref.accessKey);

@@ -35,7 +35,7 @@ export async function askValue<T>(
       const chosen = answer.data.startsWith('v:') ? buttons[Number(answer.data.slice(2))] : undefined;
       if (!chosen) continue;
       await closePrompt(answer.ctx, promptId);
-      await answer.ctx.reply(t('fb_chosen', { value: chosen.label }), { parse_mode: 'HTML' });
+      await answer.ctx.reply(t('fb_chosen', { value: chosen.label }));
       return chosen.value;
     }
     const parsed = await parse(answer.text, answer.ctx);
@@ -43,7 +43,7 @@ export async function askValue<T>(
       await closePrompt(answer.ctx, promptId);
       return parsed.value;
     }
-    await answer.ctx.reply(`${t(parsed.problem.key, parsed.problem.vars)}\n${t('fb_try_again')}`, { parse_mode: 'HTML' });
+    await answer.ctx.reply(`${t(parsed.problem.key, parsed.problem.vars)}\n${t('fb_try_again')}`);
     await strike(conversation, answer.ctx, t, strikes);
   }
 }

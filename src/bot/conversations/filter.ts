@@ -8,7 +8,7 @@ import { html, translator, type Lang, type Translate } from '../../locales/i18n.
 import type { ServiceCoverage } from '../../scheduler/port.js';
 import { namesFor, type Dictionaries } from '../../service/dictionaries-model.js';
 import { defaultFilter, type FilterSettings } from '../../service/filter-model.js';
-import { isLive, kindOf, parseService, SERVICES, type Service } from '../../service/services.js';
+import { isLive, kindOf, parseService, serviceCode, serviceFromCode, SERVICES, type Service } from '../../service/services.js';
 import { saveFilter, type SaveOutcome } from '../actions/save-filter.js';
 import type { ConvContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
@@ -16,7 +16,7 @@ import { HOURS_MAX, oddsRules, overvalueRules, profitRules } from '../parse/filt
 import { checkBounds, clipEcho, parseNumber, parsePositive, parseRange } from '../parse/values.js';
 import { dictionariesFor } from '../ui/cards.js';
 import { coverageList, coverageTradeOff, describeFilter, errorInWords, fmtNum } from '../ui/filter-text.js';
-import { serviceIndex, serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
 import { multiSelect } from './multi-select.js';
 import { askValue } from './ask-value.js';
@@ -49,7 +49,7 @@ function rangeLabel(min: number | null, max: number | null, unit: string): strin
 async function chooseService(conversation: Convo, ctx: ConvContext, t: Translate): Promise<Service> {
   const rows: InlineKeyboardButton[][] = [];
   for (let i = 0; i < SERVICES.length; i += 2) {
-    rows.push(SERVICES.slice(i, i + 2).map((s) => btn(serviceLabel(s, t), `s:${serviceIndex(s)}`)));
+    rows.push(SERVICES.slice(i, i + 2).map((s) => btn(serviceLabel(s, t), `s:${serviceCode(s)}`)));
   }
   const promptId = await sendPrompt(ctx, t('fb_choose_service'), keyboard(rows));
   for (;;) {
@@ -57,15 +57,15 @@ async function chooseService(conversation: Convo, ctx: ConvContext, t: Translate
     const service =
       answer.kind === 'button'
         ? answer.data.startsWith('s:')
-          ? SERVICES[Number(answer.data.slice(2))]
+          ? serviceFromCode(answer.data.slice(2))
           : undefined
         : parseService(answer.text);
     if (service) {
       await closePrompt(answer.ctx, promptId);
-      await answer.ctx.reply(t('fb_chosen', { value: serviceLabel(service, t) }), { parse_mode: 'HTML' });
+      await answer.ctx.reply(t('fb_chosen', { value: serviceLabel(service, t) }));
       return service;
     }
-    if (answer.kind === 'text') await answer.ctx.reply(t('unknown_service', { value: clipEcho(answer.text) }), { parse_mode: 'HTML' });
+    if (answer.kind === 'text') await answer.ctx.reply(t('unknown_service', { value: clipEcho(answer.text) }));
   }
 }
 
@@ -78,7 +78,7 @@ export function createFilterConversation(rt: BotRuntime) {
 
     const hasKey = await conversation.external(() => Boolean(rt.store.getUser(userId)?.key));
     if (!hasKey) {
-      await ctx.reply(t('need_key'), { parse_mode: 'HTML' });
+      await ctx.reply(t('need_key'));
       return;
     }
 
@@ -100,7 +100,7 @@ export function createFilterConversation(rt: BotRuntime) {
         allLabel: t('all_sports'),
       });
     } else {
-      await ctx.reply(t('fb_no_dicts'), { parse_mode: 'HTML' });
+      await ctx.reply(t('fb_no_dicts'));
     }
     if (lists && lists.bookmakers.length > 0) {
       settings.bookmakers = await multiSelect(conversation, ctx, t, {
@@ -187,19 +187,19 @@ export function createFilterConversation(rt: BotRuntime) {
     for (;;) {
       const answer = await waitAnswer(conversation, t, confirmId);
       if (answer.kind === 'text') {
-        await answer.ctx.reply(t('fb_press_save'), { parse_mode: 'HTML' });
+        await answer.ctx.reply(t('fb_press_save'));
         continue;
       }
       if (answer.data === 'cancel') {
         await closePrompt(answer.ctx, confirmId);
-        await answer.ctx.reply(t('fb_cancelled'), { parse_mode: 'HTML' });
+        await answer.ctx.reply(t('fb_cancelled'));
         return;
       }
       if (answer.data !== 'save') continue;
       await closePrompt(answer.ctx, confirmId);
       const outcome: SaveOutcome = await conversation.external(() => saveFilter(rt, userId, service, settings));
       const after: Partial<Record<Service, ServiceCoverage>> = await conversation.external(() => rt.scheduler.coverage(userId));
-      await answer.ctx.reply(saveOutcomeText(t, service, outcome, after), { parse_mode: 'HTML' });
+      await answer.ctx.reply(saveOutcomeText(t, service, outcome, after));
       return;
     }
   };

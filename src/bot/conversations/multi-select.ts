@@ -3,7 +3,8 @@
  * "All", "Done", and for long lists a search by typed name. Typed ids ("1,5,6") work too.
  */
 import type { InlineKeyboardButton } from 'grammy/types';
-import { escapeText, type Translate } from '../../locales/i18n.js';
+import { escapeHtml } from '../../lib/html.js';
+import type { Translate } from '../../locales/i18n.js';
 import type { ConvContext } from '../context.js';
 import { clipEcho } from '../parse/values.js';
 import { clipName } from '../ui/plain.js';
@@ -30,7 +31,7 @@ function pageOf(options: [number, string][], page: number): [number, string][] {
 
 function render(t: Translate, o: MultiSelectOptions, shown: [number, string][], page: number, selected: Set<number>, query: string) {
   const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
-  const names = o.options.filter(([id]) => selected.has(id)).map(([, name]) => escapeText(clipName(name)));
+  const names = o.options.filter(([id]) => selected.has(id)).map(([, name]) => escapeHtml(clipName(name)));
   const lines = [o.title];
   lines.push(selected.size === 0 ? t('ms_none_selected', { all: o.allLabel }) : t('ms_selected', { list: names.slice(0, 12).join(', '), n: selected.size }));
   if (query !== '') lines.push(t('ms_search', { query }));
@@ -95,7 +96,7 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
       const ids = text.split(',').map((s) => Number(s.trim()));
       const unknown = ids.filter((id) => !known.has(id));
       if (unknown.length > 0) {
-        await answer.ctx.reply(t('ms_unknown_ids', { ids: unknown.slice(0, 10).join(', ') }), { parse_mode: 'HTML' });
+        await answer.ctx.reply(t('ms_unknown_ids', { ids: unknown.slice(0, 10).join(', ') }));
         continue;
       }
       for (const id of ids) selected.add(id);
@@ -103,14 +104,14 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
       const needle = text.toLowerCase();
       const found = o.options.filter(([, name]) => name.toLowerCase().includes(needle));
       if (found.length === 0) {
-        await answer.ctx.reply(t('ms_no_match', { query: clipEcho(text) }), { parse_mode: 'HTML' });
+        await answer.ctx.reply(t('ms_no_match', { query: clipEcho(text) }));
         continue;
       }
       query = clipEcho(text);
       shown = found;
       page = 0;
     } else {
-      await answer.ctx.reply(t('ms_use_buttons'), { parse_mode: 'HTML' });
+      await answer.ctx.reply(t('ms_use_buttons'));
       continue;
     }
     // The answer was typed: show the list again below it and retire the old one.

@@ -38,7 +38,7 @@ const flowUpdates = new WeakMap<Convo, number>();
 export async function strike(conversation: Convo, ctx: ConvContext, t: Translate, strikes: Strikes): Promise<void> {
   strikes.count += 1;
   if (strikes.count < MAX_INVALID_ANSWERS) return;
-  await ctx.reply(t('flow_too_many_invalid', { max: MAX_INVALID_ANSWERS }), { parse_mode: 'HTML' });
+  await ctx.reply(t('flow_too_many_invalid', { max: MAX_INVALID_ANSWERS }));
   await conversation.halt();
 }
 
@@ -57,7 +57,7 @@ export function keyboard(rows: InlineKeyboardButton[][]): InlineKeyboardMarkup {
 
 /** Sends a prompt and returns its message id (the only message whose buttons count from now on). */
 export async function sendPrompt(ctx: ConvContext, text: string, markup?: InlineKeyboardMarkup): Promise<number> {
-  const message = await ctx.reply(text, { parse_mode: 'HTML', ...(markup ? { reply_markup: markup } : {}) });
+  const message = await ctx.reply(text, { ...(markup ? { reply_markup: markup } : {}) });
   return message.message_id;
 }
 
@@ -65,7 +65,7 @@ export async function sendPrompt(ctx: ConvContext, text: string, markup?: Inline
 export async function editPrompt(ctx: ConvContext, messageId: number, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
   const chatId = ctx.chat?.id;
   if (chatId === undefined) return;
-  await quietly(() => ctx.api.editMessageText(chatId, messageId, text, { parse_mode: 'HTML', ...(markup ? { reply_markup: markup } : {}) }));
+  await quietly(() => ctx.api.editMessageText(chatId, messageId, text, { ...(markup ? { reply_markup: markup } : {}) }));
 }
 
 /** Takes the buttons off an old prompt so that it reads as done. */
@@ -81,7 +81,7 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
     const taken = (flowUpdates.get(conversation) ?? 0) + 1;
     flowUpdates.set(conversation, taken);
     if (taken > MAX_FLOW_UPDATES) {
-      await ctx.reply(t('flow_too_long'), { parse_mode: 'HTML' });
+      await ctx.reply(t('flow_too_long'));
       await conversation.halt();
     }
     const query = ctx.callbackQuery;
@@ -100,16 +100,16 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
     if (!message) await conversation.skip({ next: true });
     const text = message?.text;
     if (text !== undefined && leadingCommand(text) !== undefined) {
-      await ctx.reply(t('flow_closed'), { parse_mode: 'HTML' });
+      await ctx.reply(t('flow_closed'));
       await conversation.halt({ next: true });
     }
     if (text === undefined) {
-      await ctx.reply(t('expect_text_or_button'), { parse_mode: 'HTML' });
+      await ctx.reply(t('expect_text_or_button'));
       await strike(conversation, ctx, t, strikes);
       continue;
     }
     if (text.length > MAX_SHORT_TEXT) {
-      await ctx.reply(t('too_long', { max: MAX_SHORT_TEXT }), { parse_mode: 'HTML' });
+      await ctx.reply(t('too_long', { max: MAX_SHORT_TEXT }));
       await strike(conversation, ctx, t, strikes);
       continue;
     }

@@ -81,12 +81,12 @@ export function createSettingsConversation(rt: BotRuntime) {
         const answer = await waitAnswer(conversation, t, menuId);
         answerCtx = answer.ctx;
         if (answer.kind === 'text') {
-          await answer.ctx.reply(t('use_buttons'), { parse_mode: 'HTML' });
+          await answer.ctx.reply(t('use_buttons'));
           continue;
         }
         if (answer.data === 'done') {
           await closePrompt(answer.ctx, menuId);
-          await answer.ctx.reply(t('settings_done'), { parse_mode: 'HTML' });
+          await answer.ctx.reply(t('settings_done'));
           return;
         }
         const picked = answer.data.startsWith('f:') ? answer.data.slice(2) : undefined;
@@ -119,7 +119,7 @@ export function createSettingsConversation(rt: BotRuntime) {
         lang = change.value;
         t = translator(lang);
       }
-      await answerCtx.reply(t('setting_saved'), { parse_mode: 'HTML' });
+      await answerCtx.reply(t('setting_saved'));
     }
   };
 }

@@ -32,7 +32,7 @@ export function adminFeature(rt: BotRuntime): Composer<BotContext> {
     // The provider knows the live figures (reads and alerts a minute, errors); its names win.
     for (const [name, value] of Object.entries(rt.stats?.() ?? {})) if (Number.isFinite(value)) counts.set(name, value);
     const lines = [...counts].map(([name, value]) => ctx.t('stats_line', { name, value: Math.round(value * 100) / 100 }));
-    await ctx.reply(`${ctx.t('stats_title')}\n${lines.join('\n')}`, { parse_mode: 'HTML' });
+    await ctx.reply(`${ctx.t('stats_title')}\n${lines.join('\n')}`);
   });
 
   return composer;

@@ -13,7 +13,7 @@ import { refuseWhileSecretExpected } from '../flows.js';
 import type { PendingInput } from '../pending.js';
 import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
 import { fmtNum } from '../ui/filter-text.js';
-import { serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { formatClockTime } from '../ui/time-words.js';
 import { sendLookupResult } from './lookup.js';
 
@@ -39,7 +39,7 @@ export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: s
   if (!ctx.chat || !ctx.from) return;
   const amount = parsePositive(text, MAX_BANKROLL);
   if (!amount.ok) {
-    await ctx.reply(`${ctx.t(amount.problem.key, amount.problem.vars)}\n${ctx.t('stake_try_again')}`, { parse_mode: 'HTML' });
+    await ctx.reply(`${ctx.t(amount.problem.key, amount.problem.vars)}\n${ctx.t('stake_try_again')}`);
     return;
   }
   rt.pending.clear(ctx.chat.id, ctx.from.id);
@@ -84,12 +84,12 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         if (chatId === privateChat) {
           rt.pending.set(chatId, userId, input);
           await ctx.answerCallbackQuery();
-          await ctx.reply(question, { parse_mode: 'HTML' });
+          await ctx.reply(question);
           return;
         }
         // In a group or channel the bot does not read plain messages: the question goes to the private chat.
         try {
-          await ctx.api.sendMessage(privateChat, question, { parse_mode: 'HTML' });
+          await ctx.api.sendMessage(privateChat, question);
         } catch (err) {
           ctx.log.info({ err }, 'could not ask for the stake amount in the private chat');
           await ctx.answerCallbackQuery({ text: ctx.tp('stake_private_unreachable'), show_alert: true });

@@ -8,7 +8,7 @@ export function cancelFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   composer.command('cancel', async (ctx) => {
     const left = await leaveFlows(rt, ctx, { quiet: true });
-    await ctx.reply(ctx.t(left ? 'cancelled' : 'nothing_to_cancel'), { parse_mode: 'HTML' });
+    await ctx.reply(ctx.t(left ? 'cancelled' : 'nothing_to_cancel'));
   });
   return composer;
 }

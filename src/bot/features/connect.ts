@@ -12,7 +12,7 @@ import type { BotRuntime } from '../deps.js';
 import { maskKey } from '../ui/mask.js';
 import { leaveFlows } from '../flows.js';
 import { quietly } from '../ui/quietly.js';
-import { serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
 
 const DEFAULT_CHECK_SERVICE: Service = 'arbs_prematch';
@@ -74,7 +74,7 @@ function outcomeText(ctx: BotContext, outcome: ConnectOutcome): string {
 export async function beginConnect(rt: BotRuntime, ctx: BotContext, service: Service = DEFAULT_CHECK_SERVICE): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
   rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'connect-key', service });
-  await ctx.reply(ctx.t('connect_ask_key'), { parse_mode: 'HTML' });
+  await ctx.reply(ctx.t('connect_ask_key'));
 }
 
 /** Takes the access key typed after /connect and asks for the secret. */
@@ -82,16 +82,16 @@ export async function acceptAccessKey(rt: BotRuntime, ctx: BotContext, text: str
   if (!ctx.chat || !ctx.from) return;
   const accessKey = text.trim();
   if (!ACCESS_KEY_RE.test(accessKey)) {
-    await ctx.reply(ctx.t(accessKey.length > 128 ? 'too_long' : 'connect_bad_key', { max: 128 }), { parse_mode: 'HTML' });
+    await ctx.reply(ctx.t(accessKey.length > 128 ? 'too_long' : 'connect_bad_key', { max: 128 }));
     return;
   }
   if (keyTakenByOther(rt, accessKey, ctx.from.id)) {
     rt.pending.clear(ctx.chat.id, ctx.from.id);
-    await ctx.reply(ctx.t('connect_taken', { key: maskKey(accessKey) }), { parse_mode: 'HTML' });
+    await ctx.reply(ctx.t('connect_taken', { key: maskKey(accessKey) }));
     return;
   }
   rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'connect-secret', service, accessKey });
-  await ctx.reply(ctx.t('connect_ask_secret', { key: maskKey(accessKey) }), { parse_mode: 'HTML' });
+  await ctx.reply(ctx.t('connect_ask_secret', { key: maskKey(accessKey) }));
 }
 
 /**
@@ -104,7 +104,7 @@ export async function acceptSecret(rt: BotRuntime, ctx: BotContext, text: string
   const secret = text?.trim() ?? '';
   if (!SECRET_RE.test(secret)) {
     // The question stays open: a bad secret changes nothing.
-    await ctx.reply(ctx.t('connect_bad_secret'), { parse_mode: 'HTML' });
+    await ctx.reply(ctx.t('connect_bad_secret'));
     return;
   }
   rt.pending.clear(ctx.chat.id, ctx.from.id);
@@ -118,7 +118,7 @@ async function finishConnect(rt: BotRuntime, ctx: BotContext, accessKey: string,
   ctx.log.info({ outcome: outcome.kind, service }, 'key check');
   const note = deleted ? ctx.t('connect_deleted') : ctx.t('connect_not_deleted');
   const next = outcome.kind === 'connected' || outcome.kind === 'no_access' ? `\n\n${ctx.t('connect_next')}` : '';
-  await ctx.reply(`${outcomeText(ctx, outcome)}\n\n<i>${note}</i>${next}`, { parse_mode: 'HTML' });
+  await ctx.reply(`${outcomeText(ctx, outcome)}\n\n<i>${note}</i>${next}`);
 }
 
 export function connectFeature(rt: BotRuntime): Composer<BotContext> {
@@ -141,15 +141,15 @@ export function connectFeature(rt: BotRuntime): Composer<BotContext> {
       const problem = service === undefined && serviceWord !== undefined && extra.length === 0
         ? ctx.t('unknown_service', { value: clipEcho(serviceWord) })
         : ctx.t('connect_usage');
-      await ctx.reply(`${problem}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`, { parse_mode: 'HTML' });
+      await ctx.reply(`${problem}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`);
       return;
     }
     if (!ACCESS_KEY_RE.test(accessKey)) {
-      await ctx.reply(`${ctx.t('connect_bad_key')}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`, { parse_mode: 'HTML' });
+      await ctx.reply(`${ctx.t('connect_bad_key')}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`);
       return;
     }
     if (!SECRET_RE.test(secret)) {
-      await ctx.reply(`${ctx.t('connect_bad_secret')}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`, { parse_mode: 'HTML' });
+      await ctx.reply(`${ctx.t('connect_bad_secret')}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`);
       return;
     }
     await finishConnect(rt, ctx, accessKey, secret, service, deleted);

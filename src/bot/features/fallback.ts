@@ -12,7 +12,7 @@ export function fallbackFeature(): Composer<BotContext> {
 
   composer.chatType('private').on('message', async (ctx) => {
     const command = leadingCommand(ctx.message.text);
-    await ctx.reply(ctx.t(command === undefined ? 'not_understood' : 'unknown_command'), { parse_mode: 'HTML' });
+    await ctx.reply(ctx.t(command === undefined ? 'not_understood' : 'unknown_command'));
   });
 
   return composer;

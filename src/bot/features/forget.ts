@@ -17,12 +17,11 @@ export function forgetFeature(rt: BotRuntime): Composer<BotContext> {
 
   composer.command('forget', async (ctx) => {
     if (!ctx.user) {
-      await ctx.reply(ctx.t('forget_nothing'), { parse_mode: 'HTML' });
+      await ctx.reply(ctx.t('forget_nothing'));
       return;
     }
     const issued = Math.floor(rt.clock.now() / 1000).toString(36);
     await ctx.reply(ctx.t('forget_confirm'), {
-      parse_mode: 'HTML',
       reply_markup: {
         inline_keyboard: [
           [

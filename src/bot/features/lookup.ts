@@ -20,18 +20,18 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
   const t = ctx.t;
   switch (result.kind) {
     case 'no_key':
-      await ctx.reply(t('need_key'), { parse_mode: 'HTML' });
+      await ctx.reply(t('need_key'));
       return;
     case 'capped':
-      await ctx.reply(t('cap_lookup', { wait: waitWords(result.waitMs, t) }), { parse_mode: 'HTML' });
+      await ctx.reply(t('cap_lookup', { wait: waitWords(result.waitMs, t) }));
       return;
     case 'need_service':
-      await ctx.reply(t('lookup_need_service'), { parse_mode: 'HTML' });
+      await ctx.reply(t('lookup_need_service'));
       return;
     case 'not_found': {
       const base = t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: clipEcho(req.id) });
       const why = result.reason === 'not_found' ? '' : `\n${t('lookup_reason', { reason: html(errorInWords(result.reason, t)) })}`;
-      await ctx.reply(`${base}${why}`, { parse_mode: 'HTML' });
+      await ctx.reply(`${base}${why}`);
       return;
     }
     case 'found': {
@@ -41,7 +41,7 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
       if (req.what === 'event') notes.push(t('event_items', { id: req.id, n: result.items.length }));
       if (result.source === 'latest') notes.push(t('from_latest'));
       if (result.items.length > MAX_CARDS) notes.push(t('more_items', { n: result.items.length - MAX_CARDS }));
-      if (notes.length > 0) await ctx.reply(notes.join('\n'), { parse_mode: 'HTML' });
+      if (notes.length > 0) await ctx.reply(notes.join('\n'));
       let unshown = 0;
       for (const item of result.items.slice(0, MAX_CARDS)) {
         // One item the formatter cannot draw costs only its own card.
@@ -53,9 +53,9 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
           unshown += 1;
           continue;
         }
-        await ctx.reply(card, { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+        await ctx.reply(card, { link_preview_options: { is_disabled: true } });
       }
-      if (unshown > 0) await ctx.reply(t('lookup_unshowable', { n: unshown }), { parse_mode: 'HTML' });
+      if (unshown > 0) await ctx.reply(t('lookup_unshowable', { n: unshown }));
     }
   }
 }
@@ -67,19 +67,19 @@ export function lookupFeature(rt: BotRuntime): Composer<BotContext> {
     const args = ctx.match.trim().split(/\s+/).filter(Boolean);
     const usage = ctx.t(what === 'item' ? 'item_usage' : 'event_usage');
     if (args.length === 0 || args.length > 2) {
-      await ctx.reply(usage, { parse_mode: 'HTML' });
+      await ctx.reply(usage);
       return;
     }
     const id = parseId(args[0] ?? '');
     if (!id.ok) {
-      await ctx.reply(`${ctx.t(id.problem.key, id.problem.vars)}\n\n${usage}`, { parse_mode: 'HTML' });
+      await ctx.reply(`${ctx.t(id.problem.key, id.problem.vars)}\n\n${usage}`);
       return;
     }
     let service: Service | undefined;
     if (args[1] !== undefined) {
       service = parseService(args[1]);
       if (!service) {
-        await ctx.reply(ctx.t('unknown_service', { value: clipEcho(args[1]) }), { parse_mode: 'HTML' });
+        await ctx.reply(ctx.t('unknown_service', { value: clipEcho(args[1]) }));
         return;
       }
     }

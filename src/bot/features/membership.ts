@@ -25,7 +25,7 @@ export function membershipFeature(rt: BotRuntime): Composer<BotContext> {
       tell: (chatId, text) => {
         notes.push(
           ctx.api
-            .sendMessage(chatId, text, { parse_mode: 'HTML' })
+            .sendMessage(chatId, text)
             .catch((err: unknown) => ctx.log.warn({ err }, 'could not tell the user their alert chat was lost')),
         );
       },

@@ -22,7 +22,7 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
     const text = ctx.msg.text ?? ctx.msg.caption;
     const deleted = secretExpected && (await deleteSecretMessage(ctx));
     if (ctx.editedMessage) {
-      await ctx.reply(ctx.t(deleted ? 'secret_edit_deleted' : 'connect_not_deleted'), { parse_mode: 'HTML' });
+      await ctx.reply(ctx.t(deleted ? 'secret_edit_deleted' : 'connect_not_deleted'));
       return;
     }
     const command = leadingCommand(text);
@@ -30,18 +30,18 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
     // secret, which was deleted like any other secret).
     if (command !== undefined && KNOWN_COMMANDS.has(command)) {
       rt.pending.clear(ctx.chat.id, ctx.from.id);
-      if (secretExpected && command !== 'connect') await ctx.reply(ctx.t('secret_question_closed'), { parse_mode: 'HTML' });
-      else if (command !== 'connect') await ctx.reply(ctx.t('flow_closed'), { parse_mode: 'HTML' });
+      if (secretExpected && command !== 'connect') await ctx.reply(ctx.t('secret_question_closed'));
+      else if (command !== 'connect') await ctx.reply(ctx.t('flow_closed'));
       return next();
     }
     switch (pending.kind) {
       case 'connect-secret':
         return acceptSecret(rt, ctx, text, pending.accessKey, pending.service);
       case 'connect-key':
-        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text'), { parse_mode: 'HTML' }));
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptAccessKey(rt, ctx, text, pending.service);
       case 'stake-amount':
-        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text'), { parse_mode: 'HTML' }));
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptStakeAmount(rt, ctx, text, pending);
     }
   });

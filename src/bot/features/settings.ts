@@ -25,11 +25,11 @@ export function settingsFeature(rt: BotRuntime): Composer<BotContext> {
     const value = space < 0 ? '' : text.slice(space + 1).trim();
     const field = parseField(fieldWord);
     if (!field) {
-      await ctx.reply(`${ctx.t('unknown_setting', { value: clipEcho(fieldWord) })}\n\n${ctx.t('settings_usage')}`, { parse_mode: 'HTML' });
+      await ctx.reply(`${ctx.t('unknown_setting', { value: clipEcho(fieldWord) })}\n\n${ctx.t('settings_usage')}`);
       return;
     }
     if (value === '') {
-      await ctx.reply(ctx.t('settings_usage'), { parse_mode: 'HTML' });
+      await ctx.reply(ctx.t('settings_usage'));
       return;
     }
     let change: Parsed<SettingChange>;
@@ -40,12 +40,12 @@ export function settingsFeature(rt: BotRuntime): Composer<BotContext> {
       change = parseSettingValue(field, value);
     }
     if (!change.ok) {
-      await ctx.reply(ctx.t(change.problem.key, change.problem.vars), { parse_mode: 'HTML' });
+      await ctx.reply(ctx.t(change.problem.key, change.problem.vars));
       return;
     }
     const updated = applySetting(rt, ctx.from.id, { chatId: ctx.chat.id, lang: ctx.lang }, change.value);
     if (change.value.field === 'lang') ctx.setLang(change.value.value);
-    await ctx.reply(`${ctx.t('setting_saved')}\n\n${describeSettings(updated, ctx.t, ctx.lang)}`, { parse_mode: 'HTML' });
+    await ctx.reply(`${ctx.t('setting_saved')}\n\n${describeSettings(updated, ctx.t, ctx.lang)}`);
   });
 
   return composer;

@@ -17,11 +17,11 @@ export function startFeature(rt: BotRuntime): Composer<BotContext> {
       return;
     }
     if (!ctx.user) rt.store.updateUser(from.id, () => undefined, { chatId: ctx.chat.id, lang: ctx.lang });
-    await ctx.reply(`${ctx.t('start_intro')}\n\n${ctx.t(nextStepKey(ctx.user))}`, { parse_mode: 'HTML' });
+    await ctx.reply(`${ctx.t('start_intro')}\n\n${ctx.t(nextStepKey(ctx.user))}`);
   });
 
   composer.command('help', async (ctx) => {
-    await ctx.reply(`${ctx.t('help_text', { bot: ctx.me.username })}\n\n${ctx.t(nextStepKey(ctx.user))}`, { parse_mode: 'HTML' });
+    await ctx.reply(`${ctx.t('help_text', { bot: ctx.me.username })}\n\n${ctx.t(nextStepKey(ctx.user))}`);
   });
 
   return composer;

@@ -5,7 +5,7 @@ import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { errorInWords, filterState, intervalWords, sharePct } from '../ui/filter-text.js';
 import { maskKey } from '../ui/mask.js';
-import { serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { formatClockTime, formatWhen } from '../ui/time-words.js';
 
 export function statusFeature(rt: BotRuntime): Composer<BotContext> {
@@ -15,7 +15,7 @@ export function statusFeature(rt: BotRuntime): Composer<BotContext> {
     const user = ctx.user;
     const t = ctx.t;
     if (!user?.key) {
-      await ctx.reply(t('need_key'), { parse_mode: 'HTML' });
+      await ctx.reply(t('need_key'));
       return;
     }
     const now = rt.clock.now();
@@ -43,7 +43,7 @@ export function statusFeature(rt: BotRuntime): Composer<BotContext> {
       lines.push(`${t('status_last_error')}: ${err ? `${errorInWords(err.kind, t)} — ${formatWhen(err.at, now, zone, ctx.lang, t)}` : t('none')}`);
       blocks.push(lines.join('\n'));
     }
-    await ctx.reply(blocks.join('\n\n'), { parse_mode: 'HTML' });
+    await ctx.reply(blocks.join('\n\n'));
   });
 
   return composer;

@@ -11,8 +11,8 @@ import type { Opportunity } from '../../service/opportunity.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { namesForLang, viewFor } from '../ui/cards.js';
-import { clip } from '../ui/plain.js';
-import { serviceLabel } from '../ui/services.js';
+import { clipText } from '../../lib/html.js';
+import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
 
 export const INLINE_CACHE_SECONDS = 5;
@@ -59,7 +59,7 @@ export function inlineFeature(rt: BotRuntime): Composer<BotContext> {
     }
     const waitMs = rt.caps.take('inline', user.id, user.key.accessKey);
     if (waitMs > 0) {
-      await ctx.answerInlineQuery([], { ...personal, button: { text: clip(ctx.tp('cap_inline', { wait: waitWords(waitMs, ctx.t) }), 64), start_parameter: 'help' } });
+      await ctx.answerInlineQuery([], { ...personal, button: { text: clipText(ctx.tp('cap_inline', { wait: waitWords(waitMs, ctx.t) }), 64), start_parameter: 'help' } });
       return;
     }
     const query = ctx.inlineQuery.query.slice(0, 200);
@@ -75,8 +75,8 @@ export function inlineFeature(rt: BotRuntime): Composer<BotContext> {
         results.push({
           type: 'article',
           id: resultId(item),
-          title: clip(formatShortTitle(item, names, view), 120),
-          description: clip(`${serviceLabel(item.service, ctx.t)} · ${names.sport(item.event.sportId)} · ${item.event.league}`, 200),
+          title: clipText(formatShortTitle(item, names, view), 120),
+          description: clipText(`${serviceLabel(item.service, ctx.t)} · ${names.sport(item.event.sportId)} · ${item.event.league}`, 200),
           input_message_content: { message_text: formatCard(item, names, view), parse_mode: 'HTML', link_preview_options: { is_disabled: true } },
         });
       } catch (err) {

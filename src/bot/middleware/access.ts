@@ -40,7 +40,7 @@ export function accessGuard(rt: BotRuntime): MiddlewareFn<BotContext> {
     } else if (ctx.inlineQuery) {
       await ctx.answerInlineQuery([], { cache_time: 60, is_personal: true });
     } else if (ctx.message && ctx.chat?.type === 'private') {
-      await ctx.reply(ctx.t('not_allowed'), { parse_mode: 'HTML' });
+      await ctx.reply(ctx.t('not_allowed'));
     }
   };
 }

@@ -15,6 +15,6 @@ export function privateOnly(): MiddlewareFn<BotContext> {
     if (command === undefined || !KNOWN_COMMANDS.has(command)) return;
     const addressee = /^\/\w+@(\w+)/.exec(text ?? '')?.[1];
     if (addressee !== undefined && addressee.toLowerCase() !== ctx.me.username.toLowerCase()) return;
-    await ctx.reply(ctx.t('private_only', { bot: ctx.me.username }), { parse_mode: 'HTML' });
+    await ctx.reply(ctx.t('private_only', { bot: ctx.me.username }));
   };
 }

@@ -1,12 +1,13 @@
 /** Filters, coverage and service errors in words, for /filters, /status and the filter builder. */
-import { escapeText, html, type MessageKey, type Translate } from '../../locales/i18n.js';
+import { escapeHtml } from '../../lib/html.js';
+import { html, type MessageKey, type Translate } from '../../locales/i18n.js';
 import type { ServiceCoverage } from '../../scheduler/port.js';
 import type { Names } from '../../service/dictionaries-model.js';
 import type { FilterSettings } from '../../service/filter-model.js';
 import { isLive, kindOf, SERVICES, type Service } from '../../service/services.js';
 import type { FilterRecord } from '../../store/schema.js';
 import { clipName } from './plain.js';
-import { serviceLabel } from './services.js';
+import { serviceLabel } from '../../locales/services.js';
 
 /** A number without float noise or trailing zeros: 1.5, 10, 0.25. */
 export function fmtNum(n: number): string {
@@ -19,7 +20,7 @@ export const LIST_NAMES = 8;
 function listNames(ids: number[], name: (id: number) => string, t: Translate, allKey: MessageKey, maxNames: number): string {
   if (ids.length === 0) return t(allKey);
   // Dictionary names come from the service: each is clipped, so a list stays short whatever they hold.
-  const shown = ids.slice(0, Math.max(1, maxNames)).map((id) => escapeText(clipName(name(id))));
+  const shown = ids.slice(0, Math.max(1, maxNames)).map((id) => escapeHtml(clipName(name(id))));
   const more = ids.length - shown.length;
   return more > 0 ? `${shown.join(', ')} ${t('and_more', { n: more })}` : shown.join(', ');
 }
@@ -92,7 +93,7 @@ const COVERAGE_ORDER: readonly Service[] = [...SERVICES.filter(isLive), ...SERVI
 /** "Arbs · live 100 %, Middles · prematch 40 %", live services first. */
 export function coverageList(coverage: Partial<Record<Service, ServiceCoverage>>, t: Translate): string {
   return COVERAGE_ORDER.filter((s) => coverage[s] !== undefined)
-    .map((s) => `${escapeText(serviceLabel(s, t))} ${sharePct(coverage[s]?.share ?? 0)}`)
+    .map((s) => `${escapeHtml(serviceLabel(s, t))} ${sharePct(coverage[s]?.share ?? 0)}`)
     .join(', ');
 }
 

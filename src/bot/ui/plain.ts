@@ -1,14 +1,13 @@
-/** Turns the bot's HTML into plain text (inline result titles and descriptions cannot carry markup). */
+/**
+ * The bot's HTML seen as plain text: for inline result titles and descriptions (which cannot carry
+ * markup), for measuring a message the way Telegram counts it, and for clipping dictionary names.
+ * The decoding and clipping themselves are the shared ones in src/lib/html.ts.
+ */
+import { clipText, htmlToText } from '../../lib/html.js';
+
+/** Turns the bot's HTML into one line of plain text (whitespace runs become one space). */
 export function htmlToPlain(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;|&#x27;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return htmlToText(html).replace(/\s+/g, ' ').trim();
 }
 
 /** Telegram's limit on a message's text, counted after the markup is parsed. */
@@ -16,19 +15,13 @@ export const MESSAGE_MAX = 4096;
 
 /** The length Telegram counts for our HTML (tags removed, entities one character, UTF-16 units). */
 export function plainLength(html: string): number {
-  return html.replace(/<[^>]*>/g, '').replace(/&(?:lt|gt|quot|amp|#39|#x27);/g, '&').length;
+  return htmlToText(html).length;
 }
 
 /** A name from the service's dictionaries at most this long where the bot lists names. */
 export const NAME_MAX = 40;
 
-/** Cuts text to `max` characters (code points, so no emoji is split in half) with an ellipsis. */
+/** Cuts a dictionary name to `max` characters (code points) with an ellipsis. */
 export function clipName(text: string, max = NAME_MAX): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
-
-/** Cuts text to `max` characters with an ellipsis. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+  return clipText(text, max);
 }

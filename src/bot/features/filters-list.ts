@@ -1,7 +1,7 @@
 /** /filters: each service's filter and state, with buttons to pause, resume, edit and delete. */
 import { Composer } from 'grammy';
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
-import { SERVICES, type Service } from '../../service/services.js';
+import { serviceCode, serviceFromCode, SERVICES, type Service } from '../../service/services.js';
 import { subscriptionKey, type UserRecord } from '../../store/schema.js';
 import type { BotContext } from '../context.js';
 import { FILTER_CONVERSATION, type FilterConversationArgs } from '../conversations/filter.js';
@@ -10,7 +10,7 @@ import { namesForLang } from '../ui/cards.js';
 import type { Names } from '../../service/dictionaries-model.js';
 import { describeFilter, filterState, LIST_NAMES } from '../ui/filter-text.js';
 import { MESSAGE_MAX, plainLength } from '../ui/plain.js';
-import { serviceAt, serviceIndex, serviceLabel } from '../ui/services.js';
+import { serviceLabel } from '../../locales/services.js';
 import { leaveFlows, refuseWhileSecretExpected } from '../flows.js';
 import { editInPlace } from '../ui/rendered.js';
 
@@ -38,7 +38,7 @@ function renderWith(ctx: BotContext, user: Readonly<UserRecord>, services: Servi
     if (!record) continue;
     const label = serviceLabel(s, ctx.t);
     blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${filterState(record, ctx.t)}\n${describeFilter(s, record.settings, names, ctx.t, maxNames)}`);
-    const i = serviceIndex(s);
+    const i = serviceCode(s);
     rows.push([
       record.paused
         ? { text: `▶ ${label}`, callback_data: `f:r:${i}` }
@@ -73,12 +73,12 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
 
   composer.command('filters', async (ctx) => {
     const view = await renderList(rt, ctx, ctx.user);
-    await ctx.reply(view.text, { parse_mode: 'HTML', reply_markup: view.markup });
+    await ctx.reply(view.text, { reply_markup: view.markup });
   });
 
   composer.callbackQuery(/^f:(p|r|e|d|dy|dn):([0-5])$/, async (ctx) => {
     const [, action, index] = ctx.match;
-    const service = serviceAt(index);
+    const service = serviceFromCode(index);
     const userId = ctx.from.id;
     const record = service ? ctx.user?.filters[service] : undefined;
     if (!service || !record) {

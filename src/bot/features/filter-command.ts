@@ -15,7 +15,7 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
   composer.command('filter', async (ctx) => {
     const user = ctx.user;
     if (!user?.key) {
-      await ctx.reply(ctx.t('need_key'), { parse_mode: 'HTML' });
+      await ctx.reply(ctx.t('need_key'));
       return;
     }
     const text = ctx.match.trim();
@@ -29,7 +29,7 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
     const dicts = await dictionariesFor(rt, ctx.lang);
     const parsed = parseFilterArgs(text, dicts);
     if (!parsed.ok) {
-      await ctx.reply(`${ctx.t(parsed.problem.key, parsed.problem.vars)}\n\n${ctx.t('filter_usage')}`, { parse_mode: 'HTML' });
+      await ctx.reply(`${ctx.t(parsed.problem.key, parsed.problem.vars)}\n\n${ctx.t('filter_usage')}`);
       return;
     }
     const { service, settings } = parsed.value;
@@ -39,7 +39,7 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
     const parts = [saveOutcomeText(ctx.t, service, outcome, rt.scheduler.coverage(user.id))];
     const tradeOff = outcome.kind === 'saved' ? coverageTradeOff(before, planned, ctx.t) : undefined;
     if (tradeOff) parts.push(tradeOff);
-    await ctx.reply(parts.join('\n\n'), { parse_mode: 'HTML' });
+    await ctx.reply(parts.join('\n\n'));
   });
 
   return composer;
