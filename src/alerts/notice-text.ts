@@ -5,32 +5,9 @@
  * HTML parse mode.
  */
 import type { Service } from '../service/services.js';
+import { serviceName } from '../locales/services.js';
 import type { Lang } from '../store/schema.js';
 import type { NoticeReason } from '../scheduler/port.js';
-
-const SERVICE_NAMES: Record<Lang, Record<Service, string>> = {
-  en: {
-    arbs_prematch: 'arbs prematch',
-    arbs_live: 'arbs live',
-    middles_prematch: 'middles prematch',
-    middles_live: 'middles live',
-    valuebets_prematch: 'valuebets prematch',
-    valuebets_live: 'valuebets live',
-  },
-  ru: {
-    arbs_prematch: 'вилки прематч',
-    arbs_live: 'вилки лайв',
-    middles_prematch: 'коридоры прематч',
-    middles_live: 'коридоры лайв',
-    valuebets_prematch: 'валуйбеты прематч',
-    valuebets_live: 'валуйбеты лайв',
-  },
-};
-
-/** The service as a user reads it ("arbs live", "вилки лайв"). */
-export function serviceName(service: Service, lang: Lang): string {
-  return SERVICE_NAMES[lang][service];
-}
 
 /** The message for a paused subscription: what happened, then the next step. */
 export function noticeText(reason: NoticeReason, service: Service, lang: Lang): string {

@@ -12,6 +12,7 @@ import { classifyTelegramError, type TelegramFailure } from './errors.js';
 import { jobInfo, settle, type EditJob, type Job, type SendJob } from './jobs.js';
 import type { OutboxOptions, OutboxTuning } from './options.js';
 import type { OutboxStats } from './port.js';
+import { backoffMs } from '../lib/backoff.js';
 
 /** What the failure handling needs of the outbox. */
 export interface FailureContext {
@@ -154,7 +155,6 @@ export class FailureHandler {
   }
 
   private backoff(attempt: number): number {
-    const base = Math.min(this.maxBackoffMs, this.baseBackoffMs * 2 ** (attempt - 1));
-    return Math.round(base * (0.75 + 0.5 * this.random()));
+    return backoffMs({ baseMs: this.baseBackoffMs, maxMs: this.maxBackoffMs }, attempt, this.random);
   }
 }

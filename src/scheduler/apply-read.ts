@@ -8,7 +8,7 @@ import type { ItemsRead } from '../service/opportunity.js';
 import { matchesFilter } from '../service/filter-model.js';
 import type { Store } from '../store/store.js';
 import { diffRead } from './diff.js';
-import type { ItemInterner } from './intern.js';
+import type { ItemInterner } from './item-interner.js';
 import type { Notifier } from './port.js';
 import type { StatusWriter } from './status.js';
 import type { Sub } from './subscriptions.js';

@@ -9,12 +9,13 @@
  * - scope-wait: the service answered 429: the whole read scope waits for Retry-After (or the
  *   first backoff when it gave none);
  * - backoff: anything else: this subscription alone backs off, doubling per failure in a row,
- *   with jitter on the upper half so failing subscriptions do not retry together, never sooner
+ *   with the bot's ±25 % jitter (src/lib/backoff.ts) so failing subscriptions do not retry together, never sooner
  *   than the poll floor.
  * Separately, `tokenAttempt` says what became of a token request the read carried.
  */
 import { isServiceError, type ServiceErrorKind } from '../service/errors.js';
 import type { NoticeReason } from './port.js';
+import { backoffMs } from '../lib/backoff.js';
 
 export type ReadOutcome =
   | { kind: 'defer'; waitMs: number; retryAfterMs: number | undefined }
@@ -58,9 +59,9 @@ export function classifyFailure(err: unknown, ctx: FailureContext): ReadOutcome 
     return { kind: 'scope-wait', waitMs: err.details.retryAfterMs ?? ctx.backoffBaseMs };
   }
   const failures = ctx.failures + 1;
-  const backoff = Math.min(ctx.backoffMaxMs, ctx.backoffBaseMs * 2 ** (failures - 1));
-  // Full jitter on the upper half: failing subscriptions must not retry together.
-  const waitMs = Math.max(ctx.floorMs, backoff * (0.5 + ctx.random() / 2));
+  // The bot's one backoff policy (±25 % jitter): failing subscriptions must not retry together.
+  // Capped at the ceiling itself: a subscription never waits past backoffMaxMs for its next read.
+  const waitMs = Math.max(ctx.floorMs, Math.min(ctx.backoffMaxMs, backoffMs({ baseMs: ctx.backoffBaseMs, maxMs: ctx.backoffMaxMs }, failures, ctx.random)));
   return { kind: 'backoff', errorKind, failures, waitMs, unexpected: !isServiceError(err) };
 }
 

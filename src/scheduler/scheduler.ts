@@ -48,7 +48,7 @@ import { AddressTokenTurns } from './address-turns.js';
 import { createReadApplier } from './apply-read.js';
 import { createCoverage } from './coverage.js';
 import { GONE_KEEP_MS } from './diff.js';
-import { ItemInterner } from './intern.js';
+import { ItemInterner } from './item-interner.js';
 import { LoadFactor } from './load-factor.js';
 import { readPaceMs } from './read-pace.js';
 import type { Notifier, PollingClient, SchedulerPort } from './port.js';

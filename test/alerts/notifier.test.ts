@@ -181,9 +181,9 @@ describe('notifier', () => {
     notifier.notice(ru, 'auth', 'arbs_live');
     await notifier.idle();
     expect(outbox.sent[0]).toMatchObject({ chatId: 1, opts: { kind: 'info', lang: 'en' } });
-    expect(outbox.sent[0]!.text).toContain('no access to arbs prematch');
+    expect(outbox.sent[0]!.text).toContain('no access to Arbs · prematch');
     expect(outbox.sent[0]!.text).toContain('/resume arbs_prematch');
-    expect(outbox.sent[1]!.text).toContain('вилки лайв');
+    expect(outbox.sent[1]!.text).toContain('Вилки · лайв');
     expect(outbox.sent[1]!.text).toContain('/connect');
     expect(notifier.stats().notices).toBe(2);
   });

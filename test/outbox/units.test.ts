@@ -3,7 +3,8 @@ import { GrammyError, HttpError } from 'grammy';
 import { splitLongLine, splitMessage, truncateMessage } from '../../src/outbox/split.js';
 import { classifyTelegramError, describeError } from '../../src/outbox/errors.js';
 import { rateWindow, SendTimes } from '../../src/outbox/pacing.js';
-import { digestHeader, quietSummaryHeader, ruPlural } from '../../src/outbox/digest-text.js';
+import { digestHeader, quietSummaryHeader } from '../../src/outbox/digest-text.js';
+import { pluralForm } from '../../src/locales/i18n.js';
 import { checkTelegramHtml } from '../../src/fake-telegram/html.js';
 
 const TOKEN = '123456:TEST-TOKEN-abcdefghijklmnopqrstu';
@@ -126,7 +127,7 @@ describe('outbox texts', () => {
   it('speaks English and Russian with the right plural', () => {
     expect(digestHeader('en', 4)).toBe('<b>+4 more:</b>');
     expect(quietSummaryHeader('en', 1)).toContain('1 alert</b>');
-    expect([1, 2, 5, 11, 21, 22, 112].map((n) => ruPlural(n, 'a', 'b', 'c'))).toEqual(['a', 'b', 'c', 'c', 'a', 'b', 'c']);
+    expect([1, 2, 5, 11, 21, 22, 112].map((n) => pluralForm('ru', n, ['a', 'b', 'c']))).toEqual(['a', 'b', 'c', 'c', 'a', 'b', 'c']);
     expect(quietSummaryHeader('ru', 2)).toContain('2 оповещения');
   });
 });

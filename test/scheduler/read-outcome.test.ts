@@ -31,10 +31,10 @@ describe('classifyFailure', () => {
     expect(classifyFailure(new ServiceError('rate_limited', '429', { status: 429 }), ctx())).toEqual({ kind: 'scope-wait', waitMs: 5_000 });
   });
 
-  it('backs off anything else, doubling per failure in a row, jittered on the upper half, capped', () => {
+  it('backs off anything else, doubling per failure in a row, jittered ±25 %, capped', () => {
     const server = new ServiceError('server', '502', { status: 502 });
-    expect(classifyFailure(server, ctx())).toEqual({ kind: 'backoff', errorKind: 'server', failures: 1, waitMs: 2_500, unexpected: false });
-    expect(classifyFailure(server, ctx({ failures: 2, random: () => 0.5 }))).toMatchObject({ failures: 3, waitMs: 20_000 * 0.75 });
+    expect(classifyFailure(server, ctx())).toEqual({ kind: 'backoff', errorKind: 'server', failures: 1, waitMs: 3_750, unexpected: false });
+    expect(classifyFailure(server, ctx({ failures: 2, random: () => 0.5 }))).toMatchObject({ failures: 3, waitMs: 20_000 });
     // The cap holds whatever the run of failures.
     const capped = classifyFailure(server, ctx({ failures: 40, random: () => 0.999 }));
     expect(capped).toMatchObject({ kind: 'backoff', failures: 41 });
@@ -47,7 +47,7 @@ describe('classifyFailure', () => {
   });
 
   it('treats a surprise that is no service error as malformed, and says it was unexpected', () => {
-    expect(classifyFailure(new TypeError('boom'), ctx())).toEqual({ kind: 'backoff', errorKind: 'malformed', failures: 1, waitMs: 2_500, unexpected: true });
+    expect(classifyFailure(new TypeError('boom'), ctx())).toEqual({ kind: 'backoff', errorKind: 'malformed', failures: 1, waitMs: 3_750, unexpected: true });
   });
 
   it('draws jitter only for a backoff', () => {

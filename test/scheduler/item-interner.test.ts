@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ItemInterner } from '../../src/scheduler/intern.js';
+import { ItemInterner } from '../../src/scheduler/item-interner.js';
 import { opp } from './fixtures.js';
 
 describe('ItemInterner', () => {
