@@ -3,30 +3,18 @@
  * stdin (never from the command line, which is refused without echoing it).
  */
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { tempDir, useStandIns } from './helpers.js';
 
-let sandbox: Sandbox;
-let telegram: FakeTelegram;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({});
-  telegram = await startFakeTelegram({});
-});
-afterAll(async () => {
-  await telegram.close();
-  await sandbox.close();
-});
+const standIns = useStandIns();
 
 async function doctor(args: string[], stdin: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/doctor/cli.ts', ...args], {
     env: {
       PATH: process.env.PATH,
-      ...sandbox.urls,
-      BOT_TOKEN: telegram.token,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
+      ...standIns.sandbox.urls,
+      BOT_TOKEN: standIns.telegram.token,
+      TELEGRAM_API_ROOT: standIns.telegram.apiRoot,
       DATA_DIR: await tempDir('bb-doctor-cli-'),
       ...env,
     },
@@ -42,17 +30,17 @@ async function doctor(args: string[], stdin: string, env: Record<string, string>
 
 describe('npm run doctor (command line)', () => {
   it('reads the --key secret from stdin, checks the pair and exits 0 when all pass', async () => {
-    const { code, out } = await doctor(['--key', sandbox.demoKey.accessKey], `${sandbox.demoKey.secret}\n`);
+    const { code, out } = await doctor(['--key', standIns.sandbox.demoKey.accessKey], `${standIns.sandbox.demoKey.secret}\n`);
     expect(out).toContain('✓ the service accepts the key pair');
-    expect(out).not.toContain(sandbox.demoKey.secret);
+    expect(out).not.toContain(standIns.sandbox.demoKey.secret);
     expect(code).toBe(0);
   }, 20_000);
 
   it('refuses a secret on the command line without echoing it, and exits 1 when a check fails', async () => {
-    const refused = await doctor(['--key', sandbox.demoKey.accessKey, sandbox.demoKey.secret], '');
+    const refused = await doctor(['--key', standIns.sandbox.demoKey.accessKey, standIns.sandbox.demoKey.secret], '');
     expect(refused.code).toBe(2);
     expect(refused.out).toContain('the secret is never read from the command line');
-    expect(refused.out).not.toContain(sandbox.demoKey.secret);
+    expect(refused.out).not.toContain(standIns.sandbox.demoKey.secret);
 
     const failed = await doctor([], '', { BOT_TOKEN: '123456:WRONG-TOKEN-abcdefghijklmnopqrst' });
     expect(failed.code).toBe(1);

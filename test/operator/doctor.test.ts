@@ -6,32 +6,20 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Api } from 'grammy';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runDoctor, type DoctorOptions } from '../../src/doctor/doctor.js';
-import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { freePort } from '../support/ports.js';
-import { storeWithSecret, tempDir, unwritableDataDir } from './helpers.js';
+import { storeWithSecret, tempDir, unwritableDataDir, useStandIns } from './helpers.js';
 
-let sandbox: Sandbox;
-let telegram: FakeTelegram;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({});
-  telegram = await startFakeTelegram({});
-});
-afterAll(async () => {
-  await telegram.close();
-  await sandbox.close();
-});
+const standIns = useStandIns();
 
 async function doctor(env: Record<string, string>, extra: Partial<DoctorOptions> = {}) {
   const lines: string[] = [];
   const ok = await runDoctor({
     env: {
-      ...sandbox.urls,
-      BOT_TOKEN: telegram.token,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
+      ...standIns.sandbox.urls,
+      BOT_TOKEN: standIns.telegram.token,
+      TELEGRAM_API_ROOT: standIns.telegram.apiRoot,
       DATA_DIR: await tempDir('bb-doctor-'),
       ...env,
     },
@@ -110,18 +98,18 @@ describe('npm run doctor', () => {
   });
 
   it('finds a leftover webhook, and deletes it when told to', async () => {
-    const api = new Api(telegram.token, { apiRoot: telegram.apiRoot });
+    const api = new Api(standIns.telegram.token, { apiRoot: standIns.telegram.apiRoot });
     await api.setWebhook('https://old.example.com/hook', { secret_token: 'x'.repeat(20) });
     const left = await doctor({});
     expect(left.ok).toBe(false);
     expect(left.text).toContain('✗ a webhook is set (https://old.example.com/hook) and TELEGRAM_WEBHOOK_URL is not');
     expect(left.text).toContain('--fix');
-    expect(telegram.webhookInfo()).toBeDefined();
+    expect(standIns.telegram.webhookInfo()).toBeDefined();
 
     const fixed = await doctor({}, { fixWebhook: async () => true });
     expect(fixed.text).toContain('✓ a leftover webhook (https://old.example.com/hook) was deleted');
     expect(fixed.ok).toBe(true);
-    expect(telegram.webhookInfo()).toBeUndefined();
+    expect(standIns.telegram.webhookInfo()).toBeUndefined();
   });
 
   it('names the Data Service host it cannot reach', async () => {
@@ -134,16 +122,16 @@ describe('npm run doctor', () => {
 
   it('checks one key pair with one token request, said before it runs and counted in the ledger', async () => {
     const dataDir = await tempDir('bb-doctor-pair-');
-    const tokens = () => sandbox.counters().requests.token ?? 0;
+    const tokens = () => standIns.sandbox.counters().requests.token ?? 0;
     const before = tokens();
-    const good = await doctor({ DATA_DIR: dataDir }, { key: { accessKey: sandbox.demoKey.accessKey, secret: async () => sandbox.demoKey.secret } });
+    const good = await doctor({ DATA_DIR: dataDir }, { key: { accessKey: standIns.sandbox.demoKey.accessKey, secret: async () => standIns.sandbox.demoKey.secret } });
     expect(good.text).toMatch(/^… one token request for this key follows: it counts in the key's budget of 20 an hour \(0 used/m);
     expect(good.text).toContain('✓ the service accepts the key pair');
     expect(good.ok).toBe(true);
-    expect(good.text).not.toContain(sandbox.demoKey.secret);
+    expect(good.text).not.toContain(standIns.sandbox.demoKey.secret);
     expect(tokens() - before).toBe(1);
 
-    const bad = await doctor({ DATA_DIR: dataDir }, { key: { accessKey: sandbox.demoKey.accessKey, secret: async () => 'not-the-secret' } });
+    const bad = await doctor({ DATA_DIR: dataDir }, { key: { accessKey: standIns.sandbox.demoKey.accessKey, secret: async () => 'not-the-secret' } });
     expect(bad.text).toMatch(/\(1 used/);
     expect(bad.text).toContain('✗ the service refused the key pair');
     expect(bad.ok).toBe(false);

@@ -2,6 +2,9 @@
 import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { Vault } from '../../src/store/vault.js';
 import { silentLogger } from '../../src/logger.js';
 
@@ -35,4 +38,18 @@ export async function storeWithSecret(dataDir: string, hexKey: string, version =
     createdAt: 1,
   };
   await writeFile(join(dataDir, 'db.json'), JSON.stringify({ version, users: { '42': user } }));
+}
+
+/** A Data Service sandbox and a Bot API stand-in for a whole test file: started before its tests, closed after. */
+export function useStandIns(): { readonly sandbox: Sandbox; readonly telegram: FakeTelegram } {
+  const standIns = {} as { sandbox: Sandbox; telegram: FakeTelegram };
+  beforeAll(async () => {
+    standIns.sandbox = await startSandbox({});
+    standIns.telegram = await startFakeTelegram({});
+  });
+  afterAll(async () => {
+    await standIns.telegram.close();
+    await standIns.sandbox.close();
+  });
+  return standIns;
 }

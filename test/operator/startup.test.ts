@@ -6,23 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.js';
-import { storeWithSecret, tempDir, unwritableDataDir } from './helpers.js';
+import { storeWithSecret, tempDir, unwritableDataDir, useStandIns } from './helpers.js';
 
-let sandbox: Sandbox;
-let telegram: FakeTelegram;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({});
-  telegram = await startFakeTelegram({});
-});
-afterAll(async () => {
-  await telegram.close();
-  await sandbox.close();
-});
+const standIns = useStandIns();
 
 interface Run {
   code: number | null;
@@ -35,9 +23,9 @@ async function runMain(env: Record<string, string>, until?: string[]): Promise<R
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
       PATH: process.env.PATH,
-      ...sandbox.urls,
-      BOT_TOKEN: telegram.token,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
+      ...standIns.sandbox.urls,
+      BOT_TOKEN: standIns.telegram.token,
+      TELEGRAM_API_ROOT: standIns.telegram.apiRoot,
       DATA_DIR: await tempDir('bb-start-'),
       LOG_FORMAT: 'json',
       ...env,
@@ -65,14 +53,14 @@ function expectOneLine(run: Run, line: RegExp): void {
   const lines = run.stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(line);
-  expect(run.stderr + run.stdout).not.toContain(telegram.token);
+  expect(run.stderr + run.stdout).not.toContain(standIns.telegram.token);
 }
 
 describe('start-up failures in words', () => {
   it('names BOT_TOKEN when Telegram refuses the token, with the address tried and without the token', async () => {
     const wrong = '123456:WRONG-TOKEN-abcdefghijklmnopqrst';
     const run = await runMain({ BOT_TOKEN: wrong });
-    expectOneLine(run, new RegExp(`^BOT_TOKEN: Telegram refused the token \\(401 Unauthorized\\) at ${telegram.apiRoot.replace(/\./g, '\\.')}: copy it again from @BotFather`));
+    expectOneLine(run, new RegExp(`^BOT_TOKEN: Telegram refused the token \\(401 Unauthorized\\) at ${standIns.telegram.apiRoot.replace(/\./g, '\\.')}: copy it again from @BotFather`));
     expect(run.stderr).not.toContain(wrong);
   }, 20_000);
 
@@ -88,7 +76,7 @@ describe('start-up failures in words', () => {
   }, 20_000);
 
   it('names TELEGRAM_API_ROOT when TLS fails (https to a server that speaks plain HTTP)', async () => {
-    const root = telegram.apiRoot.replace('http://', 'https://');
+    const root = standIns.telegram.apiRoot.replace('http://', 'https://');
     const run = await runMain({ TELEGRAM_API_ROOT: root });
     expectOneLine(run, /^TELEGRAM_API_ROOT: cannot reach the Bot API at https:\/\/127\.0\.0\.1:\d+: the TLS handshake failed \(/);
   }, 20_000);

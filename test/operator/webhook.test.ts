@@ -6,36 +6,24 @@
  */
 import { createServer } from 'node:http';
 import { Api } from 'grammy';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startApp, type App } from '../../src/app.js';
 import { createWebhookReceiver } from '../../src/bot/webhook.js';
 import { ALLOWED_UPDATES } from '../../src/bot/run.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
-import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { listen } from '../../src/lib/listen.js';
 import { freePort } from '../support/ports.js';
-import { tempDir } from './helpers.js';
+import { tempDir, useStandIns } from './helpers.js';
 
 const SECRET = 'webhook-secret-0123456789abcdef';
 const ANN = { id: 5151, first_name: 'Ann', language_code: 'en' };
 
-let sandbox: Sandbox;
-let telegram: FakeTelegram;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({});
-  telegram = await startFakeTelegram({});
-});
-afterAll(async () => {
-  await telegram.close();
-  await sandbox.close();
-});
+const standIns = useStandIns();
 
 async function start(env: Record<string, string>, dataDir: string): Promise<App> {
-  const config = loadConfig({ ...sandbox.urls, BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot, DATA_DIR: dataDir, ...env });
-  return startApp({ config: { ...config, BOT_TOKEN: telegram.token }, logger: silentLogger });
+  const config = loadConfig({ ...standIns.sandbox.urls, BOT_TOKEN: standIns.telegram.token, TELEGRAM_API_ROOT: standIns.telegram.apiRoot, DATA_DIR: dataDir, ...env });
+  return startApp({ config: { ...config, BOT_TOKEN: standIns.telegram.token }, logger: silentLogger });
 }
 
 describe('webhook mode', () => {
@@ -51,26 +39,26 @@ describe('webhook mode', () => {
       { TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/tg/hook', TELEGRAM_WEBHOOK_SECRET: SECRET, HTTP_PORT: String(port) },
       dataDir,
     );
-    expect(telegram.webhookInfo()).toEqual({ url: 'https://bot.example.com/tg/hook', secretToken: SECRET, allowedUpdates: [...ALLOWED_UPDATES] });
-    expect(telegram.calls('getUpdates')).toHaveLength(0);
+    expect(standIns.telegram.webhookInfo()).toEqual({ url: 'https://bot.example.com/tg/hook', secretToken: SECRET, allowedUpdates: [...ALLOWED_UPDATES] });
+    expect(standIns.telegram.calls('getUpdates')).toHaveLength(0);
     // As Telegram does, the stand-in refuses long polling while a webhook is set.
-    await expect(new Api(telegram.token, { apiRoot: telegram.apiRoot }).getUpdates()).rejects.toMatchObject({ error_code: 409 });
+    await expect(new Api(standIns.telegram.token, { apiRoot: standIns.telegram.apiRoot }).getUpdates()).rejects.toMatchObject({ error_code: 409 });
     const to = `http://127.0.0.1:${port}/tg/hook`;
 
-    const first = telegram.sendText(ANN, '/start');
-    expect(await telegram.deliverWebhook({ to })).toEqual([200]);
-    await telegram.waitForMessage((m) => m.chat_id === ANN.id, 10_000);
-    const replies = () => telegram.messages(ANN.id).length;
+    const first = standIns.telegram.sendText(ANN, '/start');
+    expect(await standIns.telegram.deliverWebhook({ to })).toEqual([200]);
+    await standIns.telegram.waitForMessage((m) => m.chat_id === ANN.id, 10_000);
+    const replies = () => standIns.telegram.messages(ANN.id).length;
     const afterStart = replies();
 
     // Anyone can post to a public URL: without the secret, nothing is handled.
-    const forged = { ...telegram.sendText(ANN, '/status'), update_id: 90_001 };
-    expect(await telegram.postWebhook(forged, { to, secretToken: 'not-the-secret-at-all-0000' })).toBe(401);
-    expect(await telegram.postWebhook(forged, { to, secretToken: null })).toBe(401);
-    expect(await telegram.postWebhook(forged, { to, secretToken: SECRET.slice(0, -1) })).toBe(401);
+    const forged = { ...standIns.telegram.sendText(ANN, '/status'), update_id: 90_001 };
+    expect(await standIns.telegram.postWebhook(forged, { to, secretToken: 'not-the-secret-at-all-0000' })).toBe(401);
+    expect(await standIns.telegram.postWebhook(forged, { to, secretToken: null })).toBe(401);
+    expect(await standIns.telegram.postWebhook(forged, { to, secretToken: SECRET.slice(0, -1) })).toBe(401);
 
     // Telegram re-sends an update whose answer it lost; it must not be handled twice.
-    expect(await telegram.postWebhook(first, { to })).toBe(200);
+    expect(await standIns.telegram.postWebhook(first, { to })).toBe(200);
     // Not JSON, or not an update: refused without handling.
     const bad = await fetch(to, { method: 'POST', headers: { 'x-telegram-bot-api-secret-token': SECRET }, body: '{"nope":1}' });
     expect(bad.status).toBe(400);
@@ -91,8 +79,8 @@ describe('webhook mode', () => {
 
     // Back to long polling: the webhook is deleted and updates arrive through getUpdates.
     app = await start({}, dataDir);
-    expect(telegram.webhookInfo()).toBeUndefined();
-    telegram.sendText(ANN, '/status');
+    expect(standIns.telegram.webhookInfo()).toBeUndefined();
+    standIns.telegram.sendText(ANN, '/status');
     await expect.poll(() => replies(), { timeout: 10_000 }).toBeGreaterThan(afterStart);
   }, 30_000);
 
