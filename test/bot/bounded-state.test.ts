@@ -2,21 +2,14 @@
  * Bounded state per user (issue 10, item 7): forged mute presses cannot grow the muted-event list
  * past its cap, the newest mutes are the ones kept, and the real mute still works.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeAlertAction } from '../../src/alerts/callbacks.js';
 import { MAX_FLOW_UPDATES, MAX_INVALID_ANSWERS } from '../../src/bot/conversations/prompt.js';
 import { MAX_MUTED_EVENTS } from '../../src/store/muted-events.js';
-import { ALICE, createHarness, type Harness } from './harness.js';
+import { ALICE, type Harness, withConnectedHarness } from './harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await createHarness();
-  await h.connect();
-  await h.say(ALICE, '/filter arbs_prematch');
-});
-afterEach(async () => {
-  await h.close();
-});
+withConnectedHarness((harness) => (h = harness));
 
 describe('muted events', () => {
   it(`keeps at most ${MAX_MUTED_EVENTS} however many forged mute presses arrive, the latest ones`, async () => {

@@ -7,6 +7,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { Api, type Bot } from 'grammy';
 import type { InlineKeyboardMarkup, Update, UserFromGetMe } from 'grammy/types';
 import { ManualClock } from '../../src/clock.js';
@@ -206,4 +207,21 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     },
   };
   return h;
+}
+
+/**
+ * For each test of the file: a fresh harness with Alice connected and a filter on arbs prematch,
+ * handed to `ready`, and closed after the test.
+ */
+export function withConnectedHarness(ready: (h: Harness) => void): void {
+  let h: Harness | undefined;
+  beforeEach(async () => {
+    h = await createHarness();
+    await h.connect();
+    await h.say(ALICE, '/filter arbs_prematch');
+    ready(h);
+  });
+  afterEach(async () => {
+    await h?.close();
+  });
 }

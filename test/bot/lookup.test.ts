@@ -1,19 +1,12 @@
 /** /item, /event, inline mode and the buttons under alerts, end to end. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InlineQueryResultArticle } from 'grammy/types';
 import { encodeAlertAction } from '../../src/alerts/callbacks.js';
 import { makeItem } from './fakes.js';
-import { ALICE, BORIS, createHarness, recordGroupAlert, type Harness } from './harness.js';
+import { ALICE, BORIS, type Harness, recordGroupAlert, withConnectedHarness } from './harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await createHarness();
-  await h.connect();
-  await h.say(ALICE, '/filter arbs_prematch');
-});
-afterEach(async () => {
-  await h.close();
-});
+withConnectedHarness((harness) => (h = harness));
 
 const last = () => h.last(ALICE.id);
 

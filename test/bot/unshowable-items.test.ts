@@ -2,20 +2,13 @@
  * One item the formatter cannot draw (here a start time no date API can hold, as an older parser
  * let through) costs only its own card: inline answers and /event keep every other item.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InlineQueryResultArticle } from 'grammy/types';
 import { makeItem } from './fakes.js';
-import { ALICE, createHarness, type Harness } from './harness.js';
+import { ALICE, type Harness, withConnectedHarness } from './harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await createHarness();
-  await h.connect();
-  await h.say(ALICE, '/filter arbs_prematch');
-});
-afterEach(async () => {
-  await h.close();
-});
+withConnectedHarness((harness) => (h = harness));
 
 const undrawable = (id: string) => makeItem({ id, eventId: 'ev1', team1: 'Broken', startsAt: 1e23 });
 
