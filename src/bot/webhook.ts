@@ -15,6 +15,7 @@ import type { Update } from 'grammy/types';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { WebhookStats } from '../health/collect.js';
+import { readBody } from '../lib/read-body.js';
 
 /** Telegram's updates are small; anything larger is not from Telegram. */
 const MAX_BODY_BYTES = 1_000_000;
@@ -89,8 +90,9 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): WebhookRece
         reply(res, 503, 'shutting down\n');
         return;
       }
-      void readBody(req).then(
-        (text) => {
+      void readBody(req, MAX_BODY_BYTES).then(
+        (body) => {
+          const text = body.toString('utf8');
           let update: Update;
           try {
             const parsed = updateShape.safeParse(JSON.parse(text));
@@ -127,22 +129,4 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): WebhookRece
       open = false;
     },
   };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        req.destroy();
-        reject(new Error('too large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

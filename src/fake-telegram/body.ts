@@ -4,6 +4,7 @@
  * Form fields that hold objects arrive as JSON text; the method schemas decode them.
  */
 import type { IncomingMessage } from 'node:http';
+import { BodyTooLargeError, readBody } from '../lib/read-body.js';
 
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
@@ -16,7 +17,9 @@ export class BodyError extends Error {
 export async function readPayload(req: IncomingMessage, url: URL): Promise<Record<string, unknown>> {
   const payload: Record<string, unknown> = {};
   for (const [k, v] of url.searchParams) payload[k] = v;
-  const raw = await readBody(req);
+  const raw = await readBody(req, MAX_BODY_BYTES).catch((err: unknown) => {
+    throw err instanceof BodyTooLargeError ? new BodyError('Bad Request: request entity too large') : err;
+  });
   if (raw.length === 0) return payload;
 
   const contentType = (req.headers['content-type'] ?? '').toLowerCase();
@@ -49,22 +52,4 @@ export async function readPayload(req: IncomingMessage, url: URL): Promise<Recor
     return payload;
   }
   throw new BodyError('Bad Request: unsupported content type');
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new BodyError('Bad Request: request entity too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
