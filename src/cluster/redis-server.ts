@@ -1,0 +1,111 @@
+/**
+ * A private `redis-server` for `npm run cluster` and the tests: the system binary on a free
+ * loopback port, in its own temporary directory, with AOF on (every second) and `noeviction`, as the
+ * cluster expects of its Redis. It can be stopped (SIGTERM, by pid) and started again on the same
+ * port and directory, so a test can check what survives a restart from the AOF.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PrivateRedis {
+  readonly url: string;
+  readonly port: number;
+  readonly dir: string;
+  pid(): number | undefined;
+  /** Stops the server (SIGTERM; SIGKILL with `hard`) and waits for it to exit. */
+  stop(opts?: { hard?: boolean }): Promise<void>;
+  /** Starts it again on the same port and directory (it replays its AOF). */
+  restart(): Promise<void>;
+  /** Stops it and removes its directory. */
+  dispose(): Promise<void>;
+}
+
+/** Whether a `redis-server` binary is on PATH. */
+export function redisServerAvailable(binary = 'redis-server'): boolean {
+  const probe = spawnSync(binary, ['--version'], { stdio: 'ignore' });
+  return probe.status === 0;
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port for redis-server');
+  return address.port;
+}
+
+async function accepting(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Starts a private Redis; rejects when it does not accept connections within `startMs`. */
+export async function startPrivateRedis(opts: { binary?: string; startMs?: number } = {}): Promise<PrivateRedis> {
+  const binary = opts.binary ?? 'redis-server';
+  const startMs = opts.startMs ?? 10_000;
+  const dir = await mkdtemp(join(tmpdir(), 'bb-redis-'));
+  const port = await freeLoopbackPort();
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+
+  const launch = async () => {
+    const args = [
+      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+      '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
+      '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', join(dir, 'redis.log'),
+    ];
+    const proc = spawn(binary, args, { stdio: 'ignore' });
+    child = proc;
+    exited = new Promise((resolve) => proc.once('exit', () => resolve()));
+    let failed: Error | undefined;
+    proc.once('error', (err) => {
+      failed = err;
+    });
+    const deadline = Date.now() + startMs;
+    while (Date.now() < deadline) {
+      if (failed) throw new Error(`redis-server could not start: ${failed.message}`);
+      if (proc.exitCode !== null) throw new Error(`redis-server exited at start (code ${proc.exitCode}); see ${join(dir, 'redis.log')}`);
+      if (await accepting(port)) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    proc.kill('SIGKILL');
+    throw new Error(`redis-server did not accept connections on port ${port} within ${startMs} ms`);
+  };
+
+  const stop = async ({ hard = false } = {}) => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    proc.kill(hard ? 'SIGKILL' : 'SIGTERM');
+    await exited;
+  };
+
+  await launch();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    dir,
+    pid: () => child?.pid,
+    stop,
+    restart: async () => {
+      await stop();
+      await launch();
+    },
+    dispose: async () => {
+      await stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
