@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { Api } from 'grammy';
 import type { UserFromGetMe } from 'grammy/types';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { systemClock, type Clock } from './clock.js';
 import { openStore, type Store } from './store/store.js';
@@ -51,6 +51,10 @@ export interface AppOptions {
 const DICTIONARIES_RETRY_MS = 15 * 60_000;
 
 export async function startApp({ config, logger, clock = systemClock, botInfo }: AppOptions): Promise<App> {
+  if (config.REDIS_URL !== undefined) {
+    // Until the cluster is wired, a set REDIS_URL must not be silently ignored.
+    throw new ConfigError('REDIS_URL: expected empty for now: the cluster roles are not wired yet (run one process without REDIS_URL)');
+  }
   await assertDataDirWritable(config.DATA_DIR);
   const store = await openStore({ dataDir: config.DATA_DIR, logger, clock });
   if (store.loadReport.movedAside) {

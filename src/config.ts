@@ -129,8 +129,30 @@ export const configSchema = z.object({
     .default('127.0.0.1')
     .transform((s) => (s === '' ? '127.0.0.1' : s))
     .pipe(z.union([z.ipv4(), z.ipv6(), z.literal('localhost')], { error: 'an IP address to listen on, like 127.0.0.1 or 0.0.0.0' })),
+
+  // The cluster (README "Scale out"): empty runs the embedded bot (one process, lowdb, no Redis).
+  REDIS_URL: optionalString.pipe(
+    z.url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL, like redis://127.0.0.1:6379 (leave empty for one process without Redis)' }).optional(),
+  ),
+  REDIS_PREFIX: z
+    .string()
+    .trim()
+    .default('bb:')
+    .transform((s) => (s === '' ? 'bb:' : s))
+    .pipe(z.string().regex(/^[\w:.-]{1,64}$/, { error: 'up to 64 letters, digits, "_", ":", "." or "-", like bb:' })),
+  ROLE: z
+    .string()
+    .trim()
+    .default('all')
+    .transform((s) => (s === '' ? 'all' : s))
+    .pipe(z.enum(['all', 'front', 'worker'], { error: 'all, front or worker (front and worker need REDIS_URL)' })),
+  // The local address this process's requests to the Data Service leave from (undici's localAddress).
+  BB_LOCAL_ADDRESS: optionalString.pipe(z.union([z.ipv4(), z.ipv6()], { error: 'an IP address of this machine to send Data Service requests from' }).optional()),
 }).superRefine((c, ctx) => {
   // Telegram posts to the webhook through HTTP_PORT, and checking the secret is not optional.
+  if (c.ROLE !== 'all' && c.REDIS_URL === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['ROLE'], message: `all, unless REDIS_URL is set (ROLE=${c.ROLE} shares its work through Redis)` });
+  }
   if (c.TELEGRAM_WEBHOOK_URL !== undefined && c.HTTP_PORT === undefined) {
     ctx.addIssue({ code: 'custom', path: ['HTTP_PORT'], message: 'a port for the webhook to listen on (TELEGRAM_WEBHOOK_URL is set)' });
   }

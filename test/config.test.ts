@@ -42,4 +42,17 @@ describe('config', () => {
     expect(c.BB_ACCOUNT_PREFIX).toBe('');
     expect(c.BB_AUTH_URL).toBe('http://127.0.0.1:9/auth');
   });
+
+  it('runs the embedded bot unless REDIS_URL is set, and refuses a cluster role without it', () => {
+    expect(loadConfig({})).toMatchObject({ ROLE: 'all', REDIS_PREFIX: 'bb:' });
+    expect(loadConfig({}).REDIS_URL).toBeUndefined();
+    expect(() => loadConfig({ ROLE: 'worker' })).toThrow(/^ROLE: expected all, unless REDIS_URL is set/);
+    expect(() => loadConfig({ ROLE: 'boss', REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(/^ROLE: expected all, front or worker/);
+    expect(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/^REDIS_URL: expected a redis:\/\//);
+    expect(() => loadConfig({ BB_LOCAL_ADDRESS: 'eth0' })).toThrow(/^BB_LOCAL_ADDRESS: expected an IP address/);
+    expect(loadConfig({ ROLE: 'front', REDIS_URL: 'redis://127.0.0.1:6379', BB_LOCAL_ADDRESS: '127.0.0.2' })).toMatchObject({
+      ROLE: 'front',
+      BB_LOCAL_ADDRESS: '127.0.0.2',
+    });
+  });
 });
