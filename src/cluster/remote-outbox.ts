@@ -76,6 +76,8 @@ export class RemoteOutbox implements OutboxPort {
       connection: { url: opts.connection.url, connectionName: 'bb-alerts-events', maxRetriesPerRequest: null },
       prefix,
     });
+    // Every call waiting for its answer listens for the queue closing (BullMQ's waitUntilFinished): many at once is normal here.
+    this.queue.setMaxListeners(0);
     const onError = (err: unknown) => this.logger.warn({ err }, 'alert queue: Redis connection trouble (retrying)');
     this.queue.on('error', onError);
     this.events.on('error', onError);
