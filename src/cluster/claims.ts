@@ -74,7 +74,7 @@ export function parseClaim(value: string): ClaimOutcome {
 }
 
 /** An ioredis client for the cluster's own commands (not BullMQ's): fails fast instead of queueing forever while Redis is down. */
-export function openRedis(connection: RedisConnection, name: string): Redis {
+function openRedis(connection: RedisConnection, name: string): Redis {
   return new Redis(connection.url, { connectionName: name, maxRetriesPerRequest: 3, lazyConnect: false });
 }
 
