@@ -5,7 +5,8 @@
  *
  * Each new item becomes a formatted message handed to the outbox (whose message id is then kept in the item's alert entry); moves, returns and
  * disappearances edit that message. Quiet hours hold alerts until the quiet period ends (the
- * outbox then sends one summary); muted events and snoozed filters get no new alerts.
+ * outbox then sends one summary); muted events and snoozed filters get no new alerts. Every alert
+ * and edit is named by an idempotency key (idempotency.ts), so a cluster sends it once.
  *
  * Nothing here waits for Telegram: sends and edits are queued and settle later, so a slow chat
  * never slows the scheduler. Nothing here throws either: a failure is logged and counted.
@@ -24,6 +25,7 @@ import type { Notifier, SubscriptionRef } from '../scheduler/port.js';
 import { noticeText } from './notice-text.js';
 import type { MetricsPort } from '../health/observe.js';
 import type { OutboxPort } from '../outbox/port.js';
+import { alertKey, editKey } from './idempotency.js';
 
 /** An inline keyboard as the formatter builds it and the outbox takes it. */
 export type AlertButtons = { text: string; callbackData: string }[][];
@@ -78,20 +80,21 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     }
   };
 
-  const edit = (sub: SubscriptionRef, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, state: AlertState) => {
+  type EditEvent = 'moved' | 'returned' | 'gone';
+  const edit = (sub: SubscriptionRef, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, state: AlertState, event: EditEvent) => {
     if (entry.messageId === null) return;
     const rendered = formatAlert(item, names, view, state);
     counts.edits += 1;
     const messageId = entry.messageId;
     track(
-      outbox.edit(entry.chatId, messageId, rendered.text, { buttons: rendered.buttons, gone: state.state === 'gone' }).then((ok) => {
+      outbox.edit(entry.chatId, messageId, rendered.text, { buttons: rendered.buttons, gone: state.state === 'gone', idempotencyKey: editKey(sub.subKey, itemId, event, entry) }).then((ok) => {
         // A message that cannot be edited (deleted by the user, or Telegram gave up) is not tried again.
         if (!ok) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (e.messageId === messageId ? { ...e, messageId: null } : e));
       }),
     );
   };
 
-  const alert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView) => {
+  const alert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, again: boolean) => {
     const rendered = formatAlert(item, names, view, { state: 'new' });
     const holdUntil = quietUntil(user.quietHours, user.timeZone, view.now) ?? undefined;
     if (holdUntil !== undefined) counts.held += 1;
@@ -104,6 +107,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           kind: 'alert',
           lang: user.lang,
           digestLine: formatShortLine(item, names, view),
+          idempotencyKey: alertKey(sub.subKey, itemId, item, entry, again),
           ...(holdUntil !== undefined ? { holdUntil } : {}),
         })
         .then((messageId) => {
@@ -131,18 +135,18 @@ export function createNotifier(opts: NotifierOptions): Notifier {
                 counts.skipped += 1;
                 break;
               }
-              alert(sub, user, event.itemId, event.entry, event.item, names, view);
+              alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned);
               alerted = true;
               break;
             }
             case 'moved':
-              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'moved', prev: event.prev });
+              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'moved', prev: event.prev }, 'moved');
               break;
             case 'returned':
-              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'new' });
+              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'new' }, 'returned');
               break;
             case 'gone':
-              edit(sub, event.itemId, event.entry, event.last, names, view, { state: 'gone', livedMs: event.livedMs, last: event.last });
+              edit(sub, event.itemId, event.entry, event.last, names, view, { state: 'gone', livedMs: event.livedMs, last: event.last }, 'gone');
               break;
           }
         } catch (err) {

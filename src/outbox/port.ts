@@ -5,10 +5,11 @@
  * start, drain and stop). `Outbox` (`outbox.ts`) is today's in-process implementation.
  *
  * Every argument is plain data (numbers, strings, buttons as arrays), so a second implementation
- * (a queue in Redis shared by several bot processes) can serialise a message as it is given. Such
- * an implementation will add `enqueue(idempotencyKey, message)`, so that a send repeated after a
- * crash or by a second process is queued once; the in-process outbox has no use for it yet (one
- * process, nothing replayed), so it is not part of this interface until it has an implementation.
+ * (the cluster's queue in Redis, src/cluster/remote-outbox.ts) can serialise a message as it is
+ * given. A producer may name each message and edit with an `idempotencyKey`: the cluster's queue
+ * enqueues a key once and its sender sends a key's message at most once, so a send repeated after
+ * a crash or by a second process reaches the chat once. The in-process outbox accepts the key and
+ * ignores it (one process, nothing replayed).
  */
 import type { Lang } from '../store/schema.js';
 import type { ChatGate } from './chat-gate.js';
@@ -27,6 +28,8 @@ export interface OutboxSendOptions {
   holdUntil?: number;
   /** Language of the digest and summary texts; default `langFor(chatId)`. */
   lang?: Lang;
+  /** Names this message: the same key twice is sent once (the cluster's queue); the in-process outbox ignores it. */
+  idempotencyKey?: string;
 }
 
 export interface OutboxEditOptions {
@@ -34,6 +37,8 @@ export interface OutboxEditOptions {
   buttons?: OutboxButtons;
   /** The item is gone: this edit goes before the chat's other edits (but after new alerts). */
   gone?: boolean;
+  /** Names this version of the message: the same key twice is queued once (the cluster's queue); the in-process outbox ignores it. */
+  idempotencyKey?: string;
 }
 
 /** What producers of messages use: queue a message or an edit; neither waits for Telegram to accept it, neither rejects. */

@@ -24,7 +24,7 @@ const DICTS: Dictionaries = {
 /** What the notifier sends: its buttons are always callbacks (the port also takes links). */
 type SentOptions = (Omit<OutboxSendOptions, 'buttons'> & { buttons?: AlertButtons }) | undefined;
 interface Sent { chatId: number; text: string; opts: SentOptions }
-interface Edited { chatId: number; messageId: number; text: string; buttons: AlertButtons | undefined; gone: boolean | undefined }
+interface Edited { chatId: number; messageId: number; text: string; buttons: AlertButtons | undefined; gone: boolean | undefined; key: string | undefined }
 
 class FakeOutbox implements OutboxPort {
   sent: Sent[] = [];
@@ -35,8 +35,8 @@ class FakeOutbox implements OutboxPort {
     this.sent.push({ chatId, text, opts });
     return opts?.holdUntil !== undefined ? undefined : this.id++;
   }
-  async edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons; gone?: boolean }): Promise<boolean> {
-    this.edited.push({ chatId, messageId, text, buttons: opts?.buttons, gone: opts?.gone });
+  async edit(chatId: number, messageId: number, text: string, opts?: { buttons?: AlertButtons; gone?: boolean; idempotencyKey?: string }): Promise<boolean> {
+    this.edited.push({ chatId, messageId, text, buttons: opts?.buttons, gone: opts?.gone, key: opts?.idempotencyKey });
     return this.editResult;
   }
 }
@@ -186,6 +186,40 @@ describe('notifier', () => {
     expect(outbox.sent[1]!.text).toContain('Вилки · лайв');
     expect(outbox.sent[1]!.text).toContain('/connect');
     expect(notifier.stats().notices).toBe(2);
+  });
+
+  it('names each alert the same wherever it is decided, and each edit as a new version', async () => {
+    addUser(store, 1, ['arbs_prematch']);
+    const created = Date.UTC(2026, 0, 3, 9, 58);
+    const item = (odds = [2.1, 2.05]) => ({ ...opp('a', odds), createdAt: created });
+    const first = read([item()]);
+    await notifier.idle();
+    const key = `1:arbs_prematch:a:new:${created}`;
+    expect(outbox.sent[0]!.opts?.idempotencyKey).toBe(key);
+    // A second worker that saw the item without the first one's alert state decides the same alert
+    // later, on its own clock: the same key, so the cluster's queue sends it once.
+    store.alerts.delete(SUB.subKey, 'a');
+    await clock.advance(5_000);
+    read([item()]);
+    await notifier.idle();
+    expect(outbox.sent[1]!.opts?.idempotencyKey).toBe(key);
+    // Edits: one key per version of the message.
+    await clock.advance(15_000);
+    const moved = read([item([2.3, 2.05])], first.known, clock.now() - 15_000);
+    await notifier.idle();
+    await clock.advance(15_000);
+    read([], moved.known, clock.now() - 15_000);
+    await notifier.idle();
+    const editKeys = outbox.edited.map((e) => e.key);
+    expect(editKeys).toHaveLength(2);
+    expect(editKeys[0]).toMatch(/^1:arbs_prematch:a:moved:/);
+    expect(editKeys[1]).toMatch(/^1:arbs_prematch:a:gone:/);
+    // Back after the return window: a repeat alert, with a key of its own (not swallowed by the first).
+    await clock.advance(11 * 60_000);
+    read([item()], new Map(), clock.now() - 60_000);
+    await notifier.idle();
+    const again = outbox.sent[2]!.opts?.idempotencyKey;
+    expect(again).toMatch(new RegExp(`^${key}:again:\\d+$`));
   });
 
   it('counts a failing send instead of throwing', async () => {

@@ -320,6 +320,16 @@ describe('outbox edits and drain', () => {
     expect(outbox.stats).toMatchObject({ edited: 2, coalesced: 2 });
   });
 
+  it('accepts idempotency keys and ignores them: one process replays nothing, so each call is sent', async () => {
+    const { clock, api, outbox } = setup();
+    const ids = [outbox.send(40, 'same', { idempotencyKey: 'k' }), outbox.send(40, 'same', { idempotencyKey: 'k' })];
+    await run(clock, 2000);
+    expect(await Promise.all(ids)).toEqual([1, 2]);
+    expect(await outbox.edit(40, 1, 'edited', { idempotencyKey: 'e' })).toBe(true);
+    expect(api.sent(40)).toHaveLength(2);
+    expect(api.calls.filter((c) => c.method === 'editMessageText')).toHaveLength(1);
+  });
+
   it('drain stops taking jobs and returns how many were left when the time is up', async () => {
     const { clock, api, outbox } = setup();
     for (let i = 0; i < 5; i++) void outbox.send(30, `m${i}`);

@@ -1,0 +1,218 @@
+/**
+ * The front's end of the alert queue: a BullMQ Worker that takes the workers' sends and edits off
+ * `{prefix}alerts` and hands them to the front's outbox — the one in-process `Outbox` that talks to
+ * Telegram and paces per chat and for the bot. The consumer only hands jobs over and waits for
+ * their outcome (the job's return value: the message id, or whether the edit was applied), so it
+ * runs many jobs at once; pacing, retries, digests and quiet hours stay the outbox's.
+ *
+ * No alert twice: before a send named by an idempotency key goes to the outbox, its key is claimed
+ * in Redis (claims.ts). A second delivery of the key — a job replayed after a front crashed
+ * (BullMQ's stalled-job check hands a dead consumer's active jobs to a live one), a repeat enqueue
+ * whose first job was already removed, a second worker that took over a lease and saw the item
+ * again — is not sent: it resolves to the message id recorded in the claim. A claim left pending
+ * by a sender that stopped between the claim and Telegram's answer resolves to at most once: not
+ * sent again, logged and counted (`unsure`). That window is the time the alert spends in the
+ * outbox (its chat's pacing, usually nothing) plus the Telegram call; a graceful `close()` lets the
+ * outbox answer the jobs in hand first. Edits are not claimed: applying an edit twice is harmless
+ * (Telegram answers "not modified", a success).
+ *
+ * A payload that is not an alert (zod) is discarded with a log line and fails its job (no retry);
+ * the consumer never throws on one. A chat that blocked the bot answers undefined or false, as the
+ * outbox does.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from '../logger.js';
+import type { OutboxPort } from '../outbox/port.js';
+import { ALERT_QUEUE, alertJobSchema, bullPrefix, type SendAlertJob } from './alert-jobs.js';
+import { createClaims, type Claims, type RedisConnection } from './claims.js';
+
+export interface AlertConsumerOptions {
+  connection: RedisConnection;
+  /** The cluster's key prefix (config.REDIS_PREFIX). */
+  prefix: string;
+  /** The front's outbox (started). */
+  outbox: OutboxPort;
+  /** The claims to use; without it the consumer opens its own and closes them with itself. */
+  claims?: Claims;
+  logger: Logger;
+  /** Jobs in hand at once (default 256): the outbox does the pacing. */
+  concurrency?: number;
+  /** BullMQ's job lock (default 30 s): how long a dead front's jobs stay active before another consumer replays them. */
+  lockDurationMs?: number;
+  /** How often BullMQ looks for jobs whose lock lapsed (default 30 s). */
+  stalledIntervalMs?: number;
+  /** How long a pending claim of another sender is watched for its answer before it counts as unsure (default 3 s). */
+  pendingWaitMs?: number;
+  /** How long `close()` waits for the outbox to answer the jobs in hand (default 10 s). */
+  closeTimeoutMs?: number;
+}
+
+export interface AlertConsumerStats {
+  /** Jobs taken off the queue. */
+  received: number;
+  /** Sends handed to the outbox. */
+  sent: number;
+  /** Edits handed to the outbox. */
+  edited: number;
+  /** Sends not made because their key was sent before: answered with the recorded message id. */
+  repeats: number;
+  /** Sends not made because a sender claimed the key and never recorded Telegram's answer (at most once). */
+  unsure: number;
+  /** Payloads discarded as not alerts. */
+  invalid: number;
+  /** Claims that could not be taken (Redis trouble): the job is retried by BullMQ. */
+  claimErrors: number;
+}
+
+export interface AlertConsumer {
+  /** This consumer's name in the claims it holds. */
+  readonly holder: string;
+  stats(): AlertConsumerStats;
+  /**
+   * Stops taking jobs, waits up to `closeTimeoutMs` for the outbox to answer the jobs in hand
+   * (close it before draining the outbox), then closes its connections. Safe to call twice.
+   */
+  close(): Promise<void>;
+}
+
+const CLAIM_POLL_MS = 100;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The front side's factory: starts consuming at once. */
+export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
+  const { outbox } = opts;
+  const log = opts.logger.child({ module: 'alert-consumer' });
+  const ownClaims = opts.claims === undefined;
+  const claims = opts.claims ?? createClaims({ connection: opts.connection, prefix: opts.prefix });
+  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const pendingWaitMs = opts.pendingWaitMs ?? 3000;
+  const counts: AlertConsumerStats = { received: 0, sent: 0, edited: 0, repeats: 0, unsure: 0, invalid: 0, claimErrors: 0 };
+  /** Sends of this consumer between claim and answer, by key: a second delivery here joins the first. */
+  const sending = new Map<string, Promise<number | undefined>>();
+  const inHand = new Set<Promise<unknown>>();
+
+  /** A claim someone else holds: wait a little for their answer; none means they stopped mid-send. */
+  const answerOfHeld = async (key: string, jobId: string | undefined, heldBy: string): Promise<number | undefined> => {
+    const until = Date.now() + pendingWaitMs;
+    for (;;) {
+      const now = await claims.peek(key);
+      if (now?.kind === 'sent') {
+        counts.repeats += 1;
+        return now.messageId;
+      }
+      if (now === undefined || Date.now() >= until) break;
+      await sleep(CLAIM_POLL_MS);
+    }
+    counts.unsure += 1;
+    log.warn(
+      { jobId, heldBy },
+      'alert queue: this alert was claimed by a sender that never recorded Telegram’s answer (it stopped mid-send?); not sent again, so it reached the chat at most once',
+    );
+    return undefined;
+  };
+
+  const sendOnce = async (job: SendAlertJob, key: string, jobId: string | undefined): Promise<number | undefined> => {
+    let claim;
+    try {
+      claim = await claims.claim(key, holder);
+    } catch (err) {
+      counts.claimErrors += 1;
+      // Nothing was sent: BullMQ may safely try the job again.
+      throw new Error(`could not claim the alert: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (claim.kind === 'sent') {
+      counts.repeats += 1;
+      log.info({ jobId }, 'alert queue: this alert was sent before; answered with its message id');
+      return claim.messageId;
+    }
+    if (claim.kind === 'pending') return answerOfHeld(key, jobId, claim.holder);
+    counts.sent += 1;
+    const messageId = await outbox.send(job.chatId, job.text, job.opts);
+    try {
+      await claims.settle(key, holder, messageId);
+    } catch (err) {
+      // Sent, but the claim still says pending: a later repeat of this key counts as unsure (not sent again).
+      log.warn({ jobId, err }, 'alert queue: sent, but the answer could not be recorded in the claim');
+    }
+    return messageId;
+  };
+
+  const handle = async (job: Job): Promise<number | boolean | null> => {
+    counts.received += 1;
+    const parsed = alertJobSchema.safeParse(job.data);
+    if (!parsed.success) {
+      counts.invalid += 1;
+      const fields = parsed.error.issues.slice(0, 5).map((i) => i.path.join('.') || '(payload)');
+      log.warn({ jobId: job.id, name: job.name, fields }, 'alert queue: discarded a job that is not an alert');
+      throw new UnrecoverableError('not an alert job');
+    }
+    const data = parsed.data;
+    if (data.type === 'edit') {
+      counts.edited += 1;
+      return outbox.edit(data.chatId, data.messageId, data.text, data.opts);
+    }
+    const key = data.opts.idempotencyKey;
+    if (key === undefined) {
+      counts.sent += 1;
+      return (await outbox.send(data.chatId, data.text, data.opts)) ?? null;
+    }
+    const already = sending.get(key);
+    if (already) {
+      counts.repeats += 1;
+      return (await already) ?? null;
+    }
+    const once = sendOnce(data, key, job.id);
+    sending.set(key, once);
+    try {
+      return (await once) ?? null;
+    } finally {
+      sending.delete(key);
+    }
+  };
+
+  const worker = new Worker(
+    ALERT_QUEUE,
+    (job: Job) => {
+      const run = handle(job);
+      inHand.add(run);
+      void run.then(
+        () => inHand.delete(run),
+        () => inHand.delete(run),
+      );
+      return run;
+    },
+    {
+      connection: { url: opts.connection.url, connectionName: 'bb-alerts-consumer', maxRetriesPerRequest: null },
+      prefix: bullPrefix(opts.prefix),
+      concurrency: opts.concurrency ?? 256,
+      lockDuration: opts.lockDurationMs ?? 30_000,
+      stalledInterval: opts.stalledIntervalMs ?? 30_000,
+      // A job replayed after a front died more than this often is given up (its caller gets undefined).
+      maxStalledCount: 3,
+    },
+  );
+  worker.on('error', (err) => log.warn({ err }, 'alert queue: Redis connection trouble (retrying)'));
+
+  let closed: Promise<void> | undefined;
+  return {
+    holder,
+    stats: () => ({ ...counts }),
+    close() {
+      closed ??= (async () => {
+        await worker.pause(true);
+        let timer: NodeJS.Timeout | undefined;
+        const inTime = await Promise.race([
+          Promise.allSettled([...inHand]).then(() => true),
+          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), opts.closeTimeoutMs ?? 10_000))),
+        ]);
+        clearTimeout(timer);
+        if (!inTime) log.warn({ left: inHand.size }, 'alert queue: closing with jobs the outbox has not answered; they will be replayed (and claimed ones counted unsure)');
+        await worker.close(!inTime);
+        if (ownClaims) await claims.close();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,292 @@
+/**
+ * The alert queue end to end on a real Redis: a worker's RemoteOutbox → BullMQ → the front's
+ * consumer → the in-process Outbox over grammY's Api → the Bot API stand-in, and the answer back.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Api } from 'grammy';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Outbox } from '../../src/outbox/outbox.js';
+import type { OutboxApi } from '../../src/outbox/api.js';
+import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
+import { startAlertConsumer, type AlertConsumer, type AlertConsumerOptions } from '../../src/cluster/alert-consumer.js';
+import { createRemoteOutbox, type RemoteOutbox } from '../../src/cluster/remote-outbox.js';
+import { ALERT_QUEUE, bullPrefix, idempotencyId } from '../../src/cluster/alert-jobs.js';
+import { captureLogs } from '../support/logs.js';
+import { redisForTests, type TestRedis } from '../support/redis.js';
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await redisForTests('alert-queue');
+});
+afterAll(async () => {
+  await redis.dispose();
+});
+
+/** Things to close after each test, last opened first. */
+let closers: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const close of closers.reverse()) await close();
+  closers = [];
+});
+
+let suiteRun = 0;
+const BUTTONS = [[{ text: 'Open', callbackData: 'a:ev:1' }]];
+
+/** The front: the Bot API stand-in, an Outbox over grammY's Api to it, and the consumer. */
+async function front(prefix: string, opts: Partial<AlertConsumerOptions> & { api?: (api: OutboxApi) => OutboxApi; fake?: FakeTelegram } = {}) {
+  const fake = opts.fake ?? (await startFakeTelegram());
+  if (!opts.fake) closers.push(() => fake.close());
+  const real: OutboxApi = new Api(fake.token, { apiRoot: fake.apiRoot });
+  const logs = captureLogs();
+  // Twenty a second per chat: these tests are about the queue, not the outbox's pacing.
+  const outbox = new Outbox({ api: opts.api ? opts.api(real) : real, logger: logs.logger, privatePerSecond: 20 });
+  outbox.start();
+  closers.push(() => outbox.stop());
+  const consumer = startAlertConsumer({ connection: { url: redis.url }, prefix, outbox, logger: logs.logger, ...opts });
+  closers.push(() => consumer.close());
+  return { fake, outbox, consumer, logs };
+}
+
+/** A worker's outbox. */
+function worker(prefix: string, resultTimeoutMs?: number) {
+  const logs = captureLogs();
+  const remote = createRemoteOutbox({ connection: { url: redis.url }, prefix, logger: logs.logger, ...(resultTimeoutMs ? { resultTimeoutMs } : {}) });
+  closers.push(() => remote.close());
+  return { remote, logs };
+}
+
+/** A raw producer on the same queue, as any process with access to Redis could be. */
+function rawQueue(prefix: string): Queue {
+  const queue = new Queue(ALERT_QUEUE, { connection: { url: redis.url }, prefix: bullPrefix(prefix) });
+  closers.push(() => queue.close());
+  return queue;
+}
+
+function nextPrefix(): string {
+  suiteRun += 1;
+  return `${redis.prefix}${suiteRun}:`;
+}
+
+describe('the alert queue (real Redis)', () => {
+  it('brings the message id the front got back to the worker, and its edits reach that message', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake, consumer } = await front(prefix);
+    const { remote } = worker(prefix);
+    const id = await remote.send(501, '<b>New arb</b> 2.35 %', { kind: 'alert', buttons: BUTTONS, idempotencyKey: '501:arbs:a:new:1' });
+    const [message] = fake.messages(501);
+    expect(id).toBe(message!.message_id);
+    expect(message).toMatchObject({ text: '<b>New arb</b> 2.35 %', parse_mode: 'HTML', reply_markup: { inline_keyboard: [[{ text: 'Open', callback_data: 'a:ev:1' }]] } });
+
+    expect(await remote.edit(501, id!, '<b>Moved</b> 2.5 %', { buttons: BUTTONS, idempotencyKey: '501:arbs:a:moved:1:2' })).toBe(true);
+    expect(await remote.edit(501, id!, '<b>Gone</b>', { gone: true, idempotencyKey: '501:arbs:a:gone:1:3' })).toBe(true);
+    expect(fake.messages(501)).toHaveLength(1);
+    expect(fake.messages(501)[0]).toMatchObject({ message_id: id, text: '<b>Gone</b>', edited: true, history: ['<b>New arb</b> 2.35 %', '<b>Moved</b> 2.5 %'] });
+    // A message that is not there: false, as the in-process outbox answers.
+    expect(await remote.edit(501, 9999, 'nothing to edit')).toBe(false);
+    expect(consumer.stats()).toMatchObject({ received: 4, sent: 1, edited: 3, repeats: 0, unsure: 0, invalid: 0 });
+    expect(remote.stats).toMatchObject({ enqueued: 4, answered: 4, failed: 0, timedOut: 0 });
+    // Every key of the queue and the claim sits under the cluster's prefix.
+    const probe = new Redis(redis.url);
+    closers.push(() => probe.quit());
+    expect(await probe.exists(`${prefix}alerts:meta`, `${prefix}claim:${idempotencyId('501:arbs:a:new:1')}`)).toBe(2);
+  });
+
+  it('sends one message for the same key enqueued twice, and answers both callers with its id', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake, consumer } = await front(prefix);
+    const first = worker(prefix).remote;
+    const second = worker(prefix).remote;
+    const key = '502:arbs:b:new:1';
+    const ids = await Promise.all([first.send(502, 'one alert', { idempotencyKey: key }), second.send(502, 'one alert', { idempotencyKey: key })]);
+    expect(fake.calls('sendMessage')).toHaveLength(1);
+    expect(ids[0]).toBe(fake.messages(502)[0]!.message_id);
+    expect(ids[1]).toBe(ids[0]);
+
+    // Later, when the first job is no longer kept, a third enqueue is a new job: the claim answers it.
+    const queue = rawQueue(prefix);
+    await queue.remove(idempotencyId(key));
+    expect(await first.send(502, 'one alert', { idempotencyKey: key })).toBe(ids[0]);
+    expect(fake.calls('sendMessage')).toHaveLength(1);
+    expect(consumer.stats()).toMatchObject({ sent: 1, repeats: 1, unsure: 0 });
+    // Without a key nothing is deduplicated: two notices are two messages.
+    await Promise.all([first.send(503, 'notice'), first.send(503, 'notice')]);
+    expect(fake.messages(503)).toHaveLength(2);
+  });
+
+  it('does not send again what a front that died mid-send had claimed, and counts it', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const fake = await startFakeTelegram();
+    closers.push(() => fake.close());
+    // The first front reaches Telegram, then dies before it hears the answer.
+    const dying = await front(prefix, {
+      fake,
+      // Dead: it answers nothing more and closes without waiting for the outbox.
+      closeTimeoutMs: 0,
+      lockDurationMs: 1000,
+      stalledIntervalMs: 500,
+      api: (real) => ({
+        sendMessage: async (chatId, text, other) => {
+          await real.sendMessage(chatId, text, other);
+          return new Promise<never>(() => undefined);
+        },
+        editMessageText: (...args) => real.editMessageText(...args),
+      }),
+    });
+    const { remote } = worker(prefix);
+    const answer = remote.send(504, 'claimed, then the front died', { idempotencyKey: '504:arbs:c:new:1' });
+    await vi.waitFor(() => expect(fake.messages(504)).toHaveLength(1), { timeout: 5000 });
+    await dying.consumer.close();
+
+    // A second front: BullMQ's stalled-job check hands it the dead front's job once its lock lapsed.
+    const survivor = await front(prefix, { fake, lockDurationMs: 1000, stalledIntervalMs: 500, pendingWaitMs: 200 });
+    expect(await answer).toBeUndefined();
+    expect(fake.calls('sendMessage')).toHaveLength(1);
+    expect(survivor.consumer.stats()).toMatchObject({ received: 1, sent: 0, unsure: 1 });
+    expect(survivor.logs.text()).toContain('never recorded Telegram’s answer');
+  }, 20_000);
+
+  it('replays a dead front’s job that it had not claimed yet, so nothing is lost', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const fake = await startFakeTelegram();
+    closers.push(() => fake.close());
+    const { remote } = worker(prefix);
+    // A job taken by a front that stopped before claiming (its outbox never got it).
+    const queue = rawQueue(prefix);
+    const answer = remote.send(505, 'taken but never claimed', { idempotencyKey: '505:arbs:d:new:1' });
+    await vi.waitFor(async () => expect(await queue.getJobCountByTypes('wait')).toBe(1));
+    const taker = new Worker(ALERT_QUEUE, () => new Promise(() => undefined), {
+      connection: { url: redis.url, maxRetriesPerRequest: null },
+      prefix: bullPrefix(prefix),
+      lockDuration: 1000,
+      // The stalled-job check is throttled for all consumers by the last one that ran it.
+      stalledInterval: 500,
+    });
+    await vi.waitFor(async () => expect(await queue.getJobCountByTypes('active')).toBe(1));
+    await taker.close(true);
+    const survivor = await front(prefix, { fake, lockDurationMs: 1000, stalledIntervalMs: 500 });
+    const id = await answer;
+    expect(id).toBe(fake.messages(505)[0]?.message_id);
+    expect(fake.calls('sendMessage')).toHaveLength(1);
+    expect(survivor.consumer.stats()).toMatchObject({ sent: 1, unsure: 0 });
+  }, 20_000);
+
+  it('sends once when the same key comes in two jobs at once (a duplicate that slipped past the job id)', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake, consumer } = await front(prefix);
+    const queue = rawQueue(prefix);
+    const payload = { v: 1, type: 'send', chatId: 510, text: 'twice in the queue', opts: { idempotencyKey: '510:arbs:e:new:1' } };
+    const jobs = await Promise.all([queue.add('send', payload, { jobId: 'copy-1' }), queue.add('send', payload, { jobId: 'copy-2' })]);
+    await vi.waitFor(async () => expect(await queue.getJobCountByTypes('completed')).toBe(2), { timeout: 5000 });
+    const answers = await Promise.all(jobs.map(async (j) => (await queue.getJob(j.id!))?.returnvalue));
+    expect(fake.calls('sendMessage')).toHaveLength(1);
+    expect(answers).toEqual([1, 1]);
+    expect(consumer.stats()).toMatchObject({ sent: 1, repeats: 1, unsure: 0 });
+  });
+
+  it('lets the outbox answer the jobs in hand when it closes, so none is left claimed', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const slow = (real: OutboxApi): OutboxApi => ({
+      sendMessage: async (...args) => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return real.sendMessage(...args);
+      },
+      editMessageText: (...args) => real.editMessageText(...args),
+    });
+    const { fake, consumer } = await front(prefix, { api: slow });
+    const { remote } = worker(prefix);
+    const answer = remote.send(511, 'in hand at shutdown', { idempotencyKey: '511:arbs:f:new:1' });
+    await vi.waitFor(() => expect(consumer.stats().received).toBe(1));
+    await consumer.close();
+    expect(await answer).toBe(fake.messages(511)[0]?.message_id);
+    expect(consumer.stats()).toMatchObject({ sent: 1, unsure: 0 });
+  });
+
+  it('answers undefined and false for a chat that blocked the bot', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake } = await front(prefix);
+    const { remote } = worker(prefix);
+    const user = { id: 506, first_name: 'Ivan' };
+    const id = await remote.send(506, 'before', { idempotencyKey: '506:x:new:1' });
+    expect(id).toBe(1);
+    fake.chatMember(user, 'kicked');
+    expect(await remote.send(506, 'after the block', { idempotencyKey: '506:y:new:1' })).toBeUndefined();
+    expect(await remote.edit(506, id!, 'edited after the block')).toBe(false);
+    expect(fake.messages(506).map((m) => m.text)).toEqual(['before']);
+  });
+
+  it('discards a forged or broken payload with a log line and goes on', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake, consumer, logs } = await front(prefix);
+    const queue = rawQueue(prefix);
+    const forged = [
+      { v: 1, type: 'send', chatId: 'everyone', text: 'spam', opts: {} },
+      { v: 1, type: 'send', chatId: 507, text: 'with an extra field', opts: { parse_mode: 'Markdown' } },
+      { v: 1, type: 'edit', chatId: 507, messageId: -1, text: 'x', opts: {} },
+      { v: 2, type: 'send', chatId: 507, text: 'a future version', opts: {} },
+      'not even an object',
+    ];
+    for (const data of forged) await queue.add('send', data);
+    await vi.waitFor(async () => expect(await queue.getJobCountByTypes('failed')).toBe(forged.length), { timeout: 5000 });
+    expect(consumer.stats().invalid).toBe(forged.length);
+    expect(logs.text().match(/discarded a job that is not an alert/g)).toHaveLength(forged.length);
+    expect(fake.calls('sendMessage')).toHaveLength(0);
+    // Still consuming.
+    expect(await worker(prefix).remote.send(507, 'a real alert')).toBe(1);
+  });
+
+  it('answers undefined when no front answers in time, and at once when closed', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { remote, logs } = worker(prefix, 300);
+    expect(await remote.send(508, 'nobody listens', { idempotencyKey: '508:a' })).toBeUndefined();
+    expect(remote.stats.timedOut).toBe(1);
+    expect(logs.text()).toContain('no answer from the front in time');
+    const slow = worker(prefix).remote;
+    const waiting = slow.edit(508, 1, 'nobody listens either');
+    await vi.waitFor(() => expect(slow.stats.enqueued).toBe(1));
+    const started = Date.now();
+    await slow.close();
+    expect(await waiting).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await slow.send(508, 'after close')).toBeUndefined();
+    expect(slow.stats.abandoned).toBe(2);
+  });
+
+  it('closes every Redis connection it opened', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const probe = new Redis(redis.url);
+    closers.push(() => probe.quit());
+    const ours = async () => {
+      const list = String(await probe.call('CLIENT', 'LIST'));
+      return list.split('\n').filter((line) => /name=bb-(alerts|claims)/.test(line)).length;
+    };
+    const before = await ours();
+    const handles = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'Timeout').length;
+    const handlesBefore = handles();
+    const fake = await startFakeTelegram();
+    const outbox = new Outbox({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), logger: captureLogs().logger });
+    outbox.start();
+    const consumer: AlertConsumer = startAlertConsumer({ connection: { url: redis.url }, prefix, outbox, logger: captureLogs().logger });
+    const remote: RemoteOutbox = createRemoteOutbox({ connection: { url: redis.url }, prefix, logger: captureLogs().logger });
+    expect(await remote.send(509, 'hello', { idempotencyKey: '509:a' })).toBe(1);
+    expect(await ours()).toBeGreaterThan(before);
+    await remote.close();
+    await consumer.close();
+    outbox.stop();
+    await outbox.stopped();
+    await fake.close();
+    await vi.waitFor(async () => expect(await ours()).toBe(before));
+    // Nothing left holding the process open: no socket, no timer (the outbox's own sleep ends within its 1 s slice).
+    await vi.waitFor(() => expect(handles()).toBeLessThanOrEqual(handlesBefore), { timeout: 3000 });
+  });
+});
