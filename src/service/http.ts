@@ -154,8 +154,8 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A short, secret-free name for a network failure (ECONNREFUSED, socket closed …). */
-function networkCause(err: unknown): string {
+/** A short, secret-free name for a network failure (ECONNREFUSED, socket closed …): its code or class, never its message. */
+export function networkCause(err: unknown): string {
   if (err && typeof err === 'object') {
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return code;
