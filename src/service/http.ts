@@ -15,9 +15,18 @@ import { ServiceError, type ServiceErrorKind } from './errors.js';
  */
 export const CONNECTIONS_PER_HOST = 64;
 
-/** The client's dispatcher: keep-alive connections, at most `CONNECTIONS_PER_HOST` to each host. */
-export function createServiceAgent(): Agent {
-  return new Agent({ keepAliveTimeout: 10_000, connections: CONNECTIONS_PER_HOST });
+/**
+ * The client's dispatcher: keep-alive connections, at most `CONNECTIONS_PER_HOST` to each host,
+ * leaving from `localAddress` when given (BB_LOCAL_ADDRESS: a service that counts limits per
+ * client address then counts this process's requests under that address).
+ */
+export function createServiceAgent(opts: { localAddress?: string | undefined } = {}): Agent {
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    connections: CONNECTIONS_PER_HOST,
+    // undici's Client option (its `connect.localAddress` is overridden by this one, null or not).
+    ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
+  });
 }
 
 /** The methods the Data Service uses. */
