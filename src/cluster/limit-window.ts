@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { defineScript, type ScriptCall } from './redis-calls.js';
+import { defineScript, offsetArg, REDIS_NOW_LUA, type ScriptCall } from './redis-calls.js';
 
 /** One send recorded in a scope's window. */
 export interface WindowEntry {
@@ -53,14 +53,8 @@ export interface LimitWindowsOptions {
   clockOffsetMs?: number | (() => number);
 }
 
-/** Redis's clock in ms, shifted by the offset argument: the only clock the scripts use. */
-const NOW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-`;
-
 /** KEYS[1] window; ARGV offset, limit, windowMs, member → {admitted 0|1, retryAfterMs, used}. */
-const ACQUIRE = `${NOW}
+const ACQUIRE = `${REDIS_NOW_LUA}
 local limit = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
@@ -81,14 +75,14 @@ return {0, retry, used}
  * KEYS[1] window; ARGV offset, windowMs, member. The send counts from now on (GT: never earlier
  * than it did); one gone from the set (a Redis that lost it) is recorded again, which only counts more.
  */
-const RELEASE = `${NOW}
+const RELEASE = `${REDIS_NOW_LUA}
 redis.call('ZADD', KEYS[1], 'GT', now, ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
 /** KEYS[1] window; ARGV offset, windowMs → {used, nextFreeInMs}. */
-const PEEK = `${NOW}
+const PEEK = `${REDIS_NOW_LUA}
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local used = redis.call('ZCARD', KEYS[1])
@@ -107,8 +101,7 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
   const acquireScript: ScriptCall = defineScript(redis, 'bbLimitWindowAcquire', 1, ACQUIRE);
   const releaseScript: ScriptCall = defineScript(redis, 'bbLimitWindowRelease', 1, RELEASE);
   const peekScript: ScriptCall = defineScript(redis, 'bbLimitWindowPeek', 1, PEEK);
-  const offset = opts.clockOffsetMs ?? 0;
-  const offsetNow = () => Math.round(typeof offset === 'number' ? offset : offset());
+  const offsetNow = () => offsetArg(opts.clockOffsetMs);
   // Unique among processes (random) and among this process's sends (a counter).
   const instance = randomBytes(6).toString('base64url');
   let sequence = 0;

@@ -28,6 +28,20 @@ export function defineScript(redis: Redis, name: string, numberOfKeys: number, l
   return (keys, args) => command.call(redis, ...keys, ...args);
 }
 
+/**
+ * Lua that sets `now` to Redis's clock in ms plus ARGV[1] (an offset only tests set): the one
+ * clock of every script that keeps time, so processes with skewed clocks agree.
+ */
+export const REDIS_NOW_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+`;
+
+/** An offset option (a number, or asked before every call) as the number to pass. */
+export function offsetArg(offset: number | (() => number) | undefined): number {
+  return Math.round(typeof offset === 'function' ? offset() : (offset ?? 0));
+}
+
 /** How long a caller waits for Redis by default before its call fails as transient. */
 export const REDIS_CALL_TIMEOUT_MS = 2_000;
 
