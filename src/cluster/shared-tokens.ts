@@ -136,7 +136,9 @@ export class SharedTokenCache implements TokenCache {
   private readonly renew: ScriptCall;
   private readonly drop: ScriptCall;
   private readonly forgetScript: ScriptCall;
-  private readonly owner = randomBytes(9).toString('base64url');
+  /** This process among the others (random); its flows are numbered after it. */
+  private readonly processTag = randomBytes(9).toString('base64url');
+  private flowCount = 0;
   private readonly log: Logger;
 
   constructor(private readonly opts: SharedTokenCacheOptions) {
@@ -210,11 +212,22 @@ export class SharedTokenCache implements TokenCache {
     // Real time, as the lock's own lifetime.
     const busyUntil = opts.wait === false ? systemClock.now() + (opts.maxWaitMs ?? this.opts.busyWaitMs ?? TOKEN_BUSY_WAIT_MS) : Infinity;
     const lockTtl = this.opts.lockTtlMs ?? TOKEN_LOCK_TTL_MS;
+    // The lock's owner is this flow, not the process: a lock left by an earlier flow is not this one's.
+    this.flowCount += 1;
+    const owner = `${this.processTag}:${this.flowCount.toString(36)}`;
     for (;;) {
       if (opts.signal?.aborted) throw opts.signal.reason;
       const offset = offsetArg(this.opts.clockOffsetMs);
-      const take = this.take([slot.grant, slot.lock, slot.generation], [offset, this.owner, lockTtl, force ? 1 : 0]);
-      const [state, value, ms, redisGeneration] = takeReply.parse(await this.call('the shared token cache', take, opts.signal));
+      const take = this.take([slot.grant, slot.lock, slot.generation], [offset, owner, lockTtl, force ? 1 : 0]);
+      let reply: z.infer<typeof takeReply>;
+      try {
+        reply = takeReply.parse(await this.call('the shared token cache', take, opts.signal));
+      } catch (err) {
+        // Redis may still run it (a command queued while it was away): a lock taken then is freed.
+        take.then((late) => (Array.isArray(late) && late[0] === 'locked' ? this.unlock([slot.lock], [owner]) : undefined)).catch(() => undefined);
+        throw err;
+      }
+      const [state, value, ms, redisGeneration] = reply;
       if (state === 'grant') {
         const grant = this.open(slot, value, ms);
         if (grant) return this.keep(key.accessKey, service, generation, { grant, value });
@@ -222,7 +235,7 @@ export class SharedTokenCache implements TokenCache {
         force = true;
         continue;
       }
-      if (state === 'locked') return this.requestHolding(key, service, opts, slot, redisGeneration, generation);
+      if (state === 'locked') return this.requestHolding(key, service, opts, { slot, owner, redisGeneration, generation });
       if (systemClock.now() >= busyUntil) {
         throw new ServiceError('rate_limited', `${service} token request: another process of the bot is requesting this token (nothing was sent)`, {
           local: true,
@@ -240,14 +253,12 @@ export class SharedTokenCache implements TokenCache {
     key: AccessKeyRef,
     service: Service,
     opts: RequestOptions,
-    slot: Slot,
-    redisGeneration: string,
-    generation: number,
+    { slot, owner, redisGeneration, generation }: { slot: Slot; owner: string; redisGeneration: string; generation: number },
   ): Promise<TokenGrant> {
     const lockTtl = this.opts.lockTtlMs ?? TOKEN_LOCK_TTL_MS;
     // The request may wait for its limit longer than the lock lives: keep it while this runs.
     const renewal = setInterval(() => {
-      this.background('renew the token lock', this.renew([slot.lock], [this.owner, lockTtl]));
+      this.background('renew the token lock', this.renew([slot.lock], [owner, lockTtl]));
     }, Math.max(50, Math.floor(lockTtl / 3)));
     renewal.unref();
     let grant: TokenGrant;
@@ -255,7 +266,7 @@ export class SharedTokenCache implements TokenCache {
       grant = await this.opts.manager.request(key, service, opts);
     } catch (err) {
       clearInterval(renewal);
-      this.background('free the token lock', this.unlock([slot.lock], [this.owner]));
+      this.background('free the token lock', this.unlock([slot.lock], [owner]));
       throw err;
     }
     clearInterval(renewal);
@@ -263,11 +274,11 @@ export class SharedTokenCache implements TokenCache {
     let value: string | undefined;
     try {
       if (renewInMs > 0) {
-        const args = [offsetArg(this.opts.clockOffsetMs), this.owner, this.seal(slot, grant), renewInMs, redisGeneration];
+        const args = [offsetArg(this.opts.clockOffsetMs), owner, this.seal(slot, grant), renewInMs, redisGeneration];
         value = z.string().parse(await this.call('the shared token cache', this.store([slot.grant, slot.lock, slot.generation], args), undefined)) || undefined;
       } else {
         // Already due for renewal: used once here, not shared; the lock goes anyway.
-        await this.call('the shared token cache', this.unlock([slot.lock], [this.owner]), undefined);
+        await this.call('the shared token cache', this.unlock([slot.lock], [owner]), undefined);
       }
     } catch (err) {
       // The token is good: this process uses it; the others request their own once the lock lapses.
