@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { sharedScopeId } from '../../src/cluster/shared-limits.js';
+import { SHARED_MARGIN_MS, SHARED_RELEASE_SLACK_MS, sharedScopeId, sharedWindowName } from '../../src/cluster/shared-limits.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { ServiceClientWithLimits } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
@@ -167,8 +167,9 @@ describe('limits shared by processes through Redis', () => {
     expect(refused).toBeInstanceOf(ServiceError);
     expect(refused).toMatchObject({ kind: 'rate_limited', details: { local: true, limit: 'items' } });
     const retryAfter = (refused as ServiceError).details.retryAfterMs ?? 0;
+    // The window, its margin and its slack, less the 10 s since.
     expect(retryAfter).toBeGreaterThan(49_000);
-    expect(retryAfter).toBeLessThanOrEqual(50_200);
+    expect(retryAfter).toBeLessThanOrEqual(50_000 + SHARED_MARGIN_MS + SHARED_RELEASE_SLACK_MS);
     // The permit went back and the scope is paused: the scheduler's plan sees it.
     expect(b.client.limits.budget(scope).used).toBe(0);
     expect(b.client.limits.budget(scope).left).toBe(0);
@@ -187,6 +188,33 @@ describe('limits shared by processes through Redis', () => {
     expect(sb.counters().status['429']).toBeUndefined();
   });
 
+  it('counts a slow answer’s send from the answer; a fast one from its admission, without a second round trip', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    await startAll('key');
+    const a = await cluster!.start();
+    const b = await cluster!.start();
+    const scope = { kind: 'items', accessKey: 'slow-key', service: 'arbs_live' } as const;
+    const windowKey = `${redis.prefix}${run}:limit:${sharedWindowName('items', sharedScopeId(a.client.limits, scope, undefined))}`;
+    const started = clock.now();
+    for (let i = 0; i < LIMIT / 2; i++) (await a.client.limits.acquire(scope)).release();
+    const slow = [];
+    for (let i = 0; i < LIMIT / 2; i++) slow.push(await a.client.limits.acquire(scope));
+    await clock.advance(5_000);
+    for (const p of slow) p.release();
+    // The releases go out on a's connection, in order: they have landed when a ping answers.
+    await a.redis.ping();
+    const scores = (await a.redis.zrange(windowKey, 0, -1, 'WITHSCORES')).filter((_, i) => i % 2 === 1).map((t) => Number(t) - started);
+    expect(scores.filter((t) => t < 1_000)).toHaveLength(LIMIT / 2);
+    expect(scores.filter((t) => t >= 5_000 && t < 6_000)).toHaveLength(LIMIT / 2);
+    // A window (with its margin and slack) after the start, the fast half has left; the slow half stays 5 s more.
+    await clock.advance(WINDOW - 5_000 + SHARED_MARGIN_MS + SHARED_RELEASE_SLACK_MS + 50);
+    for (let i = 0; i < LIMIT / 2; i++) (await b.client.limits.acquire(scope, { wait: false })).release();
+    const refused = await b.client.limits.acquire(scope, { wait: false }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'rate_limited', details: { local: true } });
+    expect((refused as ServiceError).details.retryAfterMs).toBeGreaterThan(4_800);
+    expect((refused as ServiceError).details.retryAfterMs).toBeLessThanOrEqual(5_000);
+  });
+
   it('processes whose clocks are an hour apart keep one window: only Redis’s clock counts', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const { sb } = await startAll('key');
@@ -203,11 +231,11 @@ describe('limits shared by processes through Redis', () => {
     for (const r of refusals) {
       expect(r).toMatchObject({ kind: 'rate_limited', details: { local: true } });
       expect((r as ServiceError).details.retryAfterMs).toBeGreaterThan(WINDOW - 1_000);
-      expect((r as ServiceError).details.retryAfterMs).toBeLessThanOrEqual(WINDOW + 100);
+      expect((r as ServiceError).details.retryAfterMs).toBeLessThanOrEqual(WINDOW + SHARED_MARGIN_MS + SHARED_RELEASE_SLACK_MS);
     }
     // A minute later (on either clock), both fit again.
-    await clock.advance(WINDOW + 200);
-    await ahead.advance(WINDOW + 200);
+    await clock.advance(WINDOW + 400);
+    await ahead.advance(WINDOW + 400);
     (await a.client.limits.acquire(scope, { wait: false })).release();
     (await b.client.limits.acquire(scope, { wait: false })).release();
   });
