@@ -1,7 +1,7 @@
 /**
  * The clustered client as the roles build it (createSharedServiceClient), on a private Redis that
  * the test stops and starts: two processes asking for one key's token at once send one request;
- * with Redis down every call fails as a transient error the scheduler backs off from (nothing
+ * the hour of token requests outlives a process (it is the tokens window in Redis); with Redis down every call fails as a transient error the scheduler backs off from (nothing
  * sent, no slot kept, no crash), and after the restart (scripts gone from Redis's cache, windows
  * back from the AOF) the same clients carry on.
  */
@@ -46,6 +46,24 @@ describe('the clustered service client', () => {
     expect(reads).toHaveLength(4);
     expect(sandbox.counters().requests['token']).toBe(1);
     expect(a.client.hasValidToken(key.accessKey, 'arbs_live') && b.client.hasValidToken(key.accessKey, 'arbs_live')).toBe(true);
+  });
+
+  it('keeps the hour of token requests across a process restart: the tokens window lives in Redis', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const settings = { LIMIT_TOKENS_PER_HOUR: 3 };
+    const key = refOf(sandbox.demoKey);
+    const first = await cluster.start(settings);
+    for (let i = 0; i < 3; i++) await first.client.checkKey(key, 'arbs_live', { wait: false });
+    await first.client.close();
+    // A new process (a restart, or another worker) an hour's third later: no fresh hour for it.
+    await clock.advance(20 * 60_000);
+    const second = await cluster.start(settings);
+    expect(second.client.budget(key.accessKey, 'arbs_live').tokensLeft).toBe(3);
+    const refused = await second.client.checkKey(key, 'arbs_live', { wait: false }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'rate_limited', details: { local: true, limit: 'tokens' } });
+    expect((refused as ServiceError).details.retryAfterMs).toBeGreaterThan(39 * 60_000);
+    expect(second.client.budget(key.accessKey, 'arbs_live').tokensLeft).toBe(0);
+    expect(sandbox.counters().requests['token']).toBe(3);
   });
 
   it('fails as transient while Redis is down, and carries on after it restarts', async (ctx) => {
