@@ -27,7 +27,7 @@ import { TokenManager, dataAuthHeaders, keyTag, type TokenCache } from './tokens
 export interface ServiceClientOptions {
   config: PathConfig &
     Pick<Config, 'BB_REQUEST_TIMEOUT_MS' | 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_FILTERS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_DICTS_PER_DAY' | 'LIMIT_SCOPE' | 'DATA_DIR'> &
-    Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS'>>;
+    Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS' | 'BB_LOCAL_ADDRESS'>>;
   logger: Logger;
   /** Default systemClock. Limit windows, token expiry, backoff and pauses follow it. */
   clock?: Clock;
@@ -37,6 +37,13 @@ export interface ServiceClientOptions {
   dispatcher?: Dispatcher;
   /** Transient retries per call; default 2. */
   retries?: number;
+  /** Decorates the in-process limits (the cluster's shared windows: src/cluster/shared-limits.ts). */
+  limits?: (local: Limits) => Limits;
+  /**
+   * Builds the token cache around the in-process one, which still makes the requests (the
+   * cluster's shared cache: src/cluster/shared-tokens.ts). `shutdown` aborts with `close()`.
+   */
+  tokens?: (manager: TokenManager, ctx: { shutdown: AbortSignal }) => TokenCache;
 }
 
 /** Counts of Data API calls since start, for /metrics and /stats. */
@@ -65,10 +72,11 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   const random = opts.random ?? Math.random;
   const retries = opts.retries ?? 2;
   const logger = opts.logger.child({ module: 'service-client' });
-  const ownAgent = opts.dispatcher ? undefined : createServiceAgent();
+  const ownAgent = opts.dispatcher ? undefined : createServiceAgent({ localAddress: config.BB_LOCAL_ADDRESS });
   const dispatcher: Dispatcher = opts.dispatcher ?? (ownAgent as Agent);
 
-  const limits = createLimits({ config, clock, random });
+  const local = createLimits({ config, clock, random });
+  const limits = opts.limits ? opts.limits(local) : local;
   const counts: ClientStats = {
     requests: 0,
     failures: { auth: 0, forbidden: 0, rate_limited: 0, not_found: 0, server: 0, timeout: 0, malformed: 0 },
@@ -83,7 +91,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   setMaxListeners(0, shutdown.signal);
   // Aborted by close() too: every public call's waits, backoffs and requests in progress.
   const calls = new AbortGroup();
-  const tokens: TokenCache = new TokenManager({ config, limits, clock, logger, dispatcher, shutdown: shutdown.signal });
+  const manager = new TokenManager({ config, limits, clock, logger, dispatcher, shutdown: shutdown.signal });
+  const tokens: TokenCache = opts.tokens ? opts.tokens(manager, { shutdown: shutdown.signal }) : manager;
   const dictionaries = new DictionaryCache({
     config,
     limits,

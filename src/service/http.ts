@@ -15,9 +15,18 @@ import { ServiceError, type ServiceErrorKind } from './errors.js';
  */
 export const CONNECTIONS_PER_HOST = 64;
 
-/** The client's dispatcher: keep-alive connections, at most `CONNECTIONS_PER_HOST` to each host. */
-export function createServiceAgent(): Agent {
-  return new Agent({ keepAliveTimeout: 10_000, connections: CONNECTIONS_PER_HOST });
+/**
+ * The client's dispatcher: keep-alive connections, at most `CONNECTIONS_PER_HOST` to each host,
+ * leaving from `localAddress` when given (BB_LOCAL_ADDRESS: a service that counts limits per
+ * client address then counts this process's requests under that address).
+ */
+export function createServiceAgent(opts: { localAddress?: string | undefined } = {}): Agent {
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    connections: CONNECTIONS_PER_HOST,
+    // undici's Client option (its `connect.localAddress` is overridden by this one, null or not).
+    ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
+  });
 }
 
 /** The methods the Data Service uses. */
@@ -154,8 +163,8 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A short, secret-free name for a network failure (ECONNREFUSED, socket closed …). */
-function networkCause(err: unknown): string {
+/** A short, secret-free name for a network failure (ECONNREFUSED, socket closed …): its code or class, never its message. */
+export function networkCause(err: unknown): string {
   if (err && typeof err === 'object') {
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return code;

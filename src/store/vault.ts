@@ -6,7 +6,7 @@
  * A blob is `v1:<iv>:<tag>:<ciphertext>`, each part base64url; the version prefix is authenticated
  * too, so a blob cannot be relabelled for a future format.
  */
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../logger.js';
@@ -23,6 +23,8 @@ const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const AAD = Buffer.from(`bb-alert-bot:${VERSION}`);
+/** Fixed salt of `deriveKey` (the master key is already uniformly random; the salt only separates this use). */
+const HKDF_SALT = Buffer.from('bb-alert-bot:hkdf:v1');
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 const BASE64_KEY = /^[A-Za-z0-9+/]{43}=$/;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
@@ -133,6 +135,21 @@ export class Vault {
   /** A fingerprint of the key (HMAC-SHA256 of a fixed text, 128 bits in hex): tells keys apart, reveals nothing of them. */
   fingerprint(): string {
     return createHmac('sha256', this.#key).update('bb-alert-bot:key-check').digest('hex').slice(0, 32);
+  }
+
+  /**
+   * A key of its own for another kind of data (HKDF-SHA256 of this key, `purpose` as the info):
+   * the cluster's token cache encrypts with one, so the secrets' key never encrypts anything else
+   * and neither key can be worked out from the other.
+   */
+  deriveKey(purpose: string): KeyObject {
+    const raw = Buffer.from(hkdfSync('sha256', this.#key, HKDF_SALT, `bb-alert-bot:${purpose}`, KEY_BYTES));
+    try {
+      return createSecretKey(raw);
+    } finally {
+      // The KeyObject holds its own copy.
+      raw.fill(0);
+    }
   }
 
   /** Keeps the key out of JSON dumps of objects that hold a vault. */

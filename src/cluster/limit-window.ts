@@ -1,0 +1,139 @@
+/**
+ * The limits every bot process shares (issue 13): one sliding-window log per limit scope, a Redis
+ * sorted set whose members are sends and whose scores are when they count from, checked and
+ * recorded by ONE Lua script. The script reads Redis's own clock (`TIME`), never the caller's, so
+ * processes on machines with skewed clocks agree; tests shift that clock with `clockOffsetMs`.
+ *
+ * A send counts from its admission until one window after its answer, as in the in-process log
+ * (src/service/sliding-window.ts): `acquire` records it at the admission time, `release` moves it
+ * to the answer's time, `cancel` takes it out (nothing was sent). A process that dies with a send
+ * in flight leaves it counted from its admission, which the caller's margin covers for ordinary
+ * latencies. Members are unique per process and send, so two sends in one millisecond both count.
+ * The key expires one window after its last write: an idle scope leaves nothing behind.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { defineScript, offsetArg, REDIS_NOW_LUA, type ScriptCall } from './redis-calls.js';
+
+/** One send recorded in a scope's window. */
+export interface WindowEntry {
+  /** The scope's sorted set. */
+  readonly key: string;
+  readonly member: string;
+  readonly windowMs: number;
+}
+
+/** The shared window's answer: admitted (and recorded), or when the oldest send leaves it. */
+export type WindowVerdict =
+  | { ok: true; entry: WindowEntry; /** Sends in the window, this one included. */ used: number }
+  | { ok: false; retryAfterMs: number; used: number };
+
+/** The sliding-window logs of all scopes, in one Redis. */
+export interface LimitWindows {
+  /**
+   * Admits and records one send in `scope` when fewer than `limit` sends are in its last
+   * `windowMs`; otherwise says in how many ms the oldest one leaves (nothing recorded).
+   */
+  acquire(scope: string, limit: number, windowMs: number): Promise<WindowVerdict>;
+  /** The answer arrived (or the send failed): the send counts until one window from now. */
+  release(entry: WindowEntry): Promise<void>;
+  /** Nothing was sent after all: the send is taken out of the window. */
+  cancel(entry: WindowEntry): Promise<void>;
+  /** Sends in the scope's window now, and ms until the oldest leaves (0 when empty); records nothing. */
+  peek(scope: string, windowMs: number): Promise<{ used: number; nextFreeInMs: number }>;
+  /** The Redis key of a scope's window. */
+  keyOf(scope: string): string;
+}
+
+export interface LimitWindowsOptions {
+  /** REDIS_PREFIX: every key starts with it. */
+  prefix: string;
+  /** Tests only: added to Redis's clock inside the scripts (a number, or asked before every call). */
+  clockOffsetMs?: number | (() => number);
+}
+
+/** KEYS[1] window; ARGV offset, limit, windowMs, member → {admitted 0|1, retryAfterMs, used}. */
+const ACQUIRE = `${REDIS_NOW_LUA}
+local limit = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local used = redis.call('ZCARD', KEYS[1])
+if used < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, 0, used + 1}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local retry = window
+if oldest[2] then retry = tonumber(oldest[2]) + window - now end
+if retry < 1 then retry = 1 end
+return {0, retry, used}
+`;
+
+/**
+ * KEYS[1] window; ARGV offset, windowMs, member. The send counts from now on (GT: never earlier
+ * than it did); one gone from the set (a Redis that lost it) is recorded again, which only counts more.
+ */
+const RELEASE = `${REDIS_NOW_LUA}
+redis.call('ZADD', KEYS[1], 'GT', now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+/** KEYS[1] window; ARGV offset, windowMs → {used, nextFreeInMs}. */
+const PEEK = `${REDIS_NOW_LUA}
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local used = redis.call('ZCARD', KEYS[1])
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local free = 0
+if oldest[2] then free = tonumber(oldest[2]) + window - now end
+if free < 0 then free = 0 end
+return {used, free}
+`;
+
+const verdictReply = z.tuple([z.number().int(), z.number().int(), z.number().int()]);
+const peekReply = z.tuple([z.number().int(), z.number().int()]);
+
+/** The windows on one ioredis connection (its scripts are registered on it). */
+export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): LimitWindows {
+  const acquireScript: ScriptCall = defineScript(redis, 'bbLimitWindowAcquire', 1, ACQUIRE);
+  const releaseScript: ScriptCall = defineScript(redis, 'bbLimitWindowRelease', 1, RELEASE);
+  const peekScript: ScriptCall = defineScript(redis, 'bbLimitWindowPeek', 1, PEEK);
+  const offsetNow = () => offsetArg(opts.clockOffsetMs);
+  // Unique among processes (random) and among this process's sends (a counter).
+  const instance = randomBytes(6).toString('base64url');
+  let sequence = 0;
+  const keyOf = (scope: string) => `${opts.prefix}limit:${scope}`;
+  const positive = (name: string, n: number) => {
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive whole number of ms, not ${n}`);
+  };
+
+  return {
+    keyOf,
+
+    async acquire(scope, limit, windowMs) {
+      positive('windowMs', windowMs);
+      const key = keyOf(scope);
+      sequence += 1;
+      const member = `${instance}:${sequence.toString(36)}`;
+      const [admitted, retryAfterMs, used] = verdictReply.parse(await acquireScript([key], [offsetNow(), limit, windowMs, member]));
+      return admitted === 1 ? { ok: true, entry: { key, member, windowMs }, used } : { ok: false, retryAfterMs, used };
+    },
+
+    async release(entry) {
+      await releaseScript([entry.key], [offsetNow(), entry.windowMs, entry.member]);
+    },
+
+    async cancel(entry) {
+      await redis.zrem(entry.key, entry.member);
+    },
+
+    async peek(scope, windowMs) {
+      positive('windowMs', windowMs);
+      const [used, nextFreeInMs] = peekReply.parse(await peekScript([keyOf(scope)], [offsetNow(), windowMs]));
+      return { used, nextFreeInMs };
+    },
+  };
+}
