@@ -2,6 +2,7 @@
 import type { SandboxCounters } from './types.js';
 
 const BREACH_LOG_CAP = 10_000;
+const READ_LOG_CAP = 100_000;
 
 function bump(map: Record<string, number>, key: string): void {
   map[key] = (map[key] ?? 0) + 1;
@@ -11,7 +12,7 @@ export class Counters {
   private data: SandboxCounters = Counters.empty();
 
   private static empty(): SandboxCounters {
-    return { requests: {}, byKeyHost: {}, breaches: 0, breachLog: [], status: {} };
+    return { requests: {}, byKeyHost: {}, breaches: 0, breachLog: [], readLog: [], status: {} };
   }
 
   request(route: string): void {
@@ -20,6 +21,12 @@ export class Counters {
 
   use(who: string, base: string, kind: 'token' | 'filter' | 'items' | 'dicts'): void {
     bump(this.data.byKeyHost, `${who}|${base}|${kind}`);
+  }
+
+  read(at: number, accessKey: string, base: string, address: string): void {
+    this.data.readLog.push({ at, accessKey, base, address });
+    // Dropping from the front in batches keeps a long run's log linear rather than shifting per read.
+    if (this.data.readLog.length > READ_LOG_CAP * 1.1) this.data.readLog.splice(0, this.data.readLog.length - READ_LOG_CAP);
   }
 
   status(code: number | 'timeout'): void {

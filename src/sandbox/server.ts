@@ -217,6 +217,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const refused = takeLimit(limits.items, `items|${base}|${scopeOf(key.accessKey, address)}`, route.name, now);
     if (refused) return refused;
     counters.use(key.accessKey, base, 'items');
+    counters.read(now, key.accessKey, base, address);
     const fault = drawFault(true);
     if (fault) return fault;
     const masked = key.masked === true;

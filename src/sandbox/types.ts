@@ -85,6 +85,8 @@ export interface SandboxCounters {
   /** Requests answered 429 because a limit was over. */
   breaches: number;
   breachLog: { at: number; route: string; scope: string }[];
+  /** Item reads that passed the limit, oldest first (the latest 100,000): who read which host when, from which address. */
+  readLog: { at: number; accessKey: string; base: string; address: string }[];
   /** Answers by status code; requests held by a timeout fault count under 'timeout'. */
   status: Record<string, number>;
 }

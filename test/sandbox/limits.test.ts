@@ -42,6 +42,10 @@ describe('sandbox limits', () => {
     expect(c.breaches).toBe(1);
     expect(c.breachLog).toEqual([{ at: h.clock.now(), route: 'items', scope: 'items|/arbs-live|key:demo-key' }]);
     expect(c.byKeyHost['demo-key|/arbs-live|items']).toBe(30);
+    // The read log holds the 30 admitted reads, not the refused one, with their time and address.
+    expect(c.readLog).toHaveLength(30);
+    expect(c.readLog[0]).toEqual({ at: expect.any(Number), accessKey: 'demo-key', base: '/arbs-live', address: '127.0.0.1' });
+    expect([c.readLog[0]?.at, c.readLog.at(-1)?.at]).toEqual([h.clock.now() - 30_000, h.clock.now()]);
     expect(c.status['429']).toBe(1);
     // Other hosts, even of the same kind, count separately.
     expect((await call(`${hostOf(sb, 'arbs_prematch')}/filters/bb-demo-key/items`, await tokenFor(sb, 'arbs_prematch'), { method: 'POST' })).status).toBe(200);
