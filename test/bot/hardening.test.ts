@@ -255,6 +255,21 @@ describe('buttons, groups and typed words', () => {
     expect(h.logs.join('\n')).not.toContain('update failed');
   });
 
+  it('forged flow data pressed on the current prompt is no answer: refused as stale, the question stays open', async () => {
+    await h.say(ALICE, '/start');
+    await h.say(ALICE, '/settings');
+    const menu = h.last(ALICE.id);
+    for (const d of ['cv:f:constructor', 'cv:t:1e9', 'cv:v:-1', 'cv:zzz']) {
+      // A client can send any data as a press on a real message: the menu's own, rewritten.
+      const press = h.fake.pressButton(ALICE, menu, h.button(menu, 'Language'));
+      await h.handle({ ...press, callback_query: { ...press.callback_query!, data: d } });
+      expect(h.callbackText(), d).toBe('This button is no longer active.');
+    }
+    await h.press(ALICE, menu, h.button(menu, 'Language'));
+    expect(h.last(ALICE.id).text).toBe('Which language?');
+    expect(h.logs.join('\n')).not.toContain('update failed');
+  });
+
   it('keys and ids of dots only are refused before anything is sent', async () => {
     await h.say(ALICE, '/connect .. some-secret-xyz');
     expect(h.last(ALICE.id).text).toContain('does not look like an access key');

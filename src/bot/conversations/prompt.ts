@@ -5,14 +5,12 @@
  */
 import type { Conversation } from '@grammyjs/conversations';
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
+import { callbackKind, decodeFlowButton, encodeFlowButton, type FlowButton } from '../callback-data/index.js';
 import { leadingCommand } from '../commands.js';
 import type { BotContext, ConvContext } from '../context.js';
 import type { Translate } from '../../locales/i18n.js';
 import { MAX_SHORT_TEXT } from '../parse/values.js';
 import { quietly } from '../ui/quietly.js';
-
-/** Prefix of every button that belongs to a conversation. */
-export const CV = 'cv:';
 
 /** How long a conversation waits for each answer before it quietly ends. */
 export const FLOW_TIMEOUT_MS = 15 * 60_000;
@@ -44,11 +42,11 @@ export async function strike(conversation: Convo, ctx: ConvContext, t: Translate
 
 export type Convo = Conversation<BotContext, ConvContext>;
 
-export type Answer = { kind: 'button'; data: string; ctx: ConvContext } | { kind: 'text'; text: string; ctx: ConvContext };
+export type Answer = { kind: 'button'; button: FlowButton; ctx: ConvContext } | { kind: 'text'; text: string; ctx: ConvContext };
 
 /** A button of a conversation prompt. */
-export function btn(text: string, data: string): InlineKeyboardButton.CallbackButton {
-  return { text, callback_data: `${CV}${data}` };
+export function btn(text: string, button: FlowButton): InlineKeyboardButton.CallbackButton {
+  return { text, callback_data: encodeFlowButton(button) };
 }
 
 export function keyboard(rows: InlineKeyboardButton[][]): InlineKeyboardMarkup {
@@ -86,15 +84,16 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
     }
     const query = ctx.callbackQuery;
     if (query) {
-      const data = query.data ?? '';
-      if (!data.startsWith(CV)) await conversation.skip({ next: true });
-      if (query.message?.message_id !== promptId) {
+      if (callbackKind(query.data) !== 'flow') await conversation.skip({ next: true });
+      const button = decodeFlowButton(query.data);
+      // A button of an older prompt, or data no prompt sends (forged): neither counts as an answer.
+      if (query.message?.message_id !== promptId || button === undefined) {
         await quietly(() => ctx.answerCallbackQuery({ text: t('stale_button') }));
         await strike(conversation, ctx, t, strikes);
         continue;
       }
       await quietly(() => ctx.answerCallbackQuery());
-      return { kind: 'button', data: data.slice(CV.length), ctx };
+      return { kind: 'button', button, ctx };
     }
     const message = ctx.message;
     if (!message) await conversation.skip({ next: true });
