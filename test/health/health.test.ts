@@ -40,7 +40,7 @@ describe('health server', () => {
     expect(res.status).toBe(404);
   });
 
-  it('counts a throwing check as unhealthy instead of failing the request', async () => {
+  it('counts a throwing check as unhealthy instead of failing the request, and says what it threw', async () => {
     server = await startHealthServer({
       port: 0,
       host: '127.0.0.1',
@@ -49,6 +49,26 @@ describe('health server', () => {
     });
     const res = await fetch(`http://127.0.0.1:${server.port}/healthz`);
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ ok: false, checks: { store: false } });
+    expect(await res.json()).toEqual({ ok: false, checks: { store: false }, reasons: { store: 'the check failed: disk full' } });
+  });
+
+  it('a reason that throws still answers, naming what it threw; a check\'s own reason wins over what it threw', async () => {
+    server = await startHealthServer({
+      port: 0,
+      host: '127.0.0.1',
+      checks: [
+        { name: 'store', check: () => false, reason: () => { throw new Error('EACCES: permission denied, scandir /data'); } },
+        { name: 'scheduler', check: async () => { throw new Error('tick failed'); }, reason: () => 'no tick for 90 s' },
+        { name: 'telegram', check: () => true, reason: () => { throw new Error('never asked'); } },
+      ],
+      metrics: createBotMetrics(),
+    });
+    const res = await fetch(`http://127.0.0.1:${server.port}/healthz`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({
+      ok: false,
+      checks: { store: false, scheduler: false, telegram: true },
+      reasons: { store: 'its reason could not be told: EACCES: permission denied, scandir /data', scheduler: 'no tick for 90 s' },
+    });
   });
 });

@@ -63,14 +63,14 @@ export async function sendPrompt(ctx: ConvContext, text: string, markup?: Inline
 export async function editPrompt(ctx: ConvContext, messageId: number, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
   const chatId = ctx.chat?.id;
   if (chatId === undefined) return;
-  await quietly(() => ctx.api.editMessageText(chatId, messageId, text, { ...(markup ? { reply_markup: markup } : {}) }));
+  await quietly(ctx.log, 'editing a prompt', () => ctx.api.editMessageText(chatId, messageId, text, { ...(markup ? { reply_markup: markup } : {}) }));
 }
 
 /** Takes the buttons off an old prompt so that it reads as done. */
 export async function closePrompt(ctx: ConvContext, messageId: number): Promise<void> {
   const chatId = ctx.chat?.id;
   if (chatId === undefined) return;
-  await quietly(() => ctx.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }));
+  await quietly(ctx.log, 'taking the buttons off a prompt', () => ctx.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }));
 }
 
 export async function waitAnswer(conversation: Convo, t: Translate, promptId: number, strikes: Strikes = { count: 0 }): Promise<Answer> {
@@ -88,11 +88,11 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
       const button = decodeFlowButton(query.data);
       // A button of an older prompt, or data no prompt sends (forged): neither counts as an answer.
       if (query.message?.message_id !== promptId || button === undefined) {
-        await quietly(() => ctx.answerCallbackQuery({ text: t('stale_button') }));
+        await quietly(ctx.log, 'answering a stale press', () => ctx.answerCallbackQuery({ text: t('stale_button') }));
         await strike(conversation, ctx, t, strikes);
         continue;
       }
-      await quietly(() => ctx.answerCallbackQuery());
+      await quietly(ctx.log, 'answering a press', () => ctx.answerCallbackQuery());
       return { kind: 'button', button, ctx };
     }
     const message = ctx.message;

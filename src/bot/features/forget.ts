@@ -49,7 +49,7 @@ export function forgetFeature(rt: BotRuntime): Composer<BotContext> {
     // A stamp from the future is forged (or from another clock): as stale as an old one.
     if (!(age >= -1000 && age <= FORGET_CONFIRM_TTL_MS)) {
       await ctx.answerCallbackQuery({ text: ctx.tp('forget_expired'), show_alert: true });
-      await quietly(() => ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }));
+      await quietly(ctx.log, 'taking the buttons off an expired confirmation', () => ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }));
       return;
     }
     const user = rt.store.getUser(userId);
