@@ -210,15 +210,15 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
 }
 
 /**
- * For each test of the file: a fresh harness with Alice connected and a filter on arbs prematch,
- * handed to `ready`, and closed after the test.
+ * For each test of the file: a fresh harness with Alice connected and (unless `prematchFilter` is
+ * false) a filter on arbs prematch, handed to `ready`, and closed after the test.
  */
-export function withConnectedHarness(ready: (h: Harness) => void): void {
+export function withConnectedHarness(ready: (h: Harness) => void, opts: { prematchFilter?: boolean } = {}): void {
   let h: Harness | undefined;
   beforeEach(async () => {
     h = await createHarness();
     await h.connect();
-    await h.say(ALICE, '/filter arbs_prematch');
+    if (opts.prematchFilter !== false) await h.say(ALICE, '/filter arbs_prematch');
     ready(h);
   });
   afterEach(async () => {

@@ -1,17 +1,11 @@
 /** /filters with its buttons, /pause, /resume, /status and /settings (one line and the menu) end to end. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { subscriptionKey } from '../../src/store/schema.js';
 import { covered } from './fakes.js';
-import { ALICE, BORIS, createHarness, type Harness } from './harness.js';
+import { ALICE, BORIS, type Harness, withConnectedHarness } from './harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await createHarness();
-  await h.connect();
-});
-afterEach(async () => {
-  await h.close();
-});
+withConnectedHarness((harness) => (h = harness), { prematchFilter: false });
 
 const last = () => h.last(ALICE.id);
 
