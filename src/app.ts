@@ -230,7 +230,9 @@ function timedReads(client: ServiceClient, metrics: MetricsPort, clock: Clock): 
 function watchDictionaries(client: ServiceClient, url: string, logger: Logger): NodeJS.Timeout {
   const missing = () => DICT_LANGS.filter((lang) => client.cachedDictionaries(lang) === undefined);
   const attempt = async (first: boolean) => {
-    for (const lang of missing()) await client.dictionaries(lang).catch(() => undefined);
+    // The cache logs a failed fetch itself and resolves without a copy; a rejection here would be
+    // something else, so it is logged too rather than dropped.
+    for (const lang of missing()) await client.dictionaries(lang).catch((err: unknown) => logger.warn({ err, lang }, 'fetching the dictionaries failed'));
     const still = missing();
     if (still.length > 0 && first) {
       logger.warn(

@@ -9,7 +9,13 @@
  *
  * Ids are printable ASCII without spaces (they may contain ':'; everything after the third ':' is
  * the id). Decoding is strict: anything else is `undefined`, never a half-parsed action.
+ *
+ * This codec lives here, not in `src/bot/callback-data/` with the others, because the formatter
+ * (`format.ts`) encodes alert buttons and `alerts/` sits below `bot/`: the bot imports the alerts
+ * side, never the reverse. `src/bot/callback-data/alert.ts` re-exports it and the registry there
+ * holds its prefix with every other kind's, so no two kinds can collide.
  */
+import { withinCallbackLimit } from '../lib/callback-data.js';
 import { SERVICES, serviceCode, serviceFromCode, type Service } from '../service/services.js';
 
 /** What a pressed alert button asks for. */
@@ -19,10 +25,7 @@ export type AlertAction =
   | { type: 'mute'; service: Service; eventId: string }
   | { type: 'snooze'; service: Service };
 
-/** Telegram's limit on `callback_data`, in bytes of UTF-8. */
-export const CALLBACK_DATA_MAX_BYTES = 64;
-
-/** Every alert button's data starts with this; route on it (`bot.callbackQuery(ALERT_CALLBACK_PATTERN, …)`). */
+/** Every alert button's data starts with this (registered in `src/bot/callback-data/registry.ts`). */
 export const ALERT_CALLBACK_PREFIX = 'a:';
 
 /** Matches the data of any alert button (a cheap pre-filter; `decodeAlertAction` does the real check). */
@@ -31,8 +34,6 @@ export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz):/;
 const ID = /^[!-~]+$/;
 
 const TAGS = { event: 'ev', stakes: 'stk', mute: 'mute', snooze: 'snz' } as const;
-
-const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /**
  * The callback data for `action`, or `undefined` when it cannot be encoded within 64 bytes (or an
@@ -46,22 +47,23 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
     case 'event':
     case 'mute':
       if (!ID.test(action.eventId)) return undefined;
-      data = `a:${TAGS[action.type]}:${svc}:${action.eventId}`;
+      data = `${ALERT_CALLBACK_PREFIX}${TAGS[action.type]}:${svc}:${action.eventId}`;
       break;
     case 'stakes':
       if (!ID.test(action.itemId)) return undefined;
-      data = `a:${TAGS.stakes}:${svc}:${action.itemId}`;
+      data = `${ALERT_CALLBACK_PREFIX}${TAGS.stakes}:${svc}:${action.itemId}`;
       break;
     case 'snooze':
-      data = `a:${TAGS.snooze}:${svc}`;
+      data = `${ALERT_CALLBACK_PREFIX}${TAGS.snooze}:${svc}`;
       break;
   }
-  return byteLength(data) <= CALLBACK_DATA_MAX_BYTES ? data : undefined;
+  return withinCallbackLimit(data);
 }
 
 /** Parses a button's callback data; `undefined` for anything that is not exactly one of the four forms. */
-export function decodeAlertAction(data: unknown): AlertAction | undefined {
-  if (typeof data !== 'string' || data.length === 0 || byteLength(data) > CALLBACK_DATA_MAX_BYTES) return undefined;
+export function decodeAlertAction(raw: unknown): AlertAction | undefined {
+  const data = withinCallbackLimit(raw);
+  if (data === undefined) return undefined;
   const m = /^a:(ev|stk|mute|snz):([0-9])(?::(.*))?$/s.exec(data);
   if (!m) return undefined;
   const [, tag, digit, id] = m;

@@ -89,6 +89,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   // Conversations build their own Api objects: transformers reach them only through plugins.
   const conversationPlugins: Middleware<ConvContext>[] = [
     async (ctx, next) => {
+      ctx.log = deps.logger.child({ update_id: ctx.update.update_id, user_id: ctx.from?.id, chat_id: ctx.chat?.id });
       ctx.api.config.use(...gate, retryTransformer(CONVERSATION_RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []), htmlByDefault());
       await next();
     },

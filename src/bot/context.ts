@@ -30,8 +30,11 @@ export interface BotContextExtras {
 /** The context outside conversations. */
 export type BotContext = ConversationFlavor<Context & BotContextExtras>;
 
-/** The context inside conversations (they build their own `t` from the language they were entered with). */
-export type ConvContext = Context;
+/**
+ * The context inside conversations (they build their own `t` from the language they were entered
+ * with); `log` is installed by the conversations' plugin in `bot.ts`, like `log` above.
+ */
+export type ConvContext = Context & { log: Logger };
 
 /** Installs `lang`, `t`, `log` and `user` on every context. */
 export function contextMiddleware(rt: BotRuntime): MiddlewareFn<BotContext> {

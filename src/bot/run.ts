@@ -77,7 +77,12 @@ export async function runBot(bot: Bot<BotContext>, deps: { logger: Logger; webho
   await bot.init();
   await nonEssential(logger, 'deleteWebhook', async () => {
     // Asked first only to say so in the log; the delete runs either way.
-    const left = (await bot.api.getWebhookInfo().catch(() => undefined))?.url;
+    const left = (
+      await bot.api.getWebhookInfo().catch((err: unknown) => {
+        logger.debug({ err }, 'could not ask whether a webhook was left; deleting it either way');
+        return undefined;
+      })
+    )?.url;
     // Pending updates stay with Telegram and arrive through getUpdates.
     await bot.api.deleteWebhook();
     if (left) logger.info('a webhook was set from an earlier run: deleted it to poll (TELEGRAM_WEBHOOK_URL is not set)');

@@ -20,6 +20,7 @@ import { SCHEMA_VERSION } from '../store/schema.js';
 import { DB_FILE_NAME } from '../store/store.js';
 import { KEY_FILE_NAME, Vault } from '../store/vault.js';
 import { createServiceClient } from '../service/client.js';
+import type { ServiceClient } from '../service/client-types.js';
 import { isServiceError } from '../service/errors.js';
 import type { Service } from '../service/services.js';
 import { TokenLedger } from '../scheduler/token-ledger.js';
@@ -180,20 +181,48 @@ export async function keyCheckNotice(config: Config, accessKey: string, now: num
   };
 }
 
-/** One token request for the pair; recorded in DATA_DIR's token ledger so the bot counts it at its next start. */
-export async function checkKeyPair(config: Config, accessKey: string, secret: string, now: () => number): Promise<Verdict> {
+/**
+ * One token request for the pair; recorded in DATA_DIR's token ledger so the bot counts it at its
+ * next start. A ledger that cannot be written is a second ✗: the bot would not know this request
+ * was spent and could send one more than the service allows in this hour.
+ */
+export async function checkKeyPair(config: Config, accessKey: string, secret: string, now: () => number): Promise<Verdict[]> {
   const ledgerFile = join(resolve(config.DATA_DIR), 'token-ledger.json');
   const ledger = new TokenLedger(ledgerFile);
   ledger.load(now());
   if (ledger.count(accessKey, now()) >= config.LIMIT_TOKENS_PER_HOUR) {
-    return {
-      ok: false,
-      detail: `the key's ${config.LIMIT_TOKENS_PER_HOUR} token requests of the last hour are used: no request was sent`,
-      fix: 'try again within the hour',
-    };
+    return [
+      {
+        ok: false,
+        detail: `the key's ${config.LIMIT_TOKENS_PER_HOUR} token requests of the last hour are used: no request was sent`,
+        fix: 'try again within the hour',
+      },
+    ];
   }
   const client = createServiceClient({ config, logger: silentLogger });
   ledger.record(accessKey, now());
+  let verdict: Verdict;
+  try {
+    verdict = await askForToken(client, config, accessKey, secret);
+  } finally {
+    await client.close();
+  }
+  try {
+    await ledger.save(now());
+    return [verdict];
+  } catch (err) {
+    return [
+      verdict,
+      {
+        ok: false,
+        detail: `the token request could not be recorded in ${ledgerFile} (${err instanceof Error ? err.message : String(err)}): the bot will not count it at its next start`,
+        fix: 'make that file writable by this user (or remove it if it is not a file), then start the bot after the hour is over',
+      },
+    ];
+  }
+}
+
+async function askForToken(client: ServiceClient, config: Config, accessKey: string, secret: string): Promise<Verdict> {
   try {
     await client.checkKey({ accessKey, revealSecret: () => secret }, KEY_CHECK_SERVICE, { wait: false });
     return { ok: true, detail: 'the service accepts the key pair' };
@@ -204,9 +233,6 @@ export async function checkKeyPair(config: Config, accessKey: string, secret: st
       return { ok: false, detail: 'the service refused the key pair (wrong access key or secret)', fix: 'copy both again from your account on the service' };
     }
     return { ok: false, detail: `the key check failed: ${err.kind}`, fix: `check BB_AUTH_URL (${config.BB_AUTH_URL}) and try again later` };
-  } finally {
-    await client.close();
-    await ledger.save(now()).catch(() => undefined);
   }
 }
 

@@ -69,7 +69,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<boolean> {
     out(`… ${notice.line}`);
     const secret = (await opts.key.secret()).trim();
     if (secret === '') report({ ok: false, detail: 'no secret was given for --key: nothing was sent', fix: 'paste it at the prompt, pipe it on stdin, or set DOCTOR_SECRET_KEY' });
-    else report(await checkKeyPair(config, opts.key.accessKey, secret, now));
+    else for (const v of await checkKeyPair(config, opts.key.accessKey, secret, now)) report(v);
   }
 
   out(allOk ? 'all checks passed' : 'some checks failed: fix the lines marked ✗ and run the doctor again');

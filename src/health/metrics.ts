@@ -53,6 +53,8 @@ export function createBotMetrics(): BotMetrics {
     registers: [registry],
   });
 
+  // Two blocks of one shape on purpose: prom-client types `this` in collect() per class, and a
+  // counter is written with inc, a gauge with set.
   for (const def of SAMPLE_DEFS) {
     const labelNames = def.labels ? [...def.labels] : [];
     if (def.type === 'counter') {

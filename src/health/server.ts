@@ -9,9 +9,9 @@ import { listen } from '../lib/listen.js';
 
 export interface HealthCheck {
   name: string;
-  /** Resolves true when healthy; a thrown error counts as unhealthy. */
+  /** Resolves true when healthy; a thrown error counts as unhealthy, and its message is the reason. */
   check(): boolean | Promise<boolean>;
-  /** Why it is unhealthy, for the operator (shown under `reasons` while the check fails). */
+  /** Why it is unhealthy, for the operator (shown under `reasons` while the check fails; a thrown error's message stands in). */
   reason?(): string | undefined | Promise<string | undefined>;
 }
 
@@ -75,17 +75,28 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
   };
 }
 
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
 async function runChecks(checks: readonly HealthCheck[]): Promise<{ results: Record<string, boolean>; reasons: Record<string, string> }> {
   const entries = await Promise.all(
     checks.map(async (c) => {
       let ok: boolean;
+      let thrown: string | undefined;
       try {
         ok = (await c.check()) === true;
-      } catch {
+      } catch (err) {
         ok = false;
+        thrown = `the check failed: ${messageOf(err)}`;
       }
-      const reason = ok ? undefined : await Promise.resolve(c.reason?.()).catch(() => undefined);
-      return [c.name, ok, reason] as const;
+      if (ok) return [c.name, ok, undefined] as const;
+      // A red check with no word of why is what an operator can least act on: say what went wrong.
+      let reason: string | undefined;
+      try {
+        reason = await c.reason?.();
+      } catch (err) {
+        reason = `its reason could not be told: ${messageOf(err)}`;
+      }
+      return [c.name, ok, reason ?? thrown] as const;
     }),
   );
   const reasons: Record<string, string> = {};

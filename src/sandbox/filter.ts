@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { sectionOf } from './dictionaries.js';
-import { valuesOf, type SimItem } from './world.js';
+import { valuesOf } from './to-wire.js';
+import type { SimItem } from './world-model.js';
 
 const ids = z.array(z.number().int()).nullish();
 const bound = z.number().nullish();

@@ -20,5 +20,5 @@ export type {
 } from './types.js';
 export type { WireEnvelope, WireEvent, WireItem, WireLeg, WireSubEvent } from './wire.js';
 export type { WireDictionaries, WireOddsType, DictLang } from './dictionaries.js';
-export type { WorldChange, WorldProfile } from './world.js';
+export type { WorldChange, WorldProfile } from './world-model.js';
 export { arbProfit, middleProfits, overvalue, fairOdds } from './pricing.js';

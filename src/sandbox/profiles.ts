@@ -7,7 +7,7 @@
  */
 import type { Rng } from './prng.js';
 import type { SandboxOptions } from './types.js';
-import type { WorldProfile } from './world.js';
+import type { WorldProfile } from './world-model.js';
 
 /** The busy world's tempo, exported so a benchmark can print what it ran against. */
 export const BUSY_TEMPO = {

@@ -22,7 +22,9 @@ import { createRng } from './prng.js';
 import { basePathOf, matchRoute, type Route } from './routes.js';
 import type { Sandbox, SandboxFaults, SandboxKey, SandboxLimits, SandboxOptions, SandboxUrls, TokenGrant } from './types.js';
 import type { WireEnvelope, WireEvent } from './wire.js';
-import { toWireEvent, toWireItem, World, type SimItem } from './world.js';
+import { toWireEvent, toWireItem } from './to-wire.js';
+import { World } from './world.js';
+import type { SimItem } from './world-model.js';
 import { listen } from '../lib/listen.js';
 
 /** The demo key pair used when no keys are given. */

@@ -1,7 +1,7 @@
 /** The sandbox's public types (re-exported by `index.ts`). */
 import type { Clock } from '../clock.js';
 import type { Service } from '../service/services.js';
-import type { WorldChange, WorldProfile } from './world.js';
+import type { WorldChange, WorldProfile } from './world-model.js';
 import type { WireEnvelope, WireItem } from './wire.js';
 
 /** An access key pair the sandbox accepts. */

@@ -5,100 +5,18 @@
  * state at a time depends only on the seed and the start time, never on when it was looked at.
  * Each item draws from its own random stream, and injected items from a separate one, so a test
  * that injects does not change the rest of the world.
+ *
+ * The model (options, events, items) is in `world-model.ts`, an item's odds at birth and at each
+ * move in `item-odds.ts`, the wire form in `to-wire.ts`; this file runs the agenda.
  */
-import { coverMarket, middleMarket, pickFixture, pickSport, type SportProfile } from './catalog.js';
+import { pickFixture, pickSport } from './catalog.js';
 import { ALL_BOOKMAKERS, LIVE_BOOKMAKERS } from './dictionaries.js';
 import { MinHeap } from './heap.js';
-import { arbProfit, fairOdds, middleProfits, oddsForProfit, overvalue, round } from './pricing.js';
+import { moveItem, priceItem } from './item-odds.js';
 import { createRng, type Rng } from './prng.js';
 import { SERVICES, isLive, kindOf, type Kind, type Service } from '../service/services.js';
-import { wireTime, type WireEvent, type WireItem, type WireLeg } from './wire.js';
-
-/** How the world is shaped; every field has a default (see `startSandbox`). */
-export interface WorldOptions {
-  seed: number;
-  /** The world's time zero (the clock's now at start), ms. */
-  startMs: number;
-  eventsPerService: number;
-  itemsPerService: number;
-  meanLifetimeMs: number;
-  moveEveryMs: number;
-  /** Draws that replace the default shapes (see `WorldProfile`); without it the world is as before. */
-  profile?: WorldProfile;
-}
-
-/**
- * A world's tempo drawn per item instead of from the three means above: how long an item lives,
- * whether and how often it moves, and when the next one is born. With `birthGapMs` births follow
- * their own clock (a dead item is not replaced). Every draw takes the seeded stream it is given.
- */
-export interface WorldProfile {
-  lifetimeMs(rng: Rng): number;
-  /** Whether a new item moves at all (drawn once per item). */
-  moves(rng: Rng): boolean;
-  /** The gap to an item's next move. */
-  moveGapMs(rng: Rng): number;
-  /** The gap to the next natural birth. */
-  birthGapMs(rng: Rng): number;
-}
-
-export interface SimSubEvent {
-  id: string;
-  bookmakerId: number;
-  originalId: string;
-}
-
-export interface SimEvent {
-  id: string;
-  sport: SportProfile;
-  league: string;
-  team1: string;
-  team2: string;
-  startMs: number;
-  /** When the event leaves the world (prematch: its start; live: the final whistle). */
-  endMs: number;
-  live: boolean;
-  subEvents: Map<number, SimSubEvent>;
-}
-
-export interface SimLeg {
-  subEventId: string;
-  bookmakerId: number;
-  typeId: number;
-  line: string;
-  odds: number;
-  prev: number;
-  updatedMs: number;
-  initiator: boolean;
-}
-
-export interface SimItem {
-  id: string;
-  service: Service;
-  kind: Kind;
-  event: SimEvent;
-  createdMs: number;
-  groupId: number;
-  legs: SimLeg[];
-  /** valuebets only: the outcome's probability. */
-  probability: number;
-  /** The value band moves keep to. */
-  band: { min: number; max: number };
-  deathMs: number;
-  injected: boolean;
-  rng: Rng;
-  alive: boolean;
-  /** With a profile: false for an item that never moves. */
-  moves: boolean;
-}
-
-/** One change of the world, for tests and benchmarks. */
-export interface WorldChange {
-  at: number;
-  service: Service;
-  type: 'appeared' | 'moved' | 'gone';
-  id: string;
-}
+import { valuesOf } from './to-wire.js';
+import type { SimEvent, SimItem, SimSubEvent, WorldChange, WorldOptions } from './world-model.js';
 
 /** One timed task of the agenda (one monomorphic shape keeps the hot loop fast). */
 interface Task {
@@ -112,63 +30,6 @@ interface Task {
 const MIN_LIFETIME_MS = 5_000;
 const CHANGE_LOG_CAP = 100_000;
 const APPEARED_CAP = 200_000;
-
-/** The item's value fields, computed from its current odds. */
-export function valuesOf(item: SimItem): { value: number; middle?: number; probability?: number; fairOdds?: number } {
-  const odds = item.legs.map((l) => l.odds);
-  if (item.kind === 'arbs') return { value: arbProfit(odds) };
-  if (item.kind === 'middles') {
-    const { miss, hit } = middleProfits([odds[0] ?? 1, odds[1] ?? 1]);
-    return { value: miss, middle: hit };
-  }
-  return { value: overvalue(odds[0] ?? 1, item.probability), probability: item.probability, fairOdds: fairOdds(item.probability) };
-}
-
-/** The wire form of an item; `masked` hides the odds (0), as for a key without paid access. */
-export function toWireItem(item: SimItem, masked: boolean): WireItem {
-  const v = valuesOf(item);
-  const legs: WireLeg[] = item.legs.map((l) => ({
-    sub_event_id: l.subEventId,
-    type_id: l.typeId,
-    value: masked ? 0 : l.odds,
-    prev: masked ? 0 : l.prev,
-    index: l.line,
-    updated: wireTime(l.updatedMs),
-    initiator: l.initiator,
-    crumbs: {},
-  }));
-  return {
-    id: item.id,
-    event_id: item.event.id,
-    value: v.value,
-    ...(item.kind === 'valuebets' ? {} : { roi: v.value }),
-    ...(v.middle === undefined ? {} : { middle_value: v.middle }),
-    ...(v.probability === undefined ? {} : { probability: v.probability }),
-    ...(v.fairOdds === undefined ? {} : { fair_odds: v.fairOdds }),
-    created: wireTime(item.createdMs),
-    groups_ids: [item.groupId],
-    odds: legs,
-  };
-}
-
-/** The wire form of an event with only the sub-events the given items use. */
-export function toWireEvent(event: SimEvent, items: readonly SimItem[]): WireEvent {
-  const used = new Set<number>();
-  for (const it of items) if (it.event === event) for (const l of it.legs) used.add(l.bookmakerId);
-  const subEvents = [...event.subEvents.values()]
-    .filter((s) => used.has(s.bookmakerId))
-    .map((s) => ({ id: s.id, bookmaker_id: s.bookmakerId, original_id: s.originalId }));
-  return {
-    id: event.id,
-    sport_id: event.sport.id,
-    league: event.league,
-    team_1: event.team1,
-    team_2: event.team2,
-    start: wireTime(event.startMs),
-    live: event.live,
-    sub_events: subEvents,
-  };
-}
 
 /** The world of one service. */
 class ServiceWorld {
@@ -229,7 +90,7 @@ class ServiceWorld {
     switch (task.type) {
       case 'move':
         if (!item?.alive) return;
-        this.move(item, task.at);
+        if (moveItem(item, task.at)) this.record({ at: task.at, service: this.service, type: 'moved', id: item.id }, item);
         this.schedule(task.at + (this.opts.profile ? this.opts.profile.moveGapMs(item.rng) : this.opts.moveEveryMs), 'move', item);
         return;
       case 'death':
@@ -288,7 +149,7 @@ class ServiceWorld {
     do id = pickRng.hex(16);
     while (this.items.has(id));
     const createdMs = at - (how.initialAgeMs ?? 0);
-    const legs = this.price(rng, event, how.profit, createdMs);
+    const legs = priceItem(rng, this.kind, this.bookmakers, event, how.profit, createdMs);
     // Drawn in this order (group, lifetime, moves) so a world without a profile is the same as before.
     const groupId = rng.chance(0.75) ? (event.sport.groups[0] ?? 1) : rng.pick(event.sport.groups);
     const profile = this.opts.profile;
@@ -320,79 +181,6 @@ class ServiceWorld {
     } else this.schedule(createdMs + m * Math.max(1, Math.ceil((at - createdMs) / m)), 'move', item);
     this.schedule(item.deathMs, 'death', item);
     return item;
-  }
-
-  /** Legs (bookmakers, market, odds) for a new item of this service's kind. */
-  private price(rng: Rng, event: SimEvent, profit: number | undefined, at: number): { legs: SimLeg[]; probability: number } {
-    const sport = event.sport;
-    const outcomes = this.kind === 'arbs' ? coverMarket(rng, sport) : this.kind === 'middles' ? middleMarket(rng, sport) : [rng.pick(coverMarket(rng, sport))];
-    const books = rng.sample(this.bookmakers, outcomes.length);
-    let odds: number[];
-    let probability = 0;
-    if (this.kind === 'valuebets') {
-      const target = profit ?? Math.min(30, 0.5 + rng.exp(4));
-      const o = round(rng.uniform(1.4, 4.5));
-      probability = Math.min(0.95, round((1 + target / 100) / o, 4));
-      odds = [o];
-    } else {
-      let q: number[];
-      if (outcomes.length === 2) {
-        const spread = this.kind === 'middles' ? 0.1 : 0.25;
-        const q1 = rng.uniform(0.5 - spread, 0.5 + spread);
-        q = [q1, 1 - q1];
-      } else {
-        const w = outcomes.map(() => rng.uniform(0.6, 1.4));
-        const sum = w.reduce((s, x) => s + x, 0);
-        q = w.map((x) => x / sum);
-      }
-      const target = profit ?? (this.kind === 'arbs' ? Math.min(12, 0.1 + rng.exp(1.4)) : rng.uniform(-3, 0.8));
-      odds = oddsForProfit(q, target);
-      // Rounding the odds can push a thin arb below zero: lengthen the longest leg until it pays.
-      while (this.kind === 'arbs' && profit === undefined && arbProfit(odds) < 0.05) {
-        const i = odds.indexOf(Math.max(...odds));
-        odds[i] = round((odds[i] as number) + 0.01);
-      }
-    }
-    const initiator = rng.int(0, outcomes.length - 1);
-    const legs = outcomes.map((o, i): SimLeg => {
-      const bookmakerId = books[i] as number;
-      const sub = event.subEvents.get(bookmakerId);
-      const leg = odds[i] as number;
-      return {
-        subEventId: sub?.id ?? `${event.id}-${bookmakerId}`,
-        bookmakerId,
-        typeId: o.typeId,
-        line: o.line,
-        odds: leg,
-        prev: leg,
-        updatedMs: at,
-        initiator: i === initiator,
-      };
-    });
-    return { legs, probability };
-  }
-
-  /** One leg's odds change a little, keeping the item's value within its band. */
-  private move(item: SimItem, at: number): void {
-    const rng = item.rng;
-    const leg = item.legs[rng.int(0, item.legs.length - 1)];
-    if (!leg) return;
-    const step = rng.uniform(0.004, 0.025) * (rng.chance(0.5) ? 1 : -1);
-    const old = leg.odds;
-    for (const sign of [1, -1]) {
-      let next = round(old * (1 + sign * step));
-      if (Math.abs(next - old) < 0.01) next = round(old + 0.01 * Math.sign(sign * step));
-      if (next < 1.01) continue;
-      leg.odds = next;
-      const v = valuesOf(item).value;
-      if (v >= item.band.min && v <= item.band.max) {
-        leg.prev = old;
-        leg.updatedMs = at;
-        this.record({ at, service: this.service, type: 'moved', id: item.id }, item);
-        return;
-      }
-      leg.odds = old;
-    }
   }
 
   private kill(item: SimItem, at: number): void {

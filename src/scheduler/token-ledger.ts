@@ -98,6 +98,7 @@ export class TokenLedger {
   async save(now: number): Promise<void> {
     if (!this.file) return;
     // One write at a time: a caller arriving during a write waits for it, then writes only if still needed.
+    // Its failure is not ours to report: the caller of that save got the error (and `dirty` is set again).
     while (this.saving) await this.saving.catch(() => undefined);
     if (!this.dirty) return;
     this.dirty = false;

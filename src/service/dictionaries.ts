@@ -324,8 +324,13 @@ export class DictionaryCache {
     let text: string;
     try {
       text = readFileSync(this.file, 'utf8');
-    } catch {
-      return; // no cache yet
+    } catch (err) {
+      // No cache yet is the first start; any other failure (a folder there, no permission) would
+      // refetch on every start, spending the day's few dictionary reads, so the operator hears of it.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.opts.logger.warn({ err, file: this.file }, 'dictionaries cache could not be read; it will be fetched again');
+      }
+      return;
     }
     try {
       const parsed = cacheFileSchema.safeParse(JSON.parse(text));

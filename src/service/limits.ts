@@ -20,129 +20,24 @@
  *
  * Sharing these limits between bot processes later means giving `createScopeGroup` the
  * `datastore: 'ioredis'` options and keeping the send logs in the same Redis.
+ *
+ * The seam (`Limits`, scopes, permits, budgets) is in `limits-port.ts` and re-exported here; one
+ * scope's state and what blocks its next send, in `scope-state.ts`.
  */
 import { setMaxListeners } from 'node:events';
 import Bottleneck from 'bottleneck';
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
 import { backoffMs } from '../lib/backoff.js';
 import { linkSignals } from './abort.js';
-import type { RequestOptions } from './client-types.js';
 import { ServiceError, isServiceError } from './errors.js';
-import { serviceBaseUrl, type PathConfig } from './paths.js';
-import type { Service } from './services.js';
-import { SlidingWindow, type WindowEntry } from './sliding-window.js';
+import { ClientClosedError, type LimitKind, type Limits, type LimitScope, type LimitsConfig, type Permit, type ScopeBudget } from './limits-port.js';
+import { serviceBaseUrl } from './paths.js';
+import { ScopeState, type Refusal } from './scope-state.js';
+import type { WindowEntry } from './sliding-window.js';
 
-/** The four limits of the seed (§8). */
-export type LimitKind = 'tokens' | 'filters' | 'items' | 'dicts';
-
-/** What a request counts against. */
-export type LimitScope =
-  | { kind: 'tokens'; accessKey: string }
-  | { kind: 'filters' | 'items'; accessKey: string; service: Service }
-  | { kind: 'dicts' };
-
-/** The settings the limits are built from (the hosts name the scopes). */
-export type LimitsConfig = PathConfig &
-  Pick<
-    Config,
-    | 'LIMIT_TOKENS_PER_HOUR'
-    | 'LIMIT_FILTERS_PER_HOUR'
-    | 'LIMIT_ITEMS_PER_MINUTE'
-    | 'LIMIT_DICTS_PER_DAY'
-    | 'LIMIT_SCOPE'
-  > &
-  // Optional so that callers built before the setting keep their meaning (key).
-  Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS'>>;
-
-/** The right to send one request, taken from a scope's window. */
-export interface Permit {
-  /** The answer arrived (or the send failed): the send leaves the window one window from now. */
-  release(): void;
-  /** Nothing was sent after all: the slot is given back. */
-  cancel(): void;
-}
-
-/** One scope's state, for /status and the scheduler's plan. */
-export interface ScopeBudget {
-  limit: number;
-  windowMs: number;
-  /** Sends counted in the window now, in flight ones included. */
-  used: number;
-  inFlight: number;
-  /** Callers queued for this scope (waiting for room, a pause, or their turn). */
-  waiting: number;
-  /** Interactive sends counted in the window now, and how many the window allows them. */
-  interactiveUsed: number;
-  interactiveCap: number;
-  /** Sends that would still fit now after everyone queued: max(0, limit - used - waiting). */
-  left: number;
-  /** ms until this scope's 429 pause ends; 0 when not paused. */
-  pausedForMs: number;
-  /** ms until one more send would be admitted (an estimate of one window while all are in flight). */
-  nextFreeInMs: number;
-}
-
-/** The limiters every request of the client passes; also read by the scheduler to plan. */
-export interface Limits {
-  /** LIMIT_SCOPE: how item reads and filter writes are counted. */
-  readonly scopeMode: 'key' | 'address';
-  /** LIMIT_SCOPE_TOKENS: how token requests are counted. */
-  readonly tokenScopeMode: 'key' | 'address';
-  /**
-   * Takes a slot in `scope`: waits for room (wait !== false) or throws
-   * ServiceError('rate_limited', { local: true, retryAfterMs }) at once, having sent nothing.
-   * A caller's abort rejects with the signal's reason; `close()` rejects with `ClientClosedError`.
-   * With wait === false an interactive item read still waits up to one read slot (or
-   * `opts.maxWaitMs`): the slot a poll would have taken is its.
-   */
-  acquire(scope: LimitScope, opts?: RequestOptions): Promise<Permit>;
-  /** A 429 arrived: pause the scope for `retryAfterMs`, or a growing backoff when absent. Returns the pause. */
-  penalize(scope: LimitScope, retryAfterMs?: number): number;
-  /**
-   * A request of the scope failed with `err`: a 429 from the service pauses the scope and comes
-   * back carrying the pause as its `retryAfterMs`; anything else comes back as it was.
-   */
-  failed(scope: LimitScope, err: unknown): unknown;
-  /** A request of the scope succeeded: the 429 backoff starts over. */
-  recover(scope: LimitScope): void;
-  budget(scope: LimitScope): ScopeBudget;
-  /** Token requests the key may still send in the current hour window (shared by all keys under LIMIT_SCOPE=address). */
-  tokensLeft(accessKey: string): number;
-  /**
-   * The token requests an hour the scheduler's plan spends on the key (undefined: the key is not
-   * polled). Interactive use may take the rest of the key's hour, never less than
-   * INTERACTIVE_TOKENS_PER_HOUR; a key not polled keeps POLLING_TOKENS_UNPLANNED for its first
-   * filter. Ignored under LIMIT_SCOPE_TOKENS=address, where the whole pool is polling's.
-   */
-  setPollingTokens(accessKey: string, perHour: number | undefined): void;
-  /** Item reads that still fit in the current minute window of this key's scope on the service's host. */
-  readsLeft(accessKey: string, service: Service): number;
-  /** Item reads already committed in that scope: queued plus in flight. */
-  reservedReads(accessKey: string, service: Service): number;
-  /**
-   * ms until a poll of that scope would be admitted: 0 when now; a lookup waiting for the next
-   * slot or a 429 pause push it later. Cheap enough to ask before every poll.
-   */
-  pollFreeInMs(accessKey: string, service: Service): number;
-  /** The scope's identity: equal ids share one budget (one host under LIMIT_SCOPE=address). */
-  scopeId(scope: LimitScope): string;
-  /** Scopes whose state is held now (idle ones are dropped: see IDLE_SWEEP_MS). */
-  scopeCount(): number;
-  /** Rejects every waiting caller and stops the limiters. */
-  close(): Promise<void>;
-}
-
-/** Rejection of calls waiting on limits that were closed (the bot is shutting down). */
-export class ClientClosedError extends Error {
-  override name = 'ClientClosedError';
-  constructor() {
-    super('the service client was closed');
-  }
-}
+export * from './limits-port.js';
 
 const HOUR = 3_600_000;
-const WINDOWS: Record<LimitKind, number> = { tokens: HOUR, filters: HOUR, items: 60_000, dicts: 24 * HOUR };
 const LABELS: Record<LimitKind, { what: string; per: string }> = {
   tokens: { what: 'token requests', per: 'an hour' },
   filters: { what: 'filter writes', per: 'an hour' },
@@ -179,54 +74,6 @@ const GROUP_IDLE_MS = 2 * 24 * HOUR;
 /** The single place limiters are constructed: one Group per kind, one limiter (with an id) per scope. */
 function createScopeGroup(kind: LimitKind): Bottleneck.Group {
   return new Bottleneck.Group({ id: `bb-limits-${kind}`, maxConcurrent: 1, minTime: 0, timeout: GROUP_IDLE_MS });
-}
-
-class ScopeState {
-  readonly window: SlidingWindow;
-  pausedUntil = 0;
-  strikes = 0;
-  waiting = 0;
-  /** Interactive callers queued: a poll leaves them the next slot. */
-  interactiveWaiting = 0;
-  private wake: { promise: Promise<void>; resolve: () => void } | undefined;
-
-  constructor(
-    readonly kind: LimitKind,
-    limit: number,
-    /** Interactive sends allowed per window (a key's token cap follows its polling plan). */
-    public interactiveCap: number,
-  ) {
-    this.window = new SlidingWindow(limit, WINDOWS[kind]);
-  }
-
-  /** One limit's even spacing: a window's length over its sends. */
-  get slotMs(): number {
-    return this.window.windowMs / this.window.limit;
-  }
-
-  /** Resolves on the next release, cancel or pause change (or when `signal` aborts). */
-  changed(signal: AbortSignal): Promise<void> {
-    if (!this.wake) {
-      let resolve: () => void = () => undefined;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.wake = { promise, resolve };
-    }
-    const { promise } = this.wake;
-    return new Promise<void>((resolve) => {
-      const onAbort = () => resolve();
-      signal.addEventListener('abort', onAbort, { once: true });
-      void promise.then(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      });
-    });
-  }
-
-  notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.resolve();
-  }
 }
 
 /** What `createLimits` needs. */
@@ -317,7 +164,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     return state;
   };
 
-  const refusal = (kind: LimitKind, retryAfterMs: number, why_: 'paused' | 'full' | 'interactive'): ServiceError => {
+  const refusal = (kind: LimitKind, retryAfterMs: number, why_: Refusal): ServiceError => {
     const { what, per } = LABELS[kind];
     const secs = Math.ceil(retryAfterMs / 1000);
     const why =
@@ -352,22 +199,6 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
   };
 
   /**
-   * What stands between a send and now: 0 when it may go; else ms to wait (Infinity: until a
-   * send in flight is answered) and why.
-   */
-  const blocker = (state: ScopeState, now: number, interactive: boolean): { ms: number; why: 'paused' | 'full' | 'interactive' } => {
-    const pause = state.pausedUntil - now;
-    if (pause > 0) return { ms: pause, why: 'paused' };
-    const wait = state.window.waitMs(now);
-    if (wait > 0) return { ms: wait, why: 'full' };
-    if (interactive) {
-      const capWait = state.window.interactiveWaitMs(now, state.interactiveCap);
-      if (capWait > 0) return { ms: capWait, why: 'interactive' };
-    }
-    return { ms: 0, why: 'full' };
-  };
-
-  /**
    * The admission job of one scope (bottleneck runs one at a time per scope); past `deadline`
    * (a caller that waits only briefly) it refuses instead of waiting on.
    */
@@ -375,7 +206,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     for (;;) {
       if (signal.aborted) throw abortReason(signal, closing.signal);
       const now = clock.now();
-      const { ms, why } = blocker(state, now, interactive);
+      const { ms, why } = state.blocker(now, interactive);
       if (ms === 0) return state.window.take(now, interactive);
       if (now + ms > deadline) throw refusal(state.kind, ms === Infinity ? state.window.windowMs : ms, why);
       if (ms !== Infinity) await clock.sleep(ms, signal);
@@ -397,16 +228,12 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     }
   };
 
-  /** An interactive caller is queued for the next slot (not one held back by its cap). */
-  const lookupWaiting = (state: ScopeState, now: number): boolean =>
-    state.interactiveWaiting > 0 && state.window.interactiveWaitMs(now, state.interactiveCap) === 0;
-
   /** A send now or a refusal, without queueing; a poll leaves the next slot to a waiting lookup. */
   const takeNow = (state: ScopeState, interactive: boolean): WindowEntry => {
     const now = clock.now();
-    const { ms, why } = blocker(state, now, interactive);
+    const { ms, why } = state.blocker(now, interactive);
     if (ms > 0) throw refusal(state.kind, ms === Infinity ? state.window.windowMs : ms, why);
-    if (!interactive && lookupWaiting(state, now)) throw refusal(state.kind, state.slotMs, 'full');
+    if (!interactive && state.lookupWaiting(now)) throw refusal(state.kind, state.slotMs, 'full');
     return state.window.take(now, interactive);
   };
 
@@ -446,7 +273,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
         // A user waiting for a lookup may wait for the next slot: polls leave it to them.
         const grace = opts.maxWaitMs ?? (interactive && scope.kind === 'items' ? state.slotMs + 100 : 0);
         const now = clock.now();
-        const { ms, why } = blocker(state, now, interactive);
+        const { ms, why } = state.blocker(now, interactive);
         if (grace <= 0 || ms > grace || why !== 'full') {
           return permitFor(state, takeNow(state, interactive));
         }
@@ -538,10 +365,10 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     pollFreeInMs(accessKey, service) {
       const state = stateOf({ kind: 'items', accessKey, service });
       const now = clock.now();
-      const { ms } = blocker(state, now, false);
+      const { ms } = state.blocker(now, false);
       if (ms === Infinity) return state.slotMs;
       // A lookup waiting takes the next slot: the poll comes one slot after it.
-      return lookupWaiting(state, now) ? ms + state.slotMs : ms;
+      return state.lookupWaiting(now) ? ms + state.slotMs : ms;
     },
 
     async close() {

@@ -62,6 +62,7 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   /** Writes JSON the caller serialized (e.g. from cached parts; bytes are UTF-8), after any write already under way. */
   writeJson(text: string | Buffer): Promise<void> {
     const run = this.queue.then(() => this.writeText(text));
+    // The queue only orders writes; a failed write's error goes to its own caller through `run`.
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -79,6 +80,8 @@ export class AtomicJsonFile<T> implements Adapter<T> {
       }
       await rename(this.tempFile, this.file);
     } catch (e) {
+      // Tidying after a failed write: the write's own error, thrown below, says what went wrong, and a
+      // temp file left behind is truncated and reused by the next write (a missing one is no error).
       await rm(this.tempFile, { force: true }).catch(() => undefined);
       throw e;
     }

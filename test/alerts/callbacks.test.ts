@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   ALERT_CALLBACK_PATTERN,
-  CALLBACK_DATA_MAX_BYTES,
   decodeAlertAction,
   encodeAlertAction,
   type AlertAction,
 } from '../../src/alerts/callbacks.js';
+import { CALLBACK_DATA_MAX_BYTES } from '../../src/lib/callback-data.js';
 import { SERVICES } from '../../src/service/services.js';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');

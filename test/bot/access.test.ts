@@ -1,6 +1,7 @@
 /** The allow-list, the admin's /stats, blocking and unblocking, groups, and /forget. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultFilter } from '../../src/service/filter-model.js';
+import { entry } from '../store/fixtures.js';
 import { ALICE, BORIS, CAROL, createHarness, DEMO_KEY, DEMO_SECRET, type Harness } from './harness.js';
 
 let h: Harness;
@@ -133,17 +134,7 @@ describe('/forget', () => {
     h = await createHarness();
     await h.connect();
     await h.say(ALICE, '/filter arbs_live');
-    h.store.alerts.set(`${ALICE.id}:arbs_live`, 'i1', {
-      eventId: 'e1',
-      chatId: ALICE.id,
-      messageId: 9,
-      firstSeenAt: 1,
-      lastSeenAt: 1,
-      goneAt: null,
-      profit: 1,
-      odds: [2],
-      lastEditAt: 1,
-    });
+    h.store.alerts.set(`${ALICE.id}:arbs_live`, 'i1', entry({ eventId: 'e1', chatId: ALICE.id, messageId: 9 }));
     const blob = h.store.getUser(ALICE.id)?.key?.secretEnc ?? '';
     expect(await h.dataFiles()).toContain(blob);
 

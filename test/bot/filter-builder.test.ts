@@ -19,6 +19,11 @@ const press = async (label: string) => {
   const message = prompt();
   await h.press(ALICE, message, h.button(message, label));
 };
+/** /filter for arbs live with every default answer, up to the summary (Save or Cancel). */
+const toSummary = async () => {
+  await h.say(ALICE, '/filter');
+  for (const label of ['Arbs · live', 'All sports', 'All bookmakers', 'From 0 %', 'Any odds']) await press(label);
+};
 
 describe('/filter builder', () => {
   it('walks every step and writes the filter once at the end', async () => {
@@ -165,12 +170,7 @@ describe('/filter builder', () => {
     await h.say(ALICE, 'arbs_live');
     expect(prompt().text).toContain('not sure what you mean');
 
-    await h.say(ALICE, '/filter');
-    await press('Arbs · live');
-    await press('All sports');
-    await press('All bookmakers');
-    await press('From 0 %');
-    await press('Any odds');
+    await toSummary();
     await press('Cancel');
     expect(prompt().text).toContain('was not saved');
     expect(h.client.callsOf('writeFilter')).toHaveLength(0);
@@ -202,12 +202,7 @@ describe('/filter builder', () => {
 
   it('a write refused at the end says why and stores nothing', async () => {
     h.client.failNext('writeFilter', 'auth');
-    await h.say(ALICE, '/filter');
-    await press('Arbs · live');
-    await press('All sports');
-    await press('All bookmakers');
-    await press('From 0 %');
-    await press('Any odds');
+    await toSummary();
     await press('Save');
     expect(prompt().text).toContain('refused your key pair');
     expect(h.store.getUser(ALICE.id)?.filters).toEqual({});

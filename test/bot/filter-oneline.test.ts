@@ -1,17 +1,11 @@
 /** The one-line /filter: strict parsing, every bad input answered with nothing changed, one write on success. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseFilterArgs } from '../../src/bot/parse/filter-args.js';
 import { covered, fixtureDictionaries } from './fakes.js';
-import { ALICE, BORIS, createHarness, type Harness } from './harness.js';
+import { ALICE, BORIS, type Harness, withConnectedHarness } from './harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await createHarness();
-  await h.connect();
-});
-afterEach(async () => {
-  await h.close();
-});
+withConnectedHarness((harness) => (h = harness), { prematchFilter: false });
 
 describe('/filter <service> …', () => {
   it('saves with no options: all sports and bookmakers, profit from 0; one write, store, scheduler', async () => {

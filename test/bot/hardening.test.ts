@@ -4,6 +4,7 @@
  * pressed by someone else; typed words reaching Object.prototype; dot-only ids; a /filters list
  * past 4,096 characters; a button without its message answered twice; "1 opportunities".
  */
+import { GrammyError } from 'grammy';
 import type { Update } from 'grammy/types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeAlertAction, type AlertAction } from '../../src/alerts/callbacks.js';
@@ -11,6 +12,7 @@ import { CAP_RULES } from '../../src/bot/caps.js';
 import { quietly } from '../../src/bot/ui/quietly.js';
 import { MESSAGE_MAX, plainLength } from '../../src/bot/ui/plain.js';
 import { translator } from '../../src/locales/i18n.js';
+import { captureLogs } from '../support/logs.js';
 import { fixtureDictionaries, makeItem } from './fakes.js';
 import { ALICE, BORIS, CAROL, createHarness, DEMO_KEY, DEMO_SECRET, recordGroupAlert, type Harness } from './harness.js';
 
@@ -255,6 +257,21 @@ describe('buttons, groups and typed words', () => {
     expect(h.logs.join('\n')).not.toContain('update failed');
   });
 
+  it('forged flow data pressed on the current prompt is no answer: refused as stale, the question stays open', async () => {
+    await h.say(ALICE, '/start');
+    await h.say(ALICE, '/settings');
+    const menu = h.last(ALICE.id);
+    for (const d of ['cv:f:constructor', 'cv:t:1e9', 'cv:v:-1', 'cv:zzz']) {
+      // A client can send any data as a press on a real message: the menu's own, rewritten.
+      const press = h.fake.pressButton(ALICE, menu, h.button(menu, 'Language'));
+      await h.handle({ ...press, callback_query: { ...press.callback_query!, data: d } });
+      expect(h.callbackText(), d).toBe('This button is no longer active.');
+    }
+    await h.press(ALICE, menu, h.button(menu, 'Language'));
+    expect(h.last(ALICE.id).text).toBe('Which language?');
+    expect(h.logs.join('\n')).not.toContain('update failed');
+  });
+
   it('keys and ids of dots only are refused before anything is sent', async () => {
     await h.say(ALICE, '/connect .. some-secret-xyz');
     expect(h.last(ALICE.id).text).toContain('does not look like an access key');
@@ -320,11 +337,32 @@ describe('buttons, groups and typed words', () => {
   });
 
   it('quietly() catches a call that throws before it returns a promise', async () => {
+    const logs = captureLogs();
     const throwsAtOnce = (): Promise<unknown> => {
-      throw new Error('Missing information for API call');
+      throw new Error('Missing information for API call to editMessageText');
     };
-    expect(await quietly(throwsAtOnce)).toBe(false);
-    expect(await quietly(async () => 1)).toBe(true);
+    expect(await quietly(logs.logger, 'editing', throwsAtOnce)).toBe(false);
+    expect(await quietly(logs.logger, 'editing', async () => 1)).toBe(true);
+    expect(logs.lines).toEqual([]);
+  });
+
+  it('quietly() passes the harmless failures without a word and logs any other, with its message', async () => {
+    const logs = captureLogs();
+    const refused = (code: number, description: string) => async () => {
+      throw new GrammyError("Call to 'editMessageText' failed!", { ok: false, error_code: code, description }, 'editMessageText', {});
+    };
+    for (const description of ['Bad Request: message is not modified: specified new message content and reply markup are exactly the same', 'Bad Request: message to edit not found', "Bad Request: message can't be edited", 'Bad Request: query is too old and response timeout expired or query ID is invalid']) {
+      expect(await quietly(logs.logger, 'editing a prompt', refused(400, description))).toBe(false);
+    }
+    expect(logs.lines).toEqual([]);
+    // What an operator would want to know: the bot lost its rights, or the network is down.
+    expect(await quietly(logs.logger, 'editing a prompt', refused(403, 'Forbidden: bot was kicked from the group chat'))).toBe(false);
+    expect(await quietly(logs.logger, 'showing "typing"', async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:9'); })).toBe(false);
+    const records = logs.records();
+    expect(records.map((r) => [r.level, r.msg, r.error])).toEqual([
+      [20, 'editing a prompt failed; going on without it', "Call to 'editMessageText' failed! (403: Forbidden: bot was kicked from the group chat)"],
+      [20, 'showing "typing" failed; going on without it', 'connect ECONNREFUSED 127.0.0.1:9'],
+    ]);
   });
 
   it('counts use the plural rules of each language', async () => {

@@ -21,6 +21,7 @@ import { subscriptionKey } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { captureLogs } from '../support/logs.js';
 import { Vault } from '../../src/store/vault.js';
+import { entry } from '../store/fixtures.js';
 import { FakeScheduler, FakeServiceClient } from './fakes.js';
 
 export const ALICE: FakeUser = { id: 101, first_name: 'Alice', language_code: 'en' };
@@ -80,17 +81,7 @@ export interface Harness {
 
 /** Records that `message` in a group is the bot's alert of `itemId` for the user's filter (so its buttons are theirs). */
 export function recordGroupAlert(store: Store, userId: number, itemId: string, eventId: string, message: SentMessage): void {
-  store.alerts.set(subscriptionKey(userId, 'arbs_prematch'), itemId, {
-    eventId,
-    chatId: message.chat_id,
-    messageId: message.message_id,
-    firstSeenAt: 1,
-    lastSeenAt: 1,
-    goneAt: null,
-    profit: 2,
-    odds: [2, 2],
-    lastEditAt: 1,
-  });
+  store.alerts.set(subscriptionKey(userId, 'arbs_prematch'), itemId, entry({ eventId, chatId: message.chat_id, messageId: message.message_id, odds: [2, 2] }));
 }
 
 export function botInfoOf(fake: FakeTelegram): UserFromGetMe {
@@ -210,15 +201,15 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
 }
 
 /**
- * For each test of the file: a fresh harness with Alice connected and a filter on arbs prematch,
- * handed to `ready`, and closed after the test.
+ * For each test of the file: a fresh harness with Alice connected and (unless `prematchFilter` is
+ * false) a filter on arbs prematch, handed to `ready`, and closed after the test.
  */
-export function withConnectedHarness(ready: (h: Harness) => void): void {
+export function withConnectedHarness(ready: (h: Harness) => void, opts: { prematchFilter?: boolean } = {}): void {
   let h: Harness | undefined;
   beforeEach(async () => {
     h = await createHarness();
     await h.connect();
-    await h.say(ALICE, '/filter arbs_prematch');
+    if (opts.prematchFilter !== false) await h.say(ALICE, '/filter arbs_prematch');
     ready(h);
   });
   afterEach(async () => {

@@ -1,17 +1,12 @@
 /** /filters with its buttons, /pause, /resume, /status and /settings (one line and the menu) end to end. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { subscriptionKey } from '../../src/store/schema.js';
+import { entry } from '../store/fixtures.js';
 import { covered } from './fakes.js';
-import { ALICE, BORIS, createHarness, type Harness } from './harness.js';
+import { ALICE, BORIS, type Harness, withConnectedHarness } from './harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await createHarness();
-  await h.connect();
-});
-afterEach(async () => {
-  await h.close();
-});
+withConnectedHarness((harness) => (h = harness), { prematchFilter: false });
 
 const last = () => h.last(ALICE.id);
 
@@ -43,17 +38,7 @@ describe('/filters', () => {
     expect(h.store.getUser(ALICE.id)?.filters.arbs_live?.paused).toBe(false);
 
     const again = h.fake.messages(ALICE.id).find((m) => m.message_id === list.message_id)!;
-    h.store.alerts.set(subscriptionKey(ALICE.id, 'valuebets_prematch'), 'i1', {
-      eventId: 'e1',
-      chatId: ALICE.id,
-      messageId: 5,
-      firstSeenAt: 1,
-      lastSeenAt: 1,
-      goneAt: null,
-      profit: 1,
-      odds: [2],
-      lastEditAt: 1,
-    });
+    h.store.alerts.set(subscriptionKey(ALICE.id, 'valuebets_prematch'), 'i1', entry({ eventId: 'e1', chatId: ALICE.id, messageId: 5 }));
     await h.press(ALICE, again, 'f:d:4');
     const confirm = h.fake.messages(ALICE.id).find((m) => m.message_id === list.message_id)!;
     expect(confirm.text).toContain('Delete the filter for Valuebets · prematch?');

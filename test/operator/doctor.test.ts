@@ -3,7 +3,7 @@
  * failure an operator meets, each named with its fix.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Api } from 'grammy';
 import { describe, expect, it } from 'vitest';
@@ -138,5 +138,17 @@ describe('npm run doctor', () => {
     expect(tokens() - before).toBe(2);
     const ledger = JSON.parse(await readFile(join(dataDir, 'token-ledger.json'), 'utf8')) as { keys: Record<string, number[]> };
     expect(Object.values(ledger.keys).flat()).toHaveLength(2);
+  });
+
+  it('says so when the token request it spent cannot be recorded in the ledger', async () => {
+    const dataDir = await tempDir('bb-doctor-ledger-');
+    // A folder where the ledger file should be: the write (temp file, then rename) fails.
+    await mkdir(join(dataDir, 'token-ledger.json'));
+    const { ok, text } = await doctor({ DATA_DIR: dataDir }, { key: { accessKey: standIns.sandbox.demoKey.accessKey, secret: async () => standIns.sandbox.demoKey.secret } });
+    expect(text).toContain('✓ the service accepts the key pair');
+    expect(text).toMatch(/✗ the token request could not be recorded in \S+token-ledger\.json \(E\w+: .+\): the bot will not count it at its next start/);
+    expect(text).toContain('fix: make that file writable');
+    expect(text).not.toContain(standIns.sandbox.demoKey.secret);
+    expect(ok).toBe(false);
   });
 });

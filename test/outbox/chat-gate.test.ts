@@ -1,28 +1,21 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { chatGateTransformer, chatOf, isCounted } from '../../src/outbox/chat-gate.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
+import { stopAfterEach } from '../support/teardown.js';
 import { settle } from './helpers.js';
 
 const USER = 4242;
-let fake: FakeTelegram | undefined;
-let outbox: Outbox | undefined;
-
-afterEach(async () => {
-  outbox?.stop();
-  outbox = undefined;
-  await fake?.close();
-  fake = undefined;
-});
+const stopAfter = stopAfterEach();
 
 /** The outbox on its own Api, and a second Api for replies with the gate installed (as the bot's). */
 async function setup() {
   const clock = new ManualClock();
-  fake = await startFakeTelegram({ clock });
-  outbox = new Outbox({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), logger: silentLogger, clock });
+  const fake = stopAfter(await startFakeTelegram({ clock }));
+  const outbox = stopAfter(new Outbox({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), logger: silentLogger, clock }));
   outbox.start();
   const replies = new Api(fake.token, { apiRoot: fake.apiRoot });
   replies.config.use(chatGateTransformer(outbox));

@@ -2,30 +2,23 @@
  * Alert destinations stay true: periodic re-checks of the bot's and the user's rights, checks
  * after a refused send, supergroup migrations, and the fall-back to the private chat with a note.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
 import { DestinationWatch, type DestinationWatchOptions } from '../../src/outbox/destinations.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { silentLogger } from '../../src/logger.js';
 import { ALICE, BORIS, createHarness, type Harness } from '../bot/harness.js';
+import { stopAfterEach } from '../support/teardown.js';
 
 const GROUP = -1003001;
 const MINUTE = 60_000;
 
+const stopAfter = stopAfterEach();
 let h: Harness;
-let watch: DestinationWatch | undefined;
-let outbox: Outbox | undefined;
-afterEach(async () => {
-  outbox?.stop();
-  outbox = undefined;
-  await watch?.stop();
-  watch = undefined;
-  await h.close();
-});
 
 /** ALICE (en) and BORIS (ru) both send alerts to GROUP, where the bot and both of them are admins. */
 async function setup(options: Partial<DestinationWatchOptions> = {}) {
-  h = await createHarness();
+  h = stopAfter(await createHarness());
   h.fake.setChat({ id: GROUP, type: 'supergroup', title: 'Signals', botIsAdmin: true, adminIds: [ALICE.id, BORIS.id] });
   for (const user of [ALICE, BORIS]) {
     await h.connect(user);
@@ -33,7 +26,7 @@ async function setup(options: Partial<DestinationWatchOptions> = {}) {
     expect(h.store.getUser(user.id)?.alertChatId).toBe(GROUP);
   }
   const told: { chatId: number; text: string }[] = [];
-  watch = new DestinationWatch({
+  const watch = stopAfter(new DestinationWatch({
     api: new Api(h.fake.token, { apiRoot: h.fake.apiRoot }),
     botId: () => h.fake.botUser.id,
     store: h.store,
@@ -44,7 +37,7 @@ async function setup(options: Partial<DestinationWatchOptions> = {}) {
     checkEveryMs: 30 * MINUTE,
     tickMs: MINUTE,
     ...options,
-  });
+  }));
   return { watch, told };
 }
 
@@ -112,13 +105,13 @@ describe('periodic re-checks of an alert destination', () => {
 
 describe('a refused send checks the destination', () => {
   function wire(w: DestinationWatch) {
-    outbox = new Outbox({
+    const outbox = stopAfter(new Outbox({
       api: new Api(h.fake.token, { apiRoot: h.fake.apiRoot }),
       logger: silentLogger,
       clock: h.clock,
       onMigrated: (from, to) => w.migrated(from, to),
       onChatUnavailable: (chatId) => w.suspect(chatId),
-    });
+    }));
     outbox.start();
     return outbox;
   }
@@ -147,7 +140,7 @@ describe('a refused send checks the destination', () => {
 
 describe('membership updates from people not on the allow-list', () => {
   it('the bot removed from, or demoted in, an alert group by someone not allowed still moves the alerts, with a note', async () => {
-    h = await createHarness({ allowed: [ALICE.id] });
+    h = stopAfter(await createHarness({ allowed: [ALICE.id] }));
     for (const id of [GROUP, -1004002]) {
       h.fake.setChat({ id, type: 'supergroup', title: `Group ${id}`, botIsAdmin: true, adminIds: [ALICE.id] });
     }
@@ -166,7 +159,7 @@ describe('membership updates from people not on the allow-list', () => {
   });
 
   it('follows the upgrade service message, whoever upgraded the group', async () => {
-    h = await createHarness({ allowed: [ALICE.id] });
+    h = stopAfter(await createHarness({ allowed: [ALICE.id] }));
     h.fake.setChat({ id: -4005, type: 'group', title: 'Old group', botIsAdmin: true, adminIds: [ALICE.id] });
     await h.connect();
     await h.say(ALICE, '/settings alerts -4005');

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { Outbox } from '../../src/outbox/outbox.js';
@@ -15,20 +15,16 @@ import {
   telegramError,
   times,
 } from './helpers.js';
+import { stopAfterEach } from '../support/teardown.js';
 
 const TOKEN = '123456:TEST-TOKEN-abcdefghijklmnopqrstu';
-let outboxes: Outbox[] = [];
-
-afterEach(() => {
-  for (const o of outboxes) o.stop();
-  outboxes = [];
-});
+const stopAfter = stopAfterEach();
 
 function setup(options: Partial<OutboxOptions> = {}) {
   const clock = new ManualClock();
   const api = new ScriptedApi(clock);
   const outbox = new Outbox({ api, logger: silentLogger, clock, random: () => 0.5, ...options });
-  outboxes.push(outbox);
+  stopAfter(outbox);
   outbox.start();
   return { clock, api, outbox, t0: clock.now() };
 }

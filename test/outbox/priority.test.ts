@@ -1,15 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { insertByPriority, PRIORITY } from '../../src/outbox/priority.js';
 import { run, ScriptedApi, settle, telegramError, times } from './helpers.js';
+import { stopAfterEach } from '../support/teardown.js';
 
-let outboxes: Outbox[] = [];
-afterEach(() => {
-  for (const o of outboxes) o.stop();
-  outboxes = [];
-});
+const stopAfter = stopAfterEach();
 
 function setup() {
   const clock = new ManualClock();
@@ -24,7 +21,7 @@ function setup() {
     onMigrated: (from, to) => migrated.push([from, to]),
     onChatUnavailable: (chatId) => unavailable.push(chatId),
   });
-  outboxes.push(outbox);
+  stopAfter(outbox);
   outbox.start();
   return { clock, api, outbox, t0: clock.now(), migrated, unavailable };
 }

@@ -1,31 +1,24 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import type { OutboxApi } from '../../src/outbox/api.js';
 import type { OutboxOptions } from '../../src/outbox/options.js';
-import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
+import { startFakeTelegram } from '../../src/fake-telegram/server.js';
+import { stopAfterEach } from '../support/teardown.js';
 import { settle } from './helpers.js';
 
 const user = { id: 4242, first_name: 'Ivan', language_code: 'ru' };
 const GROUP = -1001234567890;
 
-let fake: FakeTelegram | undefined;
-let outbox: Outbox | undefined;
-
-afterEach(async () => {
-  outbox?.stop();
-  outbox = undefined;
-  await fake?.close();
-  fake = undefined;
-});
+const stopAfter = stopAfterEach();
 
 async function setup(clock?: ManualClock, options: Partial<OutboxOptions> = {}) {
-  fake = await startFakeTelegram(clock ? { clock } : {});
+  const fake = stopAfter(await startFakeTelegram(clock ? { clock } : {}));
   // grammY's own Api satisfies the outbox's port as it is.
   const api: OutboxApi = new Api(fake.token, { apiRoot: fake.apiRoot });
-  outbox = new Outbox({ api, logger: silentLogger, ...(clock && { clock }), ...options });
+  const outbox = stopAfter(new Outbox({ api, logger: silentLogger, ...(clock && { clock }), ...options }));
   outbox.start();
   return { fake, outbox };
 }

@@ -2,26 +2,23 @@
  * LIMIT_SCOPE=address against the sandbox counting per address: the users of one host share its
  * read budget in turn, and nothing goes over the limit.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { stopAfterEach } from '../support/teardown.js';
 import { addUser, RecordingNotifier } from './harness.js';
-import { runStack, startStack, type Stack } from './stack.js';
+import { runStack, startStack } from './stack.js';
 
-let stack: Stack | undefined;
-afterEach(async () => {
-  await stack?.close();
-  stack = undefined;
-});
+const stopAfter = stopAfterEach();
 
 describe('LIMIT_SCOPE=address', () => {
   it('shares each host between its users in turn, within the per-address read limit', async () => {
     const users = 15;
     const keys = Array.from({ length: users }, (_, i) => ({ accessKey: `addr-key-${i + 1}`, secret: `addr-secret-${i + 1}` }));
-    stack = await startStack({
+    const stack = stopAfter(await startStack({
       // Tokens plentiful here: the per-host read budget is what is shared.
       sandbox: { keys, seed: 4, limits: { scope: 'address', itemsPerMinute: 30, tokensPerHour: 10_000 }, world: { itemsPerService: 2 } },
       limits: { scope: 'address', itemsPerMinute: 30, tokensPerHour: 10_000 },
       notifier: (clock) => new RecordingNotifier(() => clock.now()),
-    });
+    }));
     for (let i = 0; i < users; i++) {
       addUser(stack.store, i + 1, i < 10 ? ['arbs_prematch'] : ['arbs_prematch', 'arbs_live'], keys[i]!);
     }
@@ -47,11 +44,11 @@ describe('LIMIT_SCOPE=address', () => {
   it('shares the address’s 20 tokens an hour between all users in turn, and none over the limit', async () => {
     const users = 6;
     const keys = Array.from({ length: users }, (_, i) => ({ accessKey: `turn-key-${i + 1}`, secret: `turn-secret-${i + 1}` }));
-    stack = await startStack({
+    const stack = stopAfter(await startStack({
       sandbox: { keys, seed: 8, limits: { scope: 'address' }, world: { itemsPerService: 2 } },
       limits: { scope: 'address', tokenScope: 'address' },
       notifier: (clock) => new RecordingNotifier(() => clock.now()),
-    });
+    }));
     for (let i = 0; i < users; i++) addUser(stack.store, i + 1, i % 2 === 0 ? ['arbs_live'] : ['arbs_prematch', 'middles_live'], keys[i]!);
     stack.scheduler.start();
     await runStack(stack, 2 * 60 * 60_000, 2_000);

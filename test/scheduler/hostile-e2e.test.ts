@@ -4,19 +4,16 @@
  * missing legs beside the world's items, and each user still gets every sound item alerted once;
  * the diff on its own leaves an item whose numbers cannot be stored out, at the cost of that item only.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { stopAfterEach } from '../support/teardown.js';
 import { diffRead } from '../../src/scheduler/diff.js';
 import { HOSTILE_IDS } from '../../src/sandbox/hostile.js';
 import { AlertState } from '../../src/store/alert-state.js';
 import { opp } from './fixtures.js';
 import { addUser } from './harness.js';
-import { flushAlerts, runStack, startStack, type Stack } from './stack.js';
+import { flushAlerts, runStack, startStack } from './stack.js';
 
-let stack: Stack | undefined;
-afterEach(async () => {
-  await stack?.close();
-  stack = undefined;
-});
+const stopAfter = stopAfterEach();
 
 describe('hostile service data', () => {
   it('every sound item is alerted once, the clamped one included, whatever else the reads carry', async () => {
@@ -24,7 +21,7 @@ describe('hostile service data', () => {
       { accessKey: 'alice-key', secret: 'alice-secret-0001' },
       { accessKey: 'boris-key', secret: 'boris-secret-0002' },
     ];
-    stack = await startStack({ sandbox: { keys, hostile: true, seed: 4, world: { itemsPerService: 4, eventsPerService: 5 } } });
+    const stack = stopAfter(await startStack({ sandbox: { keys, hostile: true, seed: 4, world: { itemsPerService: 4, eventsPerService: 5 } } }));
     const { store, sandbox, telegram } = stack;
     addUser(store, 101, ['arbs_prematch'], keys[0]);
     addUser(store, 102, ['valuebets_live'], keys[1]);

@@ -1,12 +1,13 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
 import { createServiceClient, type ServiceClientWithLimits } from '../../src/service/client.js';
 import { namesFor } from '../../src/service/dictionaries-model.js';
 import { DICTIONARIES_FILE, parseDictionaries, refreshIntervalMs } from '../../src/service/dictionaries.js';
+import { captureLogs, WARN } from '../support/logs.js';
 import { configFor, sendJson, settle, startLocalServer, type LocalServer } from './helpers.js';
 
 const HOUR = 3_600_000;
@@ -112,10 +113,10 @@ describe('dictionaries in the client (local server, cache on disk)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const make = (overrides: Parameters<typeof configFor>[1] = {}) => {
+  const make = (overrides: Parameters<typeof configFor>[1] = {}, logger: Logger = silentLogger) => {
     const c = createServiceClient({
       config: configFor(server.url, { DATA_DIR: dir, ...overrides }),
-      logger: silentLogger,
+      logger,
       clock,
       random: () => 0.5,
     });
@@ -186,5 +187,18 @@ describe('dictionaries in the client (local server, cache on disk)', () => {
     const c = make();
     expect(c.cachedDictionaries('en')).toBeUndefined();
     expect((await c.dictionaries('en'))?.sports['6']).toBe('Tennis');
+  });
+
+  it('tells the operator when the cache file cannot be read at all, but not when there is none yet', async () => {
+    const quiet = captureLogs();
+    make({}, quiet.logger);
+    expect(quiet.text()).not.toContain('dictionaries cache');
+    await mkdir(join(dir, DICTIONARIES_FILE));
+    const logs = captureLogs();
+    const c = make({}, logs.logger);
+    const warning = logs.records().find((r) => r.msg === 'dictionaries cache could not be read; it will be fetched again');
+    expect(warning?.level).toBe(WARN);
+    expect(JSON.stringify(warning?.err)).toContain('EISDIR');
+    expect(c.cachedDictionaries('en')).toBeUndefined();
   });
 });

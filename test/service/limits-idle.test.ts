@@ -3,23 +3,20 @@
  * dropped once their window is empty, while a scope with a send in its window, a send in flight
  * or a 429 pause keeps its state.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { stopAfterEach } from '../support/teardown.js';
 import { ManualClock } from '../../src/clock.js';
-import { createLimits, IDLE_SWEEP_MS, type Limits } from '../../src/service/limits.js';
+import { createLimits, IDLE_SWEEP_MS } from '../../src/service/limits.js';
 import { configFor } from './helpers.js';
 
 const HOUR = 3_600_000;
 
 describe('idle limiter state', () => {
-  let limits: Limits | undefined;
-  afterEach(async () => {
-    await limits?.close();
-    limits = undefined;
-  });
+  const stopAfter = stopAfterEach();
 
   it('drops the state of 500 keys that were only tried, once their hour is over, and keeps busy scopes', async () => {
     const clock = new ManualClock();
-    limits = createLimits({ config: configFor('http://h', { LIMIT_TOKENS_PER_HOUR: 2 }), clock, random: () => 0.5 });
+    const limits = stopAfter(createLimits({ config: configFor('http://h', { LIMIT_TOKENS_PER_HOUR: 2 }), clock, random: () => 0.5 }));
     for (let i = 0; i < 500; i++) {
       const permit = await limits.acquire({ kind: 'tokens', accessKey: `tried-${i}` }, { wait: false });
       permit.release();

@@ -1,4 +1,4 @@
-/** Helpers for the store and vault tests: temp dirs, a log capture, sample records. */
+/** Helpers for the store and vault tests: temp dirs, a log capture, sample records (the bot tests take their alert entries from `entry` too). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -25,14 +25,14 @@ export async function askValue<T>(
 ): Promise<T> {
   const rows: InlineKeyboardButton[][] = [];
   for (let i = 0; i < buttons.length; i += perRow) {
-    rows.push(buttons.slice(i, i + perRow).map((b, j) => btn(b.label, `v:${i + j}`)));
+    rows.push(buttons.slice(i, i + perRow).map((b, j) => btn(b.label, { type: 'choice', index: i + j })));
   }
   const promptId = await sendPrompt(ctx, prompt, rows.length > 0 ? keyboard(rows) : undefined);
   const strikes: Strikes = { count: 0 };
   for (;;) {
     const answer = await waitAnswer(conversation, t, promptId, strikes);
     if (answer.kind === 'button') {
-      const chosen = answer.data.startsWith('v:') ? buttons[Number(answer.data.slice(2))] : undefined;
+      const chosen = answer.button.type === 'choice' ? buttons[answer.button.index] : undefined;
       if (!chosen) continue;
       await closePrompt(answer.ctx, promptId);
       await answer.ctx.reply(t('fb_chosen', { value: chosen.label }));

@@ -8,7 +8,7 @@ import { html, translator, type Lang, type Translate } from '../../locales/i18n.
 import type { ServiceCoverage } from '../../scheduler/port.js';
 import { namesFor, type Dictionaries } from '../../service/dictionaries-model.js';
 import { defaultFilter, type FilterSettings } from '../../service/filter-model.js';
-import { isLive, kindOf, parseService, serviceCode, serviceFromCode, SERVICES, type Service } from '../../service/services.js';
+import { isLive, kindOf, parseService, SERVICES, type Service } from '../../service/services.js';
 import { saveFilter, type SaveOutcome } from '../actions/save-filter.js';
 import type { ConvContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
@@ -36,7 +36,8 @@ type Lists = { sports: [number, string][]; bookmakers: [number, string][] } | nu
 function sortedEntries(map: Record<string, string>, lang: Lang): [number, string][] {
   return Object.entries(map)
     .map(([id, name]): [number, string] => [Number(id), name])
-    .filter(([id]) => Number.isInteger(id) && id >= 0)
+    // A button carries the id as a whole number: one past 2^53 could not be told from its neighbours.
+    .filter(([id]) => Number.isSafeInteger(id) && id >= 0)
     .sort((a, b) => a[1].localeCompare(b[1], lang));
 }
 
@@ -49,17 +50,13 @@ function rangeLabel(min: number | null, max: number | null, unit: string): strin
 async function chooseService(conversation: Convo, ctx: ConvContext, t: Translate): Promise<Service> {
   const rows: InlineKeyboardButton[][] = [];
   for (let i = 0; i < SERVICES.length; i += 2) {
-    rows.push(SERVICES.slice(i, i + 2).map((s) => btn(serviceLabel(s, t), `s:${serviceCode(s)}`)));
+    rows.push(SERVICES.slice(i, i + 2).map((s) => btn(serviceLabel(s, t), { type: 'service', service: s })));
   }
   const promptId = await sendPrompt(ctx, t('fb_choose_service'), keyboard(rows));
   for (;;) {
     const answer = await waitAnswer(conversation, t, promptId);
     const service =
-      answer.kind === 'button'
-        ? answer.data.startsWith('s:')
-          ? serviceFromCode(answer.data.slice(2))
-          : undefined
-        : parseService(answer.text);
+      answer.kind === 'button' ? (answer.button.type === 'service' ? answer.button.service : undefined) : parseService(answer.text);
     if (service) {
       await closePrompt(answer.ctx, promptId);
       await answer.ctx.reply(t('fb_chosen', { value: serviceLabel(service, t) }));
@@ -182,7 +179,7 @@ export function createFilterConversation(rt: BotRuntime) {
     const parts = [t('fb_summary', { service: serviceLabel(service, t) }), describeFilter(service, settings, names, t)];
     const tradeOff = coverageTradeOff(coverage.before, coverage.after, t);
     if (tradeOff) parts.push(tradeOff);
-    const confirmId = await sendPrompt(ctx, parts.join('\n\n'), keyboard([[btn(t('btn_save'), 'save'), btn(t('btn_cancel'), 'cancel')]]));
+    const confirmId = await sendPrompt(ctx, parts.join('\n\n'), keyboard([[btn(t('btn_save'), { type: 'save' }), btn(t('btn_cancel'), { type: 'cancel' })]]));
 
     for (;;) {
       const answer = await waitAnswer(conversation, t, confirmId);
@@ -190,12 +187,12 @@ export function createFilterConversation(rt: BotRuntime) {
         await answer.ctx.reply(t('fb_press_save'));
         continue;
       }
-      if (answer.data === 'cancel') {
+      if (answer.button.type === 'cancel') {
         await closePrompt(answer.ctx, confirmId);
         await answer.ctx.reply(t('fb_cancelled'));
         return;
       }
-      if (answer.data !== 'save') continue;
+      if (answer.button.type !== 'save') continue;
       await closePrompt(answer.ctx, confirmId);
       const outcome: SaveOutcome = await conversation.external(() => saveFilter(rt, userId, service, settings));
       const after: Partial<Record<Service, ServiceCoverage>> = await conversation.external(() => rt.scheduler.coverage(userId));

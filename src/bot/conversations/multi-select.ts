@@ -39,17 +39,17 @@ function render(t: Translate, o: MultiSelectOptions, shown: [number, string][], 
   const rows: InlineKeyboardButton[][] = [];
   const items = pageOf(shown, page);
   for (let i = 0; i < items.length; i += 2) {
-    rows.push(items.slice(i, i + 2).map(([id, name]) => btn(`${selected.has(id) ? '✅ ' : ''}${clipName(name)}`, `t:${id}`)));
+    rows.push(items.slice(i, i + 2).map(([id, name]) => btn(`${selected.has(id) ? '✅ ' : ''}${clipName(name)}`, { type: 'toggle', id })));
   }
   if (pages > 1) {
     rows.push([
-      btn('‹', `p:${(page + pages - 1) % pages}`),
-      btn(`${page + 1}/${pages}`, 'nop'),
-      btn('›', `p:${(page + 1) % pages}`),
+      btn('‹', { type: 'page', page: (page + pages - 1) % pages }),
+      btn(`${page + 1}/${pages}`, { type: 'noop' }),
+      btn('›', { type: 'page', page: (page + 1) % pages }),
     ]);
   }
-  const last = [btn(o.allLabel, 'all'), btn(t('btn_done'), 'done')];
-  if (query !== '') last.unshift(btn(t('btn_clear_search'), 'clr'));
+  const last = [btn(o.allLabel, { type: 'all' }), btn(t('btn_done'), { type: 'done' })];
+  if (query !== '') last.unshift(btn(t('btn_clear_search'), { type: 'clear' }));
   rows.push(last);
   return { text: lines.join('\n'), markup: keyboard(rows) };
 }
@@ -67,19 +67,18 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
   for (;;) {
     const answer = await waitAnswer(conversation, t, promptId);
     if (answer.kind === 'button') {
-      const [action, arg] = answer.data.split(':');
-      if (action === 'done') break;
-      if (action === 'all') {
+      const b = answer.button;
+      if (b.type === 'done') break;
+      if (b.type === 'all') {
         selected.clear();
         break;
       }
-      if (action === 't' && arg !== undefined && known.has(Number(arg))) {
-        const id = Number(arg);
-        if (selected.has(id)) selected.delete(id);
-        else selected.add(id);
-      } else if (action === 'p' && arg !== undefined) {
-        page = Math.min(Math.max(0, Number(arg) || 0), Math.max(0, Math.ceil(shown.length / PAGE_SIZE) - 1));
-      } else if (action === 'clr') {
+      if (b.type === 'toggle' && known.has(b.id)) {
+        if (selected.has(b.id)) selected.delete(b.id);
+        else selected.add(b.id);
+      } else if (b.type === 'page') {
+        page = Math.min(b.page, Math.max(0, Math.ceil(shown.length / PAGE_SIZE) - 1));
+      } else if (b.type === 'clear') {
         query = '';
         shown = o.options;
         page = 0;

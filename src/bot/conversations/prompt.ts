@@ -5,14 +5,12 @@
  */
 import type { Conversation } from '@grammyjs/conversations';
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
+import { callbackKind, decodeFlowButton, encodeFlowButton, type FlowButton } from '../callback-data/index.js';
 import { leadingCommand } from '../commands.js';
 import type { BotContext, ConvContext } from '../context.js';
 import type { Translate } from '../../locales/i18n.js';
 import { MAX_SHORT_TEXT } from '../parse/values.js';
 import { quietly } from '../ui/quietly.js';
-
-/** Prefix of every button that belongs to a conversation. */
-export const CV = 'cv:';
 
 /** How long a conversation waits for each answer before it quietly ends. */
 export const FLOW_TIMEOUT_MS = 15 * 60_000;
@@ -44,11 +42,11 @@ export async function strike(conversation: Convo, ctx: ConvContext, t: Translate
 
 export type Convo = Conversation<BotContext, ConvContext>;
 
-export type Answer = { kind: 'button'; data: string; ctx: ConvContext } | { kind: 'text'; text: string; ctx: ConvContext };
+export type Answer = { kind: 'button'; button: FlowButton; ctx: ConvContext } | { kind: 'text'; text: string; ctx: ConvContext };
 
 /** A button of a conversation prompt. */
-export function btn(text: string, data: string): InlineKeyboardButton.CallbackButton {
-  return { text, callback_data: `${CV}${data}` };
+export function btn(text: string, button: FlowButton): InlineKeyboardButton.CallbackButton {
+  return { text, callback_data: encodeFlowButton(button) };
 }
 
 export function keyboard(rows: InlineKeyboardButton[][]): InlineKeyboardMarkup {
@@ -65,14 +63,14 @@ export async function sendPrompt(ctx: ConvContext, text: string, markup?: Inline
 export async function editPrompt(ctx: ConvContext, messageId: number, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
   const chatId = ctx.chat?.id;
   if (chatId === undefined) return;
-  await quietly(() => ctx.api.editMessageText(chatId, messageId, text, { ...(markup ? { reply_markup: markup } : {}) }));
+  await quietly(ctx.log, 'editing a prompt', () => ctx.api.editMessageText(chatId, messageId, text, { ...(markup ? { reply_markup: markup } : {}) }));
 }
 
 /** Takes the buttons off an old prompt so that it reads as done. */
 export async function closePrompt(ctx: ConvContext, messageId: number): Promise<void> {
   const chatId = ctx.chat?.id;
   if (chatId === undefined) return;
-  await quietly(() => ctx.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }));
+  await quietly(ctx.log, 'taking the buttons off a prompt', () => ctx.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }));
 }
 
 export async function waitAnswer(conversation: Convo, t: Translate, promptId: number, strikes: Strikes = { count: 0 }): Promise<Answer> {
@@ -86,15 +84,16 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
     }
     const query = ctx.callbackQuery;
     if (query) {
-      const data = query.data ?? '';
-      if (!data.startsWith(CV)) await conversation.skip({ next: true });
-      if (query.message?.message_id !== promptId) {
-        await quietly(() => ctx.answerCallbackQuery({ text: t('stale_button') }));
+      if (callbackKind(query.data) !== 'flow') await conversation.skip({ next: true });
+      const button = decodeFlowButton(query.data);
+      // A button of an older prompt, or data no prompt sends (forged): neither counts as an answer.
+      if (query.message?.message_id !== promptId || button === undefined) {
+        await quietly(ctx.log, 'answering a stale press', () => ctx.answerCallbackQuery({ text: t('stale_button') }));
         await strike(conversation, ctx, t, strikes);
         continue;
       }
-      await quietly(() => ctx.answerCallbackQuery());
-      return { kind: 'button', data: data.slice(CV.length), ctx };
+      await quietly(ctx.log, 'answering a press', () => ctx.answerCallbackQuery());
+      return { kind: 'button', button, ctx };
     }
     const message = ctx.message;
     if (!message) await conversation.skip({ next: true });

@@ -9,7 +9,6 @@ import {
   parseChatTarget,
   parseSettingValue,
   resolveAlertTarget,
-  SETTING_FIELDS,
   type SettingChange,
   type SettingField,
 } from '../actions/settings.js';
@@ -69,10 +68,10 @@ export function createSettingsConversation(rt: BotRuntime) {
     for (;;) {
       const user: UserRecord | null = await conversation.external(() => rt.store.getUser(userId) ?? null);
       const menu = keyboard([
-        [btn(t('set_lang'), 'f:lang'), btn(t('set_tz'), 'f:tz')],
-        [btn(t('set_bankroll'), 'f:bankroll'), btn(t('set_step'), 'f:step')],
-        [btn(t('set_quiet'), 'f:quiet'), btn(t('set_alerts'), 'f:alerts')],
-        [btn(t('btn_done'), 'done')],
+        [btn(t('set_lang'), { type: 'field', field: 'lang' }), btn(t('set_tz'), { type: 'field', field: 'tz' })],
+        [btn(t('set_bankroll'), { type: 'field', field: 'bankroll' }), btn(t('set_step'), { type: 'field', field: 'step' })],
+        [btn(t('set_quiet'), { type: 'field', field: 'quiet' }), btn(t('set_alerts'), { type: 'field', field: 'alerts' })],
+        [btn(t('btn_done'), { type: 'done' })],
       ]);
       const menuId = await sendPrompt(ctx, `${t('settings_title')}\n\n${describeSettings(user ?? undefined, t, lang)}`, menu);
       let field: SettingField | undefined;
@@ -84,14 +83,13 @@ export function createSettingsConversation(rt: BotRuntime) {
           await answer.ctx.reply(t('use_buttons'));
           continue;
         }
-        if (answer.data === 'done') {
+        if (answer.button.type === 'done') {
           await closePrompt(answer.ctx, menuId);
           await answer.ctx.reply(t('settings_done'));
           return;
         }
-        const picked = answer.data.startsWith('f:') ? answer.data.slice(2) : undefined;
-        // Only the fields' own names: `in` would also find "constructor" on Object.prototype.
-        field = SETTING_FIELDS.find((f) => f === picked);
+        // The decoder let only the fields' own names through (never "constructor").
+        if (answer.button.type === 'field') field = answer.button.field;
       }
       await closePrompt(answerCtx, menuId);
 

@@ -3,10 +3,10 @@
  * (24 h), snooze the filter (1 h). Only the alert's owner may use them; others get a polite no.
  */
 import { Composer } from 'grammy';
-import { decodeAlertAction, type AlertAction } from '../../alerts/callbacks.js';
 import { withMutedEvent } from '../../store/muted-events.js';
 import { subscriptionKey } from '../../store/schema.js';
 import { lookup } from '../actions/lookup.js';
+import { decodeAlertAction, kindPattern, type AlertAction } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { refuseWhileSecretExpected } from '../flows.js';
@@ -53,7 +53,7 @@ export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: s
 export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
-  composer.callbackQuery(/^a:/, async (ctx) => {
+  composer.callbackQuery(kindPattern('alert'), async (ctx) => {
     const action = decodeAlertAction(ctx.callbackQuery.data);
     if (!action) {
       await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') });

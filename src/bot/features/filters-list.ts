@@ -1,8 +1,9 @@
 /** /filters: each service's filter and state, with buttons to pause, resume, edit and delete. */
 import { Composer } from 'grammy';
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
-import { serviceCode, serviceFromCode, SERVICES, type Service } from '../../service/services.js';
+import { SERVICES, type Service } from '../../service/services.js';
 import { subscriptionKey, type UserRecord } from '../../store/schema.js';
+import { decodeFiltersAction, encodeFiltersAction, kindPattern, type FiltersActionType } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 import { FILTER_CONVERSATION, type FilterConversationArgs } from '../conversations/filter.js';
 import type { BotRuntime } from '../deps.js';
@@ -38,13 +39,11 @@ function renderWith(ctx: BotContext, user: Readonly<UserRecord>, services: Servi
     if (!record) continue;
     const label = serviceLabel(s, ctx.t);
     blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${filterState(record, ctx.t)}\n${describeFilter(s, record.settings, names, ctx.t, maxNames)}`);
-    const i = serviceCode(s);
+    const data = (type: FiltersActionType) => encodeFiltersAction({ type, service: s });
     rows.push([
-      record.paused
-        ? { text: `▶ ${label}`, callback_data: `f:r:${i}` }
-        : { text: `⏸ ${label}`, callback_data: `f:p:${i}` },
-      { text: ctx.t('btn_edit'), callback_data: `f:e:${i}` },
-      { text: ctx.t('btn_delete'), callback_data: `f:d:${i}` },
+      record.paused ? { text: `▶ ${label}`, callback_data: data('resume') } : { text: `⏸ ${label}`, callback_data: data('pause') },
+      { text: ctx.t('btn_edit'), callback_data: data('edit') },
+      { text: ctx.t('btn_delete'), callback_data: data('delete') },
     ]);
   }
   return { text: blocks.join('\n\n'), markup: { inline_keyboard: rows } };
@@ -76,27 +75,32 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
     await ctx.reply(view.text, { reply_markup: view.markup });
   });
 
-  composer.callbackQuery(/^f:(p|r|e|d|dy|dn):([0-5])$/, async (ctx) => {
-    const [, action, index] = ctx.match;
-    const service = serviceFromCode(index);
+  composer.callbackQuery(kindPattern('filters'), async (ctx) => {
+    const action = decodeFiltersAction(ctx.callbackQuery.data);
+    if (!action) {
+      await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') });
+      return;
+    }
+    const { service } = action;
     const userId = ctx.from.id;
-    const record = service ? ctx.user?.filters[service] : undefined;
-    if (!service || !record) {
+    const record = ctx.user?.filters[service];
+    if (!record) {
       await ctx.answerCallbackQuery({ text: ctx.tp('filter_gone') });
       await showInPlace(rt, ctx);
       return;
     }
     const label = serviceLabel(service, ctx.t);
-    switch (action) {
-      case 'p':
-      case 'r': {
-        setPaused(rt, userId, service, action === 'p');
+    switch (action.type) {
+      case 'pause':
+      case 'resume': {
+        const pause = action.type === 'pause';
+        setPaused(rt, userId, service, pause);
         rt.scheduler.refreshUser(userId);
-        await ctx.answerCallbackQuery({ text: ctx.tp(action === 'p' ? 'paused_one' : 'resumed_one', { service: label }) });
+        await ctx.answerCallbackQuery({ text: ctx.tp(pause ? 'paused_one' : 'resumed_one', { service: label }) });
         await showInPlace(rt, ctx);
         return;
       }
-      case 'e': {
+      case 'edit': {
         // Editing would drop the secret question and take the pasted secret into the builder.
         if (await refuseWhileSecretExpected(rt, ctx)) return;
         await ctx.answerCallbackQuery();
@@ -105,19 +109,19 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
         await ctx.conversation.enter(FILTER_CONVERSATION, args);
         return;
       }
-      case 'd': {
+      case 'delete': {
         await ctx.answerCallbackQuery();
         await editInPlace(rt.rendered, ctx, ctx.t('filter_delete_confirm', { service: label }), {
           inline_keyboard: [
             [
-              { text: ctx.t('btn_delete_yes'), callback_data: `f:dy:${index}` },
-              { text: ctx.t('btn_no'), callback_data: `f:dn:${index}` },
+              { text: ctx.t('btn_delete_yes'), callback_data: encodeFiltersAction({ type: 'deleteYes', service }) },
+              { text: ctx.t('btn_no'), callback_data: encodeFiltersAction({ type: 'deleteNo', service }) },
             ],
           ],
         });
         return;
       }
-      case 'dy': {
+      case 'deleteYes': {
         rt.store.updateUser(userId, (draft) => {
           delete draft.filters[service];
           delete draft.status[service];
@@ -129,7 +133,7 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
         await showInPlace(rt, ctx);
         return;
       }
-      default: {
+      case 'deleteNo': {
         await ctx.answerCallbackQuery();
         await showInPlace(rt, ctx);
       }

@@ -3,6 +3,7 @@
  * about the user are deleted, and the client drops the key's tokens.
  */
 import { Composer } from 'grammy';
+import { decodeForgetAnswer, encodeForgetAnswer, kindPattern } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { leaveFlows } from '../flows.js';
@@ -20,33 +21,35 @@ export function forgetFeature(rt: BotRuntime): Composer<BotContext> {
       await ctx.reply(ctx.t('forget_nothing'));
       return;
     }
-    const issued = Math.floor(rt.clock.now() / 1000).toString(36);
     await ctx.reply(ctx.t('forget_confirm'), {
       reply_markup: {
         inline_keyboard: [
           [
-            { text: ctx.t('btn_forget_yes'), callback_data: `fg:y:${issued}` },
-            { text: ctx.t('btn_no'), callback_data: 'fg:n' },
+            { text: ctx.t('btn_forget_yes'), callback_data: encodeForgetAnswer({ type: 'yes', issuedAt: rt.clock.now() }) },
+            { text: ctx.t('btn_no'), callback_data: encodeForgetAnswer({ type: 'no' }) },
           ],
         ],
       },
     });
   });
 
-  composer.callbackQuery(/^fg:(y|n)(?::([0-9a-z]{1,10}))?$/, async (ctx) => {
-    const [, answer, issued] = ctx.match;
+  composer.callbackQuery(kindPattern('forget'), async (ctx) => {
+    const answer = decodeForgetAnswer(ctx.callbackQuery.data);
     const userId = ctx.from.id;
-    if (answer === 'n') {
+    if (!answer) {
+      await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') });
+      return;
+    }
+    if (answer.type === 'no') {
       await ctx.answerCallbackQuery();
       await editInPlace(rt.rendered, ctx, ctx.t('forget_kept'));
       return;
     }
-    const issuedAt = issued === undefined ? Number.NaN : parseInt(issued, 36) * 1000;
-    const age = rt.clock.now() - issuedAt;
+    const age = rt.clock.now() - answer.issuedAt;
     // A stamp from the future is forged (or from another clock): as stale as an old one.
     if (!(age >= -1000 && age <= FORGET_CONFIRM_TTL_MS)) {
       await ctx.answerCallbackQuery({ text: ctx.tp('forget_expired'), show_alert: true });
-      await quietly(() => ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }));
+      await quietly(ctx.log, 'taking the buttons off an expired confirmation', () => ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }));
       return;
     }
     const user = rt.store.getUser(userId);

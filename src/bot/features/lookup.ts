@@ -83,7 +83,7 @@ export function lookupFeature(rt: BotRuntime): Composer<BotContext> {
         return;
       }
     }
-    await quietly(() => ctx.replyWithChatAction('typing'));
+    await quietly(ctx.log, 'showing "typing"', () => ctx.replyWithChatAction('typing'));
     const req: LookupRequest = { what, id: id.value, service };
     await sendLookupResult(rt, ctx, req, await lookup(rt, ctx.user, req));
   };

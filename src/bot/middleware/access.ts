@@ -6,6 +6,7 @@
  */
 import type { MiddlewareFn } from 'grammy';
 import type { Config } from '../../config.js';
+import { callbackKind } from '../callback-data/index.js';
 import { leadingCommand } from '../commands.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
@@ -23,7 +24,7 @@ const WINDING_DOWN_COMMANDS = new Set(['pause', 'forget']);
 function windsDown(ctx: BotContext): boolean {
   if (ctx.chat?.type !== 'private') return false;
   const data = ctx.callbackQuery?.data;
-  if (data !== undefined) return /^fg:/.test(data);
+  if (data !== undefined) return callbackKind(data) === 'forget';
   const command = leadingCommand(ctx.message?.text);
   return command !== undefined && WINDING_DOWN_COMMANDS.has(command);
 }

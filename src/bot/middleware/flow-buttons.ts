@@ -5,14 +5,17 @@
  * (Alert buttons are checked against the alert's owner in alert-actions.)
  */
 import type { MiddlewareFn } from 'grammy';
+import { callbackKind, type CallbackKind } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 
-const FLOW_PREFIX = /^(?:f|fg|cv):/;
+/** The kinds whose buttons only ever sit in their owner's private chat. */
+const PRIVATE_KINDS: ReadonlySet<CallbackKind> = new Set(['filters', 'forget', 'flow']);
 
 export function flowButtonsGuard(): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
     const query = ctx.callbackQuery;
-    if (!query || !FLOW_PREFIX.test(query.data ?? '')) return next();
+    const kind = callbackKind(query?.data);
+    if (!query || kind === undefined || !PRIVATE_KINDS.has(kind)) return next();
     if (ctx.chat?.type === 'private' && ctx.chat.id === query.from.id) return next();
     ctx.log.info('refused: a flow button outside its owner\'s private chat');
     await ctx.answerCallbackQuery({ text: ctx.tp('not_your_button'), show_alert: true });

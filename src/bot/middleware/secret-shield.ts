@@ -38,6 +38,6 @@ export function secretShield(): MiddlewareFn<BotContext> {
         ? `${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')} ${ctx.t('connect_usage')}`
         : ctx.t(deleted ? 'connect_group_deleted' : 'connect_group_not_deleted', { bot: ctx.me.username });
     // A channel or a group may not let the bot write: the deletion is what matters.
-    await quietly(() => ctx.reply(text));
+    await quietly(ctx.log, 'saying why a message was deleted', () => ctx.reply(text));
   };
 }

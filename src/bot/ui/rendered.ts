@@ -45,6 +45,6 @@ export async function editInPlace(rendered: RenderedMessages, ctx: BotContext, t
   const chatId = ctx.chat?.id;
   const messageId = ctx.callbackQuery?.message?.message_id;
   if (chatId !== undefined && messageId !== undefined && rendered.unchanged(chatId, messageId, text, markup)) return;
-  const edited = await quietly(() => ctx.editMessageText(text, { ...(markup ? { reply_markup: markup } : {}) }));
+  const edited = await quietly(ctx.log, 'editing the message under a button', () => ctx.editMessageText(text, { ...(markup ? { reply_markup: markup } : {}) }));
   if (edited && chatId !== undefined && messageId !== undefined) rendered.remember(chatId, messageId, text, markup);
 }

@@ -1,0 +1,30 @@
+/**
+ * The buttons under an alert: all items of the event, stakes for another amount (only where the
+ * odds are shown), mute the event, snooze the filter; a gone alert keeps the event and mute
+ * buttons. A button whose data would not fit Telegram's 64 bytes is left out.
+ */
+import type { Opportunity } from '../service/opportunity.js';
+import type { AlertTexts } from './alert-texts.js';
+import { encodeAlertAction, type AlertAction } from './callbacks.js';
+import { legOdds } from './headline-figures.js';
+
+/** Inline keyboard rows: each button's text and callback data. */
+export type AlertButtonRows = { text: string; callbackData: string }[][];
+
+export function alertButtons(item: Opportunity, t: AlertTexts, state: 'new' | 'moved' | 'gone'): AlertButtonRows {
+  const b = (text: string, action: AlertAction) => {
+    const callbackData = encodeAlertAction(action);
+    return callbackData === undefined ? [] : [{ text, callbackData }];
+  };
+  const { service } = item;
+  const eventButton = b(t.buttons.event, { type: 'event', service, eventId: item.event.id });
+  const muteButton = b(t.buttons.mute, { type: 'mute', service, eventId: item.event.id });
+  if (state === 'gone') return [[...eventButton, ...muteButton]].filter((row) => row.length > 0);
+  const stakesUseful = legOdds(item) !== undefined && !item.masked;
+  const rows = [
+    eventButton,
+    stakesUseful ? b(t.buttons.stakes, { type: 'stakes', service, itemId: item.id }) : [],
+    [...muteButton, ...b(t.buttons.snooze, { type: 'snooze', service })],
+  ];
+  return rows.filter((row) => row.length > 0);
+}

@@ -1,0 +1,153 @@
+/**
+ * The lines of an alert or card, each balanced HTML on its own (the outbox may split a long
+ * message between lines): the headline (what the push notification shows), the "changed" line of
+ * a moved alert, the event, and one line per leg with ▲▼ against the last version. Names are
+ * clipped to the `NameCaps` in force; `format.ts` tightens them until the message fits.
+ */
+import { clipText, escapeHtml } from '../lib/html.js';
+import type { Names } from '../service/dictionaries-model.js';
+import type { Leg, Opportunity } from '../service/opportunity.js';
+import type { Kind } from '../service/services.js';
+import type { Lang } from '../store/schema.js';
+import type { AlertTexts } from './alert-texts.js';
+import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved } from './headline-figures.js';
+import { fmtOdds, fmtPct } from './printed.js';
+import { formatCountdown, formatStart } from './time.js';
+
+/** Who the alert is for: their language, zone and money settings, and the time to count from. */
+export interface AlertView {
+  lang: 'en' | 'ru';
+  timeZone: string;
+  bankroll: number;
+  roundingStep: number;
+  /** ms since the epoch (the scheduler's clock). */
+  now: number;
+  /** Shown after amounts when set ("100 EUR"). */
+  currency?: string;
+}
+
+/** The icon before each kind's headline. */
+export const KIND_ICON: Record<Kind, string> = { arbs: '⚖️', middles: '🎯', valuebets: '💎' };
+
+/** Length caps for names, tightened step by step if a message would still be too long. */
+export interface NameCaps {
+  team: number;
+  league: number;
+  bookmaker: number;
+  market: number;
+  legs: number;
+}
+export const NAME_CAPS: NameCaps[] = [
+  { team: 64, league: 80, bookmaker: 32, market: 40, legs: 12 },
+  { team: 32, league: 40, bookmaker: 20, market: 24, legs: 6 },
+  { team: 16, league: 20, bookmaker: 12, market: 12, legs: 3 },
+];
+/** The short line shows no legs; its own name caps are applied where it is built. */
+export const SHORT_NAME_CAPS: NameCaps = { team: 40, league: 40, bookmaker: 20, market: 20, legs: 0 };
+
+/** What every line is built from: the item, names, the reader's view and texts, the caps in force. */
+export interface LineContext {
+  item: Opportunity;
+  names: Names;
+  view: AlertView;
+  t: AlertTexts;
+  lang: Lang;
+  limits: NameCaps;
+  /** Set when the alert moved: the version it is compared with. */
+  prev?: Opportunity;
+}
+
+/**
+ * The headline without markup: "Arb +2.35% ▲", "Middle: hit +95.00%, miss −2.10%"; with hidden
+ * odds, "Arb +2.35% (service's figure)".
+ */
+export function headlineTitle(ctx: LineContext): string {
+  const { item, t, prev } = ctx;
+  const now = metrics(item, t);
+  const before = comparable(now, prev, t);
+  const num = (i: number): string | undefined => {
+    const m = now.values[i];
+    if (m?.value === undefined) return undefined;
+    const b = before?.values[i]?.value;
+    return moved(m.value, b) && b !== undefined ? `${fmtPct(m.value)} ${arrow(m.value, b)}` : fmtPct(m.value);
+  };
+  const kindName = t.kind[item.kind];
+  const nums = now.values.map((_, i) => num(i));
+  const known = nums.filter((n) => n !== undefined).length;
+  if (known === 0) return kindName;
+  if (now.source === 'odds') {
+    return item.kind === 'middles' ? t.middleHeadline(kindName, nums[0] ?? '—', nums[1] ?? '—') : `${kindName} ${nums[0] ?? '—'}`;
+  }
+  const note = t.serviceFigures(known);
+  if (item.kind !== 'middles') return `${kindName} ${nums[0] ?? '—'} ${note}`;
+  const parts = now.values.flatMap((m, i) => (nums[i] === undefined ? [] : [`${m.label} ${nums[i]}`]));
+  return `${kindName}: ${parts.join(', ')} ${note}`;
+}
+
+/** The first line (what the push notification shows): icon, kind, headline number, live or prematch. */
+export function headline(ctx: LineContext): string {
+  const { item, t } = ctx;
+  return `${KIND_ICON[item.kind]} <b>${escapeHtml(headlineTitle(ctx))}</b> · ${isLiveItem(item) ? t.live : t.prematch}`;
+}
+
+/** "✏️ Changed: +2.10% → +2.35%" for a moved alert, or undefined when no headline number moved. */
+export function changedLine(ctx: LineContext): string | undefined {
+  const { item, t, prev } = ctx;
+  const now = metrics(item, t);
+  const before = comparable(now, prev, t);
+  if (!before) return undefined;
+  const parts: string[] = [];
+  now.values.forEach((m, i) => {
+    const b = before.values[i]?.value;
+    if (m.value !== undefined && b !== undefined && moved(m.value, b)) {
+      parts.push(`${m.label ? `${m.label} ` : ''}${fmtPct(b)} → ${fmtPct(m.value)}`);
+    }
+  });
+  return parts.length > 0 ? t.changed(parts.join('; ')) : undefined;
+}
+
+export function eventLines(ctx: LineContext): string[] {
+  const { item, names, view, t, lang, limits } = ctx;
+  const { event } = item;
+  const lines: string[] = [];
+  const team1 = clipText(event.team1.trim(), limits.team);
+  const team2 = clipText(event.team2.trim(), limits.team);
+  const teams = team1 && team2 ? `${team1} — ${team2}` : team1 || team2;
+  if (teams) lines.push(`<b>${escapeHtml(teams)}</b>`);
+  const sport = names.sport(event.sportId);
+  const league = clipText(event.league.trim(), limits.league);
+  lines.push(escapeHtml(league ? `${clipText(sport, limits.league)} · ${league}` : clipText(sport, limits.league)));
+  if (event.startsAt === undefined || !Number.isFinite(event.startsAt)) {
+    lines.push(`🕒 ${isLiveItem(item) ? formatCountdown(0, lang, true) : t.startUnknown}`);
+  } else {
+    const when = formatStart(event.startsAt, view.timeZone, lang);
+    lines.push(`🕒 ${when} · ${formatCountdown(event.startsAt - view.now, lang, isLiveItem(item))}`);
+  }
+  return lines;
+}
+
+export function bookmakerName(ctx: LineContext, leg: Leg): string {
+  return escapeHtml(clipText(ctx.names.bookmaker(leg.bookmakerId), ctx.limits.bookmaker));
+}
+
+/** One line per leg: "1) Pinnacle · TO(2.5) · 2.10 ▲ (was 2.05)". */
+export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'none'): string[] {
+  const { item, names, t, limits, prev } = ctx;
+  if (item.legs.length === 0) return [t.noLegs];
+  const lines = item.legs.slice(0, limits.legs).map((leg, i) => {
+    const market = escapeHtml(clipText(names.market(leg.typeId, leg.line), limits.market));
+    if (isHidden(item, leg)) return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <i>${t.oddsHidden}</i>`;
+    const odds = leg.odds ?? 0;
+    let before: number | null | undefined;
+    if (compare === 'service') before = leg.prevOdds;
+    else if (compare === 'prev' && prev) before = matchLeg(prev, leg, i)?.odds;
+    const change =
+      before !== null && before !== undefined && before > 0 && fmtOdds(odds) !== fmtOdds(before)
+        ? ` ${arrow(odds, before)} ${t.was(fmtOdds(before))}`
+        : '';
+    return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <b>${fmtOdds(odds)}</b>${change}`;
+  });
+  const hiddenCount = item.legs.length - limits.legs;
+  if (hiddenCount > 0) lines.push(t.moreLegs(hiddenCount));
+  return lines;
+}

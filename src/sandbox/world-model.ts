@@ -1,0 +1,94 @@
+/**
+ * The sandbox world's model: how a world is shaped (`WorldOptions`, a `WorldProfile` of tempo
+ * draws), the simulated events, items and legs the service emulator serves, and the changes it
+ * records. Plain data; `world.ts` runs it, `to-wire.ts` shows it as the service would.
+ */
+import type { SportProfile } from './catalog.js';
+import type { Rng } from './prng.js';
+import type { Kind, Service } from '../service/services.js';
+
+/** How the world is shaped; every field has a default (see `startSandbox`). */
+export interface WorldOptions {
+  seed: number;
+  /** The world's time zero (the clock's now at start), ms. */
+  startMs: number;
+  eventsPerService: number;
+  itemsPerService: number;
+  meanLifetimeMs: number;
+  moveEveryMs: number;
+  /** Draws that replace the default shapes (see `WorldProfile`); without it the world is as before. */
+  profile?: WorldProfile;
+}
+
+/**
+ * A world's tempo drawn per item instead of from the three means above: how long an item lives,
+ * whether and how often it moves, and when the next one is born. With `birthGapMs` births follow
+ * their own clock (a dead item is not replaced). Every draw takes the seeded stream it is given.
+ */
+export interface WorldProfile {
+  lifetimeMs(rng: Rng): number;
+  /** Whether a new item moves at all (drawn once per item). */
+  moves(rng: Rng): boolean;
+  /** The gap to an item's next move. */
+  moveGapMs(rng: Rng): number;
+  /** The gap to the next natural birth. */
+  birthGapMs(rng: Rng): number;
+}
+
+export interface SimSubEvent {
+  id: string;
+  bookmakerId: number;
+  originalId: string;
+}
+
+export interface SimEvent {
+  id: string;
+  sport: SportProfile;
+  league: string;
+  team1: string;
+  team2: string;
+  startMs: number;
+  /** When the event leaves the world (prematch: its start; live: the final whistle). */
+  endMs: number;
+  live: boolean;
+  subEvents: Map<number, SimSubEvent>;
+}
+
+export interface SimLeg {
+  subEventId: string;
+  bookmakerId: number;
+  typeId: number;
+  line: string;
+  odds: number;
+  prev: number;
+  updatedMs: number;
+  initiator: boolean;
+}
+
+export interface SimItem {
+  id: string;
+  service: Service;
+  kind: Kind;
+  event: SimEvent;
+  createdMs: number;
+  groupId: number;
+  legs: SimLeg[];
+  /** valuebets only: the outcome's probability. */
+  probability: number;
+  /** The value band moves keep to. */
+  band: { min: number; max: number };
+  deathMs: number;
+  injected: boolean;
+  rng: Rng;
+  alive: boolean;
+  /** With a profile: false for an item that never moves. */
+  moves: boolean;
+}
+
+/** One change of the world, for tests and benchmarks. */
+export interface WorldChange {
+  at: number;
+  service: Service;
+  type: 'appeared' | 'moved' | 'gone';
+  id: string;
+}
