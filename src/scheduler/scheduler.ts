@@ -42,6 +42,8 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { Opportunity } from '../service/opportunity.js';
+import type { Service } from '../service/services.js';
 import type { Store } from '../store/store.js';
 import type { SecretOpener } from '../store/key-ref.js';
 import { AddressTokenTurns } from './address-turns.js';
@@ -108,6 +110,8 @@ export interface Scheduler extends SchedulerPort {
   readonly lastTickAt: number;
   /** Resolves once no read is in flight (the loop may start more later). For tests and benchmarks. */
   whenIdle(): Promise<void>;
+  /** The latest items this process read for the user (all services, or one). */
+  latestItems(userId: number, service?: Service): Opportunity[];
   /** The token plan of the user's key as it stands; undefined without active subscriptions. */
   planFor(userId: number): TokenPlan | undefined;
   /**
