@@ -17,21 +17,27 @@ export function redisAddress(url: string): string {
 export async function connectRedis(url: string, name: string, logger: Logger): Promise<Redis> {
   const log = logger.child({ module: 'redis', connection: name });
   const redis = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 2 });
+  let up = false;
   let down = false;
+  let lastError: unknown;
   redis.on('error', (err) => {
-    if (down) return;
+    lastError = err;
+    // Before the first connection the start itself fails with one line; afterwards, once per outage.
+    if (!up || down) return;
     down = true;
     log.warn({ cause: describeNetworkCause(err), address: redisAddress(url) }, 'lost the connection to Redis: retrying');
   });
   redis.on('ready', () => {
     if (down) log.info('connected to Redis again');
+    up = true;
     down = false;
   });
   try {
     await redis.connect();
   } catch (err) {
     redis.disconnect();
-    throw new OperatorError('REDIS_URL', `REDIS_URL: cannot reach Redis at ${redisAddress(url)}: ${describeNetworkCause(err)}; start it, or check the address`);
+    // ioredis rejects with "Connection is closed"; the socket's own error says why.
+    throw new OperatorError('REDIS_URL', `REDIS_URL: cannot reach Redis at ${redisAddress(url)}: ${describeNetworkCause(lastError ?? err)}; start it, or check the address`);
   }
   return redis;
 }
