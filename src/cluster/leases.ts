@@ -3,8 +3,9 @@
  * atomic script (lease-scripts.ts) beats the worker's heartbeat, renews the leases it holds and
  * takes free ones up to its fair share, ceil(64 / live workers). When new workers appear its share
  * shrinks and it gives up the surplus, a few buckets a round (gently: each hand-over leaves those
- * users unread until the taker's next round), dropping them locally BEFORE it deletes them, so no
- * moment exists where two workers both count a bucket as theirs. A clean `stop()` releases all.
+ * users unread until the taker's next round, and a worker below its share looks four times as
+ * often), dropping them locally BEFORE it deletes them, so no moment exists where two workers both
+ * count a bucket as theirs. A clean `stop()` releases all.
  *
  * Local fencing: a lease counts as held only until (the local monotonic time its renewal was
  * SENT) + TTL − margin. Redis started the TTL later than that (when the script ran), so the local
@@ -219,7 +220,10 @@ export function createLeases(opts: LeasesOptions): Leases {
       loop = (async () => {
         while (!stopped) {
           await round();
-          if (!stopped) await sleep(t.renewEveryMs, wake.signal);
+          // Below its share while others hold more, a worker looks again soon: their surplus is
+          // given up at their next round, and each bucket handed over stays unread until taken.
+          const catchingUp = redisOk && live > 1 && valid.size < share;
+          if (!stopped) await sleep(catchingUp ? Math.ceil(t.renewEveryMs / 4) : t.renewEveryMs, wake.signal);
         }
       })();
     },

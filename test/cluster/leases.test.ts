@@ -200,6 +200,24 @@ describe('bucket leases', () => {
     }
   }, 15_000);
 
+  it('a worker below its share looks four times as often until it has it, so handed-over buckets are not left unread for a whole round', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    const waits = { a: [] as number[], b: [] as number[] };
+    const recording = (into: number[]) => (ms: number, signal: AbortSignal) => (into.push(ms), systemClock.sleep(ms, signal));
+    const a = worker('a', { sleep: recording(waits.a) });
+    a.start();
+    await expect.poll(() => a.held().size).toBe(64);
+    const b = worker('b', { sleep: recording(waits.b) });
+    b.start();
+    await expect.poll(() => sizes(a, b), { timeout: 5_000 }).toEqual([32, 32]);
+    await wait(2 * FAST.renewEveryMs);
+    expect(new Set(waits.a)).toEqual(new Set([FAST.renewEveryMs]));
+    expect(waits.b).toContain(FAST.renewEveryMs / 4);
+    // Once at its share, the usual pace.
+    expect(waits.b.at(-1)).toBe(FAST.renewEveryMs);
+  });
+
   it('never counts one bucket as held by two workers, checked every 5 ms while workers join, pause past their TTL, resume and leave', async (ctx) => {
     if (!redis.available) return ctx.skip();
     prefix = `${redis.prefix}${++suite}:`;
