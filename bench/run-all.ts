@@ -19,6 +19,7 @@ const BENCHES: URL[] = [
   siblingUrl('alert-latency', import.meta.url),
   siblingUrl('scheduler-scale', import.meta.url),
   siblingUrl('outbox-throughput', import.meta.url),
+  siblingUrl('leases', import.meta.url),
 ];
 
 const startedAt = Date.now();
