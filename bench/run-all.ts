@@ -20,6 +20,7 @@ const BENCHES: URL[] = [
   siblingUrl('scheduler-scale', import.meta.url),
   siblingUrl('outbox-throughput', import.meta.url),
   siblingUrl('shared-limits', import.meta.url),
+  siblingUrl('leases', import.meta.url),
 ];
 
 const startedAt = Date.now();

@@ -5,7 +5,7 @@
  * port and directory, so a test can check what survives a restart from the AOF.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ export interface PrivateRedis {
   stop(opts?: { hard?: boolean }): Promise<void>;
   /** Starts it again on the same port and directory (it replays its AOF). */
   restart(): Promise<void>;
-  /** Stops it and removes its directory. */
+  /** Stops it and removes its directory (unless it was given one to keep). */
   dispose(): Promise<void>;
 }
 
@@ -52,11 +52,17 @@ async function accepting(port: number): Promise<boolean> {
   });
 }
 
-/** Starts a private Redis; rejects when it does not accept connections within `startMs`. */
-export async function startPrivateRedis(opts: { binary?: string; startMs?: number } = {}): Promise<PrivateRedis> {
+/**
+ * Starts a private Redis; rejects when it does not accept connections within `startMs`. With `dir`
+ * its data (the AOF) lives there and outlives `dispose()` (`npm run cluster` keeps its users from
+ * one run to the next); without it, in a temporary directory that `dispose()` removes.
+ */
+export async function startPrivateRedis(opts: { binary?: string; startMs?: number; dir?: string } = {}): Promise<PrivateRedis> {
   const binary = opts.binary ?? 'redis-server';
   const startMs = opts.startMs ?? 10_000;
-  const dir = await mkdtemp(join(tmpdir(), 'bb-redis-'));
+  const kept = opts.dir !== undefined;
+  const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'bb-redis-')));
+  if (kept) await mkdir(dir, { recursive: true, mode: 0o700 });
   const port = await freeLoopbackPort();
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
@@ -105,7 +111,7 @@ export async function startPrivateRedis(opts: { binary?: string; startMs?: numbe
     },
     dispose: async () => {
       await stop();
-      await rm(dir, { recursive: true, force: true });
+      if (!kept) await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The optional operator port (HTTP_PORT on HTTP_HOST): `/healthz` says whether updates reach the
- * bot, the store is writable and the scheduler ticking; `/metrics` serves Prometheus text; in
+ * bot, the store is writable and the scheduler ticking (in a cluster: what the process's role
+ * checks, and its details); `/metrics` serves Prometheus text; in
  * webhook mode, POSTs to the webhook's path go to the webhook receiver.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -23,6 +24,8 @@ export interface HealthServerOptions {
   metrics: { render(): Promise<string>; readonly contentType: string };
   /** Webhook mode: POSTs to `path` are Telegram's updates. */
   webhook?: { path: string; handle(req: IncomingMessage, res: ServerResponse): void };
+  /** What this process is doing, shown under `details` (a cluster's role: its leases, its queue). */
+  details?: () => Record<string, unknown>;
 }
 
 export interface HealthServer {
@@ -47,9 +50,15 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
     if (path === '/healthz') {
       void runChecks(opts.checks).then(({ results, reasons }) => {
         const ok = Object.values(results).every(Boolean);
+        let details: Record<string, unknown> | undefined;
+        try {
+          details = opts.details?.();
+        } catch {
+          details = { error: 'details unavailable' };
+        }
         res
           .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ ok, checks: results, ...(Object.keys(reasons).length > 0 ? { reasons } : {}) }));
+          .end(JSON.stringify({ ok, checks: results, ...(Object.keys(reasons).length > 0 ? { reasons } : {}), ...(details && { details }) }));
       });
       return;
     }

@@ -30,8 +30,11 @@ export interface SchedulerPort {
    * would get if that service were added too (to explain the trade-off before saving).
    */
   coverage(userId: number, extra?: Service): Partial<Record<Service, ServiceCoverage>>;
-  /** The latest items read for the user (all services, or one), as last seen. */
-  latestItems(userId: number, service?: Service): Opportunity[];
+  /**
+   * The latest items read for the user (all services, or one), as last seen. In a cluster the
+   * front asks the worker that polls the user, hence the promise.
+   */
+  latestItems(userId: number, service?: Service): Opportunity[] | Promise<Opportunity[]>;
 }
 
 /** Why the scheduler pauses a subscription and speaks up: faults only the user can fix. */

@@ -8,7 +8,8 @@
  * classified (read-outcome.ts) and applied here: a local refusal just moves it later, 401 and
  * 403 pause the subscription and tell the user, a 429 makes the whole scope wait, and anything
  * else backs the subscription off alone. A token request that was refused before it was sent
- * comes off the ledger again.
+ * comes off the ledger again. An answer that arrives after this process stopped owning the user
+ * (a cluster's lease lapsed while the read was out) is dropped: the lease's new holder reads anew.
  */
 import { setMaxListeners } from 'node:events';
 import type { Clock } from '../clock.js';
@@ -46,6 +47,8 @@ export interface ReadsContext {
   schedule(sub: Sub, due: number): void;
   /** Whether the loop still runs: a read that settles after `stop()` schedules nothing. */
   isRunning(): boolean;
+  /** Whether this process still polls the user (scheduler.ts `owns`). */
+  owns(userId: number): boolean;
 }
 
 export interface Reads {
@@ -112,6 +115,13 @@ export function createReads(ctx: ReadsContext): Reads {
     return now + outcome.waitMs;
   };
 
+  /** An answer that came after this process stopped owning the user is dropped with the subscription. */
+  const fenced = (sub: Sub): boolean => {
+    if (ctx.owns(sub.userId)) return false;
+    registry.refresh(sub.userId, floorMs);
+    return true;
+  };
+
   const wake = () => {
     freed?.();
     freed = undefined;
@@ -132,7 +142,7 @@ export function createReads(ctx: ReadsContext): Reads {
         let next: number | undefined;
         try {
           const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal });
-          if (sub.removed) return;
+          if (sub.removed || fenced(sub)) return;
           const now = clock.now();
           counters.read(now);
           sub.failures = 0;
@@ -141,7 +151,7 @@ export function createReads(ctx: ReadsContext): Reads {
           next = nextReadAt(sub.lastStartAt!, clock.now(), Math.max(floorMs, paceMs) * loadFactor.factor, tuning.jitterRatio, random);
         } catch (err) {
           // Aborted by a shutdown that ran out of time: nothing to record.
-          if (sub.removed || signal.aborted) return;
+          if (sub.removed || signal.aborted || fenced(sub)) return;
           next = onError(sub, err, acquire);
         } finally {
           sub.inFlight = false;

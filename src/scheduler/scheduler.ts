@@ -42,6 +42,8 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { Opportunity } from '../service/opportunity.js';
+import type { Service } from '../service/services.js';
 import type { Store } from '../store/store.js';
 import type { SecretOpener } from '../store/key-ref.js';
 import { AddressTokenTurns } from './address-turns.js';
@@ -92,6 +94,12 @@ export interface SchedulerOptions {
    * the list is not polled, and their data is kept until they /forget it.
    */
   isAllowed?: (userId: number) => boolean;
+  /**
+   * Whether this process polls the user; default everyone. A cluster's worker polls only the users
+   * whose bucket lease it holds: consulted when a user is refreshed, before each read is sent and
+   * when a read's answer comes (an answer that outlived the lease is not applied).
+   */
+  owns?: (userId: number) => boolean;
 }
 
 export interface Scheduler extends SchedulerPort {
@@ -102,8 +110,15 @@ export interface Scheduler extends SchedulerPort {
   readonly lastTickAt: number;
   /** Resolves once no read is in flight (the loop may start more later). For tests and benchmarks. */
   whenIdle(): Promise<void>;
+  /** The latest items this process read for the user (all services, or one). */
+  latestItems(userId: number, service?: Service): Opportunity[];
   /** The token plan of the user's key as it stands; undefined without active subscriptions. */
   planFor(userId: number): TokenPlan | undefined;
+  /**
+   * Refreshes many users at once (a cluster's worker gained or lost their buckets): their first
+   * reads are spread as at start, so a takeover does not burst.
+   */
+  refreshUsers(userIds: readonly number[]): void;
 }
 
 /** Builds the scheduler; nothing runs until `start()`. */
@@ -114,6 +129,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const queue = opts.queue ?? new HeapScheduleQueue();
   const tuning: SchedulerTuning = { ...DEFAULT_TUNING, ...opts.tuning };
   const isAllowed = opts.isAllowed ?? ((): boolean => true);
+  const owns = opts.owns ?? ((): boolean => true);
   const log = opts.logger.child({ module: 'scheduler' });
 
   const floorMs = config.POLL_INTERVAL_SECONDS * 1000;
@@ -146,11 +162,20 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   };
 
   const registry = createSubscriptionRegistry({
-    config, store, client, vault, clock, random, isAllowed, queue, schedule,
+    config, store, client, vault, clock, random, isAllowed, owns, queue, schedule,
     windowMs: W, tokenReserve: tuning.tokenReserve,
   });
   const { subs } = registry;
   const refreshUser = (userId: number, firstReadWithinMs = floorMs) => registry.refresh(userId, firstReadWithinMs);
+  /**
+   * Each first read also requests a token: with thousands of subscriptions, starting them all
+   * within one interval would ask the service (and this process) for twice the steady load.
+   */
+  const refreshMany = (userIds: readonly number[]) => {
+    const starting = userIds.reduce((n, id) => n + registry.activeServices(store.getUser(id)).length, 0);
+    const rampMs = Math.max(floorMs, (starting / tuning.startupReadsPerSecond) * 1000);
+    for (const id of userIds) refreshUser(id, rampMs);
+  };
   const { tokenSafetyMs, clientRenewMarginMs } = tuning;
   const gate = createTokenGate({ client, ledger, windowMs: W, tokenSafetyMs, clientRenewMarginMs, ...(turns ? { turns } : {}) });
   const status = createStatusWriter({ store, notifier, log });
@@ -158,7 +183,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const coverage = createCoverage({ config, store, registry, turns, isAllowed, floorMs, paceMs, loadFactor });
   const reads = createReads({
     client, clock, random, log, tuning, floorMs, paceMs, loadFactor,
-    ledger, gate, counters, status, registry, applyRead, schedule,
+    ledger, gate, counters, status, registry, applyRead, schedule, owns,
     isRunning: () => running,
   });
 
@@ -168,7 +193,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const dispatch = (sub: Sub, now: number) => {
     const user = store.getUser(sub.userId);
     const filter = user?.filters[sub.service];
-    if (!user || user.blocked || !filter || filter.paused || user.key?.accessKey !== sub.accessKey || !isAllowed(user.id)) {
+    if (!user || user.blocked || !filter || filter.paused || user.key?.accessKey !== sub.accessKey || !isAllowed(user.id) || !owns(user.id)) {
       refreshUser(sub.userId);
       return;
     }
@@ -285,12 +310,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (problem) log.warn({ file: opts.ledgerFile }, problem);
       else if (loaded > 0) log.info({ tokenRequests: loaded }, 'token requests of the last hour read back');
       nextLedgerSaveAt = clock.now() + tuning.ledgerSaveEveryMs;
-      // Each first read also requests a token: with thousands of subscriptions, starting them all
-      // within one interval would ask the service (and this process) for twice the steady load.
-      const users = store.listUsers();
-      const starting = users.reduce((n, user) => n + registry.activeServices(user).length, 0);
-      const rampMs = Math.max(floorMs, (starting / tuning.startupReadsPerSecond) * 1000);
-      for (const user of users) refreshUser(user.id, rampMs);
+      refreshMany(store.listUsers().map((u) => u.id));
       log.info({ subscriptions: subs.size, scope: config.LIMIT_SCOPE, tokenScope: addressMode ? 'address' : 'key' }, 'scheduler started');
       loopDone = loop().catch((err: unknown) => {
         log.fatal({ err }, 'the scheduler loop stopped');
@@ -325,6 +345,14 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         refreshUser(userId);
       } catch (err) {
         log.error({ err, userId }, 'could not refresh the user’s subscriptions');
+      }
+    },
+
+    refreshUsers(userIds) {
+      try {
+        refreshMany(userIds);
+      } catch (err) {
+        log.error({ err, users: userIds.length }, 'could not refresh the users’ subscriptions');
       }
     },
 

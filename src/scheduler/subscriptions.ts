@@ -8,7 +8,8 @@
  * longer wanted are dropped (and taken out of the due queue), new ones are added and scheduled
  * at a random moment so a restart starts at the steady pace, and a new plan wakes those parked
  * until their next token window. The registry decides nothing about when to read: that is the
- * loop's (scheduler.ts) and the token gate's (token-gate.ts).
+ * loop's (scheduler.ts) and the token gate's (token-gate.ts). In a cluster a worker registers only
+ * the users it `owns` (their bucket lease): a refresh of anyone else drops their subscriptions.
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -80,6 +81,8 @@ export interface SubscriptionRegistryContext {
   windowMs: number;
   tokenReserve: number;
   isAllowed: (userId: number) => boolean;
+  /** Whether this process polls the user (a cluster's worker: it holds the user's bucket lease). */
+  owns: (userId: number) => boolean;
   /** Only `remove`: a dropped subscription leaves the due queue at once. */
   queue: Pick<ScheduleQueue, 'remove'>;
   /** Puts a subscription in the due queue (the loop's own schedule, which may wake it). */
@@ -116,7 +119,7 @@ function hash(text: string): number {
 }
 
 export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): SubscriptionRegistry {
-  const { config, store, client, vault, clock, random, isAllowed, queue, schedule } = ctx;
+  const { config, store, client, vault, clock, random, isAllowed, owns, queue, schedule } = ctx;
   const W = ctx.windowMs;
   const subs = new Map<string, Sub>();
   const subsByUser = new Map<number, Map<Service, Sub>>();
@@ -137,7 +140,7 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
   };
 
   const activeServices = (user: Readonly<UserRecord> | undefined): Service[] => {
-    if (!user || user.blocked || !user.key || !isAllowed(user.id)) return [];
+    if (!user || user.blocked || !user.key || !isAllowed(user.id) || !owns(user.id)) return [];
     return SERVICES.filter((s) => {
       const f = user.filters[s];
       return f !== undefined && !f.paused;

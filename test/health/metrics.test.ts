@@ -15,10 +15,10 @@ function sources(over: Partial<{ reads: number; rateLimited: number }> = {}): Me
   return {
     users: () => 3,
     scheduler: {
-      stats: () => ({ subscriptions: 2, reads: over.reads ?? 7, errors: 1, lagMsP99: 12, loadFactor: 1 }) as ReturnType<MetricSources['scheduler']['stats']>,
+      stats: () => ({ subscriptions: 2, reads: over.reads ?? 7, errors: 1, lagMsP99: 12, loadFactor: 1 }) as ReturnType<NonNullable<MetricSources['scheduler']>['stats']>,
     },
-    notifier: { stats: () => ({ alerts: 4, edits: 2 }) as ReturnType<MetricSources['notifier']['stats']> },
-    outbox: { depth: 0, stats: { sent: 5, edited: 2, gaveUp: 0 } as MetricSources['outbox']['stats'] },
+    notifier: { stats: () => ({ alerts: 4, edits: 2 }) as ReturnType<NonNullable<MetricSources['notifier']>['stats']> },
+    outbox: { depth: 0, stats: { sent: 5, edited: 2, gaveUp: 0 } as NonNullable<MetricSources['outbox']>['stats'] },
     client: {
       stats: () => ({
         requests: 9,
@@ -50,10 +50,28 @@ describe('metrics', () => {
     let reads = 7;
     const metrics = createBotMetrics();
     const src = sources();
-    metrics.attach({ ...src, scheduler: { stats: () => ({ ...src.scheduler.stats(), reads }) } });
+    metrics.attach({ ...src, scheduler: { stats: () => ({ ...src.scheduler!.stats(), reads }) } });
     expect(await metrics.render()).toMatch(/^bot_reads_total 7$/m);
     reads = 10;
     expect(await metrics.render()).toMatch(/^bot_reads_total 10$/m);
+  });
+
+  it('serves what a cluster role has: a front without scheduler and notifier, a worker without outbox', async () => {
+    const { scheduler, notifier, ...front } = sources();
+    const metrics = createBotMetrics();
+    metrics.attach(front);
+    const text = await metrics.render();
+    expect(text).toMatch(/^bot_telegram_sent_total 5$/m);
+    expect(text).toMatch(/^bot_users 3$/m);
+    expect(text).toMatch(/^bot_reads_total 0$/m);
+
+    const { outbox, ...worker } = sources();
+    metrics.attach(worker);
+    const text2 = await metrics.render();
+    expect(text2).toMatch(/^bot_reads_total 7$/m);
+    expect(text2).toMatch(/^bot_alerts_sent_total 4$/m);
+    expect(text2).toMatch(/^bot_telegram_sent_total 0$/m);
+    expect([scheduler, notifier, outbox].every(Boolean)).toBe(true);
   });
 
   it('turns the observation points into histograms in seconds', async () => {

@@ -33,6 +33,7 @@ async function rig(
     seed?: number;
     tuning?: SchedulerOptions['tuning'];
     isAllowed?: SchedulerOptions['isAllowed'];
+    owns?: SchedulerOptions['owns'];
   } = {},
 ): Promise<Rig> {
   const clock = new ManualClock();
@@ -51,6 +52,7 @@ async function rig(
     random,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
     ...(opts.isAllowed ? { isAllowed: opts.isAllowed } : {}),
+    ...(opts.owns ? { owns: opts.owns } : {}),
   });
   cleanups.push(async () => {
     await scheduler.stop();
@@ -432,5 +434,70 @@ describe('shutdown', () => {
     const reads = client.reads.length;
     await clock.advance(60_000);
     expect(client.reads.length).toBe(reads);
+  });
+});
+
+describe('ownership (a cluster worker polls only the users whose bucket lease it holds)', () => {
+  it('reads only owned users; one no longer owned is dropped at its next dispatch, unread and without a refresh', async () => {
+    const owned = new Set([2]);
+    const { clock, store, client, scheduler } = await rig({ owns: (id) => owned.has(id) });
+    addUser(store, 1, ['arbs_prematch']);
+    addUser(store, 2, ['arbs_prematch']);
+    scheduler.start();
+    await runFor(clock, scheduler, 30_000);
+    expect([client.readsOf('key-1').length, scheduler.stats().subscriptions]).toEqual([0, 1]);
+    const sofar = client.readsOf('key-2').length;
+    expect(sofar).toBeGreaterThanOrEqual(5);
+
+    owned.clear();
+    await runFor(clock, scheduler, 30_000);
+    expect([client.readsOf('key-2').length, scheduler.stats().subscriptions]).toEqual([sofar, 0]);
+  });
+
+  it('refreshUsers takes a gained bucket’s users in, their first reads spread like a start; and drops them again', async () => {
+    const owned = new Set<number>();
+    const { clock, store, client, scheduler } = await rig({ owns: (id) => owned.has(id), tuning: { startupReadsPerSecond: 2 } });
+    const ids = Array.from({ length: 20 }, (_, i) => i + 1);
+    for (const id of ids) addUser(store, id, ['arbs_prematch']);
+    scheduler.start();
+    await runFor(clock, scheduler, 5_000);
+    expect(client.reads).toHaveLength(0);
+
+    for (const id of ids) owned.add(id);
+    const gainedAt = clock.now();
+    scheduler.refreshUsers(ids);
+    expect(scheduler.stats().subscriptions).toBe(20);
+    await runFor(clock, scheduler, 12_000, 250);
+    const firsts = ids.map((id) => (client.readsOf(`key-${id}`)[0]?.at ?? Infinity) - gainedAt);
+    // 20 first reads at 2 a second: spread over 10 s, not all at once.
+    expect(Math.max(...firsts)).toBeLessThanOrEqual(10_000);
+    expect(Math.max(...firsts)).toBeGreaterThan(5_000);
+    expect(firsts.filter((t) => t < 1_000).length).toBeLessThanOrEqual(4);
+
+    owned.clear();
+    scheduler.refreshUsers(ids);
+    expect(scheduler.stats().subscriptions).toBe(0);
+  });
+
+  it('does not apply a read whose answer came after ownership ended (no alert, no state), and drops the subscription', async () => {
+    const owned = new Set([1]);
+    // The lease lapses while this read is out.
+    const script = () => (owned.delete(1), [opp('x1')]);
+    const { clock, store, client, notifier, scheduler } = await rig({ owns: (id) => owned.has(id), script });
+    addUser(store, 1, ['arbs_prematch']);
+    scheduler.start();
+    await runFor(clock, scheduler, 10_000);
+    expect(client.readsOf('key-1')).toHaveLength(1);
+    expect(notifier.events).toHaveLength(0);
+    expect(store.alerts.view('1:arbs_prematch').size).toBe(0);
+    expect(scheduler.stats().subscriptions).toBe(0);
+  });
+
+  it('owns everyone by default: the same read alerts in the embedded bot', async () => {
+    const { clock, store, notifier, scheduler } = await rig({ script: () => [opp('x1')] });
+    addUser(store, 1, ['arbs_prematch']);
+    scheduler.start();
+    await runFor(clock, scheduler, 10_000);
+    expect(notifier.events.map((e) => e.event.type)).toEqual(['new']);
   });
 });

@@ -26,16 +26,16 @@ export interface LookupRequest {
   service: Service | undefined;
 }
 
-function candidates(rt: BotRuntime, user: Readonly<UserRecord>, req: LookupRequest): Service[] {
+async function candidates(rt: BotRuntime, user: Readonly<UserRecord>, req: LookupRequest): Promise<Service[]> {
   if (req.service) return [req.service];
-  const latest = rt.scheduler.latestItems(user.id);
+  const latest = await rt.scheduler.latestItems(user.id);
   const hit = latest.find((o) => (req.what === 'item' ? o.id === req.id : o.event.id === req.id));
   if (hit) return [hit.service];
   return SERVICES.filter((s) => user.filters[s] !== undefined);
 }
 
-function fromLatest(rt: BotRuntime, userId: number, req: LookupRequest, services: Service[]): Opportunity[] {
-  const all = services.flatMap((s) => rt.scheduler.latestItems(userId, s));
+async function fromLatest(rt: BotRuntime, userId: number, req: LookupRequest, services: Service[]): Promise<Opportunity[]> {
+  const all = (await Promise.all(services.map((s) => rt.scheduler.latestItems(userId, s)))).flat();
   return all.filter((o) => (req.what === 'item' ? o.id === req.id : o.event.id === req.id));
 }
 
@@ -45,7 +45,7 @@ const REASON_ORDER: ServiceErrorKind[] = ['not_found', 'rate_limited', 'timeout'
 export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefined, req: LookupRequest): Promise<LookupResult> {
   const ref = userKeyRef(rt, user);
   if (!user || !ref) return { kind: 'no_key' };
-  const services = candidates(rt, user, req);
+  const services = await candidates(rt, user, req);
   if (services.length === 0) return { kind: 'need_service' };
   const waitMs = rt.caps.take('lookup', user.id, ref.accessKey);
   if (waitMs > 0) return { kind: 'capped', waitMs };
@@ -63,7 +63,7 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
       if (REASON_ORDER.indexOf(err.kind) > REASON_ORDER.indexOf(reason)) reason = err.kind;
     }
   }
-  const latest = fromLatest(rt, user.id, req, services);
+  const latest = await fromLatest(rt, user.id, req, services);
   if (latest.length > 0) return { kind: 'found', items: latest, source: 'latest', reason };
   return { kind: 'not_found', reason };
 }

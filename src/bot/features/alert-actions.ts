@@ -45,7 +45,7 @@ export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: s
   rt.pending.clear(ctx.chat.id, ctx.from.id);
   const owner = rt.store.getUser(pending.ownerId);
   const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
-  const held = rt.scheduler.latestItems(pending.ownerId, pending.service).find((o) => o.id === pending.itemId);
+  const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
   const result = held ? { kind: 'found' as const, items: [held], source: 'service' as const } : await lookup(rt, owner, req);
   await sendLookupResult(rt, ctx, req, result, amount.value);
 }

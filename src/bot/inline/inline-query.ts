@@ -65,7 +65,7 @@ export function inlineFeature(rt: BotRuntime): Composer<BotContext> {
     const query = ctx.inlineQuery.query.slice(0, 200);
     const names = await namesForLang(rt, ctx.lang);
     const view = viewFor(user, ctx.lang, rt.clock.now());
-    const items = matchItems(rt.scheduler.latestItems(user.id), query, names)
+    const items = matchItems(await rt.scheduler.latestItems(user.id), query, names)
       .sort((a, b) => headline(b) - headline(a))
       .slice(0, INLINE_MAX_RESULTS);
     const results: InlineQueryResultArticle[] = [];

@@ -1,0 +1,121 @@
+/**
+ * Which users a cluster's worker polls: those whose bucket lease it holds AND whose alert state it
+ * has loaded since it gained the bucket. The scheduler asks `owns(userId)` (its ownership
+ * predicate); this module turns the leases' events into the scheduler's refreshes:
+ *
+ * - `gained(buckets)`: load those users' alert state from the shared store (what the previous
+ *   holder wrote), then mark the buckets ready and refresh the users, so the first read diffs
+ *   against what was already alerted instead of alerting everything again. A failed load is tried
+ *   again while the lease is still held.
+ * - `lost(buckets)`: unmark them at once and refresh the users, which drops their subscriptions
+ *   (the registry registers only owned users); the store may then forget their alert state.
+ *
+ * A bucket lost and gained again while a load is out is loaded again: each change of a bucket
+ * bumps its generation, and a load whose generation moved on is ignored.
+ */
+import type { Logger } from '../logger.js';
+import { bucketOf, usersInBuckets } from './buckets.js';
+import type { Leases } from './leases.js';
+
+/** What ownership needs of the shared store (the RedisStore fits). */
+export interface AlertStateLoader {
+  /** (Re)loads these users' alert state from Redis into this process. */
+  loadAlerts(userIds: readonly number[]): Promise<void>;
+  /** Optional: this process no longer polls these users (flush and forget their alert state). */
+  forgetAlerts?(userIds: readonly number[]): void;
+}
+
+export interface OwnershipOptions {
+  leases: Pick<Leases, 'holds' | 'on'>;
+  /** Every user id the store knows (the buckets' members are taken from it). */
+  userIds: () => Iterable<number>;
+  store: AlertStateLoader;
+  logger: Logger;
+  /** Wait before a failed load is tried again (default 2 s). */
+  retryMs?: number;
+}
+
+export interface Ownership {
+  /** The scheduler's predicate: the user's bucket is held and loaded. */
+  owns(userId: number): boolean;
+  /** Where refreshes go (the scheduler's `refreshUsers`); set once the scheduler exists. */
+  attach(refresh: (userIds: readonly number[]) => void): void;
+  /** Buckets held and loaded. */
+  readonly ready: number;
+  /** Loads still out. */
+  idle(): Promise<void>;
+  /** Stops retrying loads. */
+  close(): void;
+}
+
+export function createOwnership(opts: OwnershipOptions): Ownership {
+  const { leases, store } = opts;
+  const retryMs = opts.retryMs ?? 2_000;
+  const log = opts.logger.child({ module: 'ownership' });
+  const ready = new Set<number>();
+  const generation = new Map<number, number>();
+  const loads = new Set<Promise<void>>();
+  let refresh: (userIds: readonly number[]) => void = () => undefined;
+  let closed = false;
+
+  const bump = (buckets: readonly number[]) => {
+    for (const b of buckets) generation.set(b, (generation.get(b) ?? 0) + 1);
+  };
+  const members = (buckets: readonly number[]) => usersInBuckets(opts.userIds(), new Set(buckets));
+
+  const load = (buckets: number[]) => {
+    const gens = new Map(buckets.map((b) => [b, generation.get(b) ?? 0]));
+    const current = () => buckets.filter((b) => generation.get(b) === gens.get(b) && leases.holds(b));
+    const users = members(buckets);
+    const task = store.loadAlerts(users).then(
+      () => {
+        const done = current();
+        for (const b of done) ready.add(b);
+        if (done.length > 0) refresh(members(done));
+      },
+      (err: unknown) => {
+        const again = current();
+        if (closed || again.length === 0) return;
+        log.warn({ err, buckets: again.length }, 'could not load the alert state of gained buckets: trying again');
+        const timer = setTimeout(() => {
+          const still = current();
+          if (!closed && still.length > 0) load(still);
+        }, retryMs);
+        timer.unref();
+      },
+    );
+    loads.add(task);
+    void task.finally(() => loads.delete(task));
+  };
+
+  leases.on('gained', (buckets) => {
+    bump(buckets);
+    load(buckets);
+  });
+  leases.on('lost', (buckets) => {
+    bump(buckets);
+    for (const b of buckets) ready.delete(b);
+    const users = members(buckets);
+    refresh(users);
+    store.forgetAlerts?.(users);
+  });
+
+  return {
+    owns: (userId) => {
+      const b = bucketOf(userId);
+      return ready.has(b) && leases.holds(b);
+    },
+    attach(fn) {
+      refresh = fn;
+    },
+    get ready() {
+      return [...ready].filter((b) => leases.holds(b)).length;
+    },
+    async idle() {
+      while (loads.size > 0) await Promise.allSettled([...loads]);
+    },
+    close() {
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * The cluster's factories, as the roles (roles.ts) use them: the store shared through Redis, the
+ * service client whose limits and tokens are shared through Redis, the workers' outbox over the
+ * alert queue, and the front's consumer of that queue. Each is built elsewhere (src/store/ and
+ * src/cluster/ of the other cluster pieces); this file is the one place where the roles meet them,
+ * so wiring them is one object literal.
+ *
+ * `clusterParts` is undefined until those pieces are merged; app.ts then refuses REDIS_URL rather
+ * than ignore it. Tests of the roles pass stand-ins built from the embedded pieces.
+ */
+import type { Redis } from 'ioredis';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { ClientStats } from '../service/client.js';
+import type { ServiceClient } from '../service/client-types.js';
+import type { Store } from '../store/store.js';
+import type { Vault } from '../store/vault.js';
+import type { OutboxPort } from '../outbox/port.js';
+import type { AlertStateLoader } from './ownership.js';
+
+/** What every factory gets. */
+export interface ClusterContext {
+  config: Config & { REDIS_URL: string };
+  logger: Logger;
+  clock: Clock;
+  /** This process's command connection to Redis (the roles close it last; parts never close it). */
+  redis: Redis;
+  /** REDIS_URL, for parts that open connections of their own (BullMQ, a subscriber). */
+  connection: { url: string };
+  /** REDIS_PREFIX. */
+  prefix: string;
+}
+
+/** The store as the roles use it in a cluster: the embedded store's surface, its change feed, and alert state loaded per user. */
+export interface ClusterStore extends Store, AlertStateLoader {
+  /** Calls `listener` with the id of every user that any process changed (for a worker: refresh them). Returns the unsubscribe. */
+  onUserChanged(listener: (userId: number) => void): () => void;
+}
+
+export interface ClusterClient extends ServiceClient {
+  stats(): ClientStats;
+}
+
+export interface RemoteOutboxPart extends OutboxPort {
+  /** Stops waiting for the front's answers (callers resolve undefined/false) and closes the queue's connections. */
+  close(): Promise<void>;
+}
+
+export interface AlertConsumerPart {
+  /** Stops taking jobs, waits for the outbox to answer the jobs in hand, closes its connections. */
+  close(): Promise<void>;
+  /** Counters for /healthz (received, sent, edited, repeats, unsure, …). */
+  stats(): object;
+}
+
+export interface ClusterParts {
+  openStore(ctx: ClusterContext): Promise<ClusterStore>;
+  createClient(ctx: ClusterContext & { vault: Vault }): ClusterClient;
+  createRemoteOutbox(ctx: ClusterContext): RemoteOutboxPart;
+  startAlertConsumer(ctx: ClusterContext & { outbox: OutboxPort }): AlertConsumerPart;
+}
+
+/**
+ * The factories once merged (the lead fills this in), e.g.:
+ *   openStore: (c) => openRedisStore({ redis: c.redis, url: c.connection.url, prefix: c.prefix, logger: c.logger, clock: c.clock }),
+ *   createClient: (c) => createSharedServiceClient({ config: c.config, logger: c.logger, clock: c.clock, redis: c.redis, prefix: c.prefix, vault: c.vault }),
+ *   createRemoteOutbox: (c) => createRemoteOutbox({ connection: c.connection, prefix: c.prefix, logger: c.logger }),
+ *   startAlertConsumer: (c) => startAlertConsumer({ connection: c.connection, prefix: c.prefix, outbox: c.outbox, logger: c.logger }),
+ */
+export const clusterParts: ClusterParts | undefined = undefined;

@@ -1,0 +1,136 @@
+/**
+ * The front: everything that talks to Telegram. The outbox (the one sender of alerts and the
+ * per-chat budget the bot's replies take turns in), grammY (long polling or the webhook), and the
+ * watch over alert destinations. The embedded bot runs it beside the scheduler in one process; in a
+ * cluster a front process runs it alone (ROLE=front) and workers' alerts reach its outbox through
+ * the alert queue's consumer, which is closed before the outbox drains.
+ *
+ * The front asks the scheduler only through `SchedulerPort`: the real scheduler in the embedded
+ * bot, the front's own port in a cluster (src/cluster/front-port.ts).
+ */
+import { Api } from 'grammy';
+import type { UserFromGetMe } from 'grammy/types';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
+import type { Vault } from '../store/vault.js';
+import type { ServiceClient } from '../service/client-types.js';
+import type { SchedulerPort } from '../scheduler/port.js';
+import { Outbox } from '../outbox/outbox.js';
+import type { OutboxService } from '../outbox/port.js';
+import { chatGateTransformer } from '../outbox/chat-gate.js';
+import { DestinationWatch } from '../outbox/destinations.js';
+import { htmlByDefault } from '../lib/parse-mode.js';
+import { createBot } from '../bot/bot.js';
+import type { BotStats } from '../bot/deps.js';
+import { runBot, type BotHandle } from '../bot/run.js';
+import type { MetricsPort } from '../health/observe.js';
+import type { HealthCheck } from '../health/server.js';
+
+export interface FrontDeps {
+  config: Config & { BOT_TOKEN: string };
+  logger: Logger;
+  clock: Clock;
+  store: Store;
+  vault: Vault;
+  client: ServiceClient;
+  scheduler: SchedulerPort;
+  metrics: MetricsPort;
+  /** Skips getMe (tests and the playground know the bot already). */
+  botInfo?: UserFromGetMe;
+  stats: BotStats;
+}
+
+export interface Front {
+  readonly outbox: OutboxService;
+  /** Starts sending, receiving updates and watching destinations. */
+  start(): Promise<void>;
+  /** The bot's update intake, once started. */
+  readonly running: BotHandle | undefined;
+  /** `telegram`: updates reach the bot. */
+  readonly check: HealthCheck;
+  /**
+   * Stops the intake, then closes `feeders` (other sources of outbox work, e.g. the alert queue's
+   * consumer, which still needs the outbox to answer the jobs in hand), then drains the outbox for
+   * up to `drainMs` and stops it.
+   */
+  stop(drainMs: number, feeders?: readonly { close(): Promise<void> }[]): Promise<void>;
+}
+
+export async function createFront(deps: FrontDeps): Promise<Front> {
+  const { config, logger, clock, store, scheduler } = deps;
+  // The outbox has its own Api instance: it paces and retries every send itself, so it must
+  // not stack the bot's auto-retry on top.
+  // A short call timeout keeps one hung call from holding a chat's queue (grammY's default is 500 s).
+  const outboxApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
+  outboxApi.config.use(htmlByDefault());
+  const outbox: OutboxService = new Outbox({
+    api: outboxApi,
+    logger,
+    clock,
+    metrics: deps.metrics,
+    // Called only once sends run, after `destinations` below exists.
+    onBlocked: (chatId) => {
+      for (const user of store.listUsers()) {
+        if (user.chatId !== chatId) continue;
+        logger.info({ userId: user.id }, 'Telegram says the user blocked the bot: polling paused until they come back');
+        store.updateUser(user.id, (u) => {
+          u.blocked = true;
+        });
+        scheduler.refreshUser(user.id);
+      }
+      destinations.lost(chatId, 'removed');
+    },
+    onMigrated: (oldChatId, newChatId) => destinations.migrated(oldChatId, newChatId),
+    onChatUnavailable: (chatId) => destinations.suspect(chatId),
+  });
+
+  // getMe without the bot's retries: a refused token or an unreachable Bot API ends the start at
+  // once with a line that names the setting, instead of being retried in silence.
+  const me = deps.botInfo ?? (await outboxApi.getMe());
+  // The bot's replies take their turns in the outbox's per-chat budget (the chat gate), so the
+  // outbox runs before the first update is handled.
+  const bot = createBot({ config, logger, store, vault: deps.vault, client: deps.client, scheduler, clock, botInfo: me, chatGate: outbox, stats: deps.stats });
+
+  // Alert destinations re-checked on a slow timer and after a refused send; their reads keep to
+  // each chat's 429 pauses through the chat gate.
+  const checkApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
+  checkApi.config.use(chatGateTransformer(outbox));
+  const destinations = new DestinationWatch({
+    api: checkApi,
+    botId: () => bot.botInfo.id,
+    store,
+    scheduler,
+    logger,
+    clock,
+    tell: (chatId, text) => void outbox.send(chatId, text, { kind: 'info' }),
+  });
+
+  const webhook =
+    config.TELEGRAM_WEBHOOK_URL !== undefined && config.TELEGRAM_WEBHOOK_SECRET !== undefined
+      ? { url: config.TELEGRAM_WEBHOOK_URL, secret: config.TELEGRAM_WEBHOOK_SECRET }
+      : undefined;
+  let running: BotHandle | undefined;
+
+  return {
+    outbox,
+    get running() {
+      return running;
+    },
+    check: { name: 'telegram', check: () => running?.healthy() ?? false },
+    async start() {
+      outbox.start();
+      running = await runBot(bot, { logger, ...(webhook && { webhook }) });
+      destinations.start();
+    },
+    async stop(drainMs, feeders = []) {
+      await destinations.stop();
+      await running?.stop();
+      for (const feeder of feeders) await feeder.close();
+      const left = await outbox.drain(drainMs);
+      if (left > 0) logger.warn({ left }, 'outbox not empty at shutdown: these sends are lost');
+      outbox.stop();
+    },
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * Bucket leases against a real Redis: the fair share as workers come and go, a takeover after a
+ * worker stops renewing, local fencing after a pause, Redis going away, and — checked every few
+ * milliseconds while workers join, pause and leave — never one bucket held by two workers at once.
+ * Short TTLs (1 s) keep the real waits short; rounds are driven by hand where timing is not the
+ * point.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { silentLogger } from '../../src/logger.js';
+import { LEASE_BUCKETS } from '../../src/cluster/buckets.js';
+import { createLeases, type Leases, type LeasesOptions } from '../../src/cluster/leases.js';
+import { redisForTests, type TestRedis } from '../support/redis.js';
+
+const FAST = { ttlMs: 1_000, renewEveryMs: 300, marginMs: 200 } as const;
+
+let redis: TestRedis;
+let conn: Redis;
+let started: Leases[] = [];
+let suite = 0;
+let prefix = '';
+
+beforeAll(async () => {
+  redis = await redisForTests('leases', { privateOnly: true });
+  if (redis.available) conn = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+});
+afterAll(async () => {
+  conn?.disconnect();
+  await redis.dispose();
+});
+afterEach(async () => {
+  await Promise.all(started.map((l) => l.stop()));
+  started = [];
+});
+
+function worker(name: string, extra: Partial<LeasesOptions> = {}): Leases & { events: { gained: number[]; lost: number[] } } {
+  const leases = createLeases({ redis: conn, prefix, logger: silentLogger, workerId: name, ...FAST, ...extra });
+  const events = { gained: [] as number[], lost: [] as number[] };
+  leases.on('gained', (b) => events.gained.push(...b));
+  leases.on('lost', (b) => events.lost.push(...b));
+  started.push(leases);
+  return Object.assign(leases, { events });
+}
+
+/** A sleep that a test can hold, as a stopped process would not renew. */
+function pausable() {
+  let paused = false;
+  let waiting: (() => void)[] = [];
+  return {
+    sleep: async (ms: number, signal: AbortSignal) => {
+      await systemClock.sleep(ms, signal);
+      while (paused && !signal.aborted) {
+        await new Promise<void>((resolve) => {
+          waiting.push(resolve);
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      }
+    },
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      paused = false;
+      for (const r of waiting) r();
+      waiting = [];
+    },
+  };
+}
+
+/** Workers a and b, having taken turns until each holds half. */
+async function twoSharing() {
+  const a = worker('a');
+  const b = worker('b');
+  for (let i = 0; i < 4; i++) for (const w of [a, b]) await w.round();
+  expect(sizes(a, b)).toEqual([32, 32]);
+  return [a, b] as const;
+}
+
+const sizes = (...ws: Leases[]) => ws.map((w) => w.held().size);
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('bucket leases', () => {
+  it('one worker takes all 64; two share them 32/32; three end with at most ceil(64/3) each and none left over', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    const a = worker('a');
+    await a.round();
+    expect(sizes(a)).toEqual([LEASE_BUCKETS]);
+    expect(a.state()).toMatchObject({ live: 1, share: 64, redisOk: true });
+
+    const b = worker('b');
+    for (let i = 0; i < 4; i++) {
+      await b.round();
+      await a.round();
+    }
+    await b.round();
+    expect(sizes(a, b)).toEqual([32, 32]);
+
+    const c = worker('c');
+    for (let i = 0; i < 3; i++) for (const w of [c, a, b]) await w.round();
+    const [na, nb, nc] = sizes(a, b, c);
+    expect(na! + nb! + nc!).toBe(LEASE_BUCKETS);
+    for (const n of [na!, nb!, nc!]) {
+      expect(n).toBeLessThanOrEqual(22);
+      expect(n).toBeGreaterThanOrEqual(20);
+    }
+    // Each bucket in Redis names the worker that counts it as held, and no other.
+    for (let bucket = 0; bucket < LEASE_BUCKETS; bucket++) {
+      const holder = await conn.get(`${prefix}lease:${bucket}`);
+      expect([a, b, c].filter((w) => w.holds(bucket)).map((w) => w.workerId)).toEqual([holder]);
+    }
+    // The buckets given up were announced as lost, the ones taken as gained.
+    expect(a.events.gained).toHaveLength(64);
+    expect(a.events.lost.length).toBe(64 - na!);
+  });
+
+  it('a clean stop releases every lease and the heartbeat, and the next round of the others takes them', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    const [a, b] = await twoSharing();
+    await a.stop();
+    expect(a.held().size).toBe(0);
+    expect(a.events.lost).toHaveLength(a.events.gained.length);
+    expect(await conn.zrange(`${prefix}workers`, 0, -1)).toEqual(['b']);
+    await b.round();
+    expect(sizes(b)).toEqual([64]);
+  });
+
+  it('takes over the buckets of a worker that stopped renewing once they lapse in Redis; the silent worker counts none as held by then', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    const [a, b] = await twoSharing();
+    // a goes silent: no more rounds. b keeps renewing; a's leases are still a's until their TTL.
+    const lostBefore = a.events.lost.length;
+    await b.round();
+    expect(sizes(b)).toEqual([32]);
+    await wait(FAST.ttlMs - FAST.marginMs + 20);
+    // a's local validity ended before its leases could lapse in Redis.
+    expect(a.held().size).toBe(0);
+    await wait(FAST.marginMs + 50);
+    await b.round();
+    expect(b.state()).toMatchObject({ live: 1, share: 64 });
+    expect(sizes(b)).toEqual([64]);
+    // a's expiry timer has told its listeners by now.
+    expect(a.events.lost.length - lostBefore).toBe(32);
+  });
+
+  it('fencing: after a pause past TTL − margin the worker holds nothing at once, before any timer or round runs', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    let mono = 1_000_000;
+    const a = worker('a', { now: () => mono, ttlMs: 10_000, marginMs: 1_000, renewEveryMs: 3_000 });
+    await a.round();
+    expect(a.held().size).toBe(64);
+    mono += 8_999;
+    expect(a.holds(0)).toBe(true);
+    // The process was stopped for a while: its first instruction after waking sees no lease.
+    mono += 1;
+    expect(a.holds(0)).toBe(false);
+    expect(a.held().size).toBe(0);
+    expect(a.state().held).toBe(0);
+    // The next round renews what Redis still gives it, announced as gained again.
+    await a.round();
+    expect(a.events.lost).toHaveLength(64);
+    expect(a.events.gained).toHaveLength(128);
+    expect(a.holds(0)).toBe(true);
+  });
+
+  it('a renewal answered after the local validity ended gives no lease', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    let mono = 0;
+    // Every reading of the clock moves it by 5 s: the answer comes 5 s after the request was sent.
+    const a = worker('a', { now: () => (mono += 5_000), ttlMs: 10_000, marginMs: 6_000, renewEveryMs: 1_000 });
+    await a.round();
+    expect(a.held().size).toBe(0);
+    expect(a.events.gained).toHaveLength(0);
+  });
+
+  it('Redis stopped: the leases lapse locally, `lost` is told, and the worker takes them again when Redis is back', async (ctx) => {
+    if (!redis.available || !redis.server) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    const own = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    own.on('error', () => undefined);
+    try {
+      const a = worker('a', { redis: own });
+      a.start();
+      await expect.poll(() => a.held().size, { timeout: 2_000 }).toBe(64);
+      await redis.server.stop();
+      await expect.poll(() => a.events.lost.length, { timeout: 3_000 }).toBe(64);
+      expect(a.held().size).toBe(0);
+      expect(a.state().redisOk).toBe(false);
+      await redis.server.restart();
+      await expect.poll(() => a.held().size, { timeout: 5_000 }).toBe(64);
+      expect(a.state().redisOk).toBe(true);
+      await a.stop();
+    } finally {
+      own.disconnect();
+    }
+  }, 15_000);
+
+  it('a worker below its share looks four times as often until it has it, so handed-over buckets are not left unread for a whole round', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    const waits = { a: [] as number[], b: [] as number[] };
+    const recording = (into: number[]) => (ms: number, signal: AbortSignal) => (into.push(ms), systemClock.sleep(ms, signal));
+    const a = worker('a', { sleep: recording(waits.a) });
+    a.start();
+    await expect.poll(() => a.held().size).toBe(64);
+    const b = worker('b', { sleep: recording(waits.b) });
+    b.start();
+    await expect.poll(() => sizes(a, b), { timeout: 5_000 }).toEqual([32, 32]);
+    await wait(2 * FAST.renewEveryMs);
+    expect(new Set(waits.a)).toEqual(new Set([FAST.renewEveryMs]));
+    expect(waits.b).toContain(FAST.renewEveryMs / 4);
+    // Once at its share, the usual pace.
+    expect(waits.b.at(-1)).toBe(FAST.renewEveryMs);
+  });
+
+  it('never counts one bucket as held by two workers, checked every 5 ms while workers join, pause past their TTL, resume and leave', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    const gates = [pausable(), pausable(), pausable()];
+    const [a, b, c] = ['a', 'b', 'c'].map((name, i) => worker(name, { sleep: gates[i]!.sleep }));
+    let samples = 0;
+    let doubles = 0;
+    let maxUnheldMs = 0;
+    let unheldSince: number | undefined;
+    const sampler = setInterval(() => {
+      samples++;
+      let covered = 0;
+      for (let bucket = 0; bucket < LEASE_BUCKETS; bucket++) {
+        const holders = [a!, b!, c!].filter((w) => w.holds(bucket)).length;
+        if (holders > 1) doubles++;
+        if (holders === 1) covered++;
+      }
+      const t = performance.now();
+      if (covered < LEASE_BUCKETS) unheldSince ??= t;
+      else if (unheldSince !== undefined) {
+        maxUnheldMs = Math.max(maxUnheldMs, t - unheldSince);
+        unheldSince = undefined;
+      }
+    }, 5);
+    try {
+      a!.start();
+      await wait(400);
+      b!.start();
+      await wait(1_200);
+      c!.start();
+      await wait(2_000);
+      expect(sizes(a!, b!, c!).reduce((x, y) => x + y)).toBe(64);
+      // b stops renewing (as a SIGSTOPped process would) for longer than its TTL, then comes back.
+      gates[1]!.pause();
+      await wait(2_000);
+      expect(b!.held().size).toBe(0);
+      expect(sizes(a!, c!)).toEqual([32, 32]);
+      gates[1]!.resume();
+      await wait(2_000);
+      await a!.stop();
+      await wait(1_200);
+      expect(sizes(b!, c!)).toEqual([32, 32]);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(samples).toBeGreaterThan(500);
+    expect(doubles).toBe(0);
+    // Every hand-over (join, pause, leave) leaves buckets unheld for at most about a TTL plus a round.
+    expect(maxUnheldMs).toBeLessThan(FAST.ttlMs + 2 * FAST.renewEveryMs);
+  }, 20_000);
+});

@@ -1,0 +1,104 @@
+/**
+ * Stand-ins for the cluster's parts (src/cluster/parts.ts) built from the embedded pieces, for
+ * testing the role wiring with several roles in one test process: one lowdb store shared by every
+ * role (its change feed told after each write, asynchronously as a pub/sub message would be), the
+ * ordinary service client, and a bridge from the workers' outbox to the front's outbox in place of
+ * the alert queue. Leases, the latest-items channel and the roles' own Redis use are real. The
+ * real store, shared client and queue are the other cluster pieces' (and their tests').
+ */
+import { openStore, type Store } from '../../src/store/store.js';
+import { createServiceClient } from '../../src/service/client.js';
+import type { OutboxPort } from '../../src/outbox/port.js';
+import type { ClusterParts, ClusterStore } from '../../src/cluster/parts.js';
+
+export interface StandIns extends ClusterParts {
+  /** User ids whose alert state a worker asked to load, in order. */
+  readonly loads: number[][];
+  /** Sends that went through the bridge. */
+  readonly bridged: { sends: number; edits: number };
+}
+
+function withFeed(inner: Store, loads: number[][], release: () => Promise<void>): ClusterStore {
+  const listeners = new Set<(userId: number) => void>();
+  const tell = (userId: number) => setImmediate(() => listeners.forEach((l) => l(userId)));
+  return {
+    get file() {
+      return inner.file;
+    },
+    get alerts() {
+      return inner.alerts;
+    },
+    get loadReport() {
+      return inner.loadReport;
+    },
+    get writeCount() {
+      return inner.writeCount;
+    },
+    getUser: (id) => inner.getUser(id),
+    updateUser: (id, mutate, init) => {
+      const user = inner.updateUser(id, mutate, init);
+      tell(id);
+      return user;
+    },
+    updateStatus: (id, service, change) => inner.updateStatus(id, service, change),
+    deleteUser: (id) => {
+      const gone = inner.deleteUser(id);
+      tell(id);
+      return gone;
+    },
+    listUsers: () => inner.listUsers(),
+    findUserByAccessKey: (key) => inner.findUserByAccessKey(key),
+    flush: () => inner.flush(),
+    close: release,
+    writable: () => inner.writable(),
+    corruptFiles: () => inner.corruptFiles(),
+    loadAlerts: async (userIds) => void loads.push([...userIds]),
+    onUserChanged(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+export function standInParts(dataDir: string): StandIns {
+  const loads: number[][] = [];
+  const bridged = { sends: 0, edits: 0 };
+  let shared: Promise<ClusterStore> | undefined;
+  let users = 0;
+  let front: OutboxPort | undefined;
+  return {
+    loads,
+    bridged,
+    openStore(ctx) {
+      users++;
+      shared ??= openStore({ dataDir, logger: ctx.logger, clock: ctx.clock, debounceMs: 20 }).then((inner) =>
+        withFeed(inner, loads, async () => {
+          // Closed by the last role that opened it.
+          if (--users === 0) await inner.close();
+        }),
+      );
+      return shared;
+    },
+    createClient: (ctx) => createServiceClient({ config: ctx.config, logger: ctx.logger, clock: ctx.clock }),
+    createRemoteOutbox: () => ({
+      send: async (chatId, text, opts) => {
+        bridged.sends++;
+        return front ? front.send(chatId, text, opts) : undefined;
+      },
+      edit: async (chatId, messageId, text, opts) => {
+        bridged.edits++;
+        return front ? front.edit(chatId, messageId, text, opts) : false;
+      },
+      close: async () => undefined,
+    }),
+    startAlertConsumer(ctx) {
+      front = ctx.outbox;
+      return {
+        stats: () => ({ ...bridged }),
+        close: async () => {
+          front = undefined;
+        },
+      };
+    },
+  };
+}
