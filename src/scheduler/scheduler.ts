@@ -42,7 +42,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { SecretOpener } from '../store/key-ref.js';
 import { AddressTokenTurns } from './address-turns.js';
 import { createReadApplier } from './apply-read.js';

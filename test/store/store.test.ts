@@ -5,19 +5,20 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { StoreError } from '../../src/store/errors.js';
 import { SCHEMA_VERSION, subscriptionKey, type UserRecord } from '../../src/store/schema.js';
-import { openStore, writeDelay, type Store } from '../../src/store/store.js';
+import { writeDelay } from '../../src/store/json-writer.js';
+import { openStore, type JsonStore } from '../../src/store/store.js';
 import { captureLogs, WARN } from '../support/logs.js';
 import { entry, removeTempDirs, tempDir } from './fixtures.js';
 
-const open: Store[] = [];
+const open: JsonStore[] = [];
 
-async function openAt(dataDir: string, opts: { debounceMs?: number; clock?: ManualClock } = {}): Promise<Store> {
+async function openAt(dataDir: string, opts: { debounceMs?: number; clock?: ManualClock } = {}): Promise<JsonStore> {
   const store = await openStore({ dataDir, logger: silentLogger, ...opts });
   open.push(store);
   return store;
 }
 
-async function fileJson(store: Store): Promise<{ version: number; users: Record<string, UserRecord>; alerts: Record<string, unknown> }> {
+async function fileJson(store: JsonStore): Promise<{ version: number; users: Record<string, UserRecord>; alerts: Record<string, unknown> }> {
   return JSON.parse(await readFile(store.file, 'utf8')) as {
     version: number;
     users: Record<string, UserRecord>;
