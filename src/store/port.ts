@@ -20,7 +20,7 @@ export interface AlertStateStore {
    *  fails the schema (NaN, a missing field): written, it would make the next load refuse it. */
   set(subKey: string, itemId: string, entry: AlertEntry): void;
   delete(subKey: string, itemId: string): void;
-  /** Copies of the subscription's entries, in insertion order. */
+  /** Copies of the subscription's entries, in insertion order (read back from Redis: in the order first seen). */
   entries(subKey: string): [itemId: string, entry: AlertEntry][];
   /**
    * The subscription's entries without copies, for the scheduler's hot path. Entries are only

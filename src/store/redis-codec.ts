@@ -121,16 +121,21 @@ export function recordOf(stored: { profile: Profile | undefined; statuses: Statu
   return stored.profile && { ...stored.profile, status: { ...stored.statuses } };
 }
 
-/** Alert entries of one subscription's hash; `skipped` names the item ids that failed the schema. */
+/**
+ * Alert entries of one subscription's hash, in the order they were first seen (a Redis hash keeps
+ * no order, and entries are added as items are first seen); `skipped` names the item ids that
+ * failed the schema.
+ */
 export function parseEntries(hash: Record<string, string>): { entries: Map<string, AlertEntry>; skipped: string[] } {
-  const entries = new Map<string, AlertEntry>();
+  const found: [string, AlertEntry][] = [];
   const skipped: string[] = [];
   for (const [itemId, text] of Object.entries(hash)) {
     const raw = parseJson(text);
     // The hand check first (the hot path's), zod for anything it does not take as it is.
     const entry = checkedEntry(raw as AlertEntry) ?? alertEntrySchema.safeParse(raw).data;
-    if (entry) entries.set(itemId, entry);
+    if (entry) found.push([itemId, entry]);
     else skipped.push(itemId);
   }
-  return { entries, skipped };
+  found.sort(([a, x], [b, y]) => x.firstSeenAt - y.firstSeenAt || (a < b ? -1 : a > b ? 1 : 0));
+  return { entries: new Map(found), skipped };
 }
