@@ -212,6 +212,8 @@ export class RedisUsers {
   }
 
   private async rounds(): Promise<void> {
+    // A restarted Redis has forgotten the scripts: load them and go again, once per drain.
+    let reloaded = false;
     while (this.hasWork()) {
       if (this.scriptsLost) {
         await ensureScripts(this.opts.redis);
@@ -227,7 +229,14 @@ export class RedisUsers {
         }
       }
       if (this.toFetch.size > 0) await this.fetchRound();
-      if (this.pending.size > 0) await this.writeRound();
+      if (this.pending.size > 0) {
+        try {
+          await this.writeRound();
+        } catch (err) {
+          if (!isNoScript(err) || reloaded) throw err;
+          reloaded = true;
+        }
+      }
     }
   }
 

@@ -5,11 +5,12 @@
  * may be a shared server).
  */
 import { Redis } from 'ioredis';
+import { afterAll, afterEach } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import type { Store } from '../../src/store/port.js';
 import { openRedisStore, type OpenRedisStoreOptions, type RedisStore } from '../../src/store/redis-store.js';
 import { redisKeys, type RedisKeys } from '../../src/store/redis-layout.js';
-import type { TestRedis } from '../support/redis.js';
+import { redisForTests, type TestRedis } from '../support/redis.js';
 
 export interface RedisStores {
   /** A prefix no other test uses. */
@@ -63,4 +64,19 @@ export function redisStores(redis: TestRedis): RedisStores {
       client = undefined;
     },
   };
+}
+
+/**
+ * Redis for one test file (see `redisForTests`) with its stores, closed after each test; the
+ * suite's keys and a private server are removed after all.
+ */
+export async function redisStoreSuite(suite: string, opts: { privateOnly?: boolean } = {}): Promise<{ redis: TestRedis; stores: RedisStores }> {
+  const redis = await redisForTests(suite, opts);
+  const stores = redisStores(redis);
+  afterEach(() => stores.closeAll());
+  afterAll(async () => {
+    await stores.dispose();
+    await redis.dispose();
+  });
+  return { redis, stores };
 }

@@ -4,20 +4,13 @@
  * each other's changes, and a front and a worker writing one user at once without losing either
  * change.
  */
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { FilterRecord } from '../../src/store/schema.js';
-import { redisForTests } from '../support/redis.js';
 import { captureLogs } from '../support/logs.js';
 import { storeContract } from './contract.js';
-import { redisStores } from './redis-fixtures.js';
+import { redisStoreSuite } from './redis-fixtures.js';
 
-const redis = await redisForTests('store');
-const stores = redisStores(redis);
-afterEach(() => stores.closeAll());
-afterAll(async () => {
-  await stores.dispose();
-  await redis.dispose();
-});
+const { redis, stores } = await redisStoreSuite('store');
 
 const filter = (minProfit: number): FilterRecord => ({
   settings: { sports: [], bookmakers: [], minProfit, maxProfit: null, minOdds: null, maxOdds: null, hoursToStart: null, minOvervalue: null },
