@@ -102,7 +102,15 @@ export class RedisUsers {
     const current = this.records.get(id);
     if (!current) return undefined;
     const next = this.records.prepareStatus(current, service, change, this.opts.clock.now());
-    this.slot(id).ops.push({ kind: 'status', service, change, attempts: 0 });
+    const ops = this.slot(id).ops;
+    const last = ops.at(-1);
+    if (last?.kind === 'status' && last.service === service) {
+      // Merged into one (a new op: the old one may be in flight, and is acknowledged by identity), so that
+      // a worker's status writes do not pile up while Redis is away.
+      ops[ops.length - 1] = { kind: 'status', service, change: { ...last.change, ...change }, attempts: 0 };
+    } else {
+      ops.push({ kind: 'status', service, change, attempts: 0 });
+    }
     this.records.put(next);
     this.changed(id);
     return next;
