@@ -12,7 +12,6 @@
  * and left out.
  */
 import type { Redis } from 'ioredis';
-import { backoffMs } from '../lib/backoff.js';
 import type { Logger } from '../logger.js';
 import { SERVICES } from '../service/services.js';
 import { AlertState } from './alert-state.js';
@@ -20,6 +19,7 @@ import type { AlertStateStore } from './port.js';
 import { parseEntries } from './redis-codec.js';
 import { execPipeline, readHashes, type RedisKeys } from './redis-layout.js';
 import { subscriptionKey, type AlertEntry } from './schema.js';
+import { WriteRounds } from './write-rounds.js';
 
 export interface RedisAlertsOptions {
   redis: Redis;
@@ -46,17 +46,15 @@ export class RedisAlerts implements AlertStateStore {
   private marks: Marks = new Map();
   /** Subscriptions known to be listed in `{p}alert-subs`. */
   private readonly listed = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> | null = null;
-  private failures = 0;
-  private stopped = false;
+  private readonly rounds: WriteRounds;
 
   constructor(private readonly opts: RedisAlertsOptions) {
     this.state = new AlertState((subKey, itemId) => this.mark(subKey, itemId), opts.guard);
+    this.rounds = new WriteRounds({ pass: () => this.write(), pending: () => this.marks.size > 0, retry: RETRY, log: opts.log, what: 'writing alert state to Redis' });
   }
 
   healthy(): boolean {
-    return this.failures === 0;
+    return this.rounds.healthy();
   }
 
   get(subKey: string, itemId: string): AlertEntry | undefined {
@@ -134,36 +132,19 @@ export class RedisAlerts implements AlertStateStore {
   }
 
   /** Writes what is pending now; rejects when the write fails (a background retry follows). */
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    while (this.writing) await this.writing.catch(() => undefined);
-    if (this.marks.size === 0) return;
-    const run = this.write();
-    this.writing = run;
-    try {
-      await run;
-      this.failures = 0;
-    } catch (err) {
-      this.failures += 1;
-      this.schedule(backoffMs(RETRY, this.failures, Math.random));
-      throw err;
-    } finally {
-      this.writing = null;
-    }
+  flush(): Promise<void> {
+    return this.rounds.flush();
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.rounds.stop();
   }
 
   private mark(subKey: string, itemId: string | null): void {
     if (itemId === null) {
       this.marks.set(subKey, null);
       // A removal is announced at once, so the process reading that subscription stops using it.
-      this.schedule(0);
+      this.rounds.request(0);
       return;
     }
     let items = this.marks.get(subKey);
@@ -173,21 +154,7 @@ export class RedisAlerts implements AlertStateStore {
       this.marks.set(subKey, items);
     }
     items.add(itemId);
-    this.schedule(this.opts.debounceMs);
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) {
-      if (ms > 0) return;
-      clearTimeout(this.timer);
-    }
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush().catch((err: unknown) => {
-        this.opts.log.warn({ err, failures: this.failures }, 'writing alert state to Redis failed; will retry');
-      });
-    }, ms);
+    this.rounds.request(this.opts.debounceMs);
   }
 
   private async write(): Promise<void> {

@@ -16,38 +16,20 @@
  * Rounds run one at a time on one connection, fetches (`fetch`: users another process announced)
  * and writes in turn, so replies are handled in the order Redis executed the commands: the latest
  * reply is always the newest news. Each write round ends with one PUBLISH of the ids it wrote.
+ * What a user's pending changes are and what a round sends for them is in `redis-pending.ts`; the
+ * rhythm of rounds (batching, one at a time, retries) in `write-rounds.ts`.
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
-import { backoffMs } from '../lib/backoff.js';
 import type { Logger } from '../logger.js';
-import { SERVICES, type Service } from '../service/services.js';
+import type { Service } from '../service/services.js';
 import { StoreError } from './errors.js';
-import { encodeProfile, hashFromList, parseUserHash, profileOf, recordOf, statusField, type Profile, type Statuses } from './redis-codec.js';
-import { DELETE_USER, ensureScripts, execPipeline, isHash, isNoScript, readHashes, runScript, WRITE_STATUS, WRITE_USER, type RedisKeys } from './redis-layout.js';
+import { hashFromList, parseUserHash, profileOf, recordOf, type Statuses } from './redis-codec.js';
+import { ensureScripts, execPipeline, isHash, isNoScript, readHashes, type RedisKeys } from './redis-layout.js';
+import { emptySlot, planWrite, queueWrite, type Op, type Slot, type Write } from './redis-pending.js';
 import type { ServiceStatus, UserRecord } from './schema.js';
 import { UserRecords, type Mutation, type UserInit } from './user-records.js';
-
-type Op =
-  | { kind: 'update'; mutate: Mutation; init: UserInit | undefined; attempts: number }
-  | { kind: 'status'; service: Service; change: Partial<ServiceStatus>; attempts: number };
-
-interface Slot {
-  /** Redis's `v` of the profile (0: absent). */
-  version: number;
-  profile: Profile | undefined;
-  recText: string | undefined;
-  statuses: Statuses;
-  /** Local changes not yet acknowledged, in order. */
-  ops: Op[];
-  /** A local delete not yet acknowledged (ops after it apply to no user). */
-  deleting: boolean;
-}
-
-type Write =
-  | { kind: 'user'; id: number; ops: Op[]; target: UserRecord; recText: string; touched: Service[] }
-  | { kind: 'status'; id: number; ops: Op[]; target: UserRecord; touched: Service[] }
-  | { kind: 'delete'; id: number };
+import { WriteRounds } from './write-rounds.js';
 
 /** A change that keeps losing the race to other writers is given up after this many tries (logged). */
 const MAX_ATTEMPTS = 10;
@@ -66,8 +48,6 @@ export interface RedisUsersOptions {
   onRemoteChange: (id: number) => void;
 }
 
-const sameStatus = (a: ServiceStatus | undefined, b: ServiceStatus | undefined): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
-
 export class RedisUsers {
   readonly records: UserRecords;
   private readonly slots = new Map<number, Slot>();
@@ -76,18 +56,24 @@ export class RedisUsers {
   private readonly toFetch = new Set<number>();
   private resyncWanted = false;
   private scriptsLost = false;
-  private timer: NodeJS.Timeout | undefined;
-  private draining: Promise<void> | null = null;
-  private failures = 0;
-  private stopped = false;
+  /** NOSCRIPT replies in a row: the first only means a restarted Redis forgot the scripts. */
+  private noScriptInARow = 0;
+  private readonly rounds: WriteRounds;
 
   constructor(private readonly opts: RedisUsersOptions) {
     this.records = new UserRecords(opts.log);
+    this.rounds = new WriteRounds({
+      pass: () => this.pass(),
+      pending: () => this.pending.size > 0 || this.toFetch.size > 0 || this.resyncWanted,
+      retry: RETRY,
+      log: opts.log,
+      what: 'writing users to Redis',
+    });
   }
 
   /** True unless the latest round failed (it is being retried). */
   healthy(): boolean {
-    return this.failures === 0;
+    return this.rounds.healthy();
   }
 
   update(id: number, mutate: Mutation, init: UserInit | undefined): UserRecord {
@@ -160,25 +146,19 @@ export class RedisUsers {
   }
 
   /** Runs rounds until nothing is pending; rejects with the first failure (a background retry follows). */
-  async flush(): Promise<void> {
-    while (this.hasWork() || this.draining) await this.drain();
+  flush(): Promise<void> {
+    return this.rounds.flush();
   }
 
   /** No more background rounds (a last `flush` still writes). */
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  private hasWork(): boolean {
-    return this.pending.size > 0 || this.toFetch.size > 0 || this.resyncWanted;
+    this.rounds.stop();
   }
 
   private slot(id: number): Slot {
     let slot = this.slots.get(id);
     if (!slot) {
-      slot = { version: 0, profile: undefined, recText: undefined, statuses: {}, ops: [], deleting: false };
+      slot = emptySlot();
       this.slots.set(id, slot);
     }
     return slot;
@@ -189,62 +169,33 @@ export class RedisUsers {
     this.kick();
   }
 
-  private kick(delay = this.opts.batchMs): void {
-    if (this.timer || this.draining || this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.drain().catch((err: unknown) => {
-        this.opts.log.warn({ err, failures: this.failures }, 'writing users to Redis failed; will retry');
-      });
-    }, delay);
+  private kick(): void {
+    this.rounds.request(this.opts.batchMs);
   }
 
-  private drain(): Promise<void> {
-    if (this.draining) return this.draining;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.draining = this.rounds().then(
-      () => {
-        this.draining = null;
-        this.failures = 0;
-        if (this.hasWork()) this.kick();
-      },
-      (err: unknown) => {
-        this.draining = null;
-        this.failures += 1;
-        this.kick(backoffMs(RETRY, this.failures, Math.random));
+  /** One round: scripts reloaded if Redis lost them, everything read again if asked, announced users read, changes written. */
+  private async pass(): Promise<void> {
+    if (this.scriptsLost) {
+      await ensureScripts(this.opts.redis);
+      this.scriptsLost = false;
+    }
+    if (this.resyncWanted) {
+      this.resyncWanted = false;
+      try {
+        await this.loadAll(true);
+      } catch (err) {
+        this.resyncWanted = true;
         throw err;
-      },
-    );
-    return this.draining;
-  }
-
-  private async rounds(): Promise<void> {
-    // A restarted Redis has forgotten the scripts: load them and go again, once per drain.
-    let reloaded = false;
-    while (this.hasWork()) {
-      if (this.scriptsLost) {
-        await ensureScripts(this.opts.redis);
-        this.scriptsLost = false;
       }
-      if (this.resyncWanted) {
-        this.resyncWanted = false;
-        try {
-          await this.loadAll(true);
-        } catch (err) {
-          this.resyncWanted = true;
-          throw err;
-        }
-      }
-      if (this.toFetch.size > 0) await this.fetchRound();
-      if (this.pending.size > 0) {
-        try {
-          await this.writeRound();
-        } catch (err) {
-          if (!isNoScript(err) || reloaded) throw err;
-          reloaded = true;
-        }
-      }
+    }
+    if (this.toFetch.size > 0) await this.fetchRound();
+    if (this.pending.size === 0) return;
+    try {
+      await this.writeRound();
+      this.noScriptInARow = 0;
+    } catch (err) {
+      // Go again at once (the scripts are loaded first), unless that already happened.
+      if (!isNoScript(err) || ++this.noScriptInARow > 1) throw err;
     }
   }
 
@@ -326,49 +277,15 @@ export class RedisUsers {
 
   /** What to send for user `id`, or undefined when nothing is left to write. */
   private prepareWrite(id: number, slot: Slot): Write | undefined {
-    if (slot.deleting) return { kind: 'delete', id };
-    const base = recordOf(slot);
-    let target = base;
-    let profileTouched = false;
-    const touched = new Set<Service>();
-    const ops: Op[] = [];
-    for (const op of slot.ops) {
-      try {
-        const before = target;
-        target = this.apply(id, target, op);
-        if (op.kind === 'status') touched.add(op.service);
-        else {
-          profileTouched = true;
-          for (const service of SERVICES) if (!sameStatus(before?.status[service], target.status[service])) touched.add(service);
-        }
-        ops.push(op);
-      } catch (err) {
-        this.drop(id, op, err);
-      }
-    }
-    const dropped = ops.length < slot.ops.length;
-    slot.ops = ops;
-    if (!target || ops.length === 0) {
-      this.recompute(id, slot);
-      return undefined;
-    }
-    if (dropped) this.recompute(id, slot);
-    const recText = encodeProfile(target);
-    if (profileTouched && (base === undefined || recText !== slot.recText)) {
-      return { kind: 'user', id, ops, target, recText, touched: [...touched] };
-    }
-    if (touched.size > 0) return { kind: 'status', id, ops, target, touched: [...touched] };
-    // Nothing changed what Redis holds (a mutation that changed nothing).
-    slot.ops = [];
-    this.recompute(id, slot);
-    return undefined;
+    const { write, dropped } = planWrite(slot, (rec, op) => this.apply(id, rec, op), (op, err) => this.drop(id, op, err));
+    if (!write || dropped) this.recompute(id, slot);
+    return write;
   }
 
   private async writeRound(): Promise<void> {
     const { redis, keys, origin } = this.opts;
-    const writes: Write[] = [];
+    const writes: { id: number; write: Write }[] = [];
     const pipeline = redis.pipeline();
-    const userKeys = (id: number) => [keys.user(id), keys.users, keys.accessKeys];
     for (const id of [...this.pending]) {
       const slot = this.slots.get(id);
       const write = slot && this.prepareWrite(id, slot);
@@ -376,34 +293,30 @@ export class RedisUsers {
         this.pending.delete(id);
         continue;
       }
-      const statusArgs = write.kind === 'delete' ? [] : write.touched.flatMap((s) => [statusField(s), write.target.status[s] ? JSON.stringify(write.target.status[s]) : '']);
-      if (write.kind === 'delete') runScript(pipeline, DELETE_USER, userKeys(id), [id]);
-      else if (write.kind === 'user') {
-        runScript(pipeline, WRITE_USER, userKeys(id), [slot.version, id, write.recText, write.target.key?.accessKey ?? '', ...statusArgs]);
-      } else runScript(pipeline, WRITE_STATUS, [keys.user(id)], statusArgs);
-      writes.push(write);
+      queueWrite(pipeline, keys, id, write, slot.version);
+      writes.push({ id, write });
     }
     if (writes.length === 0) return;
     pipeline.publish(keys.changes, JSON.stringify({ from: origin, ids: writes.map((w) => w.id) }));
     const results = await execPipeline(pipeline);
     let failure: Error | undefined;
-    writes.forEach((write, i) => {
+    writes.forEach(({ id, write }, i) => {
       const [err, reply] = results[i] ?? [new Error('no reply'), undefined];
       if (err) {
         failure ??= err;
         if (isNoScript(err)) this.scriptsLost = true;
       } else {
-        this.acknowledge(write, reply);
+        this.acknowledge(id, write, reply);
       }
     });
     if (failure) throw failure;
   }
 
-  private acknowledge(write: Write, reply: unknown): void {
-    const slot = this.slot(write.id);
+  private acknowledge(id: number, write: Write, reply: unknown): void {
+    const slot = this.slot(id);
     if (write.kind === 'delete') {
       Object.assign(slot, { version: 0, profile: undefined, recText: undefined, statuses: {}, deleting: false });
-      this.recompute(write.id, slot);
+      this.recompute(id, slot);
       return;
     }
     const [code, value] = Array.isArray(reply) ? (reply as unknown[]) : [reply, undefined];
@@ -414,8 +327,8 @@ export class RedisUsers {
     if (write.kind === 'status' && code === 0) {
       // Deleted by another process meanwhile: the statuses go with it.
       done();
-      this.toFetch.add(write.id);
-      this.recompute(write.id, slot);
+      this.toFetch.add(id);
+      this.recompute(id, slot);
       return;
     }
     if (code === 1) {
@@ -432,7 +345,7 @@ export class RedisUsers {
       }
       slot.statuses = statuses;
       done();
-      this.recompute(write.id, slot);
+      this.recompute(id, slot);
       return;
     }
     // Lost the race: count the try, then learn what the other writer left (the next round applies the changes to it).
@@ -440,15 +353,15 @@ export class RedisUsers {
       op.attempts += 1;
       if (op.attempts >= MAX_ATTEMPTS) {
         slot.ops = slot.ops.filter((o) => o !== op);
-        this.opts.log.error({ userId: write.id, change: op.kind, attempts: op.attempts }, 'gave up a change of a user: other processes kept writing the user first');
+        this.opts.log.error({ userId: id, change: op.kind, attempts: op.attempts }, 'gave up a change of a user: other processes kept writing the user first');
       }
     }
-    if (code === 0) this.applyStored(write.id, hashFromList(value), true);
+    if (code === 0) this.applyStored(id, hashFromList(value), true);
     else {
       // Another user holds the access key: read them, so the change meets 'access-key-taken' in the next round.
       const owner = Number(value);
       if (Number.isSafeInteger(owner)) this.toFetch.add(owner);
-      this.recompute(write.id, slot);
+      this.recompute(id, slot);
     }
   }
 }
