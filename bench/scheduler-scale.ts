@@ -35,7 +35,8 @@ import { filterSettingsSchema, type FilterSettings } from '../src/service/filter
 import { kindOf, SERVICES, type Kind, type Service } from '../src/service/services.js';
 import { storedKeyRef } from '../src/store/key-ref.js';
 import type { UserRecord } from '../src/store/schema.js';
-import { openStore, type Store } from '../src/store/store.js';
+import type { Store } from '../src/store/port.js';
+import { openStore } from '../src/store/store.js';
 import { Vault } from '../src/store/vault.js';
 import { LagRecordingQueue } from './lib/lag-queue.js';
 import { botEnv, botNodeFlags, envInt, envIntList, handOver, isEntryPoint, report, runBenchProcess, type BenchResult } from './lib/result.js';

@@ -19,7 +19,7 @@ import type { ServiceClient } from '../service/client-types.js';
 import { namesFor, type Names } from '../service/dictionaries-model.js';
 import type { Opportunity } from '../service/opportunity.js';
 import type { AlertEntry, UserRecord } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import { MinuteCounter } from '../scheduler/minute-counter.js';
 import type { Notifier, SubscriptionRef } from '../scheduler/port.js';
 import { noticeText } from './notice-text.js';

@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { SchedulerPort } from '../scheduler/port.js';
 import type { ServiceClient } from '../service/client-types.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { Vault } from '../store/vault.js';
 import type { UsageCaps } from './caps.js';
 import type { PendingInputs } from './pending.js';

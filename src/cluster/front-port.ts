@@ -20,7 +20,7 @@ import type { Opportunity } from '../service/opportunity.js';
 import type { ServiceClient } from '../service/client-types.js';
 import type { Service } from '../service/services.js';
 import type { SecretOpener } from '../store/key-ref.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import { userAllowed } from '../bot/middleware/access.js';
 import { AddressTokenTurns } from '../scheduler/address-turns.js';
 import { createCoverage } from '../scheduler/coverage.js';

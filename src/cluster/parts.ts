@@ -14,7 +14,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ClientStats } from '../service/client.js';
 import type { ServiceClient } from '../service/client-types.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { Vault } from '../store/vault.js';
 import type { OutboxPort } from '../outbox/port.js';
 import type { AlertStateLoader } from './ownership.js';

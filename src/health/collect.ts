@@ -4,7 +4,7 @@ import type { OutboxStats } from '../outbox/port.js';
 import type { ClientStats } from '../service/client.js';
 import type { SchedulerStats } from '../scheduler/scheduler.js';
 import type { NotifierStats } from '../scheduler/port.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { HealthCheck } from './server.js';
 
 /**

@@ -18,7 +18,7 @@ import type { Logger } from '../logger.js';
 import { translator, type MessageKey } from '../locales/i18n.js';
 import type { SchedulerPort } from '../scheduler/port.js';
 import type { UserRecord } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import { classifyTelegramError } from './errors.js';
 
 /** Why a destination was given up. */

@@ -13,7 +13,7 @@ import type { UserFromGetMe } from 'grammy/types';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { Vault } from '../store/vault.js';
 import type { ServiceClient } from '../service/client-types.js';
 import type { SchedulerPort } from '../scheduler/port.js';

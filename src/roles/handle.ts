@@ -2,7 +2,7 @@
  * The running bot as its starter holds it (`App`), whatever the process runs: the embedded bot or
  * a cluster role. `stop` runs the role's shutdown once, however often it is called.
  */
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 
 export interface App {
   readonly store: Store;

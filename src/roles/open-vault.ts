@@ -6,7 +6,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { checkEncryptionKey } from '../store/key-check.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import { Vault } from '../store/vault.js';
 
 export async function openCheckedVault(config: Pick<Config, 'DATA_DIR' | 'ENCRYPTION_KEY'>, store: Store, logger: Logger): Promise<Vault> {

@@ -7,7 +7,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { Vault } from '../store/vault.js';
 import type { ServiceClient } from '../service/client-types.js';
 import type { OutboxPort } from '../outbox/port.js';

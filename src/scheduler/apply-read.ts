@@ -6,7 +6,7 @@
  */
 import type { ItemsRead } from '../service/opportunity.js';
 import { matchesFilter } from '../service/filter-model.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import { diffRead } from './diff.js';
 import type { ItemInterner } from './item-interner.js';
 import type { Notifier } from './port.js';

@@ -9,7 +9,7 @@
  */
 import type { Config } from '../config.js';
 import { SERVICES, type Service } from '../service/services.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { AddressTokenTurns, TurnMember } from './address-turns.js';
 import type { ServiceCoverage } from './port.js';
 import type { SubscriptionRegistry } from './subscriptions.js';

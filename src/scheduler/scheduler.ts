@@ -44,7 +44,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Opportunity } from '../service/opportunity.js';
 import type { Service } from '../service/services.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { SecretOpener } from '../store/key-ref.js';
 import { AddressTokenTurns } from './address-turns.js';
 import { createReadApplier } from './apply-read.js';

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { ServiceStatus } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { NoticeReason, Notifier, SubscriptionRef } from './port.js';
 
 export interface StatusWriterContext {

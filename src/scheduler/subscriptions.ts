@@ -18,7 +18,7 @@ import type { Opportunity } from '../service/opportunity.js';
 import { SERVICES, type Service } from '../service/services.js';
 import { storedKeyRef, type SecretOpener } from '../store/key-ref.js';
 import { subscriptionKey, type UserRecord } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/port.js';
 import type { SubscriptionRef } from './port.js';
 import type { ScheduleQueue } from './queue.js';
 import { planTokens, type TokenPlan } from './token-plan.js';

@@ -3,37 +3,18 @@
  * Held in Maps (item ids come from the service, so they never become object keys here) and turned
  * into the file's JSON only when the store writes.
  *
+ * Both stores hold their alert state here: the embedded one writes it all into its file, the Redis
+ * one writes only what changed (`changed` names the subscription and the item, or null for the whole
+ * subscription) and loads subscriptions one at a time (`loadSubscription`, `forgetSubscription`).
+ *
  * Every read of every subscription may change entries, so this is on the scheduler's hot path:
  * an entry is checked by hand against the schema's rules (zod runs only to word a refusal), and
  * each subscription's JSON is kept between writes, made again only after that subscription changed.
  */
 import { StoreError } from './errors.js';
 import { describeIssues } from './migrations.js';
+import type { AlertStateStore } from './port.js';
 import { alertEntrySchema, type AlertEntry } from './schema.js';
-
-/** Alert state by subscription key and item id. Changes are persisted by the store's debounced write. */
-export interface AlertStateStore {
-  /** A copy of the entry; changing it changes nothing until `set`. */
-  get(subKey: string, itemId: string): AlertEntry | undefined;
-  /** Stores a copy of `entry` and schedules a debounced write. Throws StoreError 'invalid-alert-entry' for an entry
-   *  that fails the schema (NaN, a missing field): written, it would make the next load move the whole file aside. */
-  set(subKey: string, itemId: string, entry: AlertEntry): void;
-  delete(subKey: string, itemId: string): void;
-  /** Copies of the subscription's entries, in insertion order. */
-  entries(subKey: string): [itemId: string, entry: AlertEntry][];
-  /**
-   * The subscription's entries without copies, for the scheduler's hot path. Entries are only
-   * ever replaced by `set`, never changed in place, so a view stays consistent; do not mutate it.
-   */
-  view(subKey: string): ReadonlyMap<string, Readonly<AlertEntry>>;
-  deleteSubscription(subKey: string): void;
-  /** Every `${userId}:*` subscription. */
-  deleteUser(userId: number): void;
-  /** Removes entries gone before `goneBefore` and entries last seen before `seenBefore`; returns how many. */
-  prune(opts: { goneBefore: number; seenBefore: number }): number;
-  /** Entries in all subscriptions. */
-  size(): number;
-}
 
 const copy = (entry: AlertEntry): AlertEntry => ({ ...entry, odds: [...entry.odds] });
 
@@ -72,6 +53,9 @@ const OPEN = Buffer.from('{');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from('}');
 
+/** Which entry changed: `itemId` null when the whole subscription was removed. */
+export type AlertChangeListener = (subKey: string, itemId: string | null) => void;
+
 /** The in-memory alert state; `changed` is called after every change, `guard` before it. */
 export class AlertState implements AlertStateStore {
   private readonly subs = new Map<string, Map<string, AlertEntry>>();
@@ -80,7 +64,7 @@ export class AlertState implements AlertStateStore {
   private count = 0;
 
   constructor(
-    private readonly changed: () => void,
+    private readonly changed: AlertChangeListener,
     private readonly guard: () => void = () => undefined,
   ) {}
 
@@ -95,6 +79,23 @@ export class AlertState implements AlertStateStore {
       this.subs.set(subKey, map);
       this.count += map.size;
     }
+  }
+
+  /** Replaces one subscription's entries (already validated) with `items`, or removes it when empty; no change is signalled. */
+  loadSubscription(subKey: string, items: ReadonlyMap<string, AlertEntry>): void {
+    this.forgetSubscription(subKey);
+    if (items.size === 0) return;
+    this.subs.set(subKey, new Map(items));
+    this.count += items.size;
+  }
+
+  /** Drops one subscription from memory; no change is signalled (its stored copy is someone else's business). */
+  forgetSubscription(subKey: string): void {
+    const items = this.subs.get(subKey);
+    if (!items) return;
+    this.count -= items.size;
+    this.subs.delete(subKey);
+    this.texts.delete(subKey);
   }
 
   /** The state as the file's plain records. Object.fromEntries defines own properties, so no id can reach a prototype. */
@@ -149,7 +150,7 @@ export class AlertState implements AlertStateStore {
     if (!items.has(itemId)) this.count += 1;
     items.set(itemId, checked);
     this.texts.delete(subKey);
-    this.changed();
+    this.changed(subKey, itemId);
   }
 
   delete(subKey: string, itemId: string): void {
@@ -159,7 +160,7 @@ export class AlertState implements AlertStateStore {
     this.count -= 1;
     this.texts.delete(subKey);
     if (items.size === 0) this.subs.delete(subKey);
-    this.changed();
+    this.changed(subKey, itemId);
   }
 
   entries(subKey: string): [itemId: string, entry: AlertEntry][] {
@@ -179,22 +180,20 @@ export class AlertState implements AlertStateStore {
     this.count -= items.size;
     this.subs.delete(subKey);
     this.texts.delete(subKey);
-    this.changed();
+    this.changed(subKey, null);
   }
 
   deleteUser(userId: number): void {
     this.guard();
     // The colon keeps user 12 from matching the subscriptions of user 123.
     const prefix = `${userId}:`;
-    let removed = false;
     for (const [subKey, items] of this.subs) {
       if (!subKey.startsWith(prefix)) continue;
       this.count -= items.size;
       this.subs.delete(subKey);
       this.texts.delete(subKey);
-      removed = true;
+      this.changed(subKey, null);
     }
-    if (removed) this.changed();
   }
 
   prune({ goneBefore, seenBefore }: { goneBefore: number; seenBefore: number }): number {
@@ -207,6 +206,7 @@ export class AlertState implements AlertStateStore {
           items.delete(itemId);
           this.texts.delete(subKey);
           removed += 1;
+          this.changed(subKey, itemId);
         }
       }
       if (items.size === 0) {
@@ -215,7 +215,6 @@ export class AlertState implements AlertStateStore {
       }
     }
     this.count -= removed;
-    if (removed > 0) this.changed();
     return removed;
   }
 

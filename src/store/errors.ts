@@ -5,8 +5,12 @@
 
 /** Why a store operation failed. */
 export type StoreErrorCode =
-  /** The database file was written by a newer build; this one refuses to touch it. */
+  /** The database file (or the data in Redis) was written by a newer build; this one refuses to touch it. */
   | 'newer-version'
+  /** The data in Redis carries a schema version this build cannot read (not a newer one). */
+  | 'unknown-version'
+  /** Redis could not be reached at open. */
+  | 'unreachable'
   /** `updateUser` produced a record that fails the schema; nothing was changed. */
   | 'invalid-user'
   /** `updateUser` was asked for a user that does not exist and given no `init`. */
@@ -20,6 +24,9 @@ export type StoreErrorCode =
   /** Another live bot process holds DATA_DIR's lock file. */
   | 'locked';
 
+/** The setting an operator changes to fix a refused open: the embedded store's folder, or the cluster's Redis. */
+export type StoreSetting = 'DATA_DIR' | 'REDIS_URL';
+
 /** Thrown by the store for a refused operation; `code` is for callers, `message` for people. */
 export class StoreError extends Error {
   override name = 'StoreError';
@@ -27,6 +34,8 @@ export class StoreError extends Error {
   constructor(
     readonly code: StoreErrorCode,
     message: string,
+    /** Which setting a refused open is about (for the start-up line). */
+    readonly setting: StoreSetting = 'DATA_DIR',
   ) {
     super(message);
   }

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { isErrno } from './atomic-json-file.js';
 import { VaultError } from './errors.js';
-import type { Store } from './store.js';
+import type { Store } from './port.js';
 import type { Vault } from './vault.js';
 
 /** The fingerprint file's name inside DATA_DIR. */

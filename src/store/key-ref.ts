@@ -6,7 +6,7 @@
 import type { AccessKeyRef } from '../service/client-types.js';
 import { ServiceError } from '../service/errors.js';
 import type { UserRecord } from './schema.js';
-import type { Store } from './store.js';
+import type { Store } from './port.js';
 
 /** Opens a stored secret (the `Vault` fits). */
 export interface SecretOpener {

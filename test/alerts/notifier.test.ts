@@ -6,7 +6,7 @@ import { createNotifier, type AlertButtons } from '../../src/alerts/notifier.js'
 import type { Notifier } from '../../src/scheduler/port.js';
 import type { OutboxPort, OutboxSendOptions } from '../../src/outbox/port.js';
 import type { Dictionaries } from '../../src/service/dictionaries-model.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/port.js';
 import { opp } from '../scheduler/fixtures.js';
 import { addUser, tempStore } from '../scheduler/harness.js';
 

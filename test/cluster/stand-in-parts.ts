@@ -6,7 +6,7 @@
  * the alert queue. Leases, the latest-items channel and the roles' own Redis use are real. The
  * real store, shared client and queue are the other cluster pieces' (and their tests').
  */
-import { openStore, type Store } from '../../src/store/store.js';
+import { openStore, type JsonStore } from '../../src/store/store.js';
 import { createServiceClient } from '../../src/service/client.js';
 import type { OutboxPort } from '../../src/outbox/port.js';
 import type { ClusterParts, ClusterStore } from '../../src/cluster/parts.js';
@@ -18,21 +18,15 @@ export interface StandIns extends ClusterParts {
   readonly bridged: { sends: number; edits: number };
 }
 
-function withFeed(inner: Store, loads: number[][], release: () => Promise<void>): ClusterStore {
+function withFeed(inner: JsonStore, loads: number[][], release: () => Promise<void>): ClusterStore {
   const listeners = new Set<(userId: number) => void>();
   const tell = (userId: number) => setImmediate(() => listeners.forEach((l) => l(userId)));
   return {
-    get file() {
-      return inner.file;
-    },
     get alerts() {
       return inner.alerts;
     },
     get loadReport() {
       return inner.loadReport;
-    },
-    get writeCount() {
-      return inner.writeCount;
     },
     getUser: (id) => inner.getUser(id),
     updateUser: (id, mutate, init) => {

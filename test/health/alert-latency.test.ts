@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/logger.js';
 import { diffRead } from '../../src/scheduler/diff.js';
 import { createNotifier } from '../../src/alerts/notifier.js';
 import type { OutboxPort } from '../../src/outbox/port.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/port.js';
 import { opp } from '../scheduler/fixtures.js';
 import { addUser, tempStore } from '../scheduler/harness.js';
 

@@ -10,7 +10,8 @@ import type { NoticeReason, Notifier, NotifierStats, SubscriptionRef } from '../
 import { filterSettingsSchema, type FilterSettings } from '../../src/service/filter-model.js';
 import type { Service } from '../../src/service/services.js';
 import type { Lang, UserRecord } from '../../src/store/schema.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/port.js';
+import { openStore } from '../../src/store/store.js';
 
 export async function tempStore(clock: ManualClock, debounceMs = 50): Promise<{ store: Store; dataDir: string; cleanup: () => Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bb-scheduler-'));

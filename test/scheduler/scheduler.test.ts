@@ -5,7 +5,7 @@ import { createScheduler, type Scheduler, type SchedulerOptions } from '../../sr
 import { HOUR_MS } from '../../src/scheduler/token-plan.js';
 import { ServiceError } from '../../src/service/errors.js';
 import type { Service } from '../../src/service/services.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/port.js';
 import { FakeClient, type Script } from './fake-client.js';
 import { opp } from './fixtures.js';
 import { addUser, plainVault, RecordingNotifier, runFor, seededRandom, tempStore } from './harness.js';

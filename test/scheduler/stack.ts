@@ -14,7 +14,7 @@ import { createNotifier } from '../../src/alerts/notifier.js';
 import type { Notifier } from '../../src/scheduler/port.js';
 import { createScheduler, type Scheduler, type SchedulerTuning } from '../../src/scheduler/scheduler.js';
 import { createServiceClient, type ServiceClientWithLimits } from '../../src/service/client.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/port.js';
 import { plainVault, seededRandom, tempStore } from './harness.js';
 
 export interface StackOptions {

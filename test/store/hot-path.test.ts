@@ -10,12 +10,12 @@ import { silentLogger } from '../../src/logger.js';
 import { checkedEntry } from '../../src/store/alert-state.js';
 import { StoreError } from '../../src/store/errors.js';
 import { alertEntrySchema, type AlertEntry } from '../../src/store/schema.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import { openStore, type JsonStore } from '../../src/store/store.js';
 import { entry, removeTempDirs, tempDir } from './fixtures.js';
 
-const open: Store[] = [];
+const open: JsonStore[] = [];
 
-async function openAt(dataDir: string): Promise<Store> {
+async function openAt(dataDir: string): Promise<JsonStore> {
   const store = await openStore({ dataDir, logger: silentLogger, debounceMs: 5 });
   open.push(store);
   return store;
@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 /** Everything the store holds, as plain data (entries by id: a JSON object lists integer-like keys first, as it always did). */
-function contents(store: Store): unknown {
+function contents(store: JsonStore): unknown {
   return {
     users: store.listUsers().map((u) => structuredClone(u)),
     alerts: ['1:arbs_live', '1:arbs_prematch', '2:arbs_live'].map((k) => store.alerts.entries(k).sort(([x], [y]) => x.localeCompare(y))),

@@ -11,7 +11,8 @@ import { silentLogger } from '../../src/logger.js';
 import { filterSettingsSchema } from '../../src/service/filter-model.js';
 import { VaultError } from '../../src/store/errors.js';
 import { checkEncryptionKey, KEY_CHECK_FILE_NAME } from '../../src/store/key-check.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/port.js';
+import { openStore } from '../../src/store/store.js';
 import { Vault } from '../../src/store/vault.js';
 import { removeTempDirs, tempDir } from './fixtures.js';
 

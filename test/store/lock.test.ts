@@ -12,7 +12,8 @@ import { startHealthServer, type HealthServer } from '../../src/health/server.js
 import { silentLogger } from '../../src/logger.js';
 import { StoreError } from '../../src/store/errors.js';
 import { LOCK_FILE_NAME } from '../../src/store/lock.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/port.js';
+import { openStore } from '../../src/store/store.js';
 import { captureLogs, WARN } from '../support/logs.js';
 import { removeTempDirs, tempDir } from './fixtures.js';
 

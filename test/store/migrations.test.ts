@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { detectVersion, migrate, MIGRATIONS, MigrationError } from '../../src/store/migrations.js';
 import { databaseSchema, SCHEMA_VERSION } from '../../src/store/schema.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import { openStore, type JsonStore } from '../../src/store/store.js';
 import { entry, removeTempDirs, tempDir } from './fixtures.js';
 
 /** A file as the prototype (schema v0, no `version`) wrote it. */
@@ -48,7 +48,7 @@ const v0File = {
   },
 };
 
-const stores: Store[] = [];
+const stores: JsonStore[] = [];
 
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((s) => s.close().catch(() => undefined)));

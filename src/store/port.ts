@@ -1,0 +1,110 @@
+/**
+ * The store seam: what the rest of the bot may ask of its database. The bot, the scheduler, the
+ * notifier, the outbox's destination watch, the health checks and start-up import these interfaces
+ * and never an implementation, so the embedded store (`store.ts`: one JSON file through lowdb, one
+ * process) and the cluster's store (`redis-store.ts`: an in-memory replica of Redis shared by every
+ * process) are interchangeable where the bot is wired (`app.ts`).
+ *
+ * Reads are synchronous and cheap in both: every user is held in memory. Writes are synchronous
+ * too (validated and visible at once to this process) and reach the disk or Redis behind the call;
+ * `flush()` waits for them.
+ */
+import type { Service } from '../service/services.js';
+import type { AlertEntry, Lang, ServiceStatus, UserRecord } from './schema.js';
+
+/** Alert state by subscription key (`${userId}:${service}`) and item id: what the diff remembers of each alerted item. */
+export interface AlertStateStore {
+  /** A copy of the entry; changing it changes nothing until `set`. */
+  get(subKey: string, itemId: string): AlertEntry | undefined;
+  /** Stores a copy of `entry` and schedules its write. Throws StoreError 'invalid-alert-entry' for an entry that
+   *  fails the schema (NaN, a missing field): written, it would make the next load refuse it. */
+  set(subKey: string, itemId: string, entry: AlertEntry): void;
+  delete(subKey: string, itemId: string): void;
+  /** Copies of the subscription's entries, in insertion order (read back from Redis: in the order first seen). */
+  entries(subKey: string): [itemId: string, entry: AlertEntry][];
+  /**
+   * The subscription's entries without copies, for the scheduler's hot path. Entries are only
+   * ever replaced by `set`, never changed in place, so a view stays consistent; do not mutate it.
+   */
+  view(subKey: string): ReadonlyMap<string, Readonly<AlertEntry>>;
+  deleteSubscription(subKey: string): void;
+  /** Every `${userId}:*` subscription. */
+  deleteUser(userId: number): void;
+  /** Removes entries gone before `goneBefore` and entries last seen before `seenBefore`; returns how many. */
+  prune(opts: { goneBefore: number; seenBefore: number }): number;
+  /** Entries held by this process, in all subscriptions. */
+  size(): number;
+}
+
+/** What happened while opening, for start-up reporting. */
+export interface StoreLoadReport {
+  /** Where a corrupt file was moved (the store then started empty). */
+  movedAside?: string;
+  /** Why it was judged corrupt (no stored values in it). */
+  corruptReason?: string;
+  /** The schema version the file had before it was migrated. */
+  migratedFrom?: number;
+  /** A copy of the file as it was before migrating. */
+  migrationBackup?: string;
+  /** Records that failed the schema and were left out (Redis: each logged with its key, never its values). */
+  skippedRecords?: number;
+}
+
+/** Called with the id of a user whose record another process changed or deleted. */
+export type UserChangeListener = (userId: number) => void;
+
+/** The users and the alert state, in memory, saved behind the calls. */
+export interface Store {
+  /** The stored record; frozen (change it through `updateUser`). */
+  getUser(id: number): Readonly<UserRecord> | undefined;
+  /** Creates the user with schema defaults when missing (init required then), applies `mutate` to a draft, validates the
+   *  result with userSchema (a mutation that breaks the schema throws and changes nothing), stores it, schedules a write.
+   *  `mutate` must be synchronous and change only the draft: a store shared between processes may apply it again to a
+   *  newer copy of the record that another process wrote meanwhile, so that neither change is lost.
+   *  Throws StoreError: 'unknown-user', 'invalid-user', 'access-key-taken' (the draft's access key belongs to another
+   *  user), 'closed'. Returns the stored (frozen) record. */
+  updateUser(id: number, mutate: (draft: UserRecord) => void, init?: { chatId: number; lang?: Lang }): UserRecord;
+  /**
+   * Changes one subscription's status fields, as `updateUser` would with
+   * `draft.status[service] = { ...current, ...change }` (missing status: all null), without cloning
+   * and re-validating the whole record. Undefined when there is no such user (nothing changed).
+   * Throws as `updateUser` does for a value the schema refuses.
+   */
+  updateStatus(id: number, service: Service, change: Partial<ServiceStatus>): UserRecord | undefined;
+  /** Removes the user and all their alert state; false when there was no such user. */
+  deleteUser(id: number): boolean;
+  /** All users (frozen records; the embedded store keeps insertion order). */
+  listUsers(): readonly UserRecord[];
+  findUserByAccessKey(accessKey: string): UserRecord | undefined;
+  readonly alerts: AlertStateStore;
+  /**
+   * Subscribes to changes of user records made by OTHER processes sharing the store (a worker
+   * learns that the front changed a user's filters, keys or settings); returns the unsubscribe
+   * function. Changes this process makes are not reported: its own callers know about them. Nor
+   * is a change to a subscription's `status` alone (the worker that reads a subscription writes it
+   * after every read; other processes see it in `getUser` without being told). The embedded store
+   * has no other process, so it never calls the listener.
+   */
+  onUserChanged(listener: UserChangeListener): () => void;
+  /**
+   * (Re)loads these users' alert state from the shared store, replacing what this process held
+   * for them, so that a worker that takes over users continues their diffs where the last holder
+   * left them. Resolves when loaded. The embedded store holds all alert state already: a no-op.
+   */
+  loadAlerts(userIds: readonly number[]): Promise<void>;
+  /** Writes now whatever is pending (the embedded store: the file; Redis: user writes and alert state). */
+  flush(): Promise<void>;
+  /** Flushes and releases what the store holds (lock file, connections); later changes throw StoreError 'closed'. */
+  close(): Promise<void>;
+  /** Problems met on load (e.g. a corrupt file moved aside), for start-up reporting. */
+  readonly loadReport: StoreLoadReport;
+  /** For health checks: false once closed, and while the latest write attempt has failed (it is being retried). */
+  writable(): boolean;
+  /**
+   * Moved-aside corrupt database files (`db.json.corrupt-*`) still in DATA_DIR, newest last: while
+   * any is there, the bot may be running without the data it had. Removing them is how the operator
+   * says they have dealt with it. The Redis store moves nothing aside (a broken record is skipped
+   * and logged): always empty there.
+   */
+  corruptFiles(): Promise<string[]>;
+}

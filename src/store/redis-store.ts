@@ -1,0 +1,274 @@
+/**
+ * The cluster's store: the `Store` of `port.ts` over Redis (REDIS_URL, every key under
+ * REDIS_PREFIX; the layout is in `redis-layout.ts`). It sits beside the embedded store in
+ * src/store/ and can be opened where `openStore` is: same interface, same schema, same checks.
+ *
+ * Every process holds a replica of all users (`redis-users.ts`), loaded at open, so reads stay
+ * synchronous and cheap; each write goes through to Redis without lost updates between a front and
+ * a worker writing one user at once, and is announced on `{p}users:changed`; every process reads
+ * what others announced and tells `onUserChanged` listeners. After an interruption of that channel
+ * (a Redis restart) all users are read again, since announcements may have been missed. Alert state
+ * (`redis-alerts.ts`) is held only for the subscriptions this process uses and written behind.
+ *
+ * Secrets: a record holds only the vault's ciphertext of a user's secret, as in db.json; the
+ * encryption key never reaches Redis (the vault stays with DATA_DIR or ENCRYPTION_KEY).
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { systemClock, type Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Service } from '../service/services.js';
+import { StoreError } from './errors.js';
+import type { AlertStateStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
+import { checkSchemaVersion, clearStored, describeRedis, writeDatabase } from './redis-bulk.js';
+import { RedisAlerts } from './redis-alerts.js';
+import { ensureScripts, redisKeys, type RedisKeys } from './redis-layout.js';
+import { RedisUsers } from './redis-users.js';
+import { databaseSchema, SCHEMA_VERSION, type Database, type Lang, type ServiceStatus, type UserRecord } from './schema.js';
+import type { Mutation } from './user-records.js';
+
+/** Options of `openRedisStore`. */
+export interface OpenRedisStoreOptions {
+  /** REDIS_URL. */
+  url: string;
+  /** REDIS_PREFIX: every key starts with it. */
+  prefix: string;
+  logger: Logger;
+  /** createdAt of new users; default the system clock. */
+  clock?: Clock;
+  /** Load every subscription's alert state at open (one process, or migrate); false leaves it to `loadAlerts`. Default true. */
+  loadAllAlerts?: boolean;
+  /** Longest delay between an alert state change and its write; default 500 ms. */
+  alertsDebounceMs?: number;
+  /** How long a user change waits for its write, so that changes made together go in one round; default 5 ms. */
+  writeBatchMs?: number;
+}
+
+/** The Redis store: the `Store` seam, plus what `npm run migrate` needs. */
+export interface RedisStore extends Store {
+  /** Where the data is (the URL without credentials, and the prefix), for messages. */
+  readonly where: string;
+  /** Everything held, as the file's data (open with `loadAllAlerts` for the alert state). */
+  snapshot(): Database;
+  /** Replaces everything under the prefix with `data` (validated with databaseSchema first), and reloads. */
+  replaceAll(data: Database): Promise<void>;
+}
+
+const messageSchema = z.object({
+  from: z.string(),
+  ids: z.array(z.number().int()).default([]),
+  subs: z.array(z.string()).default([]),
+});
+
+/** Opens the store: connects, checks the schema version in `{p}meta`, subscribes to the change feed, loads the users. */
+export async function openRedisStore(opts: OpenRedisStoreOptions): Promise<RedisStore> {
+  const log = opts.logger.child({ module: 'store' });
+  const where = describeRedis(opts.url, opts.prefix);
+  const keys = redisKeys(opts.prefix);
+  const redis = new Redis(opts.url, { lazyConnect: true, connectionName: 'bb-store' });
+  let lastError: Error | undefined;
+  redis.on('error', (err: Error) => {
+    lastError = err;
+  });
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    const cause = lastError?.message ?? (err instanceof Error ? err.message : String(err));
+    throw new StoreError('unreachable', `REDIS_URL: cannot reach Redis at ${where}: ${cause}; check that Redis runs and the address`, 'REDIS_URL');
+  }
+  const sub = redis.duplicate({ connectionName: 'bb-store-feed' });
+  sub.on('error', () => undefined);
+  try {
+    await checkSchemaVersion(redis, keys, where);
+    await ensureScripts(redis);
+    const store = new RedisStoreImpl(redis, sub, keys, where, log, opts);
+    await store.open(opts.loadAllAlerts ?? true);
+    return store;
+  } catch (err) {
+    sub.disconnect();
+    redis.disconnect();
+    throw err;
+  }
+}
+
+class RedisStoreImpl implements RedisStore {
+  private readonly origin = randomBytes(6).toString('hex');
+  private readonly users: RedisUsers;
+  private readonly alertState: RedisAlerts;
+  private readonly listeners = new Set<UserChangeListener>();
+  private closed = false;
+  private closing: Promise<void> | null = null;
+  private connected = true;
+  loadReport: StoreLoadReport = {};
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly sub: Redis,
+    private readonly keys: RedisKeys,
+    readonly where: string,
+    private readonly log: Logger,
+    opts: OpenRedisStoreOptions,
+  ) {
+    const clock = opts.clock ?? systemClock;
+    this.users = new RedisUsers({
+      redis,
+      keys,
+      origin: this.origin,
+      clock,
+      log,
+      batchMs: opts.writeBatchMs ?? 5,
+      onRemoteChange: (id) => this.tell(id),
+    });
+    this.alertState = new RedisAlerts({
+      redis,
+      keys,
+      origin: this.origin,
+      log,
+      debounceMs: opts.alertsDebounceMs ?? 500,
+      guard: () => this.assertOpen(),
+    });
+  }
+
+  /** Subscribes first, so that nothing written while the users load goes unannounced. */
+  async open(loadAllAlerts: boolean): Promise<void> {
+    this.sub.on('message', (_channel: string, text: string) => this.received(text));
+    await this.sub.subscribe(this.keys.changes);
+    // ioredis subscribes again after a reconnect; what was announced meanwhile is lost, so read everything again.
+    this.sub.on('ready', () => this.users.resync());
+    this.redis.on('error', (err: Error) => {
+      if (!this.connected) return;
+      this.connected = false;
+      this.log.warn({ err, redis: this.where }, 'lost the connection to Redis; reconnecting (changes wait and are written then)');
+    });
+    this.redis.on('ready', () => {
+      if (this.connected) return;
+      this.connected = true;
+      this.log.info({ redis: this.where }, 'connected to Redis again');
+    });
+    const broken = await this.users.loadAll(false);
+    const alertEntries = loadAllAlerts ? await this.alertState.loadAll() : 0;
+    if (broken.length > 0) this.loadReport = { skippedRecords: broken.length };
+    this.log.info({ redis: this.where, users: this.users.records.size, alertEntries, skipped: broken.length }, 'store open');
+  }
+
+  get alerts(): AlertStateStore {
+    return this.alertState;
+  }
+
+  getUser(id: number): Readonly<UserRecord> | undefined {
+    return this.users.records.get(id);
+  }
+
+  updateUser(id: number, mutate: Mutation, init?: { chatId: number; lang?: Lang }): UserRecord {
+    this.assertOpen();
+    return this.users.update(id, mutate, init);
+  }
+
+  updateStatus(id: number, service: Service, change: Partial<ServiceStatus>): UserRecord | undefined {
+    this.assertOpen();
+    return this.users.updateStatus(id, service, change);
+  }
+
+  deleteUser(id: number): boolean {
+    this.assertOpen();
+    this.alertState.deleteUser(id);
+    return this.users.delete(id);
+  }
+
+  listUsers(): readonly UserRecord[] {
+    return this.users.records.all();
+  }
+
+  findUserByAccessKey(accessKey: string): UserRecord | undefined {
+    return this.users.records.findByAccessKey(accessKey);
+  }
+
+  onUserChanged(listener: UserChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  async loadAlerts(userIds: readonly number[]): Promise<void> {
+    this.assertOpen();
+    await this.alertState.load(userIds);
+  }
+
+  async flush(): Promise<void> {
+    await this.users.flush();
+    await this.alertState.flush();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      this.users.stop();
+      this.alertState.stop();
+      try {
+        await this.flush();
+      } finally {
+        this.sub.disconnect();
+        await this.redis.quit().catch(() => this.redis.disconnect());
+      }
+      this.log.info({ redis: this.where }, 'store closed');
+    })();
+    return this.closing;
+  }
+
+  writable(): boolean {
+    return !this.closed && this.redis.status === 'ready' && this.users.healthy() && this.alertState.healthy();
+  }
+
+  async corruptFiles(): Promise<string[]> {
+    return [];
+  }
+
+  snapshot(): Database {
+    const users: Database['users'] = {};
+    for (const user of this.users.records.all()) users[String(user.id)] = structuredClone(user);
+    return { version: SCHEMA_VERSION, users, alerts: this.alertState.records() };
+  }
+
+  async replaceAll(data: Database): Promise<void> {
+    this.assertOpen();
+    const parsed = databaseSchema.parse(data);
+    await this.flush();
+    await clearStored(this.redis, this.keys);
+    await writeDatabase(this.redis, this.keys, parsed);
+    await this.users.loadAll(false);
+    this.alertState.clearLocal();
+    await this.alertState.loadAll();
+  }
+
+  private received(text: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      raw = undefined;
+    }
+    const message = messageSchema.safeParse(raw);
+    if (!message.success) {
+      this.log.warn({ channel: this.keys.changes }, 'ignored a change announcement that is not in the store\'s format');
+      return;
+    }
+    if (message.data.from === this.origin || this.closed) return;
+    if (message.data.subs.length > 0) this.alertState.forget(message.data.subs);
+    if (message.data.ids.length > 0) this.users.fetch(message.data.ids);
+  }
+
+  private tell(id: number): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(id);
+      } catch (err) {
+        this.log.error({ err, userId: id }, 'a listener of user changes threw');
+      }
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreError('closed', 'the store is closed; this change would not be saved');
+  }
+}
