@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import type { UserFromGetMe } from 'grammy/types';
-import { ConfigError, type Config } from './config.js';
+import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { systemClock, type Clock } from './clock.js';
 import { openStore } from './store/store.js';
@@ -43,12 +43,7 @@ export interface AppOptions {
 
 export async function startApp(opts: AppOptions): Promise<App> {
   if (opts.config.REDIS_URL === undefined) return startEmbedded(opts);
-  const parts = opts.cluster ?? clusterParts;
-  if (parts === undefined) {
-    // Until the cluster's store, client and queue are merged, a set REDIS_URL must not be silently ignored.
-    throw new ConfigError('REDIS_URL: expected empty for now: the cluster roles are not wired yet (run one process without REDIS_URL)');
-  }
-  return startClusterRole({ ...opts, clock: opts.clock ?? systemClock, parts });
+  return startClusterRole({ ...opts, clock: opts.clock ?? systemClock, parts: opts.cluster ?? clusterParts });
 }
 
 /** One process, lowdb, no Redis: what `npm start` runs without REDIS_URL. */

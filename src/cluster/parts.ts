@@ -5,8 +5,7 @@
  * src/cluster/ of the other cluster pieces); this file is the one place where the roles meet them,
  * so wiring them is one object literal.
  *
- * `clusterParts` is undefined until those pieces are merged; app.ts then refuses REDIS_URL rather
- * than ignore it. Tests of the roles pass stand-ins built from the embedded pieces.
+ * Tests of the role wiring may pass stand-ins built from the embedded pieces (test/cluster/stand-in-parts.ts).
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
@@ -18,6 +17,10 @@ import type { Store } from '../store/port.js';
 import type { Vault } from '../store/vault.js';
 import type { OutboxPort } from '../outbox/port.js';
 import type { AlertStateLoader } from './ownership.js';
+import { openRedisStore } from '../store/redis-store.js';
+import { createSharedServiceClient } from './shared-client.js';
+import { createRemoteOutbox } from './remote-outbox.js';
+import { startAlertConsumer } from './alert-consumer.js';
 
 /** What every factory gets. */
 export interface ClusterContext {
@@ -62,10 +65,15 @@ export interface ClusterParts {
 }
 
 /**
- * The factories once merged (the lead fills this in), e.g.:
- *   openStore: (c) => openRedisStore({ redis: c.redis, url: c.connection.url, prefix: c.prefix, logger: c.logger, clock: c.clock }),
- *   createClient: (c) => createSharedServiceClient({ config: c.config, logger: c.logger, clock: c.clock, redis: c.redis, prefix: c.prefix, vault: c.vault }),
- *   createRemoteOutbox: (c) => createRemoteOutbox({ connection: c.connection, prefix: c.prefix, logger: c.logger }),
- *   startAlertConsumer: (c) => startAlertConsumer({ connection: c.connection, prefix: c.prefix, outbox: c.outbox, logger: c.logger }),
+ * The factories of the cluster. A worker opens the store without alert state and loads each user's as
+ * it takes over their bucket (`loadAlerts`); a front (and `all`) loads it all, for the checks of
+ * alert buttons pressed in groups.
  */
-export const clusterParts: ClusterParts | undefined = undefined;
+export const clusterParts: ClusterParts = {
+  openStore: (c) =>
+    openRedisStore({ url: c.connection.url, prefix: c.prefix, logger: c.logger, clock: c.clock, loadAllAlerts: c.config.ROLE !== 'worker' }),
+  createClient: (c) =>
+    createSharedServiceClient({ config: c.config, logger: c.logger, clock: c.clock, redis: c.redis, prefix: c.prefix, vault: c.vault }),
+  createRemoteOutbox: (c) => createRemoteOutbox({ connection: c.connection, prefix: c.prefix, logger: c.logger }),
+  startAlertConsumer: (c) => startAlertConsumer({ connection: c.connection, prefix: c.prefix, outbox: c.outbox, logger: c.logger }),
+};

@@ -5,8 +5,7 @@
  * their lines prefixed with their names, SIGINT/SIGTERM forwarded to every child, exit code 0 when
  * all stopped cleanly, and a child that stops by itself stopping the others (exit code 1). The
  * private Redis is started before the children and stopped after them. The last suite runs the
- * real bot processes (a front and two workers) and waits until the cluster's parts are wired
- * (src/cluster/parts.ts); until then it is skipped.
+ * real bot processes (a front and two workers) on a real Redis.
  */
 import { EventEmitter } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,7 +15,6 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { childSpecs, clusterSettings, runCluster, type ClusterRunOptions } from '../../src/cluster/cluster-run.js';
 import type { PrivateRedis } from '../../src/cluster/redis-server.js';
-import { clusterParts } from '../../src/cluster/parts.js';
 import { startFakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { freePort } from '../support/ports.js';
@@ -146,7 +144,7 @@ describe('npm run cluster: the processes', () => {
   }, 30_000);
 });
 
-describe.skipIf(clusterParts === undefined)('npm run cluster: the bot itself (runs once the cluster parts are wired)', () => {
+describe('npm run cluster: the bot itself', () => {
   it('runs a front and two workers against the sandbox and the Bot API stand-in, each healthy in its role; SIGTERM stops all with 0', async () => {
     const sandbox = await startSandbox({});
     const telegram = await startFakeTelegram({});

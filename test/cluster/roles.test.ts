@@ -203,10 +203,3 @@ describe('ROLE=all', () => {
     }
   }, 40_000);
 });
-
-describe('REDIS_URL without the cluster parts', () => {
-  it('is refused with one line, rather than ignored', async () => {
-    const config = loadConfig({ BOT_TOKEN: telegram.token, REDIS_URL: 'redis://127.0.0.1:1', ROLE: 'worker' });
-    await expect(startApp({ config: { ...config, BOT_TOKEN: telegram.token }, logger: silentLogger })).rejects.toThrow(/^REDIS_URL: expected empty for now/);
-  });
-});
