@@ -197,6 +197,7 @@ export function createLeases(opts: LeasesOptions): Leases {
   };
 
   const round = () => {
+    // Rounds run one after another; a failed round already went to its own caller, the next one still runs.
     const run = (inRound ?? Promise.resolve()).catch(() => undefined).then(() => (stopped ? undefined : roundOnce()));
     inRound = run;
     return run;

@@ -62,6 +62,7 @@ export function bounded<T>(call: Promise<T>, opts: BoundOptions): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? REDIS_CALL_TIMEOUT_MS;
   const { signal } = opts;
   if (signal?.aborted) {
+    // The caller has left: a late failure of the call has nobody to tell (and must not be unhandled).
     call.catch(() => undefined);
     return Promise.reject(signal.reason as Error);
   }
