@@ -14,10 +14,10 @@ import { DictionaryCache } from './dictionaries.js';
 import { ServiceError, isServiceError, type ServiceErrorKind } from './errors.js';
 import { toFilterBody } from './filter-body.js';
 import { filterSettingsSchema, type FilterSettings } from './filter-model.js';
-import { createServiceAgent, requireJson, sendRequest, type HttpResponse } from './http.js';
+import { createServiceAgent, parseJsonBody, requireJson, sendRequestText, type HttpTextResponse } from './http.js';
 import { ClientClosedError, createLimits, type LimitScope, type Limits, type Permit } from './limits.js';
 import type { ItemRejectReason, ItemsRead, Opportunity } from './opportunity.js';
-import { createItemsParseCache, parseItemBody, parseItemsBody } from './parse-items.js';
+import { createItemsBodyMemo, createItemsParseCache, parseItemBody, parseItemsAnswer } from './parse-items.js';
 import { eventItemsEndpoint, filterEndpoint, itemEndpoint, itemsEndpoint, type Endpoint, type PathConfig } from './paths.js';
 import { withRetries } from './retry.js';
 import { kindOf, type Service } from './services.js';
@@ -156,13 +156,13 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     json: unknown,
     what: string,
     request: RequestOptions,
-  ): Promise<HttpResponse> {
+  ): Promise<HttpTextResponse> {
     for (let renewed = false; ; renewed = true) {
       const { token, permit } = await tokenAndSlot(key, service, scope, request);
       const started = clock.now();
       counts.requests += 1;
       try {
-        const res = await sendRequest({
+        const res = await sendRequestText({
           ...endpoint,
           headers: dataAuthHeaders(token),
           ...(json === undefined ? {} : { json }),
@@ -193,14 +193,16 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     }
   }
 
-  // Polls repeat themselves: items unchanged since an earlier read (of any key) are not parsed again.
+  // Polls repeat themselves: items unchanged since an earlier read (of any key) are not parsed again,
+  // and a body the same as its endpoint's last one (timestamp aside) is not parsed at all.
   const parseCache = createItemsParseCache();
+  const bodyMemo = createItemsBodyMemo();
   const listRead = (key: AccessKeyRef, service: Service, endpoint: Endpoint, what: string, options?: RequestOptions) =>
     call(what, options, async (request) => {
       const scope = { kind: 'items', accessKey: key.accessKey, service } as const;
       // Form A reads with a POST; it carries an empty JSON object, as servers expect a body on a POST.
       const res = await authorized(key, service, scope, endpoint, endpoint.method === 'POST' ? {} : undefined, what, request);
-      const read = parseItemsBody(service, requireJson(res, what), what, parseCache);
+      const read = parseItemsAnswer(service, res, what, { cache: parseCache, memo: bodyMemo, key: `${endpoint.method} ${endpoint.url}` });
       for (const [reason, n] of Object.entries(read.rejected ?? {}) as [ItemRejectReason, number][]) {
         counts.rejectedItems[reason] = (counts.rejectedItems[reason] ?? 0) + n;
         if (rejectLogged.has(`${service}|${reason}`)) continue;
@@ -246,7 +248,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
       const scope = { kind: 'items', accessKey: key.accessKey, service } as const;
       return call(what, options, async (request) => {
         const res = await authorized(key, service, scope, endpoint, undefined, what, request);
-        return parseItemBody(service, requireJson(res, what), itemId, what);
+        return parseItemBody(service, requireJson(parseJsonBody(res), what), itemId, what);
       });
     },
 

@@ -49,11 +49,22 @@ export interface HttpResponse {
   bodyIsJson: boolean;
 }
 
+/** A 2xx answer with its body as it came, for a caller that may not need to parse it again. */
+export interface HttpTextResponse {
+  status: number;
+  text: string;
+}
+
 /**
  * Sends one request. Resolves only on 2xx (with the body parsed); every other outcome throws a
  * `ServiceError` (or the caller's abort reason).
  */
 export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
+  return parseJsonBody(await sendRequestText(req));
+}
+
+/** `sendRequest` without parsing the body: the 2xx answer's text (see `parseJsonBody`). */
+export async function sendRequestText(req: HttpRequest): Promise<HttpTextResponse> {
   const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
   let payload: string | undefined;
   if (req.json !== undefined) {
@@ -65,7 +76,7 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
     if (status < 200 || status >= 300) {
       throw errorForStatus(status, req.what, parseRetryAfter(retryAfter, req.now()));
     }
-    return parseBody(status, text);
+    return { status, text };
   } catch (err) {
     if (err instanceof ServiceError) throw err;
     if (req.signal?.aborted) throw req.signal.reason;
@@ -90,7 +101,7 @@ interface RawAnswer {
  * undici or the signal gave; `sendRequest` words it.
  */
 function exchange(req: HttpRequest, headers: Record<string, string>, body: string | undefined): Promise<RawAnswer> {
-  const url = new URL(req.url);
+  const url = target(req.url);
   const dispatcher = req.dispatcher ?? getGlobalDispatcher();
   const { signal } = req;
   return new Promise<RawAnswer>((resolve, reject) => {
@@ -139,7 +150,7 @@ function exchange(req: HttpRequest, headers: Record<string, string>, body: strin
     dispatcher.dispatch(
       {
         origin: url.origin,
-        path: `${url.pathname}${url.search}`,
+        path: url.path,
         method: req.method,
         headers,
         body: body ?? null,
@@ -149,6 +160,22 @@ function exchange(req: HttpRequest, headers: Record<string, string>, body: strin
       handler,
     );
   });
+}
+
+/** Where a URL's requests go, by URL: each subscription asks the same few URLs again and again. */
+const targets = new Map<string, { origin: string; path: string }>();
+/** URLs remembered at most; past it the map starts over (lookups by id add URLs of their own). */
+const MAX_TARGETS = 10_000;
+
+function target(url: string): { origin: string; path: string } {
+  let known = targets.get(url);
+  if (!known) {
+    const parsed = new URL(url);
+    known = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, known);
+  }
+  return known;
 }
 
 /** The body's bytes as text: UTF-8, a leading byte-order mark dropped. */
@@ -164,7 +191,8 @@ function isTimeout(err: unknown): boolean {
   return err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError;
 }
 
-function parseBody(status: number, text: string): HttpResponse {
+/** The answer's body parsed as JSON, or kept as text when it is not JSON. */
+export function parseJsonBody({ status, text }: HttpTextResponse): HttpResponse {
   if (text.trim() === '') return { status, body: undefined, bodyIsJson: false };
   try {
     return { status, body: JSON.parse(text) as unknown, bodyIsJson: true };
