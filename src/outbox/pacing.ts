@@ -26,6 +26,8 @@ export interface SendStamp {
 /** Reused by `SendTimes.latest` (one call at a time: the loop is synchronous). */
 const scratch: number[] = [];
 const descending = (a: number, b: number) => b - a;
+/** When a send counts as arrived: its answer's time, or now while it is still in flight. */
+const arrival = (s: SendStamp, now: number) => (s.pending ? Math.max(s.at, now) : s.at);
 
 /** The recent send times of one sender (the whole bot, or one chat). */
 export class SendTimes {
@@ -63,14 +65,13 @@ export class SendTimes {
    * every chat with work each time the outbox looks for the next job: it makes no garbage.
    */
   private latest(now: number, k: number): number {
-    const arrival = (s: SendStamp) => (s.pending ? Math.max(s.at, now) : s.at);
     if (k === 1) {
       let max = Number.NEGATIVE_INFINITY;
-      for (const s of this.stamps) max = Math.max(max, arrival(s));
+      for (const s of this.stamps) max = Math.max(max, arrival(s, now));
       return max;
     }
     scratch.length = 0;
-    for (const s of this.stamps) scratch.push(arrival(s));
+    for (const s of this.stamps) scratch.push(arrival(s, now));
     scratch.sort(descending);
     return scratch[k - 1] ?? Number.NEGATIVE_INFINITY;
   }

@@ -52,6 +52,12 @@ export interface ClientStats {
 /** The client plus its limits, which the scheduler reads to plan its polls. */
 export type ServiceClientWithLimits = ServiceClient & { limits: Limits; stats(): ClientStats };
 
+/** Poll endpoints remembered at most (see `pollEndpoint`). */
+const MAX_POLL_ENDPOINTS = 20_000;
+
+/** An endpoint's memo key: one key's poll of one service. */
+const endpointKey = (endpoint: Endpoint): string => `${endpoint.method} ${endpoint.url}`;
+
 /** How often a data call looks for a token and a slot that are both good at once. */
 const TOKEN_SLOT_TRIES = 3;
 
@@ -173,7 +179,10 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
           ...optional('signal', request.signal),
         });
         limits.recover(scope);
-        logger.debug({ what, key: keyTag(key.accessKey), status: res.status, ms: clock.now() - started }, 'service call');
+        // Checked first: the line's fields would be built for nothing on every read otherwise.
+        if (logger.isLevelEnabled('debug')) {
+          logger.debug({ what, key: keyTag(key.accessKey), status: res.status, ms: clock.now() - started }, 'service call');
+        }
         return res;
       } catch (err) {
         if (!isServiceError(err)) throw err;
@@ -197,13 +206,14 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   // and a body the same as its endpoint's last one (timestamp aside) is not parsed at all.
   const parseCache = createItemsParseCache();
   const bodyMemo = createItemsBodyMemo();
-  const listRead = (key: AccessKeyRef, service: Service, endpoint: Endpoint, what: string, options?: RequestOptions) =>
+  const listRead = (key: AccessKeyRef, service: Service, endpoint: Endpoint, memoKey: string, what: string, options?: RequestOptions) =>
     call(what, options, async (request) => {
       const scope = { kind: 'items', accessKey: key.accessKey, service } as const;
       // Form A reads with a POST; it carries an empty JSON object, as servers expect a body on a POST.
       const res = await authorized(key, service, scope, endpoint, endpoint.method === 'POST' ? {} : undefined, what, request);
-      const read = parseItemsAnswer(service, res, what, { cache: parseCache, memo: bodyMemo, key: `${endpoint.method} ${endpoint.url}` });
-      for (const [reason, n] of Object.entries(read.rejected ?? {}) as [ItemRejectReason, number][]) {
+      const read = parseItemsAnswer(service, res, what, { cache: parseCache, memo: bodyMemo, key: memoKey });
+      if (!read.rejected) return read;
+      for (const [reason, n] of Object.entries(read.rejected) as [ItemRejectReason, number][]) {
         counts.rejectedItems[reason] = (counts.rejectedItems[reason] ?? 0) + n;
         if (rejectLogged.has(`${service}|${reason}`)) continue;
         rejectLogged.add(`${service}|${reason}`);
@@ -211,6 +221,21 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
       }
       return read;
     });
+
+  /** Each key's poll of each service asks the same URL every time: built once, with its memo key and wording. */
+  const polls = new Map<string, { endpoint: Endpoint; memoKey: string; what: string }>();
+  const pollEndpoint = (service: Service, accessKey: string) => {
+    const id = `${service}\n${accessKey}`;
+    let poll = polls.get(id);
+    if (!poll) {
+      const endpoint = itemsEndpoint(config, service, accessKey);
+      poll = { endpoint, memoKey: endpointKey(endpoint), what: `${service} items read` };
+      // Keys come and go: the map starts over rather than keep every key ever polled.
+      if (polls.size >= MAX_POLL_ENDPOINTS) polls.clear();
+      polls.set(id, poll);
+    }
+    return poll;
+  };
 
   return {
     limits,
@@ -233,13 +258,13 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     },
 
     async readItems(key, service, options): Promise<ItemsRead> {
-      const endpoint = itemsEndpoint(config, service, key.accessKey);
-      return listRead(key, service, endpoint, `${service} items read`, options);
+      const poll = pollEndpoint(service, key.accessKey);
+      return listRead(key, service, poll.endpoint, poll.memoKey, poll.what, options);
     },
 
     async readEventItems(key, service, eventId, options): Promise<ItemsRead> {
       const endpoint = eventItemsEndpoint(config, service, key.accessKey, eventId);
-      return listRead(key, service, endpoint, `${service} event items read`, options);
+      return listRead(key, service, endpoint, endpointKey(endpoint), `${service} event items read`, options);
     },
 
     async readItem(key, service, itemId, options): Promise<Opportunity> {
