@@ -92,6 +92,21 @@ function safeZone(tz: string): string {
 export function formatStart(ms: number, timeZone: string, lang: Lang): string {
   const zone = safeZone(timeZone);
   const locale = lang === 'ru' ? 'ru-RU' : 'en-GB';
+  // Events start at the same few moments, and every alert and edit of an item names its start.
+  const key = `${locale}|${zone}|${ms}`;
+  const known = startTexts.get(key);
+  if (known !== undefined) return known;
+  const text = formatStartAnew(ms, zone, locale);
+  if (startTexts.size >= START_TEXTS_MAX) startTexts.clear();
+  startTexts.set(key, text);
+  return text;
+}
+
+/** Start texts by locale, zone and time (a pure function of the three); bounded, like the formatters. */
+const startTexts = new Map<string, string>();
+const START_TEXTS_MAX = 4096;
+
+function formatStartAnew(ms: number, zone: string, locale: string): string {
   const f = formatter(`start|${locale}|${zone}`, () =>
     new Intl.DateTimeFormat(locale, {
       timeZone: zone,

@@ -23,6 +23,12 @@ export interface SendStamp {
   pending: boolean;
 }
 
+/** Reused by `SendTimes.latest` (one call at a time: the loop is synchronous). */
+const scratch: number[] = [];
+const descending = (a: number, b: number) => b - a;
+/** When a send counts as arrived: its answer's time, or now while it is still in flight. */
+const arrival = (s: SendStamp, now: number) => (s.pending ? Math.max(s.at, now) : s.at);
+
 /** The recent send times of one sender (the whole bot, or one chat). */
 export class SendTimes {
   /** Oldest first by `at`; pending stamps are never dropped. */
@@ -51,9 +57,23 @@ export class SendTimes {
   nextAllowed(now: number, window: RateWindow): number {
     if (this.stamps.length < window.limit) return now;
     // The limit-th latest arrival; a send still in flight may arrive any moment from now on.
-    const latest = this.stamps.map((s) => (s.pending ? Math.max(s.at, now) : s.at)).sort((a, b) => b - a);
-    const limiting = latest[window.limit - 1] ?? Number.NEGATIVE_INFINITY;
-    return Math.max(now, limiting + window.spanMs);
+    return Math.max(now, this.latest(now, window.limit) + window.spanMs);
+  }
+
+  /**
+   * The `k`-th latest arrival (1: the latest), a send in flight counted as arriving now. Asked for
+   * every chat with work each time the outbox looks for the next job: it makes no garbage.
+   */
+  private latest(now: number, k: number): number {
+    if (k === 1) {
+      let max = Number.NEGATIVE_INFINITY;
+      for (const s of this.stamps) max = Math.max(max, arrival(s, now));
+      return max;
+    }
+    scratch.length = 0;
+    for (const s of this.stamps) scratch.push(arrival(s, now));
+    scratch.sort(descending);
+    return scratch[k - 1] ?? Number.NEGATIVE_INFINITY;
   }
 
   /** The latest send, if any. */

@@ -153,12 +153,15 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   let nextLedgerSaveAt = 0;
   let sleeper: { controller: AbortController; until: number } | undefined;
 
+  /** When the loop takes an entry due at `dueAt`: the next tick of the grid (see `tickMs`). */
+  const takenAt = (dueAt: number) => (tuning.tickMs > 0 ? Math.ceil(dueAt / tuning.tickMs) * tuning.tickMs : dueAt);
+
   const schedule = (sub: Sub, due: number) => {
     if (sub.removed) return;
     // Whole milliseconds: jitter must not leave the clock on fractions.
     const at = Math.ceil(due);
     queue.push(sub.id, at);
-    if (sleeper && at < sleeper.until) sleeper.controller.abort();
+    if (sleeper && takenAt(at) < sleeper.until) sleeper.controller.abort();
   };
 
   const registry = createSubscriptionRegistry({
@@ -276,8 +279,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (now >= nextPruneAt) prune(now);
       if (now >= nextLedgerSaveAt) void saveLedger(now);
       const top = queue.peek();
-      if (!top || top.dueAt > now) {
-        await sleep(Math.min(top?.dueAt ?? Infinity, now + tuning.maxSleepMs));
+      if (!top || takenAt(top.dueAt) > now) {
+        await sleep(Math.min(top ? takenAt(top.dueAt) : Infinity, now + tuning.maxSleepMs));
         continue;
       }
       if (reads.size >= tuning.maxConcurrentReads) {
@@ -288,7 +291,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const sub = subs.get(top.id);
       if (!sub || sub.inFlight) continue;
       counters.lag.record(now - top.dueAt);
-      loadFactor.observe(now - top.dueAt, now);
+      // Waiting for the tick is by design, not a sign of overload: only the lag past it counts.
+      loadFactor.observe(Math.max(0, now - takenAt(top.dueAt)), now);
       try {
         dispatch(sub, now);
       } catch (err) {

@@ -36,10 +36,14 @@ export function linkSignals(...sources: (AbortSignal | undefined)[]): LinkedSign
 /**
  * The signals of calls that all end when their owner closes. Each call gets a controller of its
  * own, kept in a set the owner aborts at once, instead of one more listener per call on a
- * long-lived signal: a read then costs one small controller, and nothing outlives it.
+ * long-lived signal: a read then costs one small controller, and nothing outlives it. Calls that
+ * pass the same signal of their own (every poll of a scheduler run passes one) share one listener
+ * on it, so joining and leaving costs no listener added and removed per call either.
  */
 export class AbortGroup {
   private readonly members = new Set<AbortController>();
+  /** The members joined with each caller's signal; the signal's one listener aborts them. */
+  private readonly byCaller = new WeakMap<AbortSignal, Set<AbortController>>();
   private closedWith: { reason: unknown } | undefined;
 
   /** A signal that aborts when `caller` does (with its reason) or when the group is aborted. */
@@ -53,17 +57,16 @@ export class AbortGroup {
       controller.abort(caller.reason);
       return { signal: controller.signal, dispose: () => undefined };
     }
-    const onAbort = () => {
-      dispose();
-      controller.abort(caller?.reason);
-    };
-    const dispose = () => {
-      this.members.delete(controller);
-      caller?.removeEventListener('abort', onAbort);
-    };
-    caller?.addEventListener('abort', onAbort, { once: true });
+    const withCaller = caller && this.callerSet(caller);
+    withCaller?.add(controller);
     this.members.add(controller);
-    return { signal: controller.signal, dispose };
+    return {
+      signal: controller.signal,
+      dispose: () => {
+        this.members.delete(controller);
+        withCaller?.delete(controller);
+      },
+    };
   }
 
   /** Aborts every joined call with `reason`; later joins start aborted. */
@@ -77,5 +80,27 @@ export class AbortGroup {
   /** Calls joined and not yet disposed (tests). */
   get size(): number {
     return this.members.size;
+  }
+
+  /** The set of members following `caller`, with the one listener that ends them when it aborts. */
+  private callerSet(caller: AbortSignal): Set<AbortController> {
+    let set = this.byCaller.get(caller);
+    if (!set) {
+      const members = new Set<AbortController>();
+      caller.addEventListener(
+        'abort',
+        () => {
+          for (const controller of members) {
+            this.members.delete(controller);
+            controller.abort(caller.reason);
+          }
+          members.clear();
+        },
+        { once: true },
+      );
+      this.byCaller.set(caller, members);
+      set = members;
+    }
+    return set;
   }
 }

@@ -14,10 +14,10 @@ import { DictionaryCache } from './dictionaries.js';
 import { ServiceError, isServiceError, type ServiceErrorKind } from './errors.js';
 import { toFilterBody } from './filter-body.js';
 import { filterSettingsSchema, type FilterSettings } from './filter-model.js';
-import { createServiceAgent, requireJson, sendRequest, type HttpResponse } from './http.js';
+import { createServiceAgent, parseJsonBody, requireJson, sendRequestText, type HttpTextResponse } from './http.js';
 import { ClientClosedError, createLimits, type LimitScope, type Limits, type Permit } from './limits.js';
 import type { ItemRejectReason, ItemsRead, Opportunity } from './opportunity.js';
-import { createItemsParseCache, parseItemBody, parseItemsBody } from './parse-items.js';
+import { createItemsBodyMemo, createItemsParseCache, parseItemBody, parseItemsAnswer } from './parse-items.js';
 import { eventItemsEndpoint, filterEndpoint, itemEndpoint, itemsEndpoint, type Endpoint, type PathConfig } from './paths.js';
 import { withRetries } from './retry.js';
 import { kindOf, type Service } from './services.js';
@@ -58,6 +58,12 @@ export interface ClientStats {
 
 /** The client plus its limits, which the scheduler reads to plan its polls. */
 export type ServiceClientWithLimits = ServiceClient & { limits: Limits; stats(): ClientStats };
+
+/** Poll endpoints remembered at most (see `pollEndpoint`). */
+const MAX_POLL_ENDPOINTS = 20_000;
+
+/** An endpoint's memo key: one key's poll of one service. */
+const endpointKey = (endpoint: Endpoint): string => `${endpoint.method} ${endpoint.url}`;
 
 /** How often a data call looks for a token and a slot that are both good at once. */
 const TOKEN_SLOT_TRIES = 3;
@@ -165,13 +171,13 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     json: unknown,
     what: string,
     request: RequestOptions,
-  ): Promise<HttpResponse> {
+  ): Promise<HttpTextResponse> {
     for (let renewed = false; ; renewed = true) {
       const { token, permit } = await tokenAndSlot(key, service, scope, request);
       const started = clock.now();
       counts.requests += 1;
       try {
-        const res = await sendRequest({
+        const res = await sendRequestText({
           ...endpoint,
           headers: dataAuthHeaders(token),
           ...(json === undefined ? {} : { json }),
@@ -182,7 +188,10 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
           ...optional('signal', request.signal),
         });
         limits.recover(scope);
-        logger.debug({ what, key: keyTag(key.accessKey), status: res.status, ms: clock.now() - started }, 'service call');
+        // Checked first: the line's fields would be built for nothing on every read otherwise.
+        if (logger.isLevelEnabled('debug')) {
+          logger.debug({ what, key: keyTag(key.accessKey), status: res.status, ms: clock.now() - started }, 'service call');
+        }
         return res;
       } catch (err) {
         if (!isServiceError(err)) throw err;
@@ -202,15 +211,18 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     }
   }
 
-  // Polls repeat themselves: items unchanged since an earlier read (of any key) are not parsed again.
+  // Polls repeat themselves: items unchanged since an earlier read (of any key) are not parsed again,
+  // and a body the same as its endpoint's last one (timestamp aside) is not parsed at all.
   const parseCache = createItemsParseCache();
-  const listRead = (key: AccessKeyRef, service: Service, endpoint: Endpoint, what: string, options?: RequestOptions) =>
+  const bodyMemo = createItemsBodyMemo();
+  const listRead = (key: AccessKeyRef, service: Service, endpoint: Endpoint, memoKey: string, what: string, options?: RequestOptions) =>
     call(what, options, async (request) => {
       const scope = { kind: 'items', accessKey: key.accessKey, service } as const;
       // Form A reads with a POST; it carries an empty JSON object, as servers expect a body on a POST.
       const res = await authorized(key, service, scope, endpoint, endpoint.method === 'POST' ? {} : undefined, what, request);
-      const read = parseItemsBody(service, requireJson(res, what), what, parseCache);
-      for (const [reason, n] of Object.entries(read.rejected ?? {}) as [ItemRejectReason, number][]) {
+      const read = parseItemsAnswer(service, res, what, { cache: parseCache, memo: bodyMemo, key: memoKey });
+      if (!read.rejected) return read;
+      for (const [reason, n] of Object.entries(read.rejected) as [ItemRejectReason, number][]) {
         counts.rejectedItems[reason] = (counts.rejectedItems[reason] ?? 0) + n;
         if (rejectLogged.has(`${service}|${reason}`)) continue;
         rejectLogged.add(`${service}|${reason}`);
@@ -218,6 +230,21 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
       }
       return read;
     });
+
+  /** Each key's poll of each service asks the same URL every time: built once, with its memo key and wording. */
+  const polls = new Map<string, { endpoint: Endpoint; memoKey: string; what: string }>();
+  const pollEndpoint = (service: Service, accessKey: string) => {
+    const id = `${service}\n${accessKey}`;
+    let poll = polls.get(id);
+    if (!poll) {
+      const endpoint = itemsEndpoint(config, service, accessKey);
+      poll = { endpoint, memoKey: endpointKey(endpoint), what: `${service} items read` };
+      // Keys come and go: the map starts over rather than keep every key ever polled.
+      if (polls.size >= MAX_POLL_ENDPOINTS) polls.clear();
+      polls.set(id, poll);
+    }
+    return poll;
+  };
 
   return {
     limits,
@@ -240,13 +267,13 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     },
 
     async readItems(key, service, options): Promise<ItemsRead> {
-      const endpoint = itemsEndpoint(config, service, key.accessKey);
-      return listRead(key, service, endpoint, `${service} items read`, options);
+      const poll = pollEndpoint(service, key.accessKey);
+      return listRead(key, service, poll.endpoint, poll.memoKey, poll.what, options);
     },
 
     async readEventItems(key, service, eventId, options): Promise<ItemsRead> {
       const endpoint = eventItemsEndpoint(config, service, key.accessKey, eventId);
-      return listRead(key, service, endpoint, `${service} event items read`, options);
+      return listRead(key, service, endpoint, endpointKey(endpoint), `${service} event items read`, options);
     },
 
     async readItem(key, service, itemId, options): Promise<Opportunity> {
@@ -255,7 +282,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
       const scope = { kind: 'items', accessKey: key.accessKey, service } as const;
       return call(what, options, async (request) => {
         const res = await authorized(key, service, scope, endpoint, undefined, what, request);
-        return parseItemBody(service, requireJson(res, what), itemId, what);
+        return parseItemBody(service, requireJson(parseJsonBody(res), what), itemId, what);
       });
     },
 

@@ -4,7 +4,7 @@
  * the operation and what went wrong in words; they never carry a URL, a header or a body, since
  * those can hold the access key's secret or a token.
  */
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, errors, getGlobalDispatcher, type Dispatcher } from 'undici';
 import { ServiceError, type ServiceErrorKind } from './errors.js';
 
 /**
@@ -58,11 +58,22 @@ export interface HttpResponse {
   bodyIsJson: boolean;
 }
 
+/** A 2xx answer with its body as it came, for a caller that may not need to parse it again. */
+export interface HttpTextResponse {
+  status: number;
+  text: string;
+}
+
 /**
  * Sends one request. Resolves only on 2xx (with the body parsed); every other outcome throws a
  * `ServiceError` (or the caller's abort reason).
  */
 export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
+  return parseJsonBody(await sendRequestText(req));
+}
+
+/** `sendRequest` without parsing the body: the 2xx answer's text (see `parseJsonBody`). */
+export async function sendRequestText(req: HttpRequest): Promise<HttpTextResponse> {
   const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
   let payload: string | undefined;
   if (req.json !== undefined) {
@@ -70,22 +81,11 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
     headers['content-type'] = 'application/json';
   }
   try {
-    // undici's own timers bound the wait for the answer and each pause inside it: no abort
-    // controller of ours per request (several per read were most of the bot's old-space garbage).
-    const res = await request(req.url, {
-      method: req.method,
-      headers,
-      body: payload,
-      headersTimeout: req.timeoutMs,
-      bodyTimeout: req.timeoutMs,
-      ...(req.signal ? { signal: req.signal } : {}),
-      ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
-    });
-    const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      throw errorForStatus(res.statusCode, req.what, parseRetryAfter(headerValue(res.headers['retry-after']), req.now()));
+    const { status, text, retryAfter } = await exchange(req, headers, payload);
+    if (status < 200 || status >= 300) {
+      throw errorForStatus(status, req.what, parseRetryAfter(retryAfter, req.now()));
     }
-    return parseBody(res.statusCode, text);
+    return { status, text };
   } catch (err) {
     if (err instanceof ServiceError) throw err;
     if (req.signal?.aborted) throw req.signal.reason;
@@ -94,12 +94,114 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
   }
 }
 
+/** What `exchange` hands back: the final status, the body as text, and `Retry-After` if sent. */
+interface RawAnswer {
+  status: number;
+  text: string;
+  retryAfter: string | undefined;
+}
+
+/**
+ * One exchange through undici's dispatcher, with a handler of our own: the body is gathered as
+ * it arrives and decoded once (a byte-order mark dropped, as undici's `body.text()` does). The
+ * `request()` helper would add an async resource, a readable stream and its events per request,
+ * which were a good share of the bot's CPU time per read. undici's own timers bound the wait for
+ * the answer and each pause inside it; the caller's signal aborts the exchange. Rejects with what
+ * undici or the signal gave; `sendRequest` words it.
+ */
+function exchange(req: HttpRequest, headers: Record<string, string>, body: string | undefined): Promise<RawAnswer> {
+  const url = target(req.url);
+  const dispatcher = req.dispatcher ?? getGlobalDispatcher();
+  const { signal } = req;
+  return new Promise<RawAnswer>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    let controller: { abort(reason: Error): void } | undefined;
+    let done = false;
+    const finish = (err: unknown, answer?: RawAnswer) => {
+      if (done) return;
+      done = true;
+      signal?.removeEventListener('abort', onAbort);
+      if (answer) resolve(answer);
+      else reject(err);
+    };
+    const onAbort = () => {
+      controller?.abort(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
+      finish(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let status = 0;
+    let retryAfter: string | undefined;
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(ctl) {
+        controller = ctl;
+        // Aborted while it waited for a connection: nothing more to send or read.
+        if (done) ctl.abort(new Error('aborted'));
+      },
+      onResponseStart(_ctl, statusCode, responseHeaders) {
+        // 1xx answers are interim; the final one follows.
+        if (statusCode < 200) return;
+        status = statusCode;
+        retryAfter = headerValue(responseHeaders['retry-after']);
+      },
+      onResponseData(_ctl, chunk) {
+        chunks.push(chunk);
+        length += chunk.length;
+      },
+      onResponseEnd() {
+        finish(undefined, { status, text: decodeUtf8(chunks, length), retryAfter });
+      },
+      onResponseError(_ctl, err) {
+        finish(err);
+      },
+    };
+    dispatcher.dispatch(
+      {
+        origin: url.origin,
+        path: url.path,
+        method: req.method,
+        headers,
+        body: body ?? null,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      },
+      handler,
+    );
+  });
+}
+
+/** Where a URL's requests go, by URL: each subscription asks the same few URLs again and again. */
+const targets = new Map<string, { origin: string; path: string }>();
+/** URLs remembered at most; past it the map starts over (lookups by id add URLs of their own). */
+const MAX_TARGETS = 10_000;
+
+function target(url: string): { origin: string; path: string } {
+  let known = targets.get(url);
+  if (!known) {
+    const parsed = new URL(url);
+    known = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, known);
+  }
+  return known;
+}
+
+/** The body's bytes as text: UTF-8, a leading byte-order mark dropped. */
+function decodeUtf8(chunks: readonly Buffer[], length: number): string {
+  if (length === 0) return '';
+  const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+  const start = buffer.length > 2 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  return buffer.toString('utf8', start);
+}
+
 /** undici gave up waiting: for the answer to start, or for the rest of it. */
 function isTimeout(err: unknown): boolean {
   return err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError;
 }
 
-function parseBody(status: number, text: string): HttpResponse {
+/** The answer's body parsed as JSON, or kept as text when it is not JSON. */
+export function parseJsonBody({ status, text }: HttpTextResponse): HttpResponse {
   if (text.trim() === '') return { status, body: undefined, bodyIsJson: false };
   try {
     return { status, body: JSON.parse(text) as unknown, bodyIsJson: true };

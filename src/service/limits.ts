@@ -33,6 +33,7 @@ import { ServiceError, isServiceError } from './errors.js';
 import { ClientClosedError, type LimitKind, type Limits, type LimitScope, type LimitsConfig, type Permit, type ScopeBudget } from './limits-port.js';
 import { serviceBaseUrl } from './paths.js';
 import { ScopeState, type Refusal } from './scope-state.js';
+import type { Service } from './services.js';
 import type { WindowEntry } from './sliding-window.js';
 
 export * from './limits-port.js';
@@ -116,7 +117,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
   // Every call waiting for a slot listens on it; hundreds at once under load are normal.
   setMaxListeners(0, closing.signal);
 
-  const scopeId = (scope: LimitScope): string => {
+  const scopeIdOf = (scope: LimitScope): string => {
     switch (scope.kind) {
       case 'tokens':
         return tokenScope === 'address'
@@ -132,6 +133,19 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
       }
     }
   };
+  // Asked several times per read: the ids of item reads are kept per service and key, not built each time.
+  const readIds = new Map<Service, Map<string, string>>();
+  const scopeId = (scope: LimitScope): string => {
+    if (scope.kind !== 'items') return scopeIdOf(scope);
+    let ofService = readIds.get(scope.service);
+    if (!ofService) readIds.set(scope.service, (ofService = new Map()));
+    let id = ofService.get(scope.accessKey);
+    if (id === undefined) {
+      id = scopeIdOf(scope);
+      ofService.set(scope.accessKey, id);
+    }
+    return id;
+  };
 
   /** Token requests an hour each polled key's plan spends (key token scope only). */
   const pollingTokens = new Map<string, number>();
@@ -144,6 +158,8 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
   let nextSweepAt = clock.now() + IDLE_SWEEP_MS;
   const sweepIdle = (now: number) => {
     nextSweepAt = now + IDLE_SWEEP_MS;
+    // Rebuilt as asked: keys that were only tried leave no id behind.
+    readIds.clear();
     for (const [id, state] of states) {
       // used() counts sends in flight too.
       if (state.waiting > 0 || state.pausedUntil > now || state.window.used(now) > 0) continue;

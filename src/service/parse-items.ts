@@ -8,12 +8,15 @@
  *
  * With an `ItemsParseCache` (the service client keeps one), items and events whose JSON is the
  * same as in an earlier read are not parsed again, and an unchanged item comes back as the very
- * same `Opportunity` object (opportunities are never mutated after parsing).
+ * same `Opportunity` object (opportunities are never mutated after parsing). With a memo of the
+ * last body per endpoint as well (`parseItemsAnswer`), a body that is the last one again but for
+ * its timestamp is not even parsed as JSON.
  */
 import { z } from 'zod';
 import { ServiceError } from './errors.js';
 import type { EventInfo, ItemRejectReason, ItemsRead, Leg, Opportunity } from './opportunity.js';
-import { jsonKey, ParseCache } from './parse-cache.js';
+import { parseJsonBody, requireJson, type HttpTextResponse } from './http.js';
+import { BodyMemo, jsonKey, ParseCache } from './parse-cache.js';
 import { isLive, kindOf, type Service } from './services.js';
 
 /** The issue message that marks a number that is not finite (see `rejectReason`). */
@@ -116,6 +119,53 @@ export function createItemsParseCache(): ItemsParseCache {
   return new ParseCache<ParsedEvent, ItemMemo>();
 }
 
+/** The last body of each polled endpoint and the read it gave (see parse-cache.ts). */
+export type ItemsBodyMemo = BodyMemo<ItemsRead>;
+
+export function createItemsBodyMemo(): ItemsBodyMemo {
+  return new BodyMemo<ItemsRead>();
+}
+
+/** Where a list answer came from, for `parseItemsAnswer`'s memo. */
+export interface ItemsMemoSlot {
+  cache: ItemsParseCache;
+  memo: ItemsBodyMemo;
+  /** The endpoint (method and URL): one subscription's poll. */
+  key: string;
+}
+
+/**
+ * A list answer as `parseItemsBody` reads it (a body that is not JSON is `malformed`), through the
+ * memo: the same body as the endpoint's last one, timestamp aside, gives that read again (a copy,
+ * with this body's timestamp) without being parsed.
+ */
+export function parseItemsAnswer(service: Service, answer: HttpTextResponse, what: string, slot: ItemsMemoSlot): ItemsRead {
+  const known = slot.memo.reuse(slot.key, answer.text);
+  if (known) {
+    const stamp = known.stamp === undefined ? undefined : stampOf(known.stamp);
+    if (stamp !== false) {
+      const { value } = known;
+      return { ...value, items: [...value.items], timestamp: stamp, ...(value.rejected ? { rejected: { ...value.rejected } } : {}) };
+    }
+  }
+  const read = parseItemsBody(service, requireJson(parseJsonBody(answer), what), what, slot.cache);
+  // A copy: what the caller does with its read must not change the one kept.
+  slot.memo.remember(slot.key, answer.text, { ...read, items: [...read.items] });
+  return read;
+}
+
+/** A timestamp's JSON text as the envelope schema reads it; false when the schema would refuse it. */
+function stampOf(json: string): number | undefined | false {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return false;
+  }
+  if (value === null) return undefined;
+  return typeof value === 'number' || typeof value === 'string' ? parseServiceTime(value) : false;
+}
+
 /**
  * A time from the service: "YYYY-MM-DD HH:MM[:SS]" (UTC, as the service writes it), an ISO
  * string with a zone, or unix seconds / milliseconds. Undefined when unreadable.
@@ -148,7 +198,7 @@ function fromUnix(n: number): number | undefined {
  * `JSON.parse` as it is: its keys are JSON texts.
  */
 export function parseItemsBody(service: Service, body: unknown, what: string, cache?: ItemsParseCache): ItemsRead {
-  const envelope = envelopeSchema.safeParse(Array.isArray(body) ? { items: body } : body);
+  const envelope = plainEnvelope(body) ?? envelopeSchema.safeParse(Array.isArray(body) ? { items: body } : body);
   if (!envelope.success) {
     throw new ServiceError('malformed', `${what}: the answer had no item list`);
   }
@@ -166,6 +216,23 @@ export function parseItemsBody(service: Service, body: unknown, what: string, ca
   }
   if (read.skipped > 0) read.rejected = rejected;
   return read;
+}
+
+type Envelope = z.infer<typeof envelopeSchema>;
+
+/**
+ * The envelope as the schema would give it, checked by hand for the usual shape (an object whose
+ * fields have the schema's types), so that every read does not walk its lists through zod;
+ * undefined for anything else, which the schema then judges.
+ */
+function plainEnvelope(body: unknown): { success: true; data: Envelope } | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { items, events, masked, timestamp } = body as Record<string, unknown>;
+  if (!Array.isArray(items)) return undefined;
+  if (events !== undefined && events !== null && !Array.isArray(events)) return undefined;
+  if (masked !== undefined && masked !== null && typeof masked !== 'boolean') return undefined;
+  if (timestamp !== undefined && timestamp !== null && typeof timestamp !== 'string' && typeof timestamp !== 'number') return undefined;
+  return { success: true, data: { items, events, masked, timestamp } };
 }
 
 /**

@@ -116,6 +116,28 @@ describe('pacing windows', () => {
     expect(times.nextAllowed(1600, perSecond)).toBe(2600);
   });
 
+  it('answers as the limit-th latest arrival says, over random sends (in flight, answered, any window)', () => {
+    let seed = 7;
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    for (const limit of [1, 2, 3, 20, 25]) {
+      const window = { limit, spanMs: 1000 };
+      const times = new SendTimes(limit);
+      const all: { at: number; pending: boolean }[] = [];
+      let now = 0;
+      for (let step = 0; step < 300; step++) {
+        now += Math.floor(random() * 400);
+        if (random() < 0.5) all.push(times.record(now));
+        const inFlight = all.filter((s) => s.pending);
+        if (inFlight.length > 0 && random() < 0.6) times.arrived(inFlight[Math.floor(random() * inFlight.length)]!, now + Math.floor(random() * 50));
+        // The definition: the limit-th latest of the kept sends, one in flight counted as arriving now.
+        const kept = (times as unknown as { stamps: { at: number; pending: boolean }[] }).stamps;
+        const latest = kept.map((s) => (s.pending ? Math.max(s.at, now) : s.at)).sort((a, b) => b - a);
+        const expected = kept.length < limit ? now : Math.max(now, (latest[limit - 1] ?? Number.NEGATIVE_INFINITY) + 1000);
+        expect(times.nextAllowed(now, window)).toBe(expected);
+      }
+    }
+  });
+
   it('turns slow rates into longer windows and refuses nonsense', () => {
     expect(rateWindow(0.5, 1000)).toEqual({ limit: 1, spanMs: 2000 });
     expect(rateWindow(20, 60_000)).toEqual({ limit: 20, spanMs: 60_000 });

@@ -2,14 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { createScheduler, type Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
+import { readPaceMs } from '../../src/scheduler/read-pace.js';
 import { HOUR_MS } from '../../src/scheduler/token-plan.js';
+import { DEFAULT_TUNING } from '../../src/scheduler/tuning.js';
 import { ServiceError } from '../../src/service/errors.js';
 import type { Service } from '../../src/service/services.js';
 import type { Store } from '../../src/store/port.js';
 import { FakeClient, type Script } from './fake-client.js';
 import { opp } from './fixtures.js';
 import { addUser, plainVault, RecordingNotifier, runFor, seededRandom, tempStore } from './harness.js';
-import { maxInWindow } from '../support/window.js';
+import { maxInWindow, minGap } from '../support/window.js';
 
 const CONFIG = { LIMIT_TOKENS_PER_HOUR: 20, LIMIT_ITEMS_PER_MINUTE: 30, LIMIT_SCOPE: 'key', POLL_INTERVAL_SECONDS: 5 } as const;
 
@@ -326,7 +328,9 @@ describe('faults stay local', () => {
       }
       return [opp('x')];
     };
-    const { clock, store, client, notifier, scheduler } = await rig({ script });
+    // Each read at its own moment (no read grid): the gaps below are exact, and the grid's few ms a
+    // read would move this run's reads past the end of key-3's token, which then waits for its next window.
+    const { clock, store, client, notifier, scheduler } = await rig({ script, tuning: { tickMs: 0 } });
     for (let id = 1; id <= 5; id++) addUser(store, id, ['arbs_prematch']);
     const start = clock.now();
     scheduler.start();
@@ -499,5 +503,43 @@ describe('ownership (a cluster worker polls only the users whose bucket lease it
     scheduler.start();
     await runFor(clock, scheduler, 10_000);
     expect(notifier.events.map((e) => e.event.type)).toEqual(['new']);
+  });
+});
+
+describe('the read grid', () => {
+  const tick = DEFAULT_TUNING.tickMs;
+
+  async function readsOfMany(tuning?: SchedulerOptions['tuning']) {
+    const r = await rig({ config: { POLL_INTERVAL_SECONDS: 0 }, ...(tuning ? { tuning } : {}) });
+    for (let id = 1; id <= 60; id++) addUser(r.store, id, ['arbs_live']);
+    const start = r.clock.now();
+    r.scheduler.start();
+    await runFor(r.clock, r.scheduler, 4 * 60_000, 100);
+    return { ...r, start };
+  }
+
+  it('starts the reads due within one tick together at its end: never before they are due, at most one tick late, the whole read budget used', async () => {
+    expect(tick).toBeGreaterThan(0);
+    const { client, scheduler, start, clock } = await readsOfMany();
+    expect(client.reads.every((r) => r.at % tick === 0)).toBe(true);
+    // Batched: far fewer moments of waking than reads.
+    const moments = new Set(client.reads.map((r) => r.at)).size;
+    expect(moments).toBeLessThan(client.reads.length * 0.8);
+    expect(scheduler.stats().lagMsP99).toBeLessThanOrEqual(tick);
+    const paceMs = readPaceMs(CONFIG.LIMIT_ITEMS_PER_MINUTE);
+    const minutes = (clock.now() - start) / 60_000;
+    for (let id = 1; id <= 60; id++) {
+      const times = readTimes(client, `key-${id}`);
+      // Never early: each read of a key comes at least the limit's pace after the one before.
+      expect(minGap(times)).toBeGreaterThanOrEqual(paceMs - 1);
+      expect(maxInWindow(times, 60_000)).toBeLessThanOrEqual(CONFIG.LIMIT_ITEMS_PER_MINUTE);
+      // Late by half a tick on average: the budget is still used (the first read comes within the start ramp).
+      expect(times.length).toBeGreaterThanOrEqual(Math.floor(0.95 * CONFIG.LIMIT_ITEMS_PER_MINUTE * minutes) - 1);
+    }
+  });
+
+  it('with tickMs 0 starts each read at its own moment', async () => {
+    const { client } = await readsOfMany({ tickMs: 0 });
+    expect(client.reads.some((r) => r.at % tick !== 0)).toBe(true);
   });
 });

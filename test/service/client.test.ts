@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
@@ -284,5 +285,18 @@ describe('AbortGroup', () => {
     late.abort(new Error('already gone'));
     expect(group.size).toBe(0);
     expect((new AbortGroup().join(late.signal).signal.reason as Error).message).toBe('already gone');
+  });
+
+  it('listens once on a signal many calls share, and ends only the calls still joined when it aborts', () => {
+    const group = new AbortGroup();
+    const run = new AbortController();
+    const calls = Array.from({ length: 50 }, () => group.join(run.signal));
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
+    for (const call of calls.slice(0, 20)) call.dispose();
+    expect(group.size).toBe(30);
+    run.abort(new Error('stopping'));
+    expect(calls.slice(0, 20).every((c) => !c.signal.aborted)).toBe(true);
+    expect(calls.slice(20).every((c) => (c.signal.reason as Error).message === 'stopping')).toBe(true);
+    expect(group.size).toBe(0);
   });
 });

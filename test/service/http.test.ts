@@ -1,3 +1,4 @@
+import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/service/errors.js';
 import {
@@ -79,6 +80,15 @@ describe('sendRequest over real HTTP', () => {
           return sendJson(res, 429, {}, { 'retry-after': 'Sat, 03 Jan 2026 10:01:00 GMT' });
         case '/503':
           return sendJson(res, 503, { error: 'down' });
+        case '/bom':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":"é"}')]));
+        case '/big':
+          // Written in pieces, so the body reaches the client in several chunks.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"items":[');
+          for (let i = 0; i < 2_000; i++) res.write(`${i === 0 ? '' : ','}{"id":"item-${i}","league":"Лига ${i}","value":${i}.5}`);
+          return void res.end(']}');
         case '/hang':
           return; // never answers
         case '/stall':
@@ -142,6 +152,33 @@ describe('sendRequest over real HTTP', () => {
     const err = await failure({ ...base('/ok'), url: 'http://127.0.0.1:1/ok' });
     expect(err.kind).toBe('timeout');
     expect(err.message).toMatch(/^test call: the connection failed \(ECONNREFUSED\)$/);
+  });
+
+  it('reads a body that arrives in many chunks whole, and drops a UTF-8 byte-order mark', async () => {
+    const big = await sendRequest(base('/big'));
+    const items = (big.body as { items: { id: string; league: string; value: number }[] }).items;
+    expect(items).toHaveLength(2_000);
+    expect(items[1_999]).toEqual({ id: 'item-1999', league: 'Лига 1999', value: 1999.5 });
+    expect(await sendRequest(base('/bom'))).toEqual({ status: 200, body: { a: 'é' }, bodyIsJson: true });
+  });
+
+  it('gives up a request still waiting for a connection as soon as the caller aborts, and the connection serves the next one', async () => {
+    const agent = new Agent({ connections: 1 });
+    try {
+      const first = sendRequest(base('/hang', { timeoutMs: 1_000, dispatcher: agent }));
+      const ctl = new AbortController();
+      // Queued behind the first: the only connection is taken.
+      const queued = sendRequest(base('/ok', { signal: ctl.signal, dispatcher: agent }));
+      const reason = new Error('user went away');
+      const started = Date.now();
+      setTimeout(() => ctl.abort(reason), 20);
+      await expect(queued).rejects.toBe(reason);
+      expect(Date.now() - started).toBeLessThan(500);
+      await expect(first).rejects.toMatchObject({ kind: 'timeout' });
+      expect(await sendRequest(base('/ok', { dispatcher: agent }))).toMatchObject({ status: 200 });
+    } finally {
+      await agent.close();
+    }
   });
 
   it("rethrows the caller's abort reason as is", async () => {
