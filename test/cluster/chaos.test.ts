@@ -15,23 +15,19 @@
  *
  * Real processes (`node --import tsx src/main.ts`) on real sockets, bounded to about three minutes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/logger.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { defaultFilter } from '../../src/service/filter-model.js';
 import type { Service } from '../../src/service/services.js';
-import { openRedisStore } from '../../src/store/redis-store.js';
-import { Vault } from '../../src/store/vault.js';
 import { freePort } from '../support/ports.js';
+import { leasesHeld as leasesOf, seedUsers, sleep, startBotProcess, waitUntil } from '../support/cluster.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
 
-/** One service per user: a key's token plan covers one service all the time (two would alternate). */
 const USERS = 100;
 const SERVICES: Service[] = ['arbs_live', 'arbs_prematch'];
 const READS_PER_MINUTE = 300;
@@ -43,7 +39,6 @@ const SLACK_MS = 4_000;
 const ITEM_ID = /\b[0-9a-f]{16}\b/g;
 
 const countBy = (values: string[]) => values.reduce<Record<string, number>>((acc, v) => ((acc[v] = (acc[v] ?? 0) + 1), acc), {});
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 let redis: TestRedis;
 let sandbox: Sandbox;
@@ -77,62 +72,22 @@ async function tempDir(name: string): Promise<string> {
   return dir;
 }
 
-/** Users straight into Redis, their secrets sealed by the vault every process opens with ENCRYPTION_KEY. */
-async function seedUsers(encryptionKey: string): Promise<void> {
-  const vault = await Vault.open({ dataDir: await tempDir('seed'), envKey: encryptionKey, logger: silentLogger });
-  const store = await openRedisStore({ url: redis.url, prefix: redis.prefix, logger: silentLogger });
-  for (let i = 1; i <= USERS; i++) {
-    const id = 1000 + i;
-    store.updateUser(
-      id,
-      (u) => {
-        u.key = { accessKey: `chaos-key-${i}`, secretEnc: vault.encrypt(`chaos-secret-${i}`), connectedAt: Date.now() };
-        const service = SERVICES[i % 2] as Service;
-        u.filters[service] = { settings: defaultFilter(), paused: false, pausedReason: null, savedAt: Date.now() };
-      },
-      { chatId: id, lang: 'en' },
-    );
-  }
-  await store.flush();
-  await store.close();
-}
-
-function startBot(env: NodeJS.ProcessEnv, name: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let tail = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4_000);
-  });
-  child.once('exit', (code, signal) => {
-    if (code !== 0 && code !== null && signal === null) console.error(`[chaos] ${name} exited ${code}: ${tail}`);
-    if (process.env.CHAOS_DEBUG === '1') console.error(`[chaos] ${name} stderr: ${tail}`);
-  });
-  return child;
-}
-
-async function health(port: number): Promise<{ ok: boolean; details?: { worker?: { leasesHeld: number } } } | undefined> {
-  try {
-    return (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { ok: boolean; details?: { worker?: { leasesHeld: number } } };
-  } catch {
-    return undefined;
-  }
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(250);
-  }
-}
-
 describe.skipIf(process.env.CHAOS === '0')('the cluster under faults (chaos)', () => {
   it('loses nothing, sends nothing twice and keeps every limit through kill -9, a Redis restart, SIGSTOP/SIGCONT and a restart', async (ctx) => {
     if (!redis.available || !redis.server) return ctx.skip();
     const encryptionKey = randomBytes(32).toString('hex');
-    await seedUsers(encryptionKey);
+    await seedUsers({
+      url: redis.url,
+      prefix: redis.prefix,
+      encryptionKey,
+      users: Array.from({ length: USERS }, (_, n) => ({
+        id: 1001 + n,
+        accessKey: `chaos-key-${n + 1}`,
+        secret: `chaos-secret-${n + 1}`,
+        // One service per user: a key's token plan covers one service all the time (two would alternate).
+        service: SERVICES[(n + 1) % 2] as Service,
+      })),
+    });
 
     const basePort = await freePort();
     const common: NodeJS.ProcessEnv = {
@@ -164,12 +119,11 @@ describe.skipIf(process.env.CHAOS === '0')('the cluster under faults (chaos)', (
       sends.push({ chat: e.message.chat_id, ids: [...new Set(text.match(ITEM_ID) ?? [])], at: Date.now() });
     });
 
-    startBot({ ...common, ROLE: 'front', HTTP_PORT: String(basePort), DATA_DIR: await tempDir('front') }, 'front');
+    startBotProcess({ ...common, ROLE: 'front', HTTP_PORT: String(basePort), DATA_DIR: await tempDir('front') }, 'front', children);
     const workers: ChildProcess[] = [];
-    for (let i = 0; i < 3; i++) workers.push(startBot(await workerEnv(i), `worker-${i + 1}`));
+    for (let i = 0; i < 3; i++) workers.push(startBotProcess(await workerEnv(i), `worker-${i + 1}`, children));
 
-    const leasesHeld = async () =>
-      (await Promise.all([1, 2, 3].map((i) => health(basePort + i)))).map((h) => h?.details?.worker?.leasesHeld ?? 0);
+    const leasesHeld = () => leasesOf([1, 2, 3].map((i) => basePort + i));
     await waitUntil('three healthy workers sharing the 64 buckets', async () => {
       const held = await leasesHeld();
       return held.every((n) => n > 0) && held.reduce((a, b) => a + b, 0) === 64;
@@ -206,7 +160,7 @@ describe.skipIf(process.env.CHAOS === '0')('the cluster under faults (chaos)', (
     setLive(2);
     await sleep(15_000);
     // 4. The killed worker starts again.
-    workers[0] = startBot(await workerEnv(0), 'worker-1 (again)');
+    workers[0] = startBotProcess(await workerEnv(0), 'worker-1 (again)', children);
     await sleep(25_000);
     setLive(3);
     const endAt = Date.now();
