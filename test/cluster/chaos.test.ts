@@ -144,24 +144,24 @@ describe.skipIf(process.env.CHAOS === '0')('the cluster under faults (chaos)', (
     const live: { at: number; count: number }[] = [{ at: warmAt, count: 3 }];
     const setLive = (count: number) => live.push({ at: Date.now(), count });
 
-    await sleep(8_000);
+    await sleep(5_000);
     // 1. kill -9 a worker.
     workers[0]?.kill('SIGKILL');
     setLive(2);
-    await sleep(20_000);
+    await sleep(15_000);
     // 2. Redis restarted from its AOF (a clean stop writes it out; the processes reconnect).
     await redis.server.restart();
-    await sleep(20_000);
+    await sleep(15_000);
     // 3. A worker stopped past its lease, then woken.
     workers[1]?.kill('SIGSTOP');
     setLive(1);
-    await sleep(16_000);
+    await sleep(14_000);
     workers[1]?.kill('SIGCONT');
     setLive(2);
-    await sleep(15_000);
+    await sleep(12_000);
     // 4. The killed worker starts again.
     workers[0] = startBotProcess(await workerEnv(0), 'worker-1 (again)', children);
-    await sleep(25_000);
+    await sleep(20_000);
     setLive(3);
     const endAt = Date.now();
     const itemsAtEnd = new Set(SERVICES.flatMap((s) => sandbox.currentItems(s).map((it) => it.id)));
