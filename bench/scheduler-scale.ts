@@ -8,7 +8,7 @@
  *   npx tsx bench/scheduler-scale.ts                       # the same through tsx (about 40 MB more memory)
  *   BENCH_SECONDS=30 BENCH_SIZES=1000 npx tsx bench/scheduler-scale.ts
  *   BENCH_NOTIFIER=counting npx tsx bench/scheduler-scale.ts   # count diff events instead of sending
- *   BENCH_POLL_SECONDS=5 BENCH_WARMUP_SECONDS=10               # the defaults
+ *   BENCH_POLL_SECONDS=0 BENCH_WARMUP_SECONDS=10               # the defaults (0: no poll floor, as shipped)
  *   BENCH_HEAP_SNAPSHOT=/tmp/scale.heapsnapshot                # what is live at the end (after a full GC)
  *
  * Each size runs in a fresh process with the Node flags of `npm start` and the image's
@@ -16,7 +16,7 @@
  * resident memory < 300 MB at 5,000; no request over any limit (sandbox counters).
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -39,8 +39,10 @@ import type { Store } from '../src/store/port.js';
 import { openStore } from '../src/store/store.js';
 import { Vault } from '../src/store/vault.js';
 import { LagRecordingQueue } from './lib/lag-queue.js';
-import { botEnv, botNodeFlags, envInt, envIntList, handOver, isEntryPoint, report, runBenchProcess, type BenchResult } from './lib/result.js';
+import { botEnv, botNodeFlags, envInt, envIntList, handOver, isEntryPoint, report, runBenchProcess, siblingUrl, type BenchResult } from './lib/result.js';
 import { benchKey, startBackend, type Backend } from './lib/scale-backend.js';
+import { itemsEndpoint, tokenEndpoint } from '../src/service/paths.js';
+import type { BareReadsOptions } from './bare-reads.js';
 import { benchLogger, sleep, tempDataDir } from './lib/setup.js';
 import { count, mb, ms, percentile } from './lib/stats.js';
 
@@ -126,7 +128,8 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
     TELEGRAM_API_ROOT: backend.telegram.apiRoot,
     DATA_DIR: dataDir,
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    POLL_INTERVAL_SECONDS: String(opts.pollSeconds),
+    // 0: not set, as shipped (every subscription read at the read limit's pace).
+    ...(opts.pollSeconds > 0 ? { POLL_INTERVAL_SECONDS: String(opts.pollSeconds) } : {}),
   });
   const store = await openStore({ dataDir, logger });
   const vault = await Vault.open({ dataDir, envKey: config.ENCRYPTION_KEY, logger });
@@ -162,8 +165,12 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
     outbox?.start();
     scheduler.start();
 
+    const warmupMs = Math.min(WARMUP_MS, Math.round((opts.seconds * 1000) / 3));
+    /** CPU and reads when the warm-up ends: the steady state's CPU per read is counted from here. */
+    let atWarm: { cpu: NodeJS.CpuUsage; reads: number; at: number } | undefined;
     for (let s = 1; s <= opts.seconds; s++) {
       await sleep(Math.max(0, startedAt + s * 1000 - Date.now()));
+      if (!atWarm && s * 1000 >= warmupMs) atWarm = { cpu: process.cpuUsage(), reads: scheduler.stats().reads, at: Date.now() };
       if (s % 10 === 0 || s === opts.seconds) {
         const st = scheduler.stats();
         const m = process.memoryUsage();
@@ -178,7 +185,11 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
     sample();
     const elapsedMs = Date.now() - startedAt;
     const cpu = process.cpuUsage(cpuBefore);
+    const steadyCpu = atWarm ? process.cpuUsage(atWarm.cpu) : undefined;
+    const steadyMs = atWarm ? Date.now() - atWarm.at : 0;
+    const steadyCpuMs = steadyCpu ? (steadyCpu.user + steadyCpu.system) / 1000 : 0;
     const st = scheduler.stats();
+    const steadyReads = atWarm ? st.reads - atWarm.reads : 0;
     const load = loadavg()[0] ?? 0;
     loopDelay.disable();
     clearInterval(sampler);
@@ -191,11 +202,12 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
     if (snapshotFile) console.log(`  heap snapshot: ${writeHeapSnapshot(snapshotFile)}`);
     await scheduler.stop();
     const backendAfter = await backend.stats();
+    // The floor: the same reads at the rate the bot kept, with nothing of the bot around them.
+    const floor = atWarm && steadyReads > 0 && BARE_SECONDS > 0 ? await bareReads(config, store, vault, steadyReads / (steadyMs / 1000), dataDir) : undefined;
     const notes = notifier.stats();
     const outboxDepth = outbox?.depth ?? 0;
 
     const lags = queue.lagsSince(startedAt);
-    const warmupMs = Math.min(WARMUP_MS, Math.round((opts.seconds * 1000) / 3));
     const steady = queue.lagsSince(startedAt + warmupMs);
     const steadyP99 = percentile(steady, 99);
     const cpuMs = (cpu.user + cpu.system) / 1000;
@@ -210,7 +222,7 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
     return {
       bench: `Scheduler scale: ${count(subscriptions)} subscriptions`,
       setup:
-        `${count(users)} users × 2 services, own key each; ${Math.round(elapsedMs / 1000)} s real clock; POLL_INTERVAL_SECONDS=${opts.pollSeconds}, ` +
+        `${count(users)} users × 2 services, own key each; ${Math.round(elapsedMs / 1000)} s real clock; ${opts.pollSeconds > 0 ? `POLL_INTERVAL_SECONDS=${opts.pollSeconds}` : 'POLL_INTERVAL_SECONDS unset (as shipped)'}, ` +
         `default limits (scope key); sandbox + fake Bot API in a separate process; notifier: ` +
         (opts.notifier === 'outbox' ? 'real notifier → Outbox → fake Bot API' : 'counting (no sends)') +
         `; load average at the end ${load.toFixed(1)} on ${availableParallelism()} cores`,
@@ -222,6 +234,21 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
           metric: 'bot CPU time (share of one core; per read)',
           value: `${(cpuMs / 1000).toFixed(1)} s (${((cpuMs / elapsedMs) * 100).toFixed(0)} %; ${(cpuMs / Math.max(1, st.reads)).toFixed(1)} ms)`,
         },
+        ...(atWarm && steadyReads > 0
+          ? [
+              {
+                metric: `bot CPU after the first ${(warmupMs / 1000).toFixed(0)} s (reads per second; per read)`,
+                value: `${((steadyCpuMs / steadyMs) * 100).toFixed(0)} % of a core (${(steadyReads / (steadyMs / 1000)).toFixed(0)}/s; ${(steadyCpuMs / steadyReads).toFixed(2)} ms)`,
+                ...(atThousand ? { target: '≤ 0.5 ms a read', pass: steadyCpuMs / steadyReads <= 0.5 } : {}),
+              },
+            ]
+          : []),
+        ...(floor
+          ? [
+              { metric: 'the floor: bare undici reads at that rate (own process; per read)', value: `${floor.toFixed(2)} ms` },
+              { metric: 'the bot per read ÷ the floor', value: `× ${(steadyCpuMs / steadyReads / floor).toFixed(2)}` },
+            ]
+          : []),
         {
           metric: 'resident memory peak',
           value: mb(rssPeak),
@@ -264,6 +291,29 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
     await client.close();
     await store.close();
   }
+}
+
+/** Seconds of the floor's run (bench/bare-reads.ts) after the bot's; 0 leaves it out. */
+const BARE_SECONDS = envInt('BENCH_BARE_SECONDS', 20, 0, 3600);
+
+/** CPU ms per read of bench/bare-reads.ts reading every subscription of the store as the bot does, at `readsPerSecond`. */
+async function bareReads(config: Config, store: Store, vault: Vault, readsPerSecond: number, tempDir: string): Promise<number> {
+  const polls = store.listUsers().flatMap((user) =>
+    SERVICES.flatMap((service) => {
+      if (!user.filters[service] || !user.key) return [];
+      const { method, url } = itemsEndpoint(config, service, user.key.accessKey);
+      const secret = vault.decrypt(user.key.secretEnc);
+      return [{ secret, service, tokenUrl: tokenEndpoint(config, user.key.accessKey).url, method, url }];
+    }),
+  );
+  const options: BareReadsOptions = { polls, readsPerSecond, seconds: BARE_SECONDS, warmupSeconds: 3 };
+  // A file, not the environment: a thousand polls are more than one variable may hold.
+  const file = join(tempDir, 'bare-reads.json');
+  writeFileSync(file, JSON.stringify(options), { mode: 0o600 });
+  const [result] = await runBenchProcess(siblingUrl('bare-reads', import.meta.url).href, { ...botEnv(), BENCH_BARE_FILE: file }, botNodeFlags());
+  const perRead = result?.values?.cpuMsPerRead;
+  if (perRead === undefined) throw new Error('the bare reads reported no CPU per read');
+  return perRead;
 }
 
 /** Stores the users as /connect and the filter builder leave them: an encrypted key and a filter per service. Returns the subscriptions made. */
@@ -337,7 +387,7 @@ function notifierChoice(): NotifierChoice {
 
 if (isEntryPoint(import.meta.url)) {
   const seconds = envInt('BENCH_SECONDS', 60, 5, 3600);
-  const pollSeconds = envInt('BENCH_POLL_SECONDS', 5, 1, 3600);
+  const pollSeconds = envInt('BENCH_POLL_SECONDS', 0, 0, 3600);
   const one = process.env.BENCH_SUBS;
   if (one !== undefined && one.trim() !== '') {
     await report([

@@ -23,6 +23,8 @@ const resultSchema = z.object({
   /** One line saying what ran (sizes, durations, which notifier). */
   setup: z.string(),
   figures: z.array(figureSchema),
+  /** Raw numbers a parent benchmark computes with (ratios against a baseline). */
+  values: z.record(z.string(), z.number()).optional(),
 });
 
 /** One measured figure, with its target and verdict when it has one. */

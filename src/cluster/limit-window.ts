@@ -10,6 +10,10 @@
  * in flight leaves it counted from its admission, which the caller's margin covers for ordinary
  * latencies. Members are unique per process and send, so two sends in one millisecond both count.
  * The key expires one window after its last write: an idle scope leaves nothing behind.
+ *
+ * A scope can also be paused for every process (`pause`): the service answered one of them 429,
+ * and the others, sending in the same scope, would only be refused too. The pause is a key beside
+ * the window holding when it ends on Redis's clock; `acquire` refuses until then.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -40,6 +44,8 @@ export interface LimitWindows {
   release(entry: WindowEntry): Promise<void>;
   /** Nothing was sent after all: the send is taken out of the window. */
   cancel(entry: WindowEntry): Promise<void>;
+  /** The service refused a send of the scope (429): every process's `acquire` refuses for `ms` (a longer pause already set stays). */
+  pause(scope: string, ms: number): Promise<void>;
   /** Sends in the scope's window now, and ms until the oldest leaves (0 when empty); records nothing. */
   peek(scope: string, windowMs: number): Promise<{ used: number; nextFreeInMs: number }>;
   /** The Redis key of a scope's window. */
@@ -53,12 +59,14 @@ export interface LimitWindowsOptions {
   clockOffsetMs?: number | (() => number);
 }
 
-/** KEYS[1] window; ARGV offset, limit, windowMs, member → {admitted 0|1, retryAfterMs, used}. */
+/** KEYS[1] window, KEYS[2] its pause; ARGV offset, limit, windowMs, member → {admitted 0|1, retryAfterMs, used}. */
 const ACQUIRE = `${REDIS_NOW_LUA}
 local limit = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local used = redis.call('ZCARD', KEYS[1])
+local pausedUntil = tonumber(redis.call('GET', KEYS[2]) or '0')
+if pausedUntil > now then return {0, pausedUntil - now, used} end
 if used < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
   redis.call('PEXPIRE', KEYS[1], window)
@@ -81,6 +89,16 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
+/** KEYS[1] pause; ARGV offset, ms. Sets when it ends unless a later end is set; expires with it. */
+const PAUSE = `${REDIS_NOW_LUA}
+local ms = tonumber(ARGV[2])
+local ends = now + ms
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if current >= ends then return 0 end
+redis.call('SET', KEYS[1], ends, 'PX', ms)
+return 1
+`;
+
 /** KEYS[1] window; ARGV offset, windowMs → {used, nextFreeInMs}. */
 const PEEK = `${REDIS_NOW_LUA}
 local window = tonumber(ARGV[2])
@@ -98,14 +116,16 @@ const peekReply = z.tuple([z.number().int(), z.number().int()]);
 
 /** The windows on one ioredis connection (its scripts are registered on it). */
 export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): LimitWindows {
-  const acquireScript: ScriptCall = defineScript(redis, 'bbLimitWindowAcquire', 1, ACQUIRE);
+  const acquireScript: ScriptCall = defineScript(redis, 'bbLimitWindowAcquire', 2, ACQUIRE);
   const releaseScript: ScriptCall = defineScript(redis, 'bbLimitWindowRelease', 1, RELEASE);
   const peekScript: ScriptCall = defineScript(redis, 'bbLimitWindowPeek', 1, PEEK);
+  const pauseScript: ScriptCall = defineScript(redis, 'bbLimitWindowPause', 1, PAUSE);
   const offsetNow = () => offsetArg(opts.clockOffsetMs);
   // Unique among processes (random) and among this process's sends (a counter).
   const instance = randomBytes(6).toString('base64url');
   let sequence = 0;
   const keyOf = (scope: string) => `${opts.prefix}limit:${scope}`;
+  const pauseKeyOf = (scope: string) => `${opts.prefix}limit-pause:${scope}`;
   const positive = (name: string, n: number) => {
     if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive whole number of ms, not ${n}`);
   };
@@ -118,7 +138,7 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
       const key = keyOf(scope);
       sequence += 1;
       const member = `${instance}:${sequence.toString(36)}`;
-      const [admitted, retryAfterMs, used] = verdictReply.parse(await acquireScript([key], [offsetNow(), limit, windowMs, member]));
+      const [admitted, retryAfterMs, used] = verdictReply.parse(await acquireScript([key, pauseKeyOf(scope)], [offsetNow(), limit, windowMs, member]));
       return admitted === 1 ? { ok: true, entry: { key, member, windowMs }, used } : { ok: false, retryAfterMs, used };
     },
 
@@ -128,6 +148,11 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
 
     async cancel(entry) {
       await redis.zrem(entry.key, entry.member);
+    },
+
+    async pause(scope, ms) {
+      positive('ms', ms);
+      await pauseScript([pauseKeyOf(scope)], [offsetNow(), ms]);
     },
 
     async peek(scope, windowMs) {

@@ -17,6 +17,10 @@
  * A send costs one round trip to Redis when its answer comes within SHARED_RELEASE_SLACK_MS (each
  * shared send counts that much longer), two when slower (the answer's time is written back).
  *
+ * A 429 from the service pauses the scope in every process, not only in the one that got it:
+ * `failed` records the pause beside the shared window, whose `acquire` then refuses until it ends
+ * (the others would only be refused too, and a service counting refusals may lengthen its pause).
+ *
  * Redis unavailable: the call fails as ServiceError 'timeout' (transient, nothing sent), never
  * waits on a dead connection, and the local permit is given back.
  */
@@ -24,7 +28,7 @@ import { createHash } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { AbortGroup } from '../service/abort.js';
-import { ServiceError } from '../service/errors.js';
+import { isServiceError, ServiceError } from '../service/errors.js';
 import { ClientClosedError, type LimitScope, type Limits, type Permit } from '../service/limits.js';
 import type { LimitWindows, WindowEntry } from './limit-window.js';
 import { bounded, REDIS_CALL_TIMEOUT_MS } from './redis-calls.js';
@@ -56,6 +60,13 @@ export interface SharedLimitsOptions {
   releaseSlackMs?: number;
 }
 
+/** The pause (ms) a failure worded by `Limits.failed` holds its scope for, when the service itself refused (429). */
+function serviceRefusalPauseMs(err: unknown): number | undefined {
+  if (!isServiceError(err) || err.kind !== 'rate_limited' || err.details.local) return undefined;
+  const ms = Math.round(err.details.retryAfterMs ?? 0);
+  return ms >= 1 ? ms : undefined;
+}
+
 /** Whether the service counts this scope per egress address (so each address has its own budget). */
 function addressCounted(limits: Pick<Limits, 'scopeMode' | 'tokenScopeMode'>, scope: LimitScope): boolean {
   if (scope.kind === 'tokens') return limits.tokenScopeMode === 'address';
@@ -82,9 +93,9 @@ export function sharedWindowName(kind: LimitScope['kind'], id: string): string {
 }
 
 /**
- * `local` with the shared windows behind it. Everything but `acquire` and the budgets is the local
- * limiter's (429 pauses stay per process: the decorated scope is paused whenever the shared
- * window refuses, which is what other processes see of it).
+ * `local` with the shared windows behind it. Everything but `acquire`, `failed` and the budgets is
+ * the local limiter's (the decorated scope is paused locally whenever the shared window refuses,
+ * which is how a pause set by another process reaches this one).
  */
 export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedLimitsOptions = {}): Limits {
   const clock = opts.clock ?? systemClock;
@@ -192,9 +203,22 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
       return knownFullForMs({ kind: 'items', accessKey, service }) > 0 ? 0 : local.readsLeft(accessKey, service);
     },
 
+    failed(scope, err) {
+      const worded = local.failed(scope, err);
+      const pauseMs = serviceRefusalPauseMs(worded);
+      if (pauseMs !== undefined && !closed) {
+        const id = idOf(scope);
+        fullUntil.set(id, Math.max(fullUntil.get(id) ?? 0, clock.now() + pauseMs));
+        // In the background: the caller's failure is already known; other processes learn it as soon as Redis has it.
+        bounded(windows.pause(sharedWindowName(scope.kind, id), pauseMs), { what: `the shared ${scope.kind} pause`, timeoutMs }).catch((e: unknown) =>
+          logger.warn({ err: e, kind: scope.kind }, 'could not share a 429 pause (the other processes find it out themselves)'),
+        );
+      }
+      return worded;
+    },
+
     // The rest is the local limiter's.
     penalize: (scope, retryAfterMs) => local.penalize(scope, retryAfterMs),
-    failed: (scope, err) => local.failed(scope, err),
     recover: (scope) => local.recover(scope),
     setPollingTokens: (accessKey, perHour) => local.setPollingTokens(accessKey, perHour),
     reservedReads: (accessKey, service) => local.reservedReads(accessKey, service),

@@ -130,6 +130,24 @@ describe('the shared sliding-window log', () => {
     expect((await w.acquire(scope, 1, WINDOW)).ok).toBe(true);
   });
 
+  it('a pause refuses every send of its scope until it ends (a shorter one does not cut a longer one short), other scopes untouched', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const w = await make();
+    const scope = freshScope();
+    const other = freshScope();
+    await w.pause(scope, 20_000);
+    await w.pause(scope, 5_000);
+    const refused = await w.acquire(scope, 30, WINDOW);
+    expect(refused.ok).toBe(false);
+    if (refused.ok) return;
+    expect(refused.retryAfterMs).toBeGreaterThan(19_000);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(20_000);
+    expect(refused.used).toBe(0);
+    expect((await w.acquire(other, 30, WINDOW)).ok).toBe(true);
+    offset = 20_001;
+    expect((await w.acquire(scope, 30, WINDOW)).ok).toBe(true);
+  });
+
   it('counts two sends of the same millisecond as two, and lets the key expire one window after its last write', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const w = await make();

@@ -6,13 +6,16 @@
  * the address) and LIMIT_SCOPE=address (one budget per egress address, shared by the processes on it).
  * Also: a refusal to a caller that does not wait, its abort while waiting, and skewed local clocks.
  */
+import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { SHARED_MARGIN_MS, SHARED_RELEASE_SLACK_MS, sharedScopeId, sharedWindowName } from '../../src/cluster/shared-limits.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { ServiceClientWithLimits } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
-import { settle } from '../service/helpers.js';
+import { configFor, settle } from '../service/helpers.js';
+import { createServiceClient } from '../../src/service/client.js';
+import { silentLogger } from '../../src/logger.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
 import { TestCluster, refOf } from './shared-fixtures.js';
 
@@ -186,6 +189,42 @@ describe('limits shared by processes through Redis', () => {
     const permit = await b.client.limits.acquire(scope, { wait: false });
     permit.release();
     expect(sb.counters().status['429']).toBeUndefined();
+  });
+
+  it('a 429 from the service pauses the scope in every process: the others send nothing until it ends', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { sb, cl } = await startAll('key');
+    const a = await cl.start();
+    const b = await cl.start();
+    const key = refOf(sb.demoKey);
+    const scope = { kind: 'items', accessKey: key.accessKey, service: 'arbs_live' } as const;
+    // Someone else with the same key (another bot, a script) uses up the service's window behind our backs.
+    const outsider = createServiceClient({ config: configFor(sb.origin, { DATA_DIR: tmpdir() }), logger: silentLogger, clock, random: () => 0.5 });
+    try {
+      const outsiderReads = Array.from({ length: LIMIT }, () => outsider.readItems(key, 'arbs_live', { priority: 'poll' }));
+      await settle(clock, Promise.allSettled(outsiderReads), 250, () => outsider.limits.budget(scope).inFlight === 0);
+    } finally {
+      await outsider.close();
+    }
+    const before = sb.counters().status['429'] ?? 0;
+    // A reads: the service says 429 with its Retry-After; A pauses.
+    const first = await settle(clock, a.client.readItems(key, 'arbs_live', { priority: 'poll', wait: false }).catch((e: unknown) => e), 50, idle([a.client], [key.accessKey]));
+    expect(first).toMatchObject({ kind: 'rate_limited' });
+    expect(sb.counters().status['429']).toBe(before + 1);
+    // Let the pause reach Redis (it is written in the background).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // B has sent nothing in this scope and its own window is empty; the shared pause refuses it anyway, locally.
+    expect(b.client.limits.budget(scope).used).toBe(0);
+    const refused = await b.client.limits.acquire(scope, { wait: false }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'rate_limited', details: { local: true } });
+    const pauseMs = (refused as ServiceError).details.retryAfterMs ?? 0;
+    expect(pauseMs).toBeGreaterThan(1_000);
+    expect(b.client.pollFreeInMs?.(key.accessKey, 'arbs_live')).toBeGreaterThan(1_000);
+    expect(sb.counters().status['429']).toBe(before + 1);
+    // Once the pause is over, B may send again.
+    await clock.advance(pauseMs + 1);
+    const permit = await b.client.limits.acquire(scope, { wait: false });
+    permit.cancel();
   });
 
   it('counts a slow answer’s send from the answer; a fast one from its admission, without a second round trip', async (ctx) => {
