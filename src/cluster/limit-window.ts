@@ -33,13 +33,21 @@ export type WindowVerdict =
   | { ok: true; entry: WindowEntry; /** Sends in the window, this one included. */ used: number }
   | { ok: false; retryAfterMs: number; used: number };
 
+/**
+ * Who asks: a user waiting (a lookup) or a background poll. A lookup refused because the window is
+ * full leaves a mark for a moment; while it is there, polls leave the last free slot to it, as
+ * each process's own limiter does (a lookup waits at most for the next slot, whichever process
+ * polls the scope).
+ */
+export type WindowPriority = 'interactive' | 'poll';
+
 /** The sliding-window logs of all scopes, in one Redis. */
 export interface LimitWindows {
   /**
    * Admits and records one send in `scope` when fewer than `limit` sends are in its last
    * `windowMs`; otherwise says in how many ms the oldest one leaves (nothing recorded).
    */
-  acquire(scope: string, limit: number, windowMs: number): Promise<WindowVerdict>;
+  acquire(scope: string, limit: number, windowMs: number, priority?: WindowPriority): Promise<WindowVerdict>;
   /** The answer arrived (or the send failed): the send counts until one window from now. */
   release(entry: WindowEntry): Promise<void>;
   /** Nothing was sent after all: the send is taken out of the window. */
@@ -52,6 +60,9 @@ export interface LimitWindows {
   keyOf(scope: string): string;
 }
 
+/** How long a lookup's mark outlives the moment its slot frees: time for it to come back and take the slot. */
+export const LOOKUP_MARK_SLACK_MS = 1_000;
+
 export interface LimitWindowsOptions {
   /** REDIS_PREFIX: every key starts with it. */
   prefix: string;
@@ -59,23 +70,31 @@ export interface LimitWindowsOptions {
   clockOffsetMs?: number | (() => number);
 }
 
-/** KEYS[1] window, KEYS[2] its pause; ARGV offset, limit, windowMs, member → {admitted 0|1, retryAfterMs, used}. */
+/**
+ * KEYS[1] window, KEYS[2] its pause, KEYS[3] its lookup mark; ARGV offset, limit, windowMs, member,
+ * interactive (1|0) → {admitted 0|1, retryAfterMs, used}.
+ */
 const ACQUIRE = `${REDIS_NOW_LUA}
 local limit = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
+local interactive = ARGV[5] == '1'
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local used = redis.call('ZCARD', KEYS[1])
 local pausedUntil = tonumber(redis.call('GET', KEYS[2]) or '0')
 if pausedUntil > now then return {0, pausedUntil - now, used} end
-if used < limit then
+local room = limit
+if not interactive and redis.call('EXISTS', KEYS[3]) == 1 then room = limit - 1 end
+if used < room then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
   redis.call('PEXPIRE', KEYS[1], window)
+  if interactive then redis.call('DEL', KEYS[3]) end
   return {1, 0, used + 1}
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local retry = window
 if oldest[2] then retry = tonumber(oldest[2]) + window - now end
 if retry < 1 then retry = 1 end
+if interactive then redis.call('SET', KEYS[3], '1', 'PX', retry + ${LOOKUP_MARK_SLACK_MS}) end
 return {0, retry, used}
 `;
 
@@ -116,7 +135,7 @@ const peekReply = z.tuple([z.number().int(), z.number().int()]);
 
 /** The windows on one ioredis connection (its scripts are registered on it). */
 export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): LimitWindows {
-  const acquireScript: ScriptCall = defineScript(redis, 'bbLimitWindowAcquire', 2, ACQUIRE);
+  const acquireScript: ScriptCall = defineScript(redis, 'bbLimitWindowAcquire', 3, ACQUIRE);
   const releaseScript: ScriptCall = defineScript(redis, 'bbLimitWindowRelease', 1, RELEASE);
   const peekScript: ScriptCall = defineScript(redis, 'bbLimitWindowPeek', 1, PEEK);
   const pauseScript: ScriptCall = defineScript(redis, 'bbLimitWindowPause', 1, PAUSE);
@@ -126,6 +145,7 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
   let sequence = 0;
   const keyOf = (scope: string) => `${opts.prefix}limit:${scope}`;
   const pauseKeyOf = (scope: string) => `${opts.prefix}limit-pause:${scope}`;
+  const lookupKeyOf = (scope: string) => `${opts.prefix}limit-lookup:${scope}`;
   const positive = (name: string, n: number) => {
     if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive whole number of ms, not ${n}`);
   };
@@ -133,12 +153,12 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
   return {
     keyOf,
 
-    async acquire(scope, limit, windowMs) {
+    async acquire(scope, limit, windowMs, priority = 'poll') {
       positive('windowMs', windowMs);
       const key = keyOf(scope);
       sequence += 1;
       const member = `${instance}:${sequence.toString(36)}`;
-      const [admitted, retryAfterMs, used] = verdictReply.parse(await acquireScript([key, pauseKeyOf(scope)], [offsetNow(), limit, windowMs, member]));
+      const [admitted, retryAfterMs, used] = verdictReply.parse(await acquireScript([key, pauseKeyOf(scope), lookupKeyOf(scope)], [offsetNow(), limit, windowMs, member, priority === 'interactive' ? 1 : 0]));
       return admitted === 1 ? { ok: true, entry: { key, member, windowMs }, used } : { ok: false, retryAfterMs, used };
     },
 

@@ -17,6 +17,10 @@
  * A send costs one round trip to Redis when its answer comes within SHARED_RELEASE_SLACK_MS (each
  * shared send counts that much longer), two when slower (the answer's time is written back).
  *
+ * A lookup (priority 'interactive') refused by a full shared window marks the scope for a moment;
+ * meanwhile every process's polls leave the last free slot to it (limit-window.ts), so a user's
+ * /item waits for the next slot even when other processes poll the same scope at full pace.
+ *
  * A 429 from the service pauses the scope in every process, not only in the one that got it:
  * `failed` records the pause beside the shared window, whose `acquire` then refuses until it ends
  * (the others would only be refused too, and a service counting refusals may lengthen its pause).
@@ -159,12 +163,14 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
       if (closed) throw new ClientClosedError();
       const id = idOf(scope);
       const what = `the shared ${scope.kind} limit`;
+      /** When a caller that does not wait began waiting for the next slot (a lookup's grace). */
+      let waitedAt: number | undefined;
       for (;;) {
         const permit = await local.acquire(scope, options);
         const { limit, windowMs } = local.budget(scope);
         const { signal, dispose } = calls.join(options.signal);
         const askedAt = clock.now();
-        const call = windows.acquire(sharedWindowName(scope.kind, id), limit, windowMs + marginMs + slackMs);
+        const call = windows.acquire(sharedWindowName(scope.kind, id), limit, windowMs + marginMs + slackMs, options.priority ?? 'poll');
         let verdict;
         try {
           verdict = await bounded(call, { what, timeoutMs, signal });
@@ -184,7 +190,15 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
         fullUntil.set(id, clock.now() + verdict.retryAfterMs);
         local.penalize(scope, verdict.retryAfterMs);
         logger.debug({ kind: scope.kind, retryAfterMs: verdict.retryAfterMs, used: verdict.used }, 'the shared window is full: this scope waits');
-        if (options.wait === false) throw refusal(scope, limit, windowMs, verdict.retryAfterMs);
+        if (options.wait === false) {
+          // A user's lookup may wait for the next slot, as in the local limiter (its mark keeps it theirs).
+          const graceMs = options.maxWaitMs ?? (options.priority === 'interactive' && scope.kind === 'items' ? windowMs / limit + 100 : 0);
+          if (verdict.retryAfterMs > graceMs || (waitedAt !== undefined && clock.now() - waitedAt > graceMs)) {
+            throw refusal(scope, limit, windowMs, verdict.retryAfterMs);
+          }
+          waitedAt ??= clock.now();
+          await clock.sleep(verdict.retryAfterMs, options.signal);
+        }
         // The local limiter now holds the scope paused until then; its wait honours abort and close.
       }
     },

@@ -148,6 +148,30 @@ describe('the shared sliding-window log', () => {
     expect((await w.acquire(scope, 30, WINDOW)).ok).toBe(true);
   });
 
+  it('a lookup refused by a full window gets the next free slot: polls of any connection leave it the last one', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const w = await make();
+    const other = createLimitWindows(await connect(), { prefix: redis.prefix, clockOffsetMs: () => offset });
+    const scope = freshScope();
+    expect((await w.acquire(scope, 2, WINDOW, 'poll')).ok).toBe(true);
+    offset = 1_000;
+    expect((await w.acquire(scope, 2, WINDOW, 'poll')).ok).toBe(true);
+    // Full: the lookup is refused and leaves its mark.
+    offset = 2_000;
+    const lookup = await other.acquire(scope, 2, WINDOW, 'interactive');
+    expect(lookup.ok).toBe(false);
+    // The first send leaves: one slot is free, but it is the lookup's.
+    offset = 60_001;
+    const poll = await w.acquire(scope, 2, WINDOW, 'poll');
+    expect(poll.ok).toBe(false);
+    if (poll.ok) return;
+    expect(poll.used).toBe(1);
+    expect((await other.acquire(scope, 2, WINDOW, 'interactive')).ok).toBe(true);
+    // Its mark went with it: the next free slot is anyone's.
+    offset = 61_001;
+    expect((await w.acquire(scope, 2, WINDOW, 'poll')).ok).toBe(true);
+  });
+
   it('counts two sends of the same millisecond as two, and lets the key expire one window after its last write', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const w = await make();

@@ -13,6 +13,7 @@ import { SHARED_MARGIN_MS, SHARED_RELEASE_SLACK_MS, sharedScopeId, sharedWindowN
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { ServiceClientWithLimits } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
+import type { Permit } from '../../src/service/limits.js';
 import { configFor, settle } from '../service/helpers.js';
 import { createServiceClient } from '../../src/service/client.js';
 import { silentLogger } from '../../src/logger.js';
@@ -188,6 +189,36 @@ describe('limits shared by processes through Redis', () => {
     await clock.advance(retryAfter);
     const permit = await b.client.limits.acquire(scope, { wait: false });
     permit.release();
+    expect(sb.counters().status['429']).toBeUndefined();
+  });
+
+  it('a lookup in one process gets the next slot of a scope that another process polls at full pace', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { sb, cl } = await startAll('key');
+    const worker = await cl.start();
+    const front = await cl.start();
+    const key = refOf(sb.demoKey);
+    const scope = { kind: 'items', accessKey: key.accessKey, service: 'arbs_live' } as const;
+    // The worker's polls fill the shared window, a second apart.
+    for (let i = 0; i < LIMIT; i++) {
+      (await worker.client.limits.acquire(scope, { wait: false })).release();
+      await clock.advance(1_000);
+    }
+    // A second before the oldest poll leaves, a user's /item on the front (as lookups ask: not
+    // waiting, but for one slot at most): the window is full, so it waits for that slot.
+    await clock.advance(WINDOW - LIMIT * 1_000 - 1_000);
+    let permit: Permit | undefined;
+    const lookup = front.client.limits.acquire(scope, { priority: 'interactive', wait: false }).then((p) => (permit = p));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(permit).toBeUndefined();
+    // The oldest poll leaves the window: the worker, polling at full pace, asks first, and is told to wait.
+    await clock.advance(1_000 + SHARED_MARGIN_MS + SHARED_RELEASE_SLACK_MS + 1);
+    const poll = await worker.client.limits.acquire(scope, { wait: false }).catch((e: unknown) => e);
+    expect(poll).toMatchObject({ kind: 'rate_limited', details: { local: true } });
+    // The lookup takes the slot.
+    await settle(clock, lookup, 100);
+    expect(permit).toBeDefined();
+    permit?.release();
     expect(sb.counters().status['429']).toBeUndefined();
   });
 
