@@ -196,7 +196,9 @@ describe('limits shared by processes through Redis', () => {
     if (!redis.available) return ctx.skip();
     const { sb, cl } = await startAll('key');
     const worker = await cl.start();
-    const front = await cl.start();
+    // The front's own clock, so that the race below is decided by the order the test gives it.
+    const frontClock = new ManualClock(clock.now());
+    const front = await cl.start({}, { localClock: frontClock });
     const key = refOf(sb.demoKey);
     const scope = { kind: 'items', accessKey: key.accessKey, service: 'arbs_live' } as const;
     // The worker's polls fill the shared window, a second apart.
@@ -207,6 +209,7 @@ describe('limits shared by processes through Redis', () => {
     // A second before the oldest poll leaves, a user's /item on the front (as lookups ask: not
     // waiting, but for one slot at most): the window is full, so it waits for that slot.
     await clock.advance(WINDOW - LIMIT * 1_000 - 1_000);
+    await frontClock.advance(clock.now() - frontClock.now());
     let permit: Permit | undefined;
     const lookup = front.client.limits.acquire(scope, { priority: 'interactive', wait: false }).then((p) => (permit = p));
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -215,8 +218,8 @@ describe('limits shared by processes through Redis', () => {
     await clock.advance(1_000 + SHARED_MARGIN_MS + SHARED_RELEASE_SLACK_MS + 1);
     const poll = await worker.client.limits.acquire(scope, { wait: false }).catch((e: unknown) => e);
     expect(poll).toMatchObject({ kind: 'rate_limited', details: { local: true } });
-    // The lookup takes the slot.
-    await settle(clock, lookup, 100);
+    // The lookup, back from its wait, takes the slot.
+    await settle(frontClock, lookup, 100);
     expect(permit).toBeDefined();
     permit?.release();
     expect(sb.counters().status['429']).toBeUndefined();
