@@ -9,6 +9,7 @@ import { lookup } from '../actions/lookup.js';
 import { decodeAlertAction, kindPattern, type AlertAction } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
+import type { Store } from '../../store/port.js';
 import { refuseWhileSecretExpected } from '../flows.js';
 import type { PendingInput } from '../pending.js';
 import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
@@ -20,11 +21,16 @@ import { sendLookupResult } from './lookup.js';
 export const MUTE_MS = 24 * 3_600_000;
 export const SNOOZE_MS = 3_600_000;
 
+/** What the ownership checks read: the user and their alert state (reloaded on a miss). */
+export interface AlertOwners {
+  store: Pick<Store, 'getUser' | 'alerts' | 'loadAlerts'>;
+}
+
 /**
  * Whether `userId` owns the alert this button sits under. In the user's private chat every alert
  * is theirs; in a group or channel the message must be one the bot sent for their filter.
  */
-export function ownsAlert(rt: BotRuntime, userId: number, chatId: number, messageId: number | undefined, action: AlertAction): boolean {
+export function ownsAlert(rt: AlertOwners, userId: number, chatId: number, messageId: number | undefined, action: AlertAction): boolean {
   const user = rt.store.getUser(userId);
   if (!user) return false;
   if (chatId === user.chatId) return true;
@@ -32,6 +38,19 @@ export function ownsAlert(rt: BotRuntime, userId: number, chatId: number, messag
   return rt.store.alerts
     .entries(subscriptionKey(userId, action.service))
     .some(([, entry]) => entry.chatId === chatId && entry.messageId === messageId);
+}
+
+/**
+ * `ownsAlert`, read again from the store's shared copy when it says no in the user's alert group:
+ * in a cluster the front holds alert state loaded at its start, while workers keep adding the
+ * messages they alert, so an alert sent since is found only after a reload of that user's state.
+ */
+export async function ownsAlertNow(rt: AlertOwners, userId: number, chatId: number, messageId: number | undefined, action: AlertAction): Promise<boolean> {
+  if (ownsAlert(rt, userId, chatId, messageId, action)) return true;
+  const user = rt.store.getUser(userId);
+  if (!user || chatId !== user.alertChatId || messageId === undefined) return false;
+  await rt.store.loadAlerts([userId]);
+  return ownsAlert(rt, userId, chatId, messageId, action);
 }
 
 /** The typed amount after "stakes for another amount": the card again with that bankroll. */
@@ -62,7 +81,7 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
     const chatId = ctx.chat?.id;
     const userId = ctx.from.id;
     const messageId = ctx.callbackQuery.message?.message_id;
-    if (chatId === undefined || !ownsAlert(rt, userId, chatId, messageId, action)) {
+    if (chatId === undefined || !(await ownsAlertNow(rt, userId, chatId, messageId, action))) {
       await ctx.answerCallbackQuery({ text: ctx.tp('not_your_alert'), show_alert: true });
       return;
     }
