@@ -61,7 +61,23 @@ export interface HttpResponse {
 /** A 2xx answer with its body as it came, for a caller that may not need to parse it again. */
 export interface HttpTextResponse {
   status: number;
-  text: string;
+  /** The body as text (decoded on first use when the answer came as bytes). */
+  readonly text: string;
+  /** The body's bytes, when it came over the wire (a memo may recognise them without decoding). */
+  readonly bytes?: Buffer;
+}
+
+/** An answer's body as it came; decoded into text only if someone asks for it. */
+class WireAnswer implements HttpTextResponse {
+  private decoded: string | undefined;
+  constructor(
+    readonly status: number,
+    readonly bytes: Buffer,
+  ) {}
+
+  get text(): string {
+    return (this.decoded ??= decodeUtf8(this.bytes));
+  }
 }
 
 /**
@@ -81,11 +97,11 @@ export async function sendRequestText(req: HttpRequest): Promise<HttpTextRespons
     headers['content-type'] = 'application/json';
   }
   try {
-    const { status, text, retryAfter } = await exchange(req, headers, payload);
+    const { status, bytes, retryAfter } = await exchange(req, headers, payload);
     if (status < 200 || status >= 300) {
       throw errorForStatus(status, req.what, parseRetryAfter(retryAfter, req.now()));
     }
-    return { status, text };
+    return new WireAnswer(status, bytes);
   } catch (err) {
     if (err instanceof ServiceError) throw err;
     if (req.signal?.aborted) throw req.signal.reason;
@@ -94,16 +110,17 @@ export async function sendRequestText(req: HttpRequest): Promise<HttpTextRespons
   }
 }
 
-/** What `exchange` hands back: the final status, the body as text, and `Retry-After` if sent. */
+/** What `exchange` hands back: the final status, the body's bytes, and `Retry-After` if sent. */
 interface RawAnswer {
   status: number;
-  text: string;
+  bytes: Buffer;
   retryAfter: string | undefined;
 }
 
 /**
  * One exchange through undici's dispatcher, with a handler of our own: the body is gathered as
- * it arrives and decoded once (a byte-order mark dropped, as undici's `body.text()` does). The
+ * it arrives, kept as bytes, and decoded only when read as text (a byte-order mark dropped, as
+ * undici's `body.text()` does). The
  * `request()` helper would add an async resource, a readable stream and its events per request,
  * which were a good share of the bot's CPU time per read. undici's own timers bound the wait for
  * the answer and each pause inside it; the caller's signal aborts the exchange. Rejects with what
@@ -150,7 +167,7 @@ function exchange(req: HttpRequest, headers: Record<string, string>, body: strin
         length += chunk.length;
       },
       onResponseEnd() {
-        finish(undefined, { status, text: decodeUtf8(chunks, length), retryAfter });
+        finish(undefined, { status, bytes: joinChunks(chunks, length), retryAfter });
       },
       onResponseError(_ctl, err) {
         finish(err);
@@ -187,10 +204,14 @@ function target(url: string): { origin: string; path: string } {
   return known;
 }
 
+/** The body's parts as one buffer (the one part itself when it came in one). */
+function joinChunks(chunks: readonly Buffer[], length: number): Buffer {
+  if (length === 0) return Buffer.alloc(0);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+}
+
 /** The body's bytes as text: UTF-8, a leading byte-order mark dropped. */
-function decodeUtf8(chunks: readonly Buffer[], length: number): string {
-  if (length === 0) return '';
-  const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+function decodeUtf8(buffer: Buffer): string {
   const start = buffer.length > 2 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
   return buffer.toString('utf8', start);
 }

@@ -15,7 +15,7 @@
  * `BodyMemo` goes one step further for a poll: the same subscription mostly gets back the very
  * body it got last time, but for the envelope's `timestamp`. A body equal to the last one of its
  * endpoint in everything else gives back the last read as it was (with the new timestamp), with
- * no `JSON.parse` and no item looked at.
+ * no `JSON.parse`, no item looked at, and the body never decoded into a string.
  */
 import { hash } from 'node:crypto';
 
@@ -89,86 +89,95 @@ export function jsonKey(value: unknown): string {
 }
 
 /**
- * Bodies larger than this are not remembered: a large body is an unfiltered list, which changes
- * on nearly every read, and fingerprinting it would cost more than it saves.
+ * Bodies larger than this (bytes) are not remembered: a large body is an unfiltered list, which
+ * changes on nearly every read, and fingerprinting it would cost more than it saves.
  */
-export const MAX_MEMO_BODY_CHARS = 8_192;
+export const MAX_MEMO_BODY_BYTES = 8_192;
 
-/** What is kept of the last body of an endpoint: a fingerprint of its text less the timestamp, and what it gave. */
+/** What is kept of the last body of an endpoint: a fingerprint of its bytes less the timestamp, and what it gave. */
 interface BodyPrint<T> {
-  /** The text before the timestamp's value (all of it when there is none). */
-  head: string;
-  /** Length and SHA-1 of the text after it. */
+  /** The bytes before the timestamp's value (none when there is none). */
+  head: Buffer;
+  /** Length and SHA-1 of the bytes after it. */
   tailLength: number;
   tailDigest: string;
   value: T;
 }
 
-/** The last body of each endpoint (a poll's URL), and what parsing it gave. */
+/**
+ * The last body of each endpoint (a poll's URL), and what parsing it gave. It works on the body's
+ * bytes as they came, so a body given back is neither decoded nor copied into a string: equal
+ * bytes are equal text, and JSON's structure is ASCII, which UTF-8 never uses inside a character.
+ */
 export class BodyMemo<T> {
   private readonly prints = new GenerationMap<BodyPrint<T>>(GENERATION_SIZE);
 
   /**
-   * What `key`'s last body gave, when `text` is that body again but for the timestamp's value,
+   * What `key`'s last body gave, when `body` is that body again but for the timestamp's value,
    * with the new value's JSON text (undefined when the body has no timestamp); else undefined.
    */
-  reuse(key: string, text: string): { value: T; stamp: string | undefined } | undefined {
-    if (text.length > MAX_MEMO_BODY_CHARS) return undefined;
+  reuse(key: string, body: Buffer): { value: T; stamp: string | undefined } | undefined {
+    if (body.length > MAX_MEMO_BODY_BYTES) return undefined;
     const print = this.prints.get(key);
     if (!print) return undefined;
-    const span = stampSpan(text);
+    const span = stampSpan(body);
     const tailStart = span ? span[1] : 0;
-    if (text.length - tailStart !== print.tailLength || !text.startsWith(print.head) || print.head.length !== (span ? span[0] : 0)) return undefined;
-    if (hash('sha1', text.slice(tailStart), 'base64') !== print.tailDigest) return undefined;
-    return { value: print.value, stamp: span ? text.slice(span[0], span[1]) : undefined };
+    const headLength = span ? span[0] : 0;
+    if (body.length - tailStart !== print.tailLength || print.head.length !== headLength || print.head.compare(body, 0, headLength) !== 0) return undefined;
+    if (hash('sha1', body.subarray(tailStart), 'base64') !== print.tailDigest) return undefined;
+    return { value: print.value, stamp: span ? body.toString('utf8', span[0], span[1]) : undefined };
   }
 
-  /** Remembers `text` as `key`'s last body and `value` as what it gave. */
-  remember(key: string, text: string, value: T): void {
-    if (text.length > MAX_MEMO_BODY_CHARS) return;
-    const span = stampSpan(text);
-    const tail = span ? text.slice(span[1]) : text;
+  /** Remembers `body` as `key`'s last body and `value` as what it gave. */
+  remember(key: string, body: Buffer, value: T): void {
+    if (body.length > MAX_MEMO_BODY_BYTES) return;
+    const span = stampSpan(body);
+    const tailStart = span ? span[1] : 0;
     // The timestamp may be told apart only if nothing after it could be another top-level
     // "timestamp" (a later duplicate, even spelled with escapes, would be the one JSON.parse keeps).
-    if (span && (tail.includes('"timestamp"') || tail.includes('\\u006') || tail.includes('\\u007'))) {
-      this.prints.set(key, { head: '', tailLength: text.length, tailDigest: hash('sha1', text, 'base64'), value });
+    if (span && (body.indexOf(STAMP_KEY, tailStart) >= 0 || body.indexOf('\\u006', tailStart) >= 0 || body.indexOf('\\u007', tailStart) >= 0)) {
+      this.prints.set(key, { head: EMPTY, tailLength: body.length, tailDigest: hash('sha1', body, 'base64'), value });
       return;
     }
-    this.prints.set(key, { head: span ? text.slice(0, span[0]) : '', tailLength: tail.length, tailDigest: hash('sha1', tail, 'base64'), value });
+    // A copy of the head: the body's buffer may be a slice of a larger one that must not be kept.
+    const head = span ? Buffer.from(body.subarray(0, span[0])) : EMPTY;
+    this.prints.set(key, { head, tailLength: body.length - tailStart, tailDigest: hash('sha1', body.subarray(tailStart), 'base64'), value });
   }
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** Top-level fields looked at before giving up on finding the timestamp. */
 const MAX_HEAD_FIELDS = 16;
 
 /**
- * Where the value of the envelope's top-level `timestamp` lies in `text`, found by reading the
- * object's fields up to its first nested value (the item list); undefined when it is not there,
- * comes twice, or any key on the way is written with escapes.
+ * Where the value of the envelope's top-level `timestamp` lies in `body` (byte offsets), found by
+ * reading the object's fields up to its first nested value (the item list); undefined when it is
+ * not there, comes twice, or any key on the way is written with escapes.
  */
-export function stampSpan(text: string): [start: number, end: number] | undefined {
-  let i = skipSpace(text, 0);
-  if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
+export function stampSpan(body: Buffer): [start: number, end: number] | undefined {
+  let i = skipSpace(body, 0);
+  if (body[i] !== OPEN_BRACE) return undefined;
   let found: [number, number] | undefined;
   for (let field = 0; field < MAX_HEAD_FIELDS; field++) {
-    i = skipSpace(text, i + 1);
-    if (text.charCodeAt(i) !== QUOTE) break;
-    const keyEnd = stringEnd(text, i);
-    if (keyEnd < 0 || text.lastIndexOf('\\', keyEnd) > i) return undefined;
-    const isStamp = keyEnd - i === STAMP_KEY.length && text.startsWith(STAMP_KEY, i);
-    i = skipSpace(text, keyEnd);
-    if (text.charCodeAt(i) !== COLON) return undefined;
-    i = skipSpace(text, i + 1);
-    const first = text.charCodeAt(i);
+    i = skipSpace(body, i + 1);
+    if (body[i] !== QUOTE) break;
+    const keyEnd = stringEnd(body, i);
+    if (keyEnd < 0 || body.lastIndexOf(BACKSLASH, keyEnd) > i) return undefined;
+    const isStamp = keyEnd - i === STAMP_KEY.length && body.indexOf(STAMP_KEY, i) === i;
+    i = skipSpace(body, keyEnd);
+    if (body[i] !== COLON) return undefined;
+    i = skipSpace(body, i + 1);
+    const first = body[i];
     if (first === OPEN_BRACE || first === OPEN_BRACKET) break;
-    const valueEnd = first === QUOTE ? stringEnd(text, i) : primitiveEnd(text, i);
+    const valueEnd = first === QUOTE ? stringEnd(body, i) : primitiveEnd(body, i);
     if (valueEnd < 0) return undefined;
     if (isStamp) {
       if (found) return undefined;
       found = [i, valueEnd];
     }
-    i = skipSpace(text, valueEnd);
-    if (text.charCodeAt(i) !== COMMA) break;
+    i = skipSpace(body, valueEnd);
+    if (body[i] !== COMMA) break;
   }
   return found;
 }
@@ -182,18 +191,18 @@ const COLON = 0x3a;
 const COMMA = 0x2c;
 const BACKSLASH = 0x5c;
 
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const isSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-function skipSpace(text: string, from: number): number {
+function skipSpace(body: Buffer, from: number): number {
   let i = from;
-  while (isSpace(text.charCodeAt(i))) i++;
+  while (isSpace(body[i])) i++;
   return i;
 }
 
 /** The index just past the string that opens at `from` (a quote), or -1 when it does not close. */
-function stringEnd(text: string, from: number): number {
-  for (let i = from + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+function stringEnd(body: Buffer, from: number): number {
+  for (let i = from + 1; i < body.length; i++) {
+    const c = body[i];
     if (c === BACKSLASH) i++;
     else if (c === QUOTE) return i + 1;
   }
@@ -201,9 +210,9 @@ function stringEnd(text: string, from: number): number {
 }
 
 /** The index just past a number, true, false or null that starts at `from`; -1 when it runs to the end. */
-function primitiveEnd(text: string, from: number): number {
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+function primitiveEnd(body: Buffer, from: number): number {
+  for (let i = from; i < body.length; i++) {
+    const c = body[i];
     if (c === COMMA || c === CLOSE_BRACE || isSpace(c)) return i;
   }
   return -1;

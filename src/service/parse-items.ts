@@ -140,7 +140,9 @@ export interface ItemsMemoSlot {
  * with this body's timestamp) without being parsed.
  */
 export function parseItemsAnswer(service: Service, answer: HttpTextResponse, what: string, slot: ItemsMemoSlot): ItemsRead {
-  const known = slot.memo.reuse(slot.key, answer.text);
+  // The wire's bytes when there are any: a body given back is then never decoded.
+  const body = answer.bytes ?? Buffer.from(answer.text, 'utf8');
+  const known = slot.memo.reuse(slot.key, body);
   if (known) {
     const stamp = known.stamp === undefined ? undefined : stampOf(known.stamp);
     if (stamp !== false) {
@@ -150,7 +152,7 @@ export function parseItemsAnswer(service: Service, answer: HttpTextResponse, wha
   }
   const read = parseItemsBody(service, requireJson(parseJsonBody(answer), what), what, slot.cache);
   // A copy: what the caller does with its read must not change the one kept.
-  slot.memo.remember(slot.key, answer.text, { ...read, items: [...read.items] });
+  slot.memo.remember(slot.key, body, { ...read, items: [...read.items] });
   return read;
 }
 

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isServiceError } from '../../src/service/errors.js';
 import { parseJsonBody, requireJson, type HttpTextResponse } from '../../src/service/http.js';
-import { BodyMemo, MAX_MEMO_BODY_CHARS, stampSpan } from '../../src/service/parse-cache.js';
+import { BodyMemo, MAX_MEMO_BODY_BYTES, stampSpan } from '../../src/service/parse-cache.js';
 import {
   createItemsBodyMemo,
   createItemsParseCache,
@@ -27,8 +27,9 @@ function seeded(seed: number): () => number {
 }
 
 const spanText = (text: string) => {
-  const span = stampSpan(text);
-  return span && text.slice(span[0], span[1]);
+  const bytes = Buffer.from(text);
+  const span = stampSpan(bytes);
+  return span && bytes.toString('utf8', span[0], span[1]);
 };
 
 describe('stampSpan', () => {
@@ -37,17 +38,19 @@ describe('stampSpan', () => {
     expect(spanText('{ "timestamp" : "2026-01-03 10:00:00" , "items" : [ ] }')).toBe('"2026-01-03 10:00:00"');
     expect(spanText('{\n  "masked": null,\n  "timestamp": null\n}')).toBe('null');
     expect(spanText('{"note":"a \\"quoted\\" } word","timestamp":-1.5e3,"items":[]}')).toBe('-1.5e3');
+    // Offsets are bytes: characters of several bytes before it change nothing.
+    expect(spanText('{"note":"Лига чемпионов","timestamp":"2026-01-03 10:00:00","items":[]}')).toBe('"2026-01-03 10:00:00"');
   });
 
   it('finds nothing it could get wrong: after a list, twice, behind an escaped key, nested, or not an object', () => {
-    expect(stampSpan('{"items":[],"timestamp":1}')).toBeUndefined();
-    expect(stampSpan('{"timestamp":1,"timestamp":2,"items":[]}')).toBeUndefined();
-    expect(stampSpan('{"ti\\u006destamp":1,"items":[]}')).toBeUndefined();
-    expect(stampSpan('{"a\\"b":1,"timestamp":1,"items":[]}')).toBeUndefined();
-    expect(stampSpan('{"meta":{"timestamp":1},"items":[]}')).toBeUndefined();
-    expect(stampSpan('[{"timestamp":1}]')).toBeUndefined();
-    expect(stampSpan('{"timestamp":')).toBeUndefined();
-    expect(stampSpan('')).toBeUndefined();
+    expect(stampSpan(Buffer.from('{"items":[],"timestamp":1}'))).toBeUndefined();
+    expect(stampSpan(Buffer.from('{"timestamp":1,"timestamp":2,"items":[]}'))).toBeUndefined();
+    expect(stampSpan(Buffer.from('{"ti\\u006destamp":1,"items":[]}'))).toBeUndefined();
+    expect(stampSpan(Buffer.from('{"a\\"b":1,"timestamp":1,"items":[]}'))).toBeUndefined();
+    expect(stampSpan(Buffer.from('{"meta":{"timestamp":1},"items":[]}'))).toBeUndefined();
+    expect(stampSpan(Buffer.from('[{"timestamp":1}]'))).toBeUndefined();
+    expect(stampSpan(Buffer.from('{"timestamp":'))).toBeUndefined();
+    expect(stampSpan(Buffer.from(''))).toBeUndefined();
   });
 });
 
@@ -129,15 +132,31 @@ describe('parseItemsAnswer', () => {
     expect(parse.mock.calls.length).toBeGreaterThan(1);
   });
 
+  it('never decodes a body it gives back: the bytes as they came are enough', () => {
+    const s = slot('GET /bytes');
+    const body = (stamp: number) => `{"timestamp":${stamp},"items":[{"id":"a","event_id":"e","value":2.5,"odds":[{"sub_event_id":"s","type_id":1,"value":2.1}]}],"events":[{"id":"e","league":"Süper Lig"}]}`;
+    const first = parseItemsAnswer(service, { status: 200, bytes: Buffer.from(body(1767436153)), text: body(1767436153) }, 'read', s);
+    const undecodable: HttpTextResponse = {
+      status: 200,
+      bytes: Buffer.from(body(1767436160)),
+      get text(): string {
+        throw new Error('decoded');
+      },
+    };
+    const again = parseItemsAnswer(service, undecodable, 'read', s);
+    expect(again.items[0]).toBe(first.items[0]);
+    expect(again.timestamp).toBe(1767436160_000);
+  });
+
   it('parses a body longer than the memo keeps every time', () => {
     const s = slot('GET /big');
     const items = Array.from({ length: 150 }, (_, n) => ({ id: `i-${n}`, event_id: 'e', value: 3, odds: [{ sub_event_id: 's', type_id: 1, value: 2 }] }));
     const body = (stamp: number) => `{"timestamp":${stamp},"items":${JSON.stringify(items)},"events":[{"id":"e"}]}`;
-    expect(body(1).length).toBeGreaterThan(MAX_MEMO_BODY_CHARS);
+    expect(body(1).length).toBeGreaterThan(MAX_MEMO_BODY_BYTES);
     parseItemsAnswer(service, answer(body(1)), 'read', s);
     const parse = vi.spyOn(JSON, 'parse');
     parseItemsAnswer(service, answer(body(2)), 'read', s);
-    expect(parse.mock.calls.some(([text]) => String(text).length > MAX_MEMO_BODY_CHARS)).toBe(true);
+    expect(parse.mock.calls.some(([text]) => String(text).length > MAX_MEMO_BODY_BYTES)).toBe(true);
   });
 
   it('always answers as a fresh parse of the same body would, over random sequences of bodies', () => {
