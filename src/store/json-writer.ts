@@ -1,7 +1,10 @@
 /**
  * The embedded store's debounced writer: changes mark it dirty, and one write of the whole file
  * follows at most once per `debounceMs`, however many changes came in (longer apart for a very
- * large file: see `writeDelay`). One write runs at a time; changes made meanwhile ride the next
+ * large file: see `writeDelay`). The bot's own bookkeeping (alert state, read statuses), which
+ * changes many times a second while polling, waits longer (`lazyMs`): each write of the whole file
+ * is a string of megabytes at a thousand users, and writing it twice a second was most of the
+ * process's garbage. A user's change brings the write forward again. One write runs at a time; changes made meanwhile ride the next
  * one. A failed write is retried in the background with a growing delay, and `writable()` is
  * false until one succeeds again (the health check reads it).
  */
@@ -24,10 +27,15 @@ export function writeDelay(debounceMs: number, lastBlockedMs: number): number {
   return Math.max(debounceMs, Math.min(lastBlockedMs * BLOCKING_SPACING_FACTOR, MAX_WRITE_DELAY_MS));
 }
 
+/** How long the bot's own bookkeeping waits for its write by default (a crash loses at most this much of it). */
+export const DEFAULT_LAZY_WRITE_MS = 5_000;
+
 export interface DebouncedWriterOptions {
   /** Starts one write: everything before its first await is the snapshot (it blocks the event loop, and is timed). */
   write: () => Promise<void>;
   debounceMs: number;
+  /** The wait of `markDirtyLater` changes; default DEFAULT_LAZY_WRITE_MS (never shorter than `debounceMs`). */
+  lazyMs?: number;
   log: Logger;
   /** Named in the log line of a failed background write. */
   file: string;
@@ -37,6 +45,8 @@ export class DebouncedWriter {
   private dirty = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (performance.now()). */
+  private timerAt = Number.POSITIVE_INFINITY;
   private writing: Promise<void> | null = null;
   private failures = 0;
   private lastBlockedMs = 0;
@@ -48,9 +58,16 @@ export class DebouncedWriter {
     return this.failures === 0;
   }
 
+  /** A change someone is waiting for (a user's): written within `debounceMs` (see `writeDelay`). */
   markDirty(): void {
     this.dirty = true;
     this.schedule(writeDelay(this.opts.debounceMs, this.lastBlockedMs));
+  }
+
+  /** A change of the bot's own bookkeeping: written within `lazyMs`, or sooner with anything else. */
+  markDirtyLater(): void {
+    this.dirty = true;
+    this.schedule(writeDelay(Math.max(this.opts.debounceMs, this.opts.lazyMs ?? DEFAULT_LAZY_WRITE_MS), this.lastBlockedMs));
   }
 
   /** No more background writes (a last `flush` still writes). */
@@ -64,6 +81,7 @@ export class DebouncedWriter {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
+      this.timerAt = Number.POSITIVE_INFINITY;
     }
     // One write at a time; changes made meanwhile are picked up by the next round.
     while (this.writing) await this.writing.catch(() => undefined);
@@ -87,11 +105,21 @@ export class DebouncedWriter {
     }
   }
 
-  /** Arms the write timer unless one is armed: changes ride along, so the wait never grows past `ms`. */
+  /**
+   * Arms the write timer for `ms` from now unless one armed sooner: changes ride along, so the wait
+   * never grows past `ms`; a timer armed later (a lazy change) is brought forward.
+   */
   private schedule(ms: number): void {
-    if (this.timer || this.stopped) return;
+    if (this.stopped) return;
+    const at = performance.now() + ms;
+    if (this.timer) {
+      if (this.timerAt <= at) return;
+      clearTimeout(this.timer);
+    }
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.timerAt = Number.POSITIVE_INFINITY;
       this.flush().catch((err: unknown) => {
         this.opts.log.error({ err, file: this.opts.file, failures: this.failures }, 'writing the database failed; will retry');
       });

@@ -61,6 +61,8 @@ export interface OpenStoreOptions {
   clock?: Clock;
   /** Longest delay between a change and its write; default 500 ms. */
   debounceMs?: number;
+  /** Longest delay of the bot's own bookkeeping (alert state, read statuses); default DEFAULT_LAZY_WRITE_MS (5 s). */
+  lazyWriteMs?: number;
 }
 
 /** Opens (creating DATA_DIR when missing) and loads the store. Throws StoreError 'newer-version' for a file from a newer build. */
@@ -76,7 +78,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<JsonStore> {
     const adapter = new AtomicJsonFile<Database>(file, { parse: (raw) => databaseSchema.parse(raw) });
     await removeUnfinishedWrite(adapter, log);
     const { data, report, persistNow } = await loadDatabase(adapter, clock, log);
-    const store = new LowdbStore(file, adapter, data, report, clock, log, opts.debounceMs ?? 500, lock);
+    const store = new LowdbStore(file, adapter, data, report, clock, log, { debounceMs: opts.debounceMs ?? 500, ...(opts.lazyWriteMs === undefined ? {} : { lazyMs: opts.lazyWriteMs }) }, lock);
     if (persistNow) await store.flush(true);
     await store.remindCorrupt();
     return store;
@@ -108,14 +110,14 @@ class LowdbStore implements JsonStore {
     readonly loadReport: StoreLoadReport,
     private readonly clock: Clock,
     private readonly log: Logger,
-    debounceMs: number,
+    timing: { debounceMs: number; lazyMs?: number },
     private readonly lock: DataDirLock,
   ) {
     this.records = new UserRecords(log);
     for (const user of Object.values(data.users)) this.records.load(user);
-    this.writer = new DebouncedWriter({ write: () => this.writeSnapshot(), debounceMs, log, file });
+    this.writer = new DebouncedWriter({ write: () => this.writeSnapshot(), ...timing, log, file });
     const state = new AlertState(
-      () => this.writer.markDirty(),
+      () => this.writer.markDirtyLater(),
       () => this.assertOpen(),
     );
     state.load(data.alerts);
@@ -173,7 +175,7 @@ class LowdbStore implements JsonStore {
     if (!current) return undefined;
     const next = this.records.prepareStatus(current, service, change, this.clock.now());
     this.records.put(next);
-    this.writer.markDirty();
+    this.writer.markDirtyLater();
     return next;
   }
 

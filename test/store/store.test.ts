@@ -14,7 +14,7 @@ import { entry, removeTempDirs, tempDir } from './fixtures.js';
 
 const open: JsonStore[] = [];
 
-async function openAt(dataDir: string, opts: { debounceMs?: number; clock?: ManualClock } = {}): Promise<JsonStore> {
+async function openAt(dataDir: string, opts: { debounceMs?: number; lazyWriteMs?: number; clock?: ManualClock } = {}): Promise<JsonStore> {
   const store = await openStore({ dataDir, logger: silentLogger, ...opts });
   open.push(store);
   return store;
@@ -95,6 +95,33 @@ describe('store: debounced, atomic writes', () => {
     expect(store.alerts.get('1:arbs_live', `item-${(n - 1) % 50}`)?.lastSeenAt).toBe(n - 1);
     const saved = await fileJson(store);
     expect(JSON.stringify(saved.alerts)).toContain(`"lastSeenAt":${n - 1}`);
+  });
+
+  it('writes the bot’s own bookkeeping later than a user’s change, and a user’s change brings it forward', async () => {
+    const store = await openAt(await tempDir(), { debounceMs: 40, lazyWriteMs: 2_000 });
+    store.updateUser(1, () => undefined, { chatId: 1 });
+    await store.flush();
+    const written = store.writeCount;
+    /** Resolves with how long it took until the file was written `n` more times (or gives up after 5 s). */
+    const writtenAfter = async (n: number) => {
+      const started = Date.now();
+      while (store.writeCount < written + n && Date.now() - started < 5_000) await sleep(10);
+      return Date.now() - started;
+    };
+    // A read's status and an alert entry: nobody waits for them.
+    const changedAt = Date.now();
+    store.updateStatus(1, 'arbs_live', { lastGoodReadAt: 5 });
+    store.alerts.set('1:arbs_live', 'item-1', entry());
+    await sleep(300);
+    expect(store.writeCount).toBe(written);
+    await writtenAfter(1);
+    expect(Date.now() - changedAt).toBeGreaterThanOrEqual(1_990);
+    expect((await fileJson(store)).users['1']?.status?.arbs_live?.lastGoodReadAt).toBe(5);
+    // Bookkeeping first, then a user's change: both go within the short wait.
+    store.updateStatus(1, 'arbs_live', { lastGoodReadAt: 6 });
+    store.updateUser(1, (u) => void (u.lang = 'ru'));
+    expect(await writtenAfter(2)).toBeLessThan(1_500);
+    expect((await fileJson(store)).users['1']?.status?.arbs_live?.lastGoodReadAt).toBe(6);
   });
 
   it('spaces writes of a large file by what serializing it cost, within half a minute', () => {
