@@ -88,6 +88,11 @@ export function chooseReader(
   let at = Infinity;
   for (let i = 0; i < members.length; i++) {
     const sub = members[(start + i) % members.length]!;
+    // Still reading for the group it just left (a filter changed mid-read): one read per key at a time.
+    if (sub.inFlight) {
+      at = Math.min(at, now + 1_000);
+      continue;
+    }
     const ok = eligibility(sub);
     if (!ok.ok) {
       at = Math.min(at, ok.at);

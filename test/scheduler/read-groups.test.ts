@@ -6,7 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
-import { filterFingerprint } from '../../src/scheduler/read-groups.js';
+import { chooseReader, filterFingerprint } from '../../src/scheduler/read-groups.js';
+import type { Sub } from '../../src/scheduler/subscriptions.js';
+import type { Eligibility } from '../../src/scheduler/token-gate.js';
 import { createScheduler, type Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { defaultFilter } from '../../src/service/filter-model.js';
@@ -64,6 +66,33 @@ describe('read groups (LIMIT_SCOPE=address)', () => {
     expect(filterFingerprint('arbs_live', base)).not.toBe(filterFingerprint('arbs_live', { ...base, minProfit: 1 }));
     // valuebets ignore profit bounds: the service is sent the same body.
     expect(filterFingerprint('valuebets_live', base)).toBe(filterFingerprint('valuebets_live', { ...base, maxProfit: 5 }));
+  });
+
+  it('chooses the reader in turn after the last one: an unchecked member that may request a token, else a holder, else a requester', () => {
+    const member = (id: string, over: Partial<Sub> = {}) => ({ id, inFlight: false, lastStartAt: 0, ...over }) as Sub;
+    const members = [member('1:arbs_live'), member('2:arbs_live'), member('3:arbs_live'), member('4:arbs_live')];
+    const now = 10 * 60_000;
+    const verify = 15 * 60_000;
+    // 2 and 4 hold tokens, 1 and 3 may request one.
+    const gate = (sub: Sub): Eligibility => ({ ok: true, acquire: sub.id.startsWith('1') || sub.id.startsWith('3'), window: 0 });
+    const pick = (group: { members: Sub[]; lastReaderId: string | undefined }, g = gate) => {
+      const c = chooseReader(group, now, verify, g);
+      return c.ok ? `${c.reader.id.slice(0, 1)}${c.acquire ? '+token' : ''}` : `wait ${c.at - now}`;
+    };
+    expect(pick({ members, lastReaderId: undefined })).toBe('2');
+    expect(pick({ members, lastReaderId: '2:arbs_live' })).toBe('4');
+    expect(pick({ members, lastReaderId: '4:arbs_live' })).toBe('2');
+    // Member 3 has not read for 15 min: it goes first when its plan lets it request a token.
+    members[2] = member('3:arbs_live', { lastStartAt: now - verify });
+    expect(pick({ members, lastReaderId: '2:arbs_live' })).toBe('3+token');
+    // Member 4 is still reading (for a group it left): the next holder after it.
+    members[2] = member('3:arbs_live', { lastStartAt: now - 60_000 });
+    members[3] = member('4:arbs_live', { inFlight: true });
+    expect(pick({ members, lastReaderId: '3:arbs_live' })).toBe('2');
+    // Nobody holds a token: the first in turn that may request one.
+    expect(pick({ members, lastReaderId: '2:arbs_live' }, () => ({ ok: true, acquire: true, window: 0 }))).toBe('3+token');
+    // Nobody may read: the earliest moment one may (a member reading elsewhere is looked at again in 1 s).
+    expect(pick({ members, lastReaderId: undefined }, () => ({ ok: false, at: now + 5_000 }))).toBe('wait 1000');
   });
 
   it('reads once for all members with equal filters and applies the answer to each; a changed filter splits the group', async () => {
