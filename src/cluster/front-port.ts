@@ -9,7 +9,8 @@
  *   keys' token plans, token-plan.ts), on a registry that mirrors the store and never schedules a
  *   read. It knows every user of the cluster, so under LIMIT_SCOPE=address it counts everyone on a
  *   host as the embedded bot would, while each worker has its own address and so its own budget:
- *   there it is conservative (it may promise fewer reads than the workers make). The load factor is
+ *   there it is conservative (it may promise fewer reads than the workers make); it forms the same
+ *   read groups (read-groups.ts) as the embedded bot. The load factor is
  *   the workers' business and counts as 1. The mirror also tells the front's client each key's
  *   polling token plan, so interactive token requests keep to what polling leaves, as embedded.
  * - latestItems: asked of the worker that owns the user (latest-items.ts), one round trip.
@@ -26,7 +27,8 @@ import { AddressTokenTurns } from '../scheduler/address-turns.js';
 import { createCoverage } from '../scheduler/coverage.js';
 import type { SchedulerPort } from '../scheduler/port.js';
 import { readPaceMs } from '../scheduler/read-pace.js';
-import { createSubscriptionRegistry } from '../scheduler/subscriptions.js';
+import { createReadGroups } from '../scheduler/read-groups.js';
+import { createSubscriptionRegistry, type Sub } from '../scheduler/subscriptions.js';
 import { DEFAULT_TUNING } from '../scheduler/tuning.js';
 
 export interface FrontPortOptions {
@@ -49,16 +51,21 @@ export function createFrontSchedulerPort(opts: FrontPortOptions): FrontScheduler
   const tuning = DEFAULT_TUNING;
   const isAllowed = userAllowed(config);
   const windowMs = tuning.tokenTtlMs;
+  // The read groups (LIMIT_SCOPE=address) as the embedded scheduler forms them, without a queue.
+  const groups = config.LIMIT_SCOPE === 'address'
+    ? createReadGroups({ store, queue: { push: () => undefined, remove: () => false, dueAt: () => undefined }, scopeOf: (s) => s, push: () => undefined })
+    : undefined;
   const mirror = createSubscriptionRegistry({
     config, store, client: opts.client, vault: opts.vault, clock: systemClock, random: Math.random, isAllowed,
-    owns: () => true, queue: { remove: () => false }, schedule: () => undefined,
+    owns: () => true, queue: { remove: () => false }, schedule: (sub) => groups?.wake(sub, 0),
     windowMs, tokenReserve: tuning.tokenReserve,
+    ...(groups ? { afterRefresh: (userId: number, current: Iterable<Sub>) => groups.sync(userId, current) } : {}),
   });
   const turns = config.LIMIT_SCOPE_TOKENS === 'address'
     ? new AddressTokenTurns({ tokensPerHour: config.LIMIT_TOKENS_PER_HOUR, reserve: tuning.tokenReserve, windowMs })
     : undefined;
   const coverage = createCoverage({
-    config, store, registry: mirror, turns, isAllowed,
+    config, store, registry: mirror, turns, groups, isAllowed,
     floorMs: config.POLL_INTERVAL_SECONDS * 1000,
     paceMs: readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare),
     loadFactor: { factor: 1 },

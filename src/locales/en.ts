@@ -205,6 +205,7 @@ export const en = {
   // Status
   status_key: '🔑 Key <code>{key}</code>, connected {when}.',
   status_coverage: '📡 Coverage {share} of the time, a read {every}.',
+  status_coverage_shared: '📡 Coverage {share} of the time, a read {every}, shared with {n} {n#other user|other users} with the same filter.',
   status_not_polled: '📡 Not polled now.',
   status_snoozed: '💤 Snoozed until {until}.',
   status_last_read: 'Last good read',

@@ -205,6 +205,7 @@ export const ru: Record<MessageKey, string> = {
   // Status
   status_key: '🔑 Ключ <code>{key}</code>, подключён {when}.',
   status_coverage: '📡 Покрытие {share} времени, чтение {every}.',
+  status_coverage_shared: '📡 Покрытие {share} времени, чтение {every}, общее с {n} {n#другим пользователем|другими пользователями|другими пользователями} с тем же фильтром.',
   status_not_polled: '📡 Сейчас не опрашивается.',
   status_snoozed: '💤 Отложено до {until}.',
   status_last_read: 'Последнее успешное чтение',

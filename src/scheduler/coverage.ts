@@ -4,20 +4,24 @@
  * more service would leave them (so the trade-off is explained before saving). Computed from
  * the same plans the loop follows: the key's own token plan, or under LIMIT_SCOPE_TOKENS=address
  * the user's turns of the one shared budget; under LIMIT_SCOPE=address the host's read slots
- * are shared with everyone reading it; under overload every interval is stretched by the load
- * factor.
+ * are shared by its read groups (read-groups.ts) in turn, and a member is read whenever any
+ * member of its group may read: its share is the group's, and it is told how many others share
+ * its reads; under overload every interval is stretched by the load factor.
  */
 import type { Config } from '../config.js';
 import { SERVICES, type Service } from '../service/services.js';
 import type { Store } from '../store/port.js';
 import type { AddressTokenTurns, TurnMember } from './address-turns.js';
 import type { ServiceCoverage } from './port.js';
-import type { SubscriptionRegistry } from './subscriptions.js';
+import { filterFingerprint, groupShare, type ReadGroups } from './read-groups.js';
+import type { Sub, SubscriptionRegistry } from './subscriptions.js';
 
 export interface CoverageContext {
   config: Pick<Config, 'LIMIT_SCOPE'>;
   store: Pick<Store, 'getUser'>;
-  registry: Pick<SubscriptionRegistry, 'subs' | 'planOf' | 'scopeOf' | 'scopeIdOf' | 'keyOf'>;
+  registry: Pick<SubscriptionRegistry, 'subs' | 'planOf' | 'keyOf'>;
+  /** Present under LIMIT_SCOPE=address. */
+  groups: Pick<ReadGroups, 'onService'> | undefined;
   /** Present under LIMIT_SCOPE_TOKENS=address. */
   turns: AddressTokenTurns | undefined;
   isAllowed: (userId: number) => boolean;
@@ -31,7 +35,7 @@ export interface CoverageContext {
 export type CoverageOf = (userId: number, extra?: Service) => Partial<Record<Service, ServiceCoverage>>;
 
 export function createCoverage(ctx: CoverageContext): CoverageOf {
-  const { config, store, registry, turns, isAllowed, floorMs, paceMs, loadFactor } = ctx;
+  const { config, store, registry, turns, isAllowed, floorMs, paceMs, loadFactor, groups } = ctx;
   return (userId, extra) => {
     const user = store.getUser(userId);
     if (!user) return {};
@@ -55,20 +59,29 @@ export function createCoverage(ctx: CoverageContext): CoverageOf {
           : service !== extra && user.filters[service]!.paused
             ? 'paused'
             : 'active';
-      const share = state === 'active' ? shareOf(service) : 0;
+      let share = state === 'active' ? shareOf(service) : 0;
       let intervalMs = Math.max(floorMs, paceMs);
-      if (config.LIMIT_SCOPE === 'address') {
-        // Turns on the host are shared: the expected number of subscriptions reading at once.
-        let load = share;
-        for (const other of registry.scopeOf(registry.scopeIdOf('', service)).subs) {
-          if (other.userId === userId) continue;
-          // Token turns shared (LIMIT_SCOPE_TOKENS=address), or each key on its own plan.
-          load += shares ? (shares.get(`${other.userId}:${service}`) ?? 0) : (registry.keyOf(other.accessKey)?.plan.services[service]?.share ?? 0);
+      let sharedWith: number | undefined;
+      if (config.LIMIT_SCOPE === 'address' && groups) {
+        // Token turns shared (LIMIT_SCOPE_TOKENS=address), or each key on its own plan.
+        const memberShare = (other: Sub) =>
+          shares ? (shares.get(`${other.userId}:${service}`) ?? 0) : (registry.keyOf(other.accessKey)?.plan.services[service]?.share ?? 0);
+        const settings = user.filters[service]?.settings;
+        const mine = state === 'active' && settings ? filterFingerprint(service, settings) : undefined;
+        // Groups of the host take turns: the expected number of groups that may read at once.
+        let load = 0;
+        for (const group of groups.onService(service)) {
+          const others = group.members.filter((m) => m.userId !== userId).map(memberShare);
+          if (group.fingerprint === mine) {
+            sharedWith = others.length;
+            share = groupShare([share, ...others]);
+          } else load += groupShare(others);
         }
+        load += share;
         intervalMs = Math.max(floorMs, paceMs * Math.max(1, load));
       }
       // Under overload everyone is read less often than planned: /status must say so.
-      result[service] = { share, intervalMs: Math.round(intervalMs * loadFactor.factor), state };
+      result[service] = { share, intervalMs: Math.round(intervalMs * loadFactor.factor), state, ...(sharedWith ? { sharedWith } : {}) };
     }
     return result;
   };

@@ -20,6 +20,8 @@ export interface ServiceCoverage {
   /** Planned time between reads when covered, ms. */
   intervalMs: number;
   state: 'active' | 'paused' | 'blocked' | 'no-key';
+  /** LIMIT_SCOPE=address: how many other users' subscriptions share these reads (same service, same filter). */
+  sharedWith?: number;
 }
 
 export interface SchedulerPort {

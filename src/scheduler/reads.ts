@@ -10,13 +10,21 @@
  * else backs the subscription off alone. A token request that was refused before it was sent
  * comes off the ledger again. An answer that arrives after this process stopped owning the user
  * (a cluster's lease lapsed while the read was out) is dropped: the lease's new holder reads anew.
+ *
+ * A read group's read (LIMIT_SCOPE=address, read-groups.ts) is sent with its reader's key and
+ * token bookkeeping; its answer is applied to every member still owned and entitled, and the
+ * group, not the reader, is due again. A failure is the reader's (a 401 or 403 pauses it alone,
+ * and the group's next turn comes at once with another member) or the scope's (a 429); any other
+ * failure backs the group off.
  */
 import { setMaxListeners } from 'node:events';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import type { Store } from '../store/port.js';
 import type { ApplyRead } from './apply-read.js';
 import type { LoadFactor } from './load-factor.js';
 import type { PollingClient } from './port.js';
+import { entitled, type ReadGroup } from './read-groups.js';
 import { nextReadAt } from './read-pace.js';
 import { classifyFailure, tokenAttempt } from './read-outcome.js';
 import type { SchedulerCounters } from './stats.js';
@@ -45,6 +53,11 @@ export interface ReadsContext {
   applyRead: ApplyRead;
   /** Puts a subscription back in the due queue. */
   schedule(sub: Sub, due: number): void;
+  /** Puts a read group back in the due queue. */
+  pushGroup(group: ReadGroup, due: number): void;
+  /** Whether the bot still serves the user (ALLOWED_USER_IDS). */
+  isAllowed(userId: number): boolean;
+  store: Pick<Store, 'getUser'>;
   /** Whether the loop still runs: a read that settles after `stop()` schedules nothing. */
   isRunning(): boolean;
   /** Whether this process still polls the user (scheduler.ts `owns`). */
@@ -52,8 +65,11 @@ export interface ReadsContext {
 }
 
 export interface Reads {
-  /** Sends the subscription's read now; `acquire`: it requests a token in window `window`. */
-  start(sub: Sub, acquire: boolean, window: number): void;
+  /**
+   * Sends the subscription's read now; `acquire`: it requests a token in window `window`. With
+   * `group`, the subscription reads for the group (it is a member) and the answer serves them all.
+   */
+  start(sub: Sub, acquire: boolean, window: number, group?: ReadGroup): void;
   /** Reads not yet settled. */
   readonly size: number;
   /** Resolves when a read settles (or `wake` is called): the loop's wait for a free slot. */
@@ -76,7 +92,7 @@ export function createReads(ctx: ReadsContext): Reads {
   let abortReads = new AbortController();
 
   /** Handles a failed read; returns when to try again (undefined: the subscription is gone). */
-  const onError = (sub: Sub, err: unknown, acquired: boolean): number | undefined => {
+  const onError = (sub: Sub, err: unknown, acquired: boolean, unit: { failures: number } = sub): number | undefined => {
     const now = clock.now();
     const attempt = tokenAttempt(err, acquired, acquired && client.hasValidToken(sub.accessKey, sub.service));
     if (attempt !== 'kept') {
@@ -88,7 +104,7 @@ export function createReads(ctx: ReadsContext): Reads {
         counters.tokenRequests(-1);
       }
     }
-    const outcome = classifyFailure(err, { failures: sub.failures, floorMs, backoffBaseMs: tuning.backoffBaseMs, backoffMaxMs: tuning.backoffMaxMs, random });
+    const outcome = classifyFailure(err, { failures: unit.failures, floorMs, backoffBaseMs: tuning.backoffBaseMs, backoffMaxMs: tuning.backoffMaxMs, random });
     if (outcome.kind === 'defer') {
       counters.deferred();
       log.debug({ subKey: sub.subKey, retryAfterMs: outcome.retryAfterMs }, 'read deferred by the local limiter');
@@ -108,9 +124,9 @@ export function createReads(ctx: ReadsContext): Reads {
       return scope.pausedUntil;
     }
     status.write(sub, { lastError: { kind: outcome.errorKind, at: now } });
-    sub.failures = outcome.failures;
+    unit.failures = outcome.failures;
     if (!outcome.unexpected) {
-      log.warn({ subKey: sub.subKey, kind: outcome.errorKind, failures: sub.failures, waitMs: Math.round(outcome.waitMs) }, 'read failed: backing off');
+      log.warn({ subKey: sub.subKey, kind: outcome.errorKind, failures: unit.failures, waitMs: Math.round(outcome.waitMs) }, 'read failed: backing off');
     } else log.error({ err, subKey: sub.subKey }, 'read failed unexpectedly: backing off');
     return now + outcome.waitMs;
   };
@@ -122,13 +138,22 @@ export function createReads(ctx: ReadsContext): Reads {
     return true;
   };
 
+  /** One answer for the whole group: applied to each member still owned and entitled now. */
+  const serveGroup = (group: ReadGroup, read: Parameters<typeof ctx.applyRead>[1], now: number) => {
+    for (const member of [...group.members]) {
+      if (member.removed || fenced(member)) continue;
+      if (!ctx.isAllowed(member.userId) || !entitled(ctx.store.getUser(member.userId), member)) continue;
+      ctx.applyRead(member, read, now);
+    }
+  };
+
   const wake = () => {
     freed?.();
     freed = undefined;
   };
 
   return {
-    start(sub, acquire, window) {
+    start(sub, acquire, window, group) {
       if (acquire) {
         sub.tokenWindow = window;
         sub.lastAcquireAt = clock.now();
@@ -137,11 +162,25 @@ export function createReads(ctx: ReadsContext): Reads {
       }
       sub.inFlight = true;
       sub.lastStartAt = clock.now();
+      if (group) {
+        group.inFlight = true;
+        group.lastStartAt = sub.lastStartAt;
+      }
       const { signal } = abortReads;
       const task = (async () => {
         let next: number | undefined;
         try {
           const read = await client.readItems(sub.keyRef, sub.service, { wait: false, priority: 'poll', signal });
+          if (group) {
+            if (group.removed) return;
+            const now = clock.now();
+            counters.read(now);
+            sub.failures = 0;
+            group.failures = 0;
+            serveGroup(group, read, now);
+            next = nextReadAt(group.lastStartAt!, clock.now(), Math.max(floorMs, paceMs) * loadFactor.factor, tuning.jitterRatio, random);
+            return;
+          }
           if (sub.removed || fenced(sub)) return;
           const now = clock.now();
           counters.read(now);
@@ -151,12 +190,24 @@ export function createReads(ctx: ReadsContext): Reads {
           next = nextReadAt(sub.lastStartAt!, clock.now(), Math.max(floorMs, paceMs) * loadFactor.factor, tuning.jitterRatio, random);
         } catch (err) {
           // Aborted by a shutdown that ran out of time: nothing to record.
-          if (sub.removed || signal.aborted || fenced(sub)) return;
+          if (signal.aborted) return;
+          if (group) {
+            if (group.removed) return;
+            // The reader alone is paused (401, 403): the group's next turn comes with another member.
+            next = sub.removed || fenced(sub) ? clock.now() : (onError(sub, err, acquire, group) ?? clock.now());
+            return;
+          }
+          if (sub.removed || fenced(sub)) return;
           next = onError(sub, err, acquire);
         } finally {
           sub.inFlight = false;
+          if (group) group.inFlight = false;
+          if (next !== undefined && ctx.isRunning()) {
+            if (group) {
+              if (!group.removed) ctx.pushGroup(group, next);
+            } else if (!sub.removed) schedule(sub, next);
+          }
         }
-        if (next !== undefined && ctx.isRunning() && !sub.removed) schedule(sub, next);
       })();
       inFlight.add(task);
       void task.finally(() => {

@@ -17,7 +17,8 @@
  *   only when the client's limiter has room for it, so the whole budget is used and none is
  *   overrun. Lookups (/item, /event, inline) are not set aside a share: the limiter gives a
  *   waiting lookup the next slot and the poll it displaced comes one slot later (read-pace.ts);
- *   under the address scope the subscriptions of a host take turns (round robin);
+ *   under the address scope the subscriptions of a host with equal filters form a read group
+ *   (read-groups.ts): one read serves them all, and the groups of a host take turns (round robin);
  * - POLL_INTERVAL_SECONDS, when set, is a floor between two reads of one subscription; a small
  *   jitter keeps users from falling into step without costing latency;
  * - backpressure: when the process cannot keep up, every interval is stretched by one shared
@@ -30,6 +31,8 @@
  * behind a small interface and a `create*` factory:
  * - tuning.ts: the knobs and their defaults;
  * - subscriptions.ts: the registry of subscriptions, keys (with their plans) and read scopes;
+ * - dispatch.ts: a due subscription or group, read now or put back for when it may be;
+ * - read-groups.ts: under LIMIT_SCOPE=address, who shares a read, who reads and who is served;
  * - token-gate.ts: whether a read now keeps to the token plan (pure given its inputs);
  * - reads.ts: the reads in flight, and what follows an answer or a failure;
  * - read-outcome.ts: what a failed read means — defer, pause, scope wait or backoff (pure);
@@ -49,11 +52,13 @@ import type { SecretOpener } from '../store/key-ref.js';
 import { AddressTokenTurns } from './address-turns.js';
 import { createReadApplier } from './apply-read.js';
 import { createCoverage } from './coverage.js';
+import { createDispatch } from './dispatch.js';
 import { GONE_KEEP_MS } from './diff.js';
 import { ItemInterner } from './item-interner.js';
 import { LoadFactor } from './load-factor.js';
 import { readPaceMs } from './read-pace.js';
 import type { Notifier, PollingClient, SchedulerPort } from './port.js';
+import { createReadGroups, type ReadGroup } from './read-groups.js';
 import { HeapScheduleQueue, type ScheduleQueue } from './queue.js';
 import { createReads } from './reads.js';
 import { createSchedulerCounters, type SchedulerStats } from './stats.js';
@@ -156,17 +161,29 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   /** When the loop takes an entry due at `dueAt`: the next tick of the grid (see `tickMs`). */
   const takenAt = (dueAt: number) => (tuning.tickMs > 0 ? Math.ceil(dueAt / tuning.tickMs) * tuning.tickMs : dueAt);
 
-  const schedule = (sub: Sub, due: number) => {
-    if (sub.removed) return;
+  const push = (id: string, due: number) => {
     // Whole milliseconds: jitter must not leave the clock on fractions.
     const at = Math.ceil(due);
-    queue.push(sub.id, at);
+    queue.push(id, at);
     if (sleeper && takenAt(at) < sleeper.until) sleeper.controller.abort();
+  };
+  const pushGroup = (group: ReadGroup, due: number) => {
+    if (!group.removed) push(group.id, due);
+  };
+  // Under LIMIT_SCOPE=address subscriptions with equal filters share their reads: the loop takes their group's turns.
+  const groups = config.LIMIT_SCOPE === 'address'
+    ? createReadGroups({ store, queue, scopeOf: (service) => registry.scopeIdOf('', service), push: pushGroup })
+    : undefined;
+  const schedule = (sub: Sub, due: number) => {
+    if (sub.removed) return;
+    if (groups) groups.wake(sub, Math.ceil(due));
+    else push(sub.id, due);
   };
 
   const registry = createSubscriptionRegistry({
     config, store, client, vault, clock, random, isAllowed, owns, queue, schedule,
     windowMs: W, tokenReserve: tuning.tokenReserve,
+    ...(groups ? { afterRefresh: (userId: number, current: Iterable<Sub>) => groups.sync(userId, current) } : {}),
   });
   const { subs } = registry;
   const refreshUser = (userId: number, firstReadWithinMs = floorMs) => registry.refresh(userId, firstReadWithinMs);
@@ -183,61 +200,16 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const gate = createTokenGate({ client, ledger, windowMs: W, tokenSafetyMs, clientRenewMarginMs, ...(turns ? { turns } : {}) });
   const status = createStatusWriter({ store, notifier, log });
   const applyRead = createReadApplier({ store, notifier, interner: new ItemInterner(), status, statusWriteEveryMs: tuning.statusWriteEveryMs });
-  const coverage = createCoverage({ config, store, registry, turns, isAllowed, floorMs, paceMs, loadFactor });
+  const coverage = createCoverage({ config, store, registry, turns, groups, isAllowed, floorMs, paceMs, loadFactor });
   const reads = createReads({
     client, clock, random, log, tuning, floorMs, paceMs, loadFactor,
-    ledger, gate, counters, status, registry, applyRead, schedule, owns,
+    ledger, gate, counters, status, registry, applyRead, schedule, pushGroup, owns, isAllowed, store,
     isRunning: () => running,
   });
-
-  // ---- dispatch ------------------------------------------------------------------------------
-
-  /** Takes one due subscription: reads it now, or puts it back for when it may be read. */
-  const dispatch = (sub: Sub, now: number) => {
-    const user = store.getUser(sub.userId);
-    const filter = user?.filters[sub.service];
-    if (!user || user.blocked || !filter || filter.paused || user.key?.accessKey !== sub.accessKey || !isAllowed(user.id) || !owns(user.id)) {
-      refreshUser(sub.userId);
-      return;
-    }
-    const wasReserved = sub.reserved;
-    sub.reserved = false;
-    sub.waitingForWindow = false;
-    if (sub.lastStartAt !== undefined && now < sub.lastStartAt + floorMs) {
-      schedule(sub, sub.lastStartAt + floorMs);
-      return;
-    }
-    const ok = gate.eligibility(sub, registry.keyOf(sub.accessKey), now);
-    if (!ok.ok) {
-      sub.waitingForWindow = true;
-      schedule(sub, Math.max(ok.at, now + 1));
-      return;
-    }
-    const scope = registry.scopeOf(sub.scope);
-    if (scope.pausedUntil > now) {
-      schedule(sub, scope.pausedUntil + sub.phaseMs);
-      return;
-    }
-    if (!wasReserved) {
-      if (scope.nextSlotAt > now) {
-        // The scope is busy: take the next free turn (subscriptions of a host are served in order).
-        sub.reserved = true;
-        schedule(sub, scope.nextSlotAt);
-        scope.nextSlotAt += paceMs;
-        return;
-      }
-      scope.nextSlotAt = now + paceMs;
-    }
-    // The limiter is the truth (latency moves when a slot frees; a lookup may take the next one):
-    // wait for its room rather than be refused, keeping this subscription's turn.
-    const freeInMs = client.pollFreeInMs?.(sub.accessKey, sub.service) ?? 0;
-    if (freeInMs > 0) {
-      sub.reserved = true;
-      schedule(sub, now + freeInMs);
-      return;
-    }
-    reads.start(sub, ok.acquire, ok.window);
-  };
+  const { dispatchSub, dispatchGroup } = createDispatch({
+    store, client, registry, gate, reads, isAllowed, owns, floorMs, paceMs, schedule, pushGroup, refreshUser, groups,
+    verifyEveryMs: tuning.groupVerifyEveryMs,
+  });
 
   // ---- the loop ------------------------------------------------------------------------------
 
@@ -289,16 +261,19 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       }
       queue.pop();
       const sub = subs.get(top.id);
-      if (!sub || sub.inFlight) continue;
+      const group = sub ? undefined : groups?.get(top.id);
+      if (sub ? sub.inFlight : !group || group.inFlight) continue;
       counters.lag.record(now - top.dueAt);
       // Waiting for the tick is by design, not a sign of overload: only the lag past it counts.
       loadFactor.observe(Math.max(0, now - takenAt(top.dueAt)), now);
       try {
-        dispatch(sub, now);
+        if (sub) dispatchSub(sub, now);
+        else if (group) dispatchGroup(group, now);
       } catch (err) {
         // One subscription's surprise must not stop everyone's alerts.
-        log.error({ err, subKey: sub.subKey }, 'dispatch failed');
-        schedule(sub, now + tuning.backoffMaxMs);
+        log.error({ err, id: top.id }, 'dispatch failed');
+        if (sub) schedule(sub, now + tuning.backoffMaxMs);
+        else if (group) pushGroup(group, now + tuning.backoffMaxMs);
       }
     }
   };

@@ -87,6 +87,8 @@ export interface SubscriptionRegistryContext {
   queue: Pick<ScheduleQueue, 'remove'>;
   /** Puts a subscription in the due queue (the loop's own schedule, which may wake it). */
   schedule(sub: Sub, due: number): void;
+  /** Told after each refresh which subscriptions the user now has (the read groups follow them). */
+  afterRefresh?(userId: number, current: Iterable<Sub>): void;
 }
 
 export interface SubscriptionRegistry {
@@ -180,6 +182,7 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
     }
     if (!user || accessKey === undefined || wanted.length === 0) {
       subsByUser.delete(userId);
+      ctx.afterRefresh?.(userId, []);
       return;
     }
 
@@ -225,6 +228,7 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
       schedule(sub, now + Math.floor(random() * firstReadWithinMs));
     }
     subsByUser.set(userId, current);
+    ctx.afterRefresh?.(userId, current.values());
     // A new plan may open a window sooner for those parked until their next one.
     for (const sub of current.values()) {
       if (sub.waitingForWindow && !sub.inFlight) {

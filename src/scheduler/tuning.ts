@@ -50,6 +50,12 @@ export interface SchedulerTuning {
   pruneEveryMs: number;
   /** Entries of items not seen for this long are pruned (subscriptions paused or deleted long ago). */
   staleEntryMs: number;
+  /**
+   * LIMIT_SCOPE=address read groups: a member whose key has not read for its group this long reads
+   * next when its plan lets it request a token, even if another member holds one, so every
+   * member's access is checked by the service that often and no one key's tokens carry the group.
+   */
+  groupVerifyEveryMs: number;
   /** When and how fast poll intervals are stretched under overload. */
   loadFactor: Partial<LoadFactorTuning>;
 }
@@ -72,5 +78,6 @@ export const DEFAULT_TUNING: SchedulerTuning = {
   statusWriteEveryMs: 15_000,
   pruneEveryMs: 10 * 60_000,
   staleEntryMs: 24 * HOUR_MS,
+  groupVerifyEveryMs: 15 * 60_000,
   loadFactor: {},
 };

@@ -155,6 +155,20 @@ describe('/status', () => {
     expect(last().text).toContain('Последнее успешное чтение: сб 3 янв 13:00 (только что)');
   });
 
+  it('says with how many others a shared read (LIMIT_SCOPE=address read group) is shared, in English and Russian', async () => {
+    await h.say(ALICE, '/filter arbs_live');
+    h.scheduler.coverageTable.set(ALICE.id, { arbs_live: { ...covered(1, 4_000), sharedWith: 3 } });
+    await h.say(ALICE, '/status');
+    expect(last().text).toContain('Coverage 100 % of the time, a read every 4 s, shared with 3 other users with the same filter.');
+    h.scheduler.coverageTable.set(ALICE.id, { arbs_live: { ...covered(1, 4_000), sharedWith: 1 } });
+    await h.say(ALICE, '/status');
+    expect(last().text).toContain('shared with 1 other user with the same filter.');
+    await h.say(ALICE, '/settings lang ru');
+    h.scheduler.coverageTable.set(ALICE.id, { arbs_live: { ...covered(1, 4_000), sharedWith: 5 } });
+    await h.say(ALICE, '/status');
+    expect(last().text).toContain('общее с 5 другими пользователями с тем же фильтром.');
+  });
+
   it('without a key: asks to connect', async () => {
     await h.say(BORIS, '/status');
     expect(h.last(BORIS.id).text).toContain('/connect');

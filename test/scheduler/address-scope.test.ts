@@ -1,6 +1,7 @@
 /**
  * LIMIT_SCOPE=address against the sandbox counting per address: the users of one host share its
- * read budget in turn, and nothing goes over the limit.
+ * read budget in turn, and nothing goes over the limit. Each user here has a filter of their own,
+ * so each subscription is its own read group; groups of many are in read-groups.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { stopAfterEach } from '../support/teardown.js';
@@ -20,7 +21,8 @@ describe('LIMIT_SCOPE=address', () => {
       notifier: (clock) => new RecordingNotifier(() => clock.now()),
     }));
     for (let i = 0; i < users; i++) {
-      addUser(stack.store, i + 1, i < 10 ? ['arbs_prematch'] : ['arbs_prematch', 'arbs_live'], keys[i]!);
+      // A filter each: fifteen read groups (equal filters would share their reads: read-groups.test.ts).
+      addUser(stack.store, i + 1, i < 10 ? ['arbs_prematch'] : ['arbs_prematch', 'arbs_live'], { ...keys[i]!, filter: { minProfit: -i } });
     }
     stack.scheduler.start();
     await runStack(stack, 15 * 60_000);
@@ -49,7 +51,9 @@ describe('LIMIT_SCOPE=address', () => {
       limits: { scope: 'address', tokenScope: 'address' },
       notifier: (clock) => new RecordingNotifier(() => clock.now()),
     }));
-    for (let i = 0; i < users; i++) addUser(stack.store, i + 1, i % 2 === 0 ? ['arbs_live'] : ['arbs_prematch', 'middles_live'], keys[i]!);
+    for (let i = 0; i < users; i++) {
+      addUser(stack.store, i + 1, i % 2 === 0 ? ['arbs_live'] : ['arbs_prematch', 'middles_live'], { ...keys[i]!, filter: { minProfit: -i } });
+    }
     stack.scheduler.start();
     await runStack(stack, 2 * 60 * 60_000, 2_000);
 

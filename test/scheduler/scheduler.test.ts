@@ -195,7 +195,8 @@ describe('polling', () => {
   it('shares a host fairly under LIMIT_SCOPE=address and uses its whole read limit, never more', async () => {
     // Tokens plentiful here: the read budget is what is shared.
     const { clock, store, client, scheduler } = await rig({ config: { LIMIT_SCOPE: 'address', LIMIT_TOKENS_PER_HOUR: 1_000 } });
-    for (let id = 1; id <= 12; id++) addUser(store, id, ['arbs_prematch']);
+    // Each on a filter of their own: twelve read groups (equal filters would share their reads).
+    for (let id = 1; id <= 12; id++) addUser(store, id, ['arbs_prematch'], { filter: { minProfit: id } });
     scheduler.start();
     const start = clock.now();
     await runFor(clock, scheduler, 40 * 60_000, 500);
@@ -215,7 +216,8 @@ describe('polling', () => {
 
   it('shares one token budget between all users under LIMIT_SCOPE=address, in turns', async () => {
     const { clock, store, client, scheduler } = await rig({ config: { LIMIT_SCOPE: 'address', LIMIT_SCOPE_TOKENS: 'address' } });
-    for (let id = 1; id <= 6; id++) addUser(store, id, id <= 3 ? ['arbs_prematch'] : ['arbs_live', 'middles_prematch']);
+    // A filter each: the token turns alone are under test here, not read groups.
+    for (let id = 1; id <= 6; id++) addUser(store, id, id <= 3 ? ['arbs_prematch'] : ['arbs_live', 'middles_prematch'], { filter: { minProfit: id } });
     scheduler.start();
     await runFor(clock, scheduler, 3 * HOUR_MS, 2_000);
     // One address, one budget: 18 token requests in any rolling hour, whichever keys made them.

@@ -33,7 +33,9 @@ export function statusFeature(rt: BotRuntime): Composer<BotContext> {
       if (record.paused || !cov || cov.state !== 'active') {
         lines.push(t('status_not_polled'));
       } else {
-        lines.push(t('status_coverage', { share: sharePct(cov.share), every: intervalWords(cov.intervalMs, t) }));
+        const words = { share: sharePct(cov.share), every: intervalWords(cov.intervalMs, t) };
+        // LIMIT_SCOPE=address: one read serves everyone with the same filter; the user is told with how many.
+        lines.push(cov.sharedWith ? t('status_coverage_shared', { ...words, n: cov.sharedWith }) : t('status_coverage', words));
       }
       const snoozed = user.snoozedUntil[s];
       if (snoozed !== undefined && snoozed > now) lines.push(t('status_snoozed', { until: formatClockTime(snoozed, zone, ctx.lang) }));
