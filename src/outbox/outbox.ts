@@ -3,9 +3,11 @@
  * and the loop that sends them. This file is the queue and the loop; each other concern has a
  * room of its own in `src/outbox/`:
  *
- * - Pacing within Telegram's limits: about 25 messages a second in all, one a second per chat,
- *   20 a minute per group or channel (sliding windows on the injected clock, `pacing.ts`). A send
- *   counts against the windows from Telegram's answer.
+ * - Pacing within Telegram's limits: about 25 messages a second in all, 20 a minute per group or
+ *   channel (sliding windows on the injected clock, `pacing.ts`), and per chat a bucket of three
+ *   that refills one a second (`chat-bucket.ts`): new messages and replies may use the burst,
+ *   edits and gone marks only a full bucket, so a new alert never waits behind an edit. A send
+ *   counts against the windows and the bucket from Telegram's answer.
  * - `retry_after` of a 429 honoured for that chat; when two chats are told to wait at once the
  *   limit is the bot's own, and everything waits (`pauses.ts`).
  * - Failures (`errors.ts` says what one means, `failures.ts` what to do): 5xx and network
@@ -79,7 +81,7 @@ export class Outbox implements OutboxService {
     const tuning = (this.tuning = outboxTuning(options));
     this.digestRules = { threshold: tuning.digestThreshold, behindMs: tuning.behindMs, maxLines: tuning.digestMaxLines };
     this.global = new SendTimes(tuning.globalWindow.limit);
-    this.chats = new ChatStates((chatId) => Math.max(tuning.chatWindow.limit, chatId < 0 ? tuning.groupWindow.limit : 0));
+    this.chats = new ChatStates(tuning.chatBucket, tuning.groupWindow.limit);
     this.pauses = new Pauses(this.logger);
     this.sleeper = new SharedSleep(this.clock);
     const context = {
@@ -309,7 +311,8 @@ export class Outbox implements OutboxService {
     // while, and stamping its sends early would let the next window open early.
     const sentAt = Math.max(now, this.clock.now());
     const counted = job.type !== 'reply' || job.counted;
-    const chatStamp = counted ? chat.times.record(sentAt) : undefined;
+    if (counted) chat.bucket.record();
+    const minuteStamp = counted ? chat.minute?.record(sentAt) : undefined;
     const globalStamp = counted ? this.global.record(sentAt) : undefined;
     // Metrics hook: a message's queue wait, once per message (not per retry or per part).
     if (job.type === 'send' && job.attempts === 0 && job.partIndex === 0) this.options.metrics?.outboxWait(sentAt - job.queuedAt);
@@ -317,7 +320,8 @@ export class Outbox implements OutboxService {
     void performed.finally(() => {
       // Telegram had it by the time it answered: the windows count it from then.
       const answeredAt = this.clock.now();
-      if (chatStamp) chat.times.arrived(chatStamp, answeredAt);
+      if (counted) chat.bucket.arrived(answeredAt);
+      if (minuteStamp) chat.minute?.arrived(minuteStamp, answeredAt);
       if (globalStamp) this.global.arrived(globalStamp, answeredAt);
       job.inFlight = false;
       chat.busy = false;
