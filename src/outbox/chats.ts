@@ -107,6 +107,31 @@ export class ChatStates {
     return true;
   }
 
+  /**
+   * The chat whose head job may go at `now` and is the most urgent (by priority, then arrival), if
+   * any, and the earliest another becomes ready (within its own budget; the bot's is the caller's).
+   */
+  mostUrgent(now: number, tuning: Pick<OutboxTuning, 'chatBucket' | 'groupWindow'>): { best: ChatState | undefined; readyAt: number } {
+    let best: ChatState | undefined;
+    let bestJob: Job | undefined;
+    let readyAt = Number.POSITIVE_INFINITY;
+    for (const chat of this.queued) {
+      const head = chat.queue[0];
+      if (!head) {
+        this.queued.delete(chat);
+        continue;
+      }
+      if (chat.busy) continue;
+      const at = chatReadyAt(chat, head, now, tuning);
+      if (at > now) readyAt = Math.min(readyAt, at);
+      else if (!bestJob || head.priority < bestJob.priority || (head.priority === bestJob.priority && head.seq < bestJob.seq)) {
+        best = chat;
+        bestJob = head;
+      }
+    }
+    return { best, readyAt };
+  }
+
   /** Forgets the pacing state of chats with nothing queued that have been quiet for a minute; true when it looked. */
   prune(now: number): boolean {
     if (now < this.nextPruneAt) return false;
@@ -117,6 +142,28 @@ export class ChatStates {
     }
     return true;
   }
+}
+
+/**
+ * A counted call to `chat` leaves at `at`: its token and its places in the windows are taken now;
+ * call the answer with whether the call was made and when its answer came (it counts from then),
+ * or, when it was not made, to give them back.
+ */
+export function spend(chat: ChatState, global: SendTimes, at: number): (called: boolean, answeredAt: number) => void {
+  chat.bucket.record();
+  const minute = chat.minute?.record(at);
+  const all = global.record(at);
+  return (called, answeredAt) => {
+    if (!called) {
+      chat.bucket.cancelled();
+      if (minute) chat.minute?.forget(minute);
+      global.forget(all);
+      return;
+    }
+    chat.bucket.arrived(answeredAt);
+    if (minute) chat.minute?.arrived(minute, answeredAt);
+    global.arrived(all, answeredAt);
+  };
 }
 
 /**
