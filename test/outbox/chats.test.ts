@@ -67,6 +67,22 @@ describe('ChatStates', () => {
     expect(chatReadyAt(group, newReplyJob(2, -1, false, () => {}), 20_000, TUNING)).toBe(25_000);
   });
 
+  it('leaves the last sends of a group’s minute to new messages: an edit waits while a new alert may go', () => {
+    const chats = new ChatStates(TUNING.chatBucket, 20);
+    const group = chats.state(-2);
+    // 18 sends in the minute, the last one 5 s ago: the bucket is full again.
+    for (let i = 0; i < 18; i++) {
+      group.bucket.record();
+      group.bucket.arrived(i * 1000);
+      group.minute?.arrived(group.minute.record(i * 1000), i * 1000);
+    }
+    const send: Job = newSendJob(0, 0, -2, ['x'], { kind: 'alert', buttons: undefined, digestLine: 'x', lang: 'en', resolve: () => {} });
+    const edit: Job = newEditJob(1, -2, 10, 'moved', {}, () => {});
+    expect(chatReadyAt(group, send, 22_000, TUNING)).toBe(22_000);
+    // An edit needs three of the minute's sends left: it waits until the first of the 18 leaves the window.
+    expect(chatReadyAt(group, edit, 22_000, TUNING)).toBe(60_000);
+  });
+
   it('lets a new message or a reply spend the burst, but an edit or a gone mark only a full bucket', () => {
     const chats = new ChatStates(TUNING.chatBucket, 20);
     const chat = chats.state(1);
