@@ -5,16 +5,18 @@
  * their outcome (the job's return value: the message id, or whether the edit was applied), so it
  * runs many jobs at once; pacing, retries, digests and quiet hours stay the outbox's.
  *
- * No alert twice: before a send named by an idempotency key goes to the outbox, its key is claimed
- * in Redis (claims.ts). A second delivery of the key — a job replayed after a front crashed
- * (BullMQ's stalled-job check hands a dead consumer's active jobs to a live one), a repeat enqueue
- * whose first job was already removed, a second worker that took over a lease and saw the item
- * again — is not sent: it resolves to the message id recorded in the claim. A claim left pending
- * by a sender that stopped between the claim and Telegram's answer resolves to at most once: not
- * sent again, logged and counted (`unsure`). That window is the time the alert spends in the
- * outbox (its chat's pacing, usually nothing) plus the Telegram call; a graceful `close()` lets the
- * outbox answer the jobs in hand first. Edits are not claimed: applying an edit twice is harmless
- * (Telegram answers "not modified", a success).
+ * No alert twice: a send named by an idempotency key is claimed in Redis (claims.ts) in its chat's
+ * turn, right before the outbox calls `sendMessage` (the outbox's `beforeFirstSend`), not when the
+ * job is taken: an alert still waiting in the outbox is not claimed, and the BullMQ job is answered
+ * only with the outcome, so a front killed meanwhile loses nothing — BullMQ's stalled-job check
+ * hands its active jobs to a live front, which claims and sends them. A second delivery of a key
+ * that was claimed — a job replayed after a front crashed, a repeat enqueue whose first job was
+ * already removed, a second worker that took over a lease and saw the item again — is not sent: it
+ * resolves to the message id recorded in the claim. A claim left pending by a sender that stopped
+ * between the claim and Telegram's answer resolves to at most once: not sent again, logged and
+ * counted (`unsure`); that window is one Telegram call. A graceful `close()` lets the outbox answer
+ * the jobs in hand first. Edits are not claimed: applying an edit twice is harmless (Telegram
+ * answers "not modified", a success).
  *
  * A payload that is not an alert (zod) is discarded with a log line and fails its job (no retry);
  * the consumer never throws on one. A chat that blocked the bot answers undefined or false, as the
@@ -24,16 +26,16 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../logger.js';
-import type { OutboxPort } from '../outbox/port.js';
+import type { SendingOutboxPort } from '../outbox/port.js';
 import { ALERT_QUEUE, alertJobSchema, bullPrefix, type SendAlertJob } from './alert-jobs.js';
-import { createClaims, type Claims, type RedisConnection } from './claims.js';
+import { createClaims, type ClaimOutcome, type Claims, type RedisConnection } from './claims.js';
 
 export interface AlertConsumerOptions {
   connection: RedisConnection;
   /** The cluster's key prefix (config.REDIS_PREFIX). */
   prefix: string;
-  /** The front's outbox (started). */
-  outbox: OutboxPort;
+  /** The front's outbox (started): it asks for the claim in the alert's turn. */
+  outbox: SendingOutboxPort;
   /** The claims to use; without it the consumer opens its own and closes them with itself. */
   claims?: Claims;
   logger: Logger;
@@ -52,7 +54,7 @@ export interface AlertConsumerOptions {
 export interface AlertConsumerStats {
   /** Jobs taken off the queue. */
   received: number;
-  /** Sends handed to the outbox. */
+  /** Sends made: claimed in their turn (or named by no key) and handed to Telegram. */
   sent: number;
   /** Edits handed to the outbox. */
   edited: number;
@@ -114,14 +116,26 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
   };
 
   const sendOnce = async (job: SendAlertJob, key: string, jobId: string | undefined): Promise<number | undefined> => {
-    let claim;
-    try {
-      claim = await claims.claim(key, holder);
-    } catch (err) {
+    // Asked by the outbox in the alert's turn, right before its sendMessage.
+    let claim: ClaimOutcome | undefined;
+    let claimError: unknown;
+    const claimInTurn = async (): Promise<boolean> => {
+      try {
+        claim = await claims.claim(key, holder);
+      } catch (err) {
+        claimError = err;
+        return false;
+      }
+      return claim.kind === 'claimed';
+    };
+    const messageId = await outbox.send(job.chatId, job.text, job.opts, claimInTurn);
+    if (claimError !== undefined) {
       counts.claimErrors += 1;
       // Nothing was sent: BullMQ may safely try the job again.
-      throw new Error(`could not claim the alert: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`could not claim the alert: ${claimError instanceof Error ? claimError.message : String(claimError)}`);
     }
+    // Never asked: dropped before its turn (a blocked chat, a drain), nothing sent and nothing claimed.
+    if (claim === undefined) return messageId;
     if (claim.kind === 'sent') {
       counts.repeats += 1;
       log.info({ jobId }, 'alert queue: this alert was sent before; answered with its message id');
@@ -129,7 +143,6 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
     }
     if (claim.kind === 'pending') return answerOfHeld(key, jobId, claim.holder);
     counts.sent += 1;
-    const messageId = await outbox.send(job.chatId, job.text, job.opts);
     try {
       await claims.settle(key, holder, messageId);
     } catch (err) {

@@ -15,7 +15,7 @@ import type { ClientStats } from '../service/client.js';
 import type { ServiceClient } from '../service/client-types.js';
 import type { Store } from '../store/port.js';
 import type { Vault } from '../store/vault.js';
-import type { OutboxPort } from '../outbox/port.js';
+import type { OutboxPort, SendingOutboxPort } from '../outbox/port.js';
 import type { AlertStateLoader } from './ownership.js';
 import { openRedisStore } from '../store/redis-store.js';
 import { createSharedServiceClient } from './shared-client.js';
@@ -61,7 +61,7 @@ export interface ClusterParts {
   openStore(ctx: ClusterContext): Promise<ClusterStore>;
   createClient(ctx: ClusterContext & { vault: Vault }): ClusterClient;
   createRemoteOutbox(ctx: ClusterContext): RemoteOutboxPart;
-  startAlertConsumer(ctx: ClusterContext & { outbox: OutboxPort }): AlertConsumerPart;
+  startAlertConsumer(ctx: ClusterContext & { outbox: SendingOutboxPort }): AlertConsumerPart;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Command replies through the outbox's per-chat budget. Telegram counts a reply, an alert and an
- * edit alike against a chat (about one a second) and, after a 429, refuses everything to that
+ * edit alike against a chat (a burst of about three, then about one a second) and, after a 429, refuses everything to that
  * chat until `retry_after` is over — so replies must wait for the same slots and pauses as the
  * outbox's own sends, or one of them gets a 429 and the other is sent too early.
  *

@@ -1,9 +1,11 @@
 /**
- * Per-chat state of the outbox: each chat's queue, whether a call to it is in flight, its recent
- * send times, its 429 pause and its alerts held for quiet hours; which chats have work; and the
- * groups that became supergroups. A chat's state is made on first use and forgotten once it has
+ * Per-chat state of the outbox: each chat's queue, whether a call to it is in flight, its budget
+ * (a token bucket, `chat-bucket.ts`, and for a group its last minute's send times), its 429 pause
+ * and its alerts held for quiet hours; which chats have work; and the groups that became
+ * supergroups. A chat's state is made on first use and forgotten once it has
  * been idle for a minute, so thousands of quiet chats cost nothing.
  */
+import { ChatBucket, needFor, type BucketRate } from './chat-bucket.js';
 import type { Job } from './jobs.js';
 import type { OutboxTuning } from './options.js';
 import { SendTimes } from './pacing.js';
@@ -14,7 +16,9 @@ export interface ChatState {
   id: number;
   queue: Job[];
   busy: boolean;
-  times: SendTimes;
+  bucket: ChatBucket;
+  /** A group's or channel's sends of the last minute (held to a per-minute limit too); undefined for a private chat. */
+  minute: SendTimes | undefined;
   pausedUntil: number;
   held: HeldAlerts | undefined;
 }
@@ -35,8 +39,11 @@ export class ChatStates {
   /** When idle chats are looked for next. */
   nextPruneAt = 0;
 
-  /** `keepFor`: how many send times a chat's windows need (more for a group, held to a per-minute limit too). */
-  constructor(private readonly keepFor: (chatId: number) => number) {}
+  /** `rate`: every chat's bucket; `groupKeep`: how many send times a group's per-minute window needs. */
+  constructor(
+    private readonly rate: BucketRate,
+    private readonly groupKeep: number,
+  ) {}
 
   /** The chat messages to `to` go to: itself, or the supergroup it became. */
   target(to: number): number {
@@ -51,7 +58,8 @@ export class ChatStates {
   state(chatId: number): ChatState {
     let chat = this.chats.get(chatId);
     if (!chat) {
-      chat = { id: chatId, queue: [], busy: false, times: new SendTimes(this.keepFor(chatId)), pausedUntil: 0, held: undefined };
+      const minute = chatId < 0 ? new SendTimes(this.groupKeep) : undefined;
+      chat = { id: chatId, queue: [], busy: false, bucket: new ChatBucket(this.rate), minute, pausedUntil: 0, held: undefined };
       this.chats.set(chatId, chat);
     }
     return chat;
@@ -99,22 +107,78 @@ export class ChatStates {
     return true;
   }
 
+  /**
+   * The chat whose head job may go at `now` and is the most urgent (by priority, then arrival), if
+   * any, and the earliest another becomes ready (within its own budget; the bot's is the caller's).
+   */
+  mostUrgent(now: number, tuning: Pick<OutboxTuning, 'chatBucket' | 'groupWindow'>): { best: ChatState | undefined; readyAt: number } {
+    let best: ChatState | undefined;
+    let bestJob: Job | undefined;
+    let readyAt = Number.POSITIVE_INFINITY;
+    for (const chat of this.queued) {
+      const head = chat.queue[0];
+      if (!head) {
+        this.queued.delete(chat);
+        continue;
+      }
+      if (chat.busy) continue;
+      const at = chatReadyAt(chat, head, now, tuning);
+      if (at > now) readyAt = Math.min(readyAt, at);
+      else if (!bestJob || head.priority < bestJob.priority || (head.priority === bestJob.priority && head.seq < bestJob.seq)) {
+        best = chat;
+        bestJob = head;
+      }
+    }
+    return { best, readyAt };
+  }
+
   /** Forgets the pacing state of chats with nothing queued that have been quiet for a minute; true when it looked. */
   prune(now: number): boolean {
     if (now < this.nextPruneAt) return false;
     this.nextPruneAt = now + PRUNE_EVERY_MS;
     for (const [id, chat] of this.chats) {
       const idle = chat.queue.length === 0 && !chat.busy && !chat.held && chat.pausedUntil <= now;
-      if (idle && (chat.times.last ?? Number.NEGATIVE_INFINITY) < now - IDLE_CHAT_TTL_MS) this.chats.delete(id);
+      if (idle && (chat.bucket.last ?? Number.NEGATIVE_INFINITY) < now - IDLE_CHAT_TTL_MS) this.chats.delete(id);
     }
     return true;
   }
 }
 
-/** The earliest the chat's `head` job may go: after its pause and retry wait, within the chat's windows (a counted call). */
-export function chatReadyAt(chat: ChatState, head: Job, now: number, tuning: Pick<OutboxTuning, 'chatWindow' | 'groupWindow'>): number {
+/**
+ * A counted call to `chat` leaves at `at`: its token and its places in the windows are taken now;
+ * call the answer with whether the call was made and when its answer came (it counts from then),
+ * or, when it was not made, to give them back.
+ */
+export function spend(chat: ChatState, global: SendTimes, at: number): (called: boolean, answeredAt: number) => void {
+  chat.bucket.record();
+  const minute = chat.minute?.record(at);
+  const all = global.record(at);
+  return (called, answeredAt) => {
+    if (!called) {
+      chat.bucket.cancelled();
+      if (minute) chat.minute?.forget(minute);
+      global.forget(all);
+      return;
+    }
+    chat.bucket.arrived(answeredAt);
+    if (minute) chat.minute?.arrived(minute, answeredAt);
+    global.arrived(all, answeredAt);
+  };
+}
+
+/**
+ * The earliest the chat's `head` job may go: after its pause and retry wait, and for a counted call
+ * when the chat's bucket holds what the job needs (one token for a new message or a reply, a full
+ * bucket for an edit or a gone mark) and a group's minute has as many sends left (an edit leaves
+ * the last few of the minute to new alerts too).
+ */
+export function chatReadyAt(chat: ChatState, head: Job, now: number, tuning: Pick<OutboxTuning, 'chatBucket' | 'groupWindow'>): number {
   if (head.type === 'reply' && !head.counted) return Math.max(now, chat.pausedUntil, head.notBefore);
-  let at = Math.max(now, chat.pausedUntil, head.notBefore, chat.times.nextAllowed(now, tuning.chatWindow));
-  if (chat.id < 0) at = Math.max(at, chat.times.nextAllowed(now, tuning.groupWindow));
+  const need = needFor(head.type, tuning.chatBucket);
+  let at = Math.max(now, chat.pausedUntil, head.notBefore, chat.bucket.nextAllowed(now, need));
+  if (chat.minute) {
+    const window = tuning.groupWindow;
+    at = Math.max(at, chat.minute.nextAllowed(now, { limit: Math.max(1, window.limit - need + 1), spanMs: window.spanMs }));
+  }
   return at;
 }

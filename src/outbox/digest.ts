@@ -7,6 +7,7 @@
 import type { Lang } from '../store/schema.js';
 import { digestHeader, moreLinesLine } from './digest-text.js';
 import type { Job, SendJob } from './jobs.js';
+import type { BeforeFirstSend } from './port.js';
 import { splitMessage } from './split.js';
 
 export interface DigestRules {
@@ -30,18 +31,55 @@ export function isFoldable(job: Job): job is SendJob {
   return job.type === 'send' && job.kind === 'alert' && job.partIndex === 0 && !job.inFlight;
 }
 
-/** Counts one more alert in the digest; lines past what it will list are not kept. */
-export function addToDigest(digest: SendJob, line: string, maxLines: number): void {
-  const folded = (digest.folded ??= { lines: [], count: 0 });
+/**
+ * Counts one more alert in the digest; lines past what it will list are not kept. An alert with a
+ * question (`ask`, port.ts) is asked in the digest's turn, and its promise (`resolve`) settles with
+ * the digest's instead of at once: until then it is not sent.
+ */
+export function addToDigest(
+  digest: SendJob,
+  line: string,
+  maxLines: number,
+  asked?: { ask: BeforeFirstSend; resolve: (messageId: undefined) => void },
+): void {
+  const folded = (digest.folded ??= { lines: [], count: 0, asks: [] });
   folded.count += 1;
-  if (folded.lines.length < maxLines) folded.lines.push(line);
+  const listed = folded.lines.length < maxLines;
+  if (listed) folded.lines.push(line);
+  if (!asked) return;
+  folded.asks.push({ line: listed ? folded.lines.length - 1 : undefined, ask: asked.ask });
+  const before = digest.resolve;
+  digest.resolve = (messageId) => {
+    before(messageId);
+    asked.resolve(undefined);
+  };
+}
+
+/**
+ * Asks the questions of the alerts folded into the digest (in its turn, before it is written) and
+ * leaves out those that said no. Returns how many alerts it still holds.
+ */
+export async function askFolded(digest: SendJob, ask: (question: BeforeFirstSend) => Promise<boolean>): Promise<number> {
+  const folded = digest.folded;
+  if (!folded) return 0;
+  if (folded.asks.length === 0) return folded.count;
+  const answers = await Promise.all(folded.asks.map((a) => ask(a.ask)));
+  const dropped = new Set<number>();
+  folded.asks.forEach((a, i) => {
+    if (answers[i]) return;
+    folded.count -= 1;
+    if (a.line !== undefined) dropped.add(a.line);
+  });
+  folded.lines = folded.lines.filter((_, i) => !dropped.has(i));
+  folded.asks = [];
+  return folded.count;
 }
 
 /**
  * When the first queued alert has more than `threshold` alerts queued with it, or has waited
  * `behindMs` with any queued behind it, the others join the chat's digest (a new one, made by
  * `newDigest`, where the first of them stood, unless one is still waiting to go). Folded alerts'
- * promises resolve with no message id. Returns how many alerts were folded.
+ * promises resolve with no message id (those with a question when the digest is done). Returns how many alerts were folded.
  */
 export function foldBurst(chat: { queue: Job[] }, now: number, rules: DigestRules, newDigest: (lang: Lang) => SendJob): number {
   const foldable = chat.queue.filter(isFoldable);
@@ -53,14 +91,18 @@ export function foldBurst(chat: { queue: Job[] }, now: number, rules: DigestRule
   let digest = openDigest(chat);
   if (!digest) {
     digest = newDigest(rest[0]?.lang ?? head.lang);
-    digest.folded = { lines: [], count: 0 };
+    digest.folded = { lines: [], count: 0, asks: [] };
     chat.queue.splice(chat.queue.indexOf(rest[0]!), 0, digest);
   }
   const folded = new Set<Job>(rest);
   chat.queue = chat.queue.filter((j) => !folded.has(j));
   for (const job of rest) {
-    addToDigest(digest, job.digestLine, rules.maxLines);
-    job.resolve(undefined);
+    if (job.beforeFirstSend) {
+      addToDigest(digest, job.digestLine, rules.maxLines, { ask: job.beforeFirstSend, resolve: job.resolve });
+    } else {
+      addToDigest(digest, job.digestLine, rules.maxLines);
+      job.resolve(undefined);
+    }
   }
   return rest.length;
 }
@@ -76,6 +118,11 @@ export function listMessage(header: string, lines: string[], total: number, lang
 export function writeDigest(digest: SendJob, maxLines: number): void {
   if (!digest.folded) return;
   const { lines, count } = digest.folded;
+  if (count === 0) {
+    digest.parts = [];
+    digest.folded = undefined;
+    return;
+  }
   digest.parts = splitMessage(listMessage(digestHeader(digest.lang, count), lines, count, digest.lang, maxLines));
   digest.folded = undefined;
 }

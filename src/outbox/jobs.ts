@@ -6,7 +6,7 @@
  */
 import type { Lang } from '../store/schema.js';
 import type { GateTicket } from './chat-gate.js';
-import type { OutboxButtons, OutboxEditOptions } from './port.js';
+import type { BeforeFirstSend, OutboxButtons, OutboxEditOptions } from './port.js';
 import { insertByPriority, PRIORITY, type Prioritized } from './priority.js';
 
 /** What `onGiveUp` learns about the job it lost. */
@@ -38,8 +38,14 @@ export interface SendJob extends JobBase {
   resolve: (messageId: number | undefined) => void;
   /** When it was queued (the outbox's clock). */
   queuedAt: number;
-  /** A digest that alerts may still join: what it lists so far. Its text is written when it is sent. */
-  folded?: { lines: string[]; count: number };
+  /** Asked once, in its turn, before the first part goes (port.ts); cleared once it said yes. */
+  beforeFirstSend?: BeforeFirstSend;
+  /**
+   * A digest that alerts may still join: what it lists so far, and the questions of the alerts that
+   * come with one (`line`: the index of the alert's line, undefined past the lines listed). Its text
+   * is written when it is sent, without the alerts whose question said no.
+   */
+  folded?: { lines: string[]; count: number; asks: { line: number | undefined; ask: BeforeFirstSend }[] };
 }
 
 export interface EditJob extends JobBase {
@@ -81,7 +87,7 @@ export function newSendJob(
   queuedAt: number,
   chatId: number,
   parts: string[],
-  fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve'>,
+  fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'>,
 ): SendJob {
   return {
     type: 'send',

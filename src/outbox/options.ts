@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { Lang } from '../store/schema.js';
 import type { OutboxApi } from './api.js';
 import type { OutboxJobInfo } from './jobs.js';
+import { bucketRate, type BucketRate } from './chat-bucket.js';
 import { rateWindow, type RateWindow } from './pacing.js';
 
 export interface OutboxOptions {
@@ -17,8 +18,14 @@ export interface OutboxOptions {
   clock?: Clock;
   /** Messages a second over all chats (default 25). */
   globalPerSecond?: number;
-  /** Messages a second to one chat (default 1); groups and channels are held to it too. */
+  /** Messages a second to one chat once its burst is spent (default 1); groups and channels are held to it too. */
   privatePerSecond?: number;
+  /**
+   * Messages one chat may take at once (default 3, as Telegram allows): new messages and command
+   * replies may spend the burst, edits and gone marks only a full bucket (they leave the burst to
+   * the next new alert).
+   */
+  privateBurst?: number;
   /** Messages a minute to one group or channel (default 20). */
   groupPerMinute?: number;
   /** Calls made for one job before it is given up (default 8). */
@@ -57,7 +64,7 @@ export interface OutboxOptions {
 /** The options with their defaults applied and their bounds enforced. */
 export interface OutboxTuning {
   globalWindow: RateWindow;
-  chatWindow: RateWindow;
+  chatBucket: BucketRate;
   groupWindow: RateWindow;
   maxAttempts: number;
   digestThreshold: number;
@@ -72,7 +79,7 @@ export interface OutboxTuning {
 export function outboxTuning(options: OutboxOptions): OutboxTuning {
   return {
     globalWindow: rateWindow(options.globalPerSecond ?? 25, 1000),
-    chatWindow: rateWindow(options.privatePerSecond ?? 1, 1000),
+    chatBucket: bucketRate(options.privatePerSecond ?? 1, options.privateBurst ?? 3),
     groupWindow: rateWindow(options.groupPerMinute ?? 20, 60_000),
     maxAttempts: Math.max(1, options.maxAttempts ?? 8),
     digestThreshold: Math.max(1, options.digestThreshold ?? 5),

@@ -3,17 +3,18 @@
  * and the loop that sends them. This file is the queue and the loop; each other concern has a
  * room of its own in `src/outbox/`:
  *
- * - Pacing within Telegram's limits: about 25 messages a second in all, one a second per chat,
- *   20 a minute per group or channel (sliding windows on the injected clock, `pacing.ts`). A send
- *   counts against the windows from Telegram's answer.
+ * - Pacing within Telegram's limits: about 25 messages a second in all, 20 a minute per group or
+ *   channel (sliding windows on the injected clock, `pacing.ts`), and per chat a bucket of three
+ *   that refills one a second (`chat-bucket.ts`): new messages and replies may use the burst,
+ *   edits and gone marks only a full bucket, so a new alert never waits behind an edit. A send
+ *   counts against the windows and the bucket from Telegram's answer.
  * - `retry_after` of a 429 honoured for that chat; when two chats are told to wait at once the
  *   limit is the bot's own, and everything waits (`pauses.ts`).
  * - Failures (`errors.ts` says what one means, `failures.ts` what to do): 5xx and network
- *   failures retried with exponential backoff up to `maxAttempts`, then given up, logged (never a
- *   token) and counted; a 403 drops the chat's queue and calls `onBlocked`; "message is not
- *   modified" is a success; an edit of a vanished message is dropped; a group that became a
- *   supergroup is followed to its new id; a chat that is gone or refuses the bot's posts is
- *   reported (`onChatUnavailable`).
+ *   failures retried with backoff, then given up; a 403 drops the chat's queue (`onBlocked`); "not
+ *   modified" is a success; a vanished message's edit is dropped; a supergroup is followed; a chat
+ *   that is gone or refuses the bot's posts is reported (`onChatUnavailable`).
+ * - A message may carry a question asked right before its first call (`first-send.ts`).
  * - A burst to one chat folds into one digest, "+N more" (`digest.ts`); quiet hours hold alerts
  *   and send one summary when they end (`quiet-hours.ts`); text over 4096 characters is split
  *   between lines (`split.ts`). Per-chat state lives in `chats.ts`.
@@ -23,24 +24,24 @@
  * edits; each kind in the order it came. Chats take turns the same way.
  * Messages are HTML (`parse_mode: 'HTML'`) without link previews (`api.ts`).
  *
- * About 400 lines on purpose: what is left — accepting jobs, choosing the next one, the call and
- * its bookkeeping, start, drain and stop — shares the same counters, sequence and signals, and is
- * read as one loop.
+ * What is left here — accepting jobs, the loop, the call, start, drain and stop — shares the same
+ * counters, sequence and signals, and is read as one loop.
  */
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { messageOptions, type OutboxApi } from './api.js';
 import type { GateTicket } from './chat-gate.js';
-import { chatReadyAt, ChatStates, type ChatState } from './chats.js';
-import { addToDigest, foldBurst, openDigest, writeDigest, type DigestRules } from './digest.js';
+import { ChatStates, spend, type ChatState } from './chats.js';
+import { addToDigest, foldBurst, openDigest, type DigestRules } from './digest.js';
 import { describeError } from './errors.js';
 import { FailureHandler } from './failures.js';
+import { FirstSendQuestions } from './first-send.js';
 import { coalesceEdit, firstLine, newEditJob, newReplyJob, newSendJob, settle, type EditJob, type Job, type SendJob } from './jobs.js';
 import { outboxTuning, type OutboxOptions, type OutboxTuning } from './options.js';
 import { SendTimes } from './pacing.js';
 import { Pauses } from './pauses.js';
-import { emptyOutboxStats, type OutboxEditOptions, type OutboxSendOptions, type OutboxService, type OutboxStats } from './port.js';
-import { holdAlert, holdFor, quietSummary, releaseDue } from './quiet-hours.js';
+import { emptyOutboxStats, type BeforeFirstSend, type OutboxEditOptions, type OutboxSendOptions, type OutboxService, type OutboxStats } from './port.js';
+import { holdFor, holdMessage, releaseHeldJobs } from './quiet-hours.js';
 import { ReplyTurns } from './reply-turns.js';
 import { SharedSleep, Signal } from './signal.js';
 import { splitMessage, truncateMessage } from './split.js';
@@ -59,6 +60,7 @@ export class Outbox implements OutboxService {
   private readonly pauses: Pauses;
   private readonly failures: FailureHandler;
   private readonly replies: ReplyTurns;
+  private readonly firstSend: FirstSendQuestions;
   private readonly global: SendTimes;
   private seq = 0;
   private inFlight = 0;
@@ -79,7 +81,7 @@ export class Outbox implements OutboxService {
     const tuning = (this.tuning = outboxTuning(options));
     this.digestRules = { threshold: tuning.digestThreshold, behindMs: tuning.behindMs, maxLines: tuning.digestMaxLines };
     this.global = new SendTimes(tuning.globalWindow.limit);
-    this.chats = new ChatStates((chatId) => Math.max(tuning.chatWindow.limit, chatId < 0 ? tuning.groupWindow.limit : 0));
+    this.chats = new ChatStates(tuning.chatBucket, tuning.groupWindow.limit);
     this.pauses = new Pauses(this.logger);
     this.sleeper = new SharedSleep(this.clock);
     const context = {
@@ -96,6 +98,7 @@ export class Outbox implements OutboxService {
     };
     this.failures = new FailureHandler(context, tuning);
     this.replies = new ReplyTurns(context);
+    this.firstSend = new FirstSendQuestions({ ...context, digestMaxLines: tuning.digestMaxLines });
   }
 
   /** Jobs not finished yet: queued, in flight, or held for quiet hours. */
@@ -117,8 +120,12 @@ export class Outbox implements OutboxService {
    * Queues a new message; resolves with its message id once sent (the last part's, which carries
    * the buttons, when it was split), or undefined when it was folded into a digest or summary,
    * held for quiet hours (known at once), dropped or given up. Never rejects.
+   *
+   * `beforeFirstSend` (port.ts) is asked in the message's turn, right before its first call; an
+   * alert folded into a digest is asked in the digest's turn and resolves when the digest is done;
+   * an alert held for quiet hours is asked when it is held.
    */
-  send(to: number, text: string, opts: OutboxSendOptions = {}): Promise<number | undefined> {
+  send(to: number, text: string, opts: OutboxSendOptions = {}, beforeFirstSend?: BeforeFirstSend): Promise<number | undefined> {
     const chatId = this.chats.target(to);
     if (!this.accepting) {
       this.refuse(chatId);
@@ -136,29 +143,30 @@ export class Outbox implements OutboxService {
     const now = this.clock.now();
 
     if (opts.holdUntil !== undefined && opts.holdUntil > now) {
+      // A held alert becomes a summary line, never a call of its own: it is asked now.
+      if (kind === 'alert' && beforeFirstSend) return this.firstSend.ask(beforeFirstSend).then((yes) => (yes ? this.send(to, text, opts) : undefined));
       const held = holdFor(chat, opts.holdUntil, lang);
       this.nextHeldAt = Math.min(this.nextHeldAt, held.until);
       this.counters.held += 1;
       this.wake.notify();
-      if (kind === 'alert') {
-        holdAlert(held, digestLine, this.tuning.digestMaxLines);
-        return Promise.resolve(undefined);
-      }
-      return new Promise((resolve) => {
-        held.infos.push(this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve }));
-      });
+      return holdMessage(held, { kind, digestLine }, this.tuning.digestMaxLines, (resolve) =>
+        this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve, beforeFirstSend }),
+      );
     }
 
     // A chat already behind gets this alert as one more digest line, not as one more full message:
     // a flood (a new filter's first read, a restart after a long pause) costs a line per alert.
     const digest = kind === 'alert' ? openDigest(chat) : undefined;
     if (digest) {
-      addToDigest(digest, digestLine, this.tuning.digestMaxLines);
       this.counters.folded += 1;
-      return Promise.resolve(undefined);
+      if (!beforeFirstSend) {
+        addToDigest(digest, digestLine, this.tuning.digestMaxLines);
+        return Promise.resolve(undefined);
+      }
+      return new Promise((resolve) => addToDigest(digest, digestLine, this.tuning.digestMaxLines, { ask: beforeFirstSend, resolve }));
     }
     return new Promise((resolve) => {
-      this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve }));
+      this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve, beforeFirstSend }));
       if (kind === 'alert') this.foldBurst(chat, now);
       this.wake.notify();
     });
@@ -269,29 +277,11 @@ export class Outbox implements OutboxService {
     for (;;) {
       if (this.inFlight >= this.tuning.maxInFlight) return this.nextHeldAt;
       const globalAt = Math.max(this.global.nextAllowed(now, this.tuning.globalWindow), this.pauses.globalUntil);
-      let best: ChatState | undefined;
-      let bestJob: Job | undefined;
-      let wakeAt = this.nextHeldAt;
       // While the bot-wide window is shut no chat can go before it opens, whatever its own state:
       // look again then instead of walking every queued chat for each job that arrives meanwhile.
-      if (globalAt > now && this.chats.queued.size > 0) return Math.min(wakeAt, globalAt, this.chats.nextPruneAt);
-      for (const chat of this.chats.queued) {
-        const head = chat.queue[0];
-        if (!head) {
-          this.chats.queued.delete(chat);
-          continue;
-        }
-        if (chat.busy) continue;
-        const at = Math.max(chatReadyAt(chat, head, now, this.tuning), globalAt);
-        if (at <= now) {
-          if (!bestJob || head.priority < bestJob.priority || (head.priority === bestJob.priority && head.seq < bestJob.seq)) {
-            best = chat;
-            bestJob = head;
-          }
-        } else {
-          wakeAt = Math.min(wakeAt, at);
-        }
-      }
+      if (globalAt > now && this.chats.queued.size > 0) return Math.min(this.nextHeldAt, globalAt, this.chats.nextPruneAt);
+      const { best, readyAt } = this.chats.mostUrgent(now, this.tuning);
+      const wakeAt = Math.min(this.nextHeldAt, Math.max(readyAt, globalAt));
       if (!best) return this.chats.size > 0 ? Math.min(wakeAt, this.chats.nextPruneAt) : wakeAt;
       this.dispatch(best, now);
     }
@@ -301,7 +291,6 @@ export class Outbox implements OutboxService {
     this.foldBurst(chat, now);
     const job = chat.queue[0];
     if (!job) return;
-    if (job.type === 'send') writeDigest(job, this.tuning.digestMaxLines);
     chat.busy = true;
     job.inFlight = true;
     this.inFlight += 1;
@@ -309,16 +298,13 @@ export class Outbox implements OutboxService {
     // while, and stamping its sends early would let the next window open early.
     const sentAt = Math.max(now, this.clock.now());
     const counted = job.type !== 'reply' || job.counted;
-    const chatStamp = counted ? chat.times.record(sentAt) : undefined;
-    const globalStamp = counted ? this.global.record(sentAt) : undefined;
+    const spent = counted ? spend(chat, this.global, sentAt) : undefined;
     // Metrics hook: a message's queue wait, once per message (not per retry or per part).
     if (job.type === 'send' && job.attempts === 0 && job.partIndex === 0) this.options.metrics?.outboxWait(sentAt - job.queuedAt);
-    const performed = job.type === 'reply' ? this.replies.grant(chat, job) : this.perform(chat, job);
-    void performed.finally(() => {
+    const performed = job.type === 'reply' ? this.replies.grant(chat, job).then(() => true) : this.perform(chat, job);
+    void performed.then((called) => {
       // Telegram had it by the time it answered: the windows count it from then.
-      const answeredAt = this.clock.now();
-      if (chatStamp) chat.times.arrived(chatStamp, answeredAt);
-      if (globalStamp) this.global.arrived(globalStamp, answeredAt);
+      spent?.(called, this.clock.now());
       job.inFlight = false;
       chat.busy = false;
       this.inFlight -= 1;
@@ -327,9 +313,11 @@ export class Outbox implements OutboxService {
     });
   }
 
-  private async perform(chat: ChatState, job: SendJob | EditJob): Promise<void> {
+  /** Makes the job's call; false when none was made (its `beforeFirstSend` said no). */
+  private async perform(chat: ChatState, job: SendJob | EditJob): Promise<boolean> {
     try {
       if (job.type === 'send') {
+        if (job.partIndex === 0 && !(await this.firstSend.mayGo(chat, job))) return false;
         const last = job.partIndex === job.parts.length - 1;
         const result = await this.api.sendMessage(chat.id, job.parts[job.partIndex] ?? '', messageOptions(last ? job.buttons : undefined));
         this.counters.sent += 1;
@@ -348,6 +336,7 @@ export class Outbox implements OutboxService {
     } catch (err) {
       this.failures.handle(chat, job, err);
     }
+    return true;
   }
 
   // ---- digests, quiet hours, pauses, bookkeeping ---------------------------------------------------
@@ -361,19 +350,12 @@ export class Outbox implements OutboxService {
   /** Quiet hours that are over: the summary of their alerts, then the other messages held, join the queue. */
   private releaseHeld(now: number): void {
     if (now < this.nextHeldAt) return;
-    const { due, next } = releaseDue(this.chats.values(), now);
-    for (const { chat, held } of due) {
-      const summary = quietSummary(held, this.tuning.digestMaxLines);
-      if (summary !== undefined) {
-        this.chats.enqueue(
-          chat,
-          this.sendJob(chat.id, splitMessage(summary), { kind: 'summary', buttons: undefined, digestLine: '', lang: held.lang, resolve: () => {} }),
-        );
-      }
-      for (const info of held.infos) {
-        info.seq = this.seq++;
-        this.chats.enqueue(chat, info);
-      }
+    const summaryJob = (chat: ChatState, text: string, lang: SendJob['lang']) =>
+      this.sendJob(chat.id, splitMessage(text), { kind: 'summary', buttons: undefined, digestLine: '', lang, resolve: () => {} });
+    const { jobs, next } = releaseHeldJobs(this.chats.values(), now, this.tuning.digestMaxLines, summaryJob);
+    for (const { chat, job } of jobs) {
+      job.seq = this.seq++;
+      this.chats.enqueue(chat, job);
     }
     this.nextHeldAt = next;
   }
@@ -387,7 +369,7 @@ export class Outbox implements OutboxService {
   private sendJob(
     chatId: number,
     parts: string[],
-    fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve'>,
+    fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'>,
   ): SendJob {
     return newSendJob(this.seq++, this.clock.now(), chatId, parts, fields);
   }

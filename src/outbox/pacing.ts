@@ -53,6 +53,12 @@ export class SendTimes {
     this.trim();
   }
 
+  /** The call never went out: it does not count. */
+  forget(stamp: SendStamp): void {
+    const at = this.stamps.indexOf(stamp);
+    if (at >= 0) this.stamps.splice(at, 1);
+  }
+
   /** The earliest time, not before `now`, at which one more send stays within `window`. */
   nextAllowed(now: number, window: RateWindow): number {
     if (this.stamps.length < window.limit) return now;

@@ -41,6 +41,15 @@ export interface OutboxEditOptions {
   idempotencyKey?: string;
 }
 
+/**
+ * Asked in a message's turn, right before its first `sendMessage` (for an alert folded into a
+ * digest: before the digest's; for an alert held for quiet hours: when it is held): true to send
+ * it, false to leave it out (its promise then resolves undefined). The cluster's front claims the
+ * alert here, so an alert still waiting in the outbox is not claimed yet and a front killed meanwhile
+ * loses nothing. It must not reject; one that does counts as false.
+ */
+export type BeforeFirstSend = () => Promise<boolean>;
+
 /** What producers of messages use: queue a message or an edit; neither waits for Telegram to accept it, neither rejects. */
 export interface OutboxPort {
   /**
@@ -88,8 +97,13 @@ export function emptyOutboxStats(): OutboxStats {
   return { sent: 0, edited: 0, retried: 0, gaveUp: 0, folded: 0, held: 0, rateLimited: 0, dropped: 0, blocked: 0, coalesced: 0, replies: 0, migrated: 0 };
 }
 
+/** The port of an outbox that talks to Telegram itself, and so can ask `beforeFirstSend` in the message's turn. */
+export interface SendingOutboxPort extends OutboxPort {
+  send(chatId: number, text: string, opts?: OutboxSendOptions, beforeFirstSend?: BeforeFirstSend): Promise<number | undefined>;
+}
+
 /** What the application that runs the bot uses: the port, the chat gate, the life cycle and the gauges. */
-export interface OutboxService extends OutboxPort, ChatGate {
+export interface OutboxService extends SendingOutboxPort, ChatGate {
   /** Starts sending (idempotent); also accepts new jobs again after a `drain`. */
   start(): void;
   /** Stops sending after the calls in flight; queued jobs stay queued for a later `start`. */

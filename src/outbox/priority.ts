@@ -1,8 +1,9 @@
 /**
- * The order of one chat's jobs. Telegram gives a chat about one message a second, sends and edits
- * alike, so what goes first decides how fast a user learns something new: a command reply (the
- * user is waiting for it), then new messages (a new opportunity is the point of the bot), then
- * "gone" marks, then edits of moving alerts. Within a priority, jobs keep the order they came in.
+ * The order of one chat's jobs. Telegram gives a chat a burst of about three messages and then about
+ * one a second, sends and edits alike, so what goes first decides how fast a user learns something
+ * new: a command reply (the user is waiting for it), then new messages (a new opportunity is the
+ * point of the bot), then "gone" marks, then edits of moving alerts. Within a priority, jobs keep
+ * the order they came in. (Edits also leave the burst to the others: `chat-bucket.ts`.)
  */
 
 export const PRIORITY = { reply: 0, send: 1, gone: 2, edit: 3 } as const;

@@ -53,6 +53,43 @@ export function releaseDue<C extends { held: HeldAlerts | undefined }>(
   return { due, next };
 }
 
+/**
+ * Holds a message until its quiet hours end: an alert as a summary line (its promise resolves at
+ * once), any other message whole (`job` makes it; it resolves once sent after the summary).
+ */
+export function holdMessage(
+  held: HeldAlerts,
+  message: { kind: 'alert' | 'info'; digestLine: string },
+  maxLines: number,
+  job: (resolve: (messageId: number | undefined) => void) => SendJob,
+): Promise<number | undefined> {
+  if (message.kind === 'alert') {
+    holdAlert(held, message.digestLine, maxLines);
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve) => held.infos.push(job(resolve)));
+}
+
+/**
+ * The jobs of the quiet hours over at `now`, in order: each chat's summary (made by `summaryJob`),
+ * then the messages it held. Also says when the next of the others ends.
+ */
+export function releaseHeldJobs<C extends { held: HeldAlerts | undefined }>(
+  chats: Iterable<C>,
+  now: number,
+  maxLines: number,
+  summaryJob: (chat: C, text: string, lang: Lang) => SendJob,
+): { jobs: { chat: C; job: SendJob }[]; next: number } {
+  const { due, next } = releaseDue(chats, now);
+  const jobs: { chat: C; job: SendJob }[] = [];
+  for (const { chat, held } of due) {
+    const summary = quietSummary(held, maxLines);
+    if (summary !== undefined) jobs.push({ chat, job: summaryJob(chat, summary, held.lang) });
+    for (const info of held.infos) jobs.push({ chat, job: info });
+  }
+  return { jobs, next };
+}
+
 /** The summary of the alerts held (HTML); undefined when only other messages were held. */
 export function quietSummary(held: HeldAlerts, maxLines: number): string | undefined {
   if (held.count === 0) return undefined;

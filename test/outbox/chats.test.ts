@@ -6,15 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import { chatReadyAt, ChatStates } from '../../src/outbox/chats.js';
 import { coalesceEdit, newEditJob, newReplyJob, newSendJob, type Job } from '../../src/outbox/jobs.js';
+import { bucketRate } from '../../src/outbox/chat-bucket.js';
 import { rateWindow } from '../../src/outbox/pacing.js';
 import { Pauses } from '../../src/outbox/pauses.js';
 import { PRIORITY } from '../../src/outbox/priority.js';
 
-const TUNING = { chatWindow: rateWindow(1, 1000), groupWindow: rateWindow(20, 60_000) };
+const TUNING = { chatBucket: bucketRate(1, 3), groupWindow: rateWindow(20, 60_000) };
 
 describe('ChatStates', () => {
   it('follows a chain of supergroup moves and refuses a move that goes nowhere', () => {
-    const chats = new ChatStates(() => 1);
+    const chats = new ChatStates(TUNING.chatBucket, 20);
     expect(chats.migrate(-1, -2)).toBe(true);
     expect(chats.migrate(-2, -3)).toBe(true);
     expect(chats.target(-1)).toBe(-3);
@@ -27,9 +28,10 @@ describe('ChatStates', () => {
   });
 
   it('forgets a chat idle for a minute, but not one with work, a pause or held alerts, and looks only every ten seconds', () => {
-    const chats = new ChatStates(() => 1);
+    const chats = new ChatStates(TUNING.chatBucket, 20);
     const idle = chats.state(1);
-    idle.times.arrived(idle.times.record(0), 0);
+    idle.bucket.record();
+    idle.bucket.arrived(0);
     chats.state(2).queue.push(newSendJob(0, 0, 2, ['x'], { kind: 'info', buttons: undefined, digestLine: 'x', lang: 'en', resolve: () => {} }));
     chats.state(3).pausedUntil = 120_000;
     chats.state(4).held = { until: 120_000, count: 1, lines: [], lang: 'en', infos: [] };
@@ -41,7 +43,7 @@ describe('ChatStates', () => {
   });
 
   it('counts held alerts in the depth but not among the jobs a drain waits for', () => {
-    const chats = new ChatStates(() => 1);
+    const chats = new ChatStates(TUNING.chatBucket, 20);
     const chat = chats.state(1);
     chats.enqueue(chat, newReplyJob(0, 1, true, () => {}));
     chat.held = { until: 1, count: 3, lines: [], lang: 'en', infos: [] };
@@ -51,14 +53,65 @@ describe('ChatStates', () => {
   });
 
   it('keeps a group to its per-minute window too, and lets an uncounted call through the windows', () => {
-    const chats = new ChatStates((id) => (id < 0 ? 20 : 1));
+    const chats = new ChatStates(TUNING.chatBucket, 20);
     const group = chats.state(-1);
-    for (let i = 0; i < 20; i++) group.times.arrived(group.times.record(i * 1000), i * 1000);
+    for (let i = 0; i < 20; i++) {
+      group.bucket.record();
+      group.bucket.arrived(i * 1000);
+      group.minute?.arrived(group.minute.record(i * 1000), i * 1000);
+    }
     const send: Job = newSendJob(0, 0, -1, ['x'], { kind: 'info', buttons: undefined, digestLine: 'x', lang: 'en', resolve: () => {} });
     expect(chatReadyAt(group, send, 20_000, TUNING)).toBe(60_000);
     expect(chatReadyAt(group, newReplyJob(1, -1, false, () => {}), 20_000, TUNING)).toBe(20_000);
     group.pausedUntil = 25_000;
     expect(chatReadyAt(group, newReplyJob(2, -1, false, () => {}), 20_000, TUNING)).toBe(25_000);
+  });
+
+  it('leaves the last sends of a group’s minute to new messages: an edit waits while a new alert may go', () => {
+    const chats = new ChatStates(TUNING.chatBucket, 20);
+    const group = chats.state(-2);
+    // 18 sends in the minute, the last one 5 s ago: the bucket is full again.
+    for (let i = 0; i < 18; i++) {
+      group.bucket.record();
+      group.bucket.arrived(i * 1000);
+      group.minute?.arrived(group.minute.record(i * 1000), i * 1000);
+    }
+    const send: Job = newSendJob(0, 0, -2, ['x'], { kind: 'alert', buttons: undefined, digestLine: 'x', lang: 'en', resolve: () => {} });
+    const edit: Job = newEditJob(1, -2, 10, 'moved', {}, () => {});
+    expect(chatReadyAt(group, send, 22_000, TUNING)).toBe(22_000);
+    // An edit needs three of the minute's sends left: it waits until the first of the 18 leaves the window.
+    expect(chatReadyAt(group, edit, 22_000, TUNING)).toBe(60_000);
+  });
+
+  it('lets a new message or a reply spend the burst, but an edit or a gone mark only a full bucket', () => {
+    const chats = new ChatStates(TUNING.chatBucket, 20);
+    const chat = chats.state(1);
+    const send: Job = newSendJob(0, 0, 1, ['x'], { kind: 'alert', buttons: undefined, digestLine: 'x', lang: 'en', resolve: () => {} });
+    const reply: Job = newReplyJob(1, 1, true, () => {});
+    const edit: Job = newEditJob(2, 1, 10, 'moved', {}, () => {});
+    const gone: Job = newEditJob(3, 1, 11, 'gone', { gone: true }, () => {});
+    // A full bucket: anything goes.
+    for (const job of [send, reply, edit, gone]) expect(chatReadyAt(chat, job, 0, TUNING)).toBe(0);
+    // One edit spent a token at 0: the next new message still goes at once, the next edit waits a second.
+    chat.bucket.record();
+    chat.bucket.arrived(0);
+    expect(chatReadyAt(chat, send, 0, TUNING)).toBe(0);
+    expect(chatReadyAt(chat, reply, 0, TUNING)).toBe(0);
+    expect(chatReadyAt(chat, edit, 0, TUNING)).toBe(1000);
+    expect(chatReadyAt(chat, gone, 0, TUNING)).toBe(1000);
+    // Two more sends at 0: the bucket is empty, everything waits for a token; an edit for all three.
+    for (let i = 0; i < 2; i++) {
+      chat.bucket.record();
+      chat.bucket.arrived(0);
+    }
+    expect(chat.bucket.tokens(0)).toBe(0);
+    expect(chatReadyAt(chat, send, 0, TUNING)).toBe(1000);
+    expect(chatReadyAt(chat, edit, 500, TUNING)).toBe(3000);
+    // A call in flight counts as a token spent.
+    chat.bucket.record();
+    expect(chatReadyAt(chat, send, 1000, TUNING)).toBe(2000);
+    chat.bucket.cancelled();
+    expect(chatReadyAt(chat, send, 1000, TUNING)).toBe(1000);
   });
 });
 

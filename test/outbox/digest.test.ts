@@ -42,7 +42,7 @@ describe('foldBurst', () => {
     expect(made).toHaveLength(1);
     expect(chat.queue).toEqual([first, made[0], edit]);
     // Only the first two lines are kept; the count says how many joined.
-    expect(made[0]!.folded).toEqual({ lines: ['b', 'c'], count: 3 });
+    expect(made[0]!.folded).toEqual({ lines: ['b', 'c'], count: 3, asks: [] });
     // A folded alert's promise settles at once, with no message id.
     expect(resolved).toEqual([undefined, undefined, undefined]);
   });
@@ -58,21 +58,21 @@ describe('foldBurst', () => {
   it('adds to a digest still waiting instead of opening a second one, and never folds an alert already in flight', () => {
     const made: SendJob[] = [];
     const open = digestMaker(made)('en');
-    open.folded = { lines: ['x'], count: 1 };
+    open.folded = { lines: ['x'], count: 1, asks: [] };
     const flying = alert('a');
     flying.inFlight = true;
     const chat = { queue: [flying, open, alert('b'), alert('c'), alert('d'), alert('e')] as Job[] };
     expect(foldBurst(chat, 0, RULES, digestMaker(made))).toBe(3);
     expect(made).toHaveLength(1);
     expect(chat.queue.map((j) => (j.type === 'send' ? j.digestLine || 'digest' : j.type))).toEqual(['a', 'digest', 'b']);
-    expect(open.folded).toEqual({ lines: ['x', 'c'], count: 4 });
+    expect(open.folded).toEqual({ lines: ['x', 'c'], count: 4, asks: [] });
   });
 });
 
 describe('openDigest, addToDigest and writeDigest', () => {
   it('finds only a digest not yet being sent', () => {
     const digest = digestMaker([])('en');
-    digest.folded = { lines: [], count: 0 };
+    digest.folded = { lines: [], count: 0, asks: [] };
     expect(openDigest({ queue: [alert('a'), digest] })).toBe(digest);
     digest.inFlight = true;
     expect(openDigest({ queue: [alert('a'), digest] })).toBeUndefined();

@@ -102,5 +102,5 @@ export async function run(clock: ManualClock, ms: number): Promise<void> {
   await settle();
 }
 
-/** The largest number of `times` inside any window (as a sliding-window limit counts them). */
-export { maxInWindow } from '../support/window.js';
+/** The largest number of `times` inside any window (as a sliding-window limit counts them), and how many a token bucket would refuse. */
+export { bucketRefusals, maxInWindow } from '../support/window.js';

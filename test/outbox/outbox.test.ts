@@ -6,6 +6,7 @@ import type { OutboxJobInfo } from '../../src/outbox/jobs.js';
 import type { OutboxOptions } from '../../src/outbox/options.js';
 import { checkTelegramHtml } from '../../src/fake-telegram/html.js';
 import {
+  bucketRefusals,
   maxInWindow,
   run,
   memoryLogger,
@@ -32,30 +33,78 @@ function setup(options: Partial<OutboxOptions> = {}) {
 const gaps = (ts: number[]) => ts.slice(1).map((t, i) => t - (ts[i] ?? 0));
 
 describe('outbox pacing', () => {
-  it('keeps one private chat at one message a second while other chats go in parallel', async () => {
+  it('gives a private chat a burst of three, then one message a second, while other chats go in parallel', async () => {
     const { clock, api, outbox, t0 } = setup();
-    const ids = [1, 2, 3].flatMap((n) => [outbox.send(101, `a${n}`), outbox.send(102, `b${n}`)]);
+    const ids = [1, 2, 3, 4, 5].flatMap((n) => [outbox.send(101, `a${n}`), outbox.send(102, `b${n}`)]);
     await settle();
-    expect(api.sent().map((c) => c.text)).toEqual(['a1', 'b1']);
+    expect(api.sent().map((c) => c.text).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
     await run(clock, 999);
-    expect(api.sent()).toHaveLength(2);
+    expect(api.sent()).toHaveLength(6);
     await run(clock, 5000);
-    expect(api.sent(101).map((c) => c.at - t0)).toEqual([0, 1000, 2000]);
-    expect(api.sent(102).map((c) => c.at - t0)).toEqual([0, 1000, 2000]);
-    expect(await Promise.all(ids)).toEqual([1, 1, 2, 2, 3, 3]);
+    expect(api.sent(101).map((c) => c.at - t0)).toEqual([0, 0, 0, 1000, 2000]);
+    expect(api.sent(102).map((c) => c.at - t0)).toEqual([0, 0, 0, 1000, 2000]);
+    for (const chat of [101, 102]) expect(bucketRefusals(api.sent(chat).map((c) => c.at), 3, 1000)).toBe(0);
+    expect(await Promise.all(ids)).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+    // Quiet for three seconds, the chat has its whole burst again.
+    await run(clock, 3000);
+    const later = [outbox.send(101, 'c1'), outbox.send(101, 'c2'), outbox.send(101, 'c3'), outbox.send(101, 'c4')];
+    await run(clock, 1000);
+    expect(api.sent(101).slice(5).map((c) => c.at - t0)).toEqual([8999, 8999, 8999, 9999]);
+    expect(await Promise.all(later)).toEqual([6, 7, 8, 9]);
     expect(outbox.depth).toBe(0);
-    expect(outbox.stats.sent).toBe(6);
+    expect(outbox.stats.sent).toBe(14);
   });
 
-  it('holds a group to 20 messages a minute (and one a second)', async () => {
+  it('never gives a chat more than its bucket allows, and never spends the burst on an edit or a gone mark', async () => {
     const { clock, api, outbox } = setup();
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const chats = [201, 202, -203];
+    for (let tick = 0; tick < 600; tick++) {
+      for (const chat of chats) {
+        const r = random();
+        if (r < 0.05) void outbox.send(chat, `new ${tick}`, { digestLine: `new ${tick}` });
+        else if (r < 0.25) void outbox.edit(chat, 1 + Math.floor(random() * 4), `moved ${tick}`, { gone: random() < 0.2 });
+        else if (r < 0.27) {
+          void outbox.acquire(chat, true).then(async (ticket) => {
+            await api.sendMessage(chat, `reply ${tick}`);
+            ticket.done({});
+          });
+        }
+      }
+      await run(clock, 100);
+    }
+    await run(clock, 60_000);
+    for (const chat of chats) {
+      const calls = api.calls.filter((c) => c.chatId === chat);
+      expect(calls.length).toBeGreaterThan(20);
+      expect(bucketRefusals(calls.map((c) => c.at), 3, 1000)).toBe(0);
+      // The bucket replayed call by call (empty again at `emptyAt`): an edit finds it full.
+      let emptyAt = Number.NEGATIVE_INFINITY;
+      let edits = 0;
+      for (const c of calls) {
+        if (c.method === 'editMessageText') {
+          edits += 1;
+          expect(emptyAt).toBeLessThanOrEqual(c.at);
+        }
+        emptyAt = Math.max(emptyAt, c.at) + 1000;
+      }
+      expect(edits).toBeGreaterThan(5);
+    }
+    expect(outbox.stats.replies).toBeGreaterThan(0);
+  });
+
+  it('holds a group to 20 messages a minute (and to its bucket of three, one a second)', async () => {
+    const { clock, api, outbox, t0 } = setup();
     for (let i = 0; i < 25; i++) void outbox.send(-100123, `g${i}`);
     await run(clock, 130_000);
     const at = api.sent(-100123).map((c) => c.at);
     expect(at).toHaveLength(25);
     expect(maxInWindow(at, 60_000)).toBe(20);
-    expect(Math.min(...gaps(at))).toBeGreaterThanOrEqual(1000);
-    expect((at[20] ?? 0) - (at[0] ?? 0)).toBe(60_000);
+    expect(bucketRefusals(at, 3, 1000)).toBe(0);
+    expect(at.slice(0, 5).map((t) => t - t0)).toEqual([0, 0, 0, 1000, 2000]);
+    // The minute is full after the 20th; the bucket refilled meanwhile, so a burst follows.
+    expect(at.slice(20).map((t) => t - t0)).toEqual([60_000, 60_000, 60_000, 61_000, 62_000]);
   });
 
   it('sends at most 25 messages a second over all chats', async () => {
@@ -90,7 +139,7 @@ describe('outbox failures', () => {
     const other = [outbox.send(8, 'x1'), outbox.send(8, 'x2')];
     await run(clock, 2999);
     expect(api.sent(7)).toHaveLength(0);
-    expect(api.sent(8).map((c) => c.at - t0)).toEqual([0, 1000]);
+    expect(api.sent(8).map((c) => c.at - t0)).toEqual([0, 0]);
     await run(clock, 1);
     expect(api.sent(7).map((c) => c.at - t0)).toEqual([3000]);
     expect(await limited).toBe(1);
@@ -259,7 +308,8 @@ describe('outbox folding, splitting and quiet hours', () => {
     }
     expect(parts.map((p) => p.text).join('\n')).toBe(text);
     expect(parts.map((p) => p.other?.reply_markup !== undefined)).toEqual([false, false, true]);
-    expect(gaps(parts.map((p) => p.at))).toEqual([1000, 1000]);
+    // The parts use the chat's burst: they go one after the other at once.
+    expect(gaps(parts.map((p) => p.at))).toEqual([0, 0]);
     expect(await id).toBe(3);
     expect(outbox.stats.sent).toBe(3);
   });
@@ -278,7 +328,7 @@ describe('outbox folding, splitting and quiet hours', () => {
     await run(clock, 5000);
     expect(api.sent(15).map((c) => [c.text, c.at - t0])).toEqual([
       ['🌙 <b>While quiet hours were on: 3 alerts</b>\n• alert 1\n• alert 2\n• alert 3', 10 * 60_000],
-      ['your key stopped working', 10 * 60_000 + 1000],
+      ['your key stopped working', 10 * 60_000],
     ]);
     expect(await notice).toBe(2);
     expect(outbox.stats.held).toBe(4);
@@ -328,13 +378,14 @@ describe('outbox edits and drain', () => {
 
   it('drain stops taking jobs and returns how many were left when the time is up', async () => {
     const { clock, api, outbox } = setup();
-    for (let i = 0; i < 5; i++) void outbox.send(30, `m${i}`);
+    // A burst of three at once, then one a second: by 2.5 s five are sent.
+    for (let i = 0; i < 8; i++) void outbox.send(30, `m${i}`);
     await settle();
     const drained = outbox.drain(2500);
     await run(clock, 2600);
-    expect(await drained).toBe(2);
-    expect(api.sent(30)).toHaveLength(3);
-    expect(outbox.depth).toBe(2);
+    expect(await drained).toBe(3);
+    expect(api.sent(30)).toHaveLength(5);
+    expect(outbox.depth).toBe(3);
     expect(await outbox.send(31, 'too late')).toBeUndefined();
     expect(await outbox.edit(30, 1, 'too late')).toBe(false);
     expect(api.sent(31)).toHaveLength(0);
@@ -353,16 +404,15 @@ describe('outbox edits and drain', () => {
 
   it('stop leaves queued jobs for a later start', async () => {
     const { clock, api, outbox } = setup();
-    void outbox.send(40, 'a');
-    void outbox.send(40, 'b');
+    for (const text of ['a', 'b', 'c', 'd']) void outbox.send(40, text);
     await settle();
     outbox.stop();
     await outbox.stopped();
     await run(clock, 5000);
-    expect(api.sent(40)).toHaveLength(1);
+    expect(api.sent(40)).toHaveLength(3);
     expect(outbox.depth).toBe(1);
     outbox.start();
     await run(clock, 1000);
-    expect(api.sent(40)).toHaveLength(2);
+    expect(api.sent(40)).toHaveLength(4);
   });
 });

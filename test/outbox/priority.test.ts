@@ -32,16 +32,18 @@ const order = (api: ScriptedApi, chatId: number) =>
 describe('the order of one chat’s jobs', () => {
   it('a new alert overtakes queued edits, gone marks go before moves, and edits of one message coalesce', async () => {
     const { clock, api, outbox, t0 } = setup();
-    // Six moving alerts: their edits fill the chat's queue, one slot a second.
+    // Six moving alerts: their edits fill the chat's queue; an edit goes only with a full bucket,
+    // so they go one a second and leave the burst to new alerts.
     for (let m = 1; m <= 6; m++) void outbox.edit(7, m, `moved ${m} v1`);
     await settle();
+    expect(order(api, 7)).toEqual(['edit 1 moved 1 v1']);
     for (let m = 2; m <= 6; m++) void outbox.edit(7, m, `moved ${m} v2`);
     void outbox.edit(7, 5, 'gone 5', { gone: true });
     const fresh = outbox.send(7, 'NEW', { digestLine: 'NEW' });
     await run(clock, 10_000);
     expect(order(api, 7)).toEqual([
       'edit 1 moved 1 v1',
-      // The new alert takes the very next slot, ahead of five older edits…
+      // The new alert goes at once, right after the edit, ahead of five older edits…
       'send NEW',
       // …then the gone mark (which replaced message 5's queued move), then the moves, latest text only.
       'edit 5 gone 5',
@@ -51,7 +53,9 @@ describe('the order of one chat’s jobs', () => {
       'edit 6 moved 6 v2',
     ]);
     const sendAt = api.calls.find((c) => c.text === 'NEW')?.at;
-    expect(sendAt).toBe(t0 + 1000);
+    expect(sendAt).toBe(t0);
+    // The edits wait for a full bucket again: the new alert's token is back two seconds later.
+    expect(api.calls.filter((c) => c.method === 'editMessageText').map((c) => c.at - t0)).toEqual([0, 2000, 3000, 4000, 5000, 6000]);
     expect(await fresh).toBe(1);
     expect(outbox.stats.coalesced).toBe(6);
   });
@@ -69,10 +73,11 @@ describe('the order of one chat’s jobs', () => {
     });
     await run(clock, 1000);
     await reply;
-    expect(grantedAt).toBe(t0 + 1000);
+    // The reply takes a token of the burst at once, then the new alert the last one…
+    expect(grantedAt).toBe(t0);
     await run(clock, 3000);
-    // The reply used the 1000 ms slot: the queued jobs follow one a second after it.
-    expect(api.calls.map((c) => c.at - t0)).toEqual([0, 2000, 3000]);
+    // …and the edit waits until the bucket is full again.
+    expect(api.calls.map((c) => c.at - t0)).toEqual([0, 0, 3000]);
     expect(order(api, 8)).toEqual(['send first', 'send second', 'edit 1 edit']);
   });
 

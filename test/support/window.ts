@@ -22,3 +22,18 @@ export function minGap(times: readonly number[]): number {
   for (let i = 1; i < sorted.length; i++) min = Math.min(min, sorted[i]! - sorted[i - 1]!);
   return min;
 }
+
+/**
+ * How many of `times` a token bucket of `burst` that refills one every `intervalMs` would refuse
+ * (as Telegram's per-chat limit, and the fake Bot API, count them): 0 when they all fit.
+ */
+export function bucketRefusals(times: readonly number[], burst: number, intervalMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let emptyAt = Number.NEGATIVE_INFINITY;
+  let refused = 0;
+  for (const t of sorted) {
+    if (t < emptyAt - (burst - 1) * intervalMs) refused += 1;
+    else emptyAt = Math.max(emptyAt, t) + intervalMs;
+  }
+  return refused;
+}
