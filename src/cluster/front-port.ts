@@ -49,9 +49,10 @@ export function createFrontSchedulerPort(opts: FrontPortOptions): FrontScheduler
   const tuning = DEFAULT_TUNING;
   const isAllowed = userAllowed(config);
   const windowMs = tuning.tokenTtlMs;
+  const paceMs = readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare);
   const mirror = createSubscriptionRegistry({
     config, store, client: opts.client, vault: opts.vault, clock: systemClock, random: Math.random, isAllowed,
-    owns: () => true, queue: { remove: () => false }, schedule: () => undefined,
+    owns: () => true, queue: { remove: () => false, dueAt: () => undefined }, schedule: () => undefined, paceMs,
     windowMs, tokenReserve: tuning.tokenReserve,
   });
   const turns = config.LIMIT_SCOPE_TOKENS === 'address'
@@ -60,7 +61,7 @@ export function createFrontSchedulerPort(opts: FrontPortOptions): FrontScheduler
   const coverage = createCoverage({
     config, store, registry: mirror, turns, isAllowed,
     floorMs: config.POLL_INTERVAL_SECONDS * 1000,
-    paceMs: readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare),
+    paceMs,
     loadFactor: { factor: 1 },
   });
   for (const user of store.listUsers()) mirror.refresh(user.id, 0);
