@@ -83,15 +83,15 @@ function cpuTable(rows: RunResult[]): void {
   const base = rows.find((r) => r.spec.workers === 0) ?? rows[0]!;
   const basePerRead = perRead(total(base), base.reads);
   console.log(`\nLIMIT_SCOPE=key, ${CPU_USERS} users (one subscription each), window ${CPU_SECONDS} s after settling + ${WARMUP} s warm-up`);
-  console.log('| bot | reads a second | CPU per read of each reader | front | Redis | all processes | × embedded | over a limit |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| bot | reads a second | CPU per read of each reader | front | Redis | all processes | × embedded | interval stretch | over a limit |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const each = readers(r).map((p) => `${f2(perRead(p.cpuMs, p.reads ?? 0))} ms`).join(' / ');
     const front = r.processes.find((p) => p.name === 'front');
     const all = perRead(total(r), r.reads);
     console.log(
       `| ${label(r.spec.workers)} | ${f1(r.reads / (r.windowMs / 1000))} | ${each} | ${front ? `${f2(perRead(front.cpuMs, r.reads))} ms` : '–'} | ` +
-        `${r.redisCpuMs === undefined ? '–' : `${f2(perRead(r.redisCpuMs, r.reads))} ms`} | ${f2(all)} ms | × ${f2(all / basePerRead)} | ${r.breaches} |`,
+        `${r.redisCpuMs === undefined ? '–' : `${f2(perRead(r.redisCpuMs, r.reads))} ms`} | ${f2(all)} ms | × ${f2(all / basePerRead)} | ${readers(r).map((p) => f2(p.stretch ?? Number.NaN)).join(' / ')} | ${r.breaches} |`,
     );
   }
 }

@@ -52,6 +52,8 @@ export interface ProcessCpu {
   cpuMs: number;
   /** Reads its address made in the window (workers and the embedded process). */
   reads?: number;
+  /** Its scheduler's load factor at the window's end (bot_poll_interval_stretch; 1: not stretched). */
+  stretch?: number;
 }
 
 export interface RunResult {
@@ -78,6 +80,17 @@ async function redisCpuMs(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   const num = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
   return (num('used_cpu_sys') + num('used_cpu_user')) * 1000;
+}
+
+/** The scheduler's load factor from the process's /metrics; undefined when it does not answer. */
+async function stretchOf(port: number): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const m = /^bot_poll_interval_stretch(?:\{[^}]*\})? ([\d.]+)/m.exec(text);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface WorkerView {
@@ -162,10 +175,10 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     });
 
     const started = Date.now();
-    const processes: { name: string; pid: number; address?: string }[] = [];
+    const processes: { name: string; pid: number; port: number; address?: string }[] = [];
     const spawn = (name: string, env: NodeJS.ProcessEnv, address?: string) => {
       const child = startBotProcess({ ...common, ...env }, name, children);
-      if (child.pid !== undefined) processes.push({ name, pid: child.pid, ...(address ? { address } : {}) });
+      if (child.pid !== undefined) processes.push({ name, pid: child.pid, port: Number(env.HTTP_PORT), ...(address ? { address } : {}) });
     };
     if (!cluster) {
       spawn('embedded', { ROLE: 'all', BB_LOCAL_ADDRESS: ADDRESSES[0], HTTP_PORT: String(basePort), DATA_DIR: embeddedDir }, ADDRESSES[0]);
@@ -188,6 +201,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const to = Date.now();
     const cpuAfter = processes.map((p) => cpuMs(p.pid));
     const redisCpu = monitor && redisBefore !== undefined ? (await redisCpuMs(monitor)) - redisBefore : undefined;
+    const stretches = await Promise.all(processes.map((p) => (p.address ? stretchOf(p.port) : Promise.resolve(undefined))));
     await sleep(spec.latencyTailSeconds * 1_000);
     stopRecording();
 
@@ -220,6 +234,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
         name: p.name,
         cpuMs: (cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN),
         ...(p.address ? { reads: readsByAddress[p.address] ?? 0 } : {}),
+        ...(stretches[i] !== undefined ? { stretch: stretches[i] } : {}),
       })),
       redisCpuMs: redisCpu,
       latencies,
