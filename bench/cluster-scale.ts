@@ -1,171 +1,112 @@
 /**
- * The cluster's scaling benchmark (issue 13): the real bot as one front and 1, 2 or 3 workers on a
- * private redis-server, each worker sending from its own loopback address (127.0.0.2–4) to a sandbox
- * that counts the read limit per address (LIMIT_SCOPE=address, the service's real limits: 30 reads a
- * minute per host and address), 60 users with one subscription each seeded into Redis, in a world
- * where items appear, move and go. For each size: reads a minute per host in all and per address
- * (they should grow with the addresses: 3 addresses ⇒ 3× one process's budget), requests over a limit,
- * the workers' CPU per read, Redis's CPU per read, and alert latency (an item's appearance → its
- * first sendMessage, for items born during the run). One worker is the single process's budget: the
- * baseline the ratios are taken against, in the same run.
+ * The cluster's scaling benchmark (issue 13): the real bot, as the embedded single process (ROLE=all,
+ * no Redis) and as one front with 1, 2 and 3 workers on a private redis-server, each worker sending
+ * from its own loopback address (127.0.0.2–4), in the same run (the embedded process is the baseline
+ * of every ratio). Two phases, each a fresh sandbox, bot and Redis per size (bench/lib/cluster-bench-run.ts):
+ *
+ * - limits: LIMIT_SCOPE=address with the service's real limits (30 reads a minute per host and
+ *   address), 60 users with one subscription each (30 per host). Reads a minute per host, in all and
+ *   per address (3 addresses ⇒ 3× one process's budget), requests over a limit, and alert latency
+ *   (an item's appearance → its first sendMessage to each chat) against the embedded process.
+ * - cpu: LIMIT_SCOPE=key (each key its own 30 reads a minute per host), 240 users: 120 reads a
+ *   second in all, enough that the processes are busy and CPU per read is the cost of a read, not
+ *   of idling. CPU per read of each worker (and the embedded process), of the front, and of Redis.
+ *
+ * Every size waits for the steady state first: the leases settled (all workers live, the 64
+ * buckets held and loaded within fair shares, nothing moved for two rounds), then a warm-up.
  *
  *   npx tsc -p tsconfig.bench.json && node .bench-build/bench/cluster-scale.js
- *   (BENCH_CLUSTER_SECONDS=90 to measure longer; default 60 after warm-up)
+ *
+ * Settings: BENCH_CLUSTER_PHASES (default limits,cpu), BENCH_CLUSTER_SIZES (default 0,1,2,3; 0 is the
+ * embedded process), BENCH_CLUSTER_SECONDS (the limits window, default 90: latency counts items born
+ * in its first 55 s, sends recorded until 35 s after it), BENCH_CLUSTER_CPU_SECONDS (default 60),
+ * BENCH_CLUSTER_WARMUP_SECONDS (default 20), BENCH_CLUSTER_USERS (60), BENCH_CLUSTER_CPU_USERS (240).
  */
-import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { startPrivateRedis } from '../src/cluster/redis-server.js';
-import { startFakeTelegram } from '../src/fake-telegram/server.js';
-import { startSandbox } from '../src/sandbox/index.js';
-import type { Service } from '../src/service/services.js';
-import { leasesHeld, seedUsers, sleep, startBotProcess, waitUntil } from '../test/support/cluster.js';
-import { freePort } from '../test/support/ports.js';
-import { cpuMs } from './lib/proc.js';
-import { tempDataDir } from './lib/setup.js';
+import { loadavg } from 'node:os';
+import { runOnce, SERVICES, type RunResult } from './lib/cluster-bench-run.js';
 import { percentile } from './lib/stats.js';
 
-const USERS = 60;
-const SERVICES: Service[] = ['arbs_live', 'arbs_prematch'];
-const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
-const SECONDS = Number(process.env.BENCH_CLUSTER_SECONDS ?? 60);
-const ITEM_ID = /\b[0-9a-f]{16}\b/g;
+const num = (name: string, fallback: number) => {
+  const raw = process.env[name]?.trim();
+  const n = raw ? Number(raw) : fallback;
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, not ${raw}`);
+  return n;
+};
+const phases = (process.env.BENCH_CLUSTER_PHASES ?? 'limits,cpu').split(',').map((s) => s.trim());
+const sizes = (process.env.BENCH_CLUSTER_SIZES ?? '0,1,2,3').split(',').map((s) => Number(s.trim()));
+const SECONDS = num('BENCH_CLUSTER_SECONDS', 90);
+const CPU_SECONDS = num('BENCH_CLUSTER_CPU_SECONDS', 60);
+const WARMUP = num('BENCH_CLUSTER_WARMUP_SECONDS', 20);
+const USERS = num('BENCH_CLUSTER_USERS', 60);
+const CPU_USERS = num('BENCH_CLUSTER_CPU_USERS', 240);
+const LATENCY_TAIL = 35;
 
-interface Row {
-  workers: number;
-  readsPerMinute: number;
-  perAddress: Record<string, number>;
-  breaches: number;
-  cpuPerReadMs: number;
-  redisCpuPerReadMs: number;
-  latencyP50: number;
-  latencyP95: number;
-  alerts: number;
+const label = (workers: number) => (workers === 0 ? 'embedded (one process, no Redis)' : `${workers} worker${workers > 1 ? 's' : ''} + front`);
+const perMinutePerHost = (reads: number, windowMs: number) => reads / (windowMs / 60_000) / SERVICES.length;
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
+const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+const load = () => loadavg().map((n) => n.toFixed(1)).join(' ');
+
+async function phase(name: string, run: (workers: number) => Promise<RunResult>): Promise<RunResult[]> {
+  const out: RunResult[] = [];
+  for (const workers of sizes) {
+    console.log(`[${name}] ${label(workers)}… (load average ${load()})`);
+    const r = await run(workers);
+    console.log(`  settled after ${f1(r.settledAfterMs / 1000)} s; ${r.reads} reads in ${f1(r.windowMs / 1000)} s; ${JSON.stringify(r.readsByAddress)}; breaches ${r.breaches}`);
+    out.push(r);
+  }
+  return out;
 }
 
-async function redisCpuMs(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const num = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
-  return (num('used_cpu_sys') + num('used_cpu_user')) * 1000;
-}
-
-async function runSize(workers: number): Promise<Row> {
-  const redisServer = await startPrivateRedis();
-  const sandbox = await startSandbox({
-    keys: Array.from({ length: USERS }, (_, i) => ({ accessKey: `scale-key-${i + 1}`, secret: `scale-secret-${i + 1}` })),
-    limits: { scope: 'address', tokenScope: 'key' },
-    world: { itemsPerService: 6, meanLifetimeMs: 90_000, moveEveryMs: 30_000 },
-    seed: 7,
-  });
-  const telegram = await startFakeTelegram({});
-  const children = new Set<ChildProcess>();
-  const data = await tempDataDir('cluster');
-  const monitor = new Redis(redisServer.url);
-  try {
-    const encryptionKey = randomBytes(32).toString('hex');
-    const prefix = 'bb:';
-    await seedUsers({
-      url: redisServer.url,
-      prefix,
-      encryptionKey,
-      users: Array.from({ length: USERS }, (_, n) => ({ id: 2001 + n, accessKey: `scale-key-${n + 1}`, secret: `scale-secret-${n + 1}`, service: SERVICES[n % 2] as Service })),
-    });
-    const basePort = await freePort();
-    const common: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      ...sandbox.urls,
-      BOT_TOKEN: telegram.token,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
-      ENCRYPTION_KEY: encryptionKey,
-      REDIS_URL: redisServer.url,
-      REDIS_PREFIX: prefix,
-      LIMIT_SCOPE: 'address',
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-    };
-    const firstSends = new Map<string, number>();
-    const stopRecording = telegram.onActivity((e) => {
-      if (e.kind !== 'sent' || !e.message) return;
-      const text = `${e.message.text} ${JSON.stringify(e.message.reply_markup ?? null)}`;
-      for (const id of new Set(text.match(ITEM_ID) ?? [])) {
-        const key = `${e.message.chat_id}|${id}`;
-        if (!firstSends.has(key)) firstSends.set(key, Date.now());
-      }
-    });
-    startBotProcess({ ...common, ROLE: 'front', HTTP_PORT: String(basePort), DATA_DIR: `${data.dir}/front` }, 'front', children);
-    const workerPids: number[] = [];
-    for (let i = 0; i < workers; i++) {
-      const child = startBotProcess(
-        { ...common, ROLE: 'worker', BB_LOCAL_ADDRESS: ADDRESSES[i], HTTP_PORT: String(basePort + 1 + i), DATA_DIR: `${data.dir}/worker-${i + 1}` },
-        `worker-${i + 1}`,
-        children,
-      );
-      if (child.pid !== undefined) workerPids.push(child.pid);
-    }
-    const ports = Array.from({ length: workers }, (_, i) => basePort + 1 + i);
-    await waitUntil('the workers sharing the 64 buckets', async () => (await leasesHeld(ports)).reduce((a, b) => a + b, 0) === 64, 120_000);
-    await sleep(15_000); // every subscription's token and first read
-
-    const from = Date.now();
-    const cpuBefore = workerPids.reduce((sum, pid) => sum + cpuMs(pid), 0);
-    const redisBefore = await redisCpuMs(monitor);
-    await sleep(SECONDS * 1_000);
-    const to = Date.now();
-    const cpu = workerPids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpuBefore;
-    const redisCpu = (await redisCpuMs(monitor)) - redisBefore;
-    await sleep(3_000);
-    stopRecording();
-
-    const counters = sandbox.counters();
-    const reads = counters.readLog.filter((r) => r.at >= from && r.at < to);
-    const perAddress: Record<string, number> = {};
-    for (const r of reads) perAddress[r.address] = (perAddress[r.address] ?? 0) + 1;
-    const minutes = (to - from) / 60_000;
-    for (const a of Object.keys(perAddress)) perAddress[a] = Math.round(((perAddress[a] ?? 0) / minutes / SERVICES.length) * 10) / 10;
-
-    // Latency of items born during the measured window: appearance → first send to each chat.
-    const latencies: number[] = [];
-    for (const [key, at] of firstSends) {
-      const id = key.slice(key.indexOf('|') + 1);
-      const born = sandbox.world.appearedAt(id);
-      if (born !== undefined && born >= from && born < to) latencies.push(at - born);
-    }
-    latencies.sort((a, b) => a - b);
-    return {
-      workers,
-      readsPerMinute: Math.round((reads.length / minutes / SERVICES.length) * 10) / 10,
-      perAddress,
-      breaches: counters.breaches,
-      cpuPerReadMs: cpu / Math.max(1, reads.length),
-      redisCpuPerReadMs: redisCpu / Math.max(1, reads.length),
-      latencyP50: percentile(latencies, 50),
-      latencyP95: percentile(latencies, 95),
-      alerts: latencies.length,
-    };
-  } finally {
-    for (const child of children) child.kill('SIGTERM');
-    await waitUntil('the bot processes stopped', () => children.size === 0, 30_000).catch(() => {
-      for (const child of children) child.kill('SIGKILL');
-    });
-    monitor.disconnect();
-    await telegram.close();
-    await sandbox.close();
-    await redisServer.dispose();
-    await data.remove();
+function limitsTable(rows: RunResult[]): void {
+  const base = rows.find((r) => r.spec.workers === 0) ?? rows[0]!;
+  const baseReads = perMinutePerHost(base.reads, base.windowMs);
+  const baseP50 = percentile(base.latencies, 50);
+  console.log(`\nLIMIT_SCOPE=address, ${USERS} users (one subscription each, ${USERS / SERVICES.length} per host), window ${SECONDS} s after settling + ${WARMUP} s warm-up`);
+  console.log('| bot | settled after | reads a minute per host | per address | × embedded | over a limit | alert latency p50 / p95 | p50 × embedded | items alerted / born (alerts) |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const reads = perMinutePerHost(r.reads, r.windowMs);
+    const perAddress = Object.keys(r.readsByAddress).sort().map((a) => f1(perMinutePerHost(r.readsByAddress[a] ?? 0, r.windowMs))).join(' / ');
+    const p50 = percentile(r.latencies, 50);
+    console.log(
+      `| ${label(r.spec.workers)} | ${f1(r.settledAfterMs / 1000)} s | ${f1(reads)} | ${perAddress} | × ${f2(reads / baseReads)} | ${r.breaches} | ` +
+        `${f1(p50 / 1000)} / ${f1(percentile(r.latencies, 95) / 1000)} s | × ${f2(p50 / baseP50)} | ${r.itemsAlerted} / ${r.itemsBorn} (${r.latencies.length}) |`,
+    );
   }
 }
 
-const rows: Row[] = [];
-for (const workers of [1, 2, 3]) {
-  console.log(`running ${workers} worker(s) for ${SECONDS} s…`);
-  rows.push(await runSize(workers));
+function cpuTable(rows: RunResult[]): void {
+  const perRead = (cpu: number, reads: number) => (reads > 0 ? cpu / reads : Number.NaN);
+  const readers = (r: RunResult) => r.processes.filter((p) => p.reads !== undefined);
+  const total = (r: RunResult) => r.processes.reduce((s, p) => s + p.cpuMs, 0) + (r.redisCpuMs ?? 0);
+  const base = rows.find((r) => r.spec.workers === 0) ?? rows[0]!;
+  const basePerRead = perRead(total(base), base.reads);
+  console.log(`\nLIMIT_SCOPE=key, ${CPU_USERS} users (one subscription each), window ${CPU_SECONDS} s after settling + ${WARMUP} s warm-up`);
+  console.log('| bot | reads a second | CPU per read of each reader | front | Redis | all processes | × embedded | interval stretch | over a limit |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const each = readers(r).map((p) => `${f2(perRead(p.cpuMs, p.reads ?? 0))} ms`).join(' / ');
+    const front = r.processes.find((p) => p.name === 'front');
+    const all = perRead(total(r), r.reads);
+    console.log(
+      `| ${label(r.spec.workers)} | ${f1(r.reads / (r.windowMs / 1000))} | ${each} | ${front ? `${f2(perRead(front.cpuMs, r.reads))} ms` : '–'} | ` +
+        `${r.redisCpuMs === undefined ? '–' : `${f2(perRead(r.redisCpuMs, r.reads))} ms`} | ${f2(all)} ms | × ${f2(all / basePerRead)} | ${readers(r).map((p) => f2(p.stretch ?? Number.NaN)).join(' / ')} | ${r.breaches} |`,
+    );
+  }
 }
-const base = rows[0] as Row;
-console.log('\n| workers (addresses) | reads a minute per host | per address | × one process | over a limit | worker CPU per read | Redis CPU per read | alert latency p50 / p95 (alerts) |');
-console.log('|---|---|---|---|---|---|---|---|');
-for (const r of rows) {
-  console.log(
-    `| ${r.workers} | ${r.readsPerMinute} | ${Object.values(r.perAddress).join(' / ')} | × ${(r.readsPerMinute / base.readsPerMinute).toFixed(2)} | ${r.breaches} | ` +
-      `${r.cpuPerReadMs.toFixed(2)} ms | ${r.redisCpuPerReadMs.toFixed(2)} ms | ${(r.latencyP50 / 1000).toFixed(2)} / ${(r.latencyP95 / 1000).toFixed(2)} s (${r.alerts}) |`,
-  );
+
+console.log(`cluster-scale: phases ${phases.join(', ')}; sizes ${sizes.join(', ')} (load average ${load()})`);
+const results: Record<string, RunResult[]> = {};
+if (phases.includes('limits')) {
+  results.limits = await phase('limits', (workers) =>
+    runOnce({ workers, scope: 'address', users: USERS, seconds: SECONDS, warmupSeconds: WARMUP, latencyTailSeconds: LATENCY_TAIL }));
 }
+if (phases.includes('cpu')) {
+  results.cpu = await phase('cpu', (workers) =>
+    runOnce({ workers, scope: 'key', users: CPU_USERS, seconds: CPU_SECONDS, warmupSeconds: WARMUP, latencyTailSeconds: 0 }));
+}
+if (results.limits) limitsTable(results.limits);
+if (results.cpu) cpuTable(results.cpu);
+console.log(`\n(load average at the end ${load()})`);
+console.log(JSON.stringify(Object.fromEntries(Object.entries(results).map(([k, rows]) => [k, rows.map((r) => ({ ...r, latencies: undefined, p50: percentile(r.latencies, 50), p95: percentile(r.latencies, 95) }))]))));

@@ -51,13 +51,14 @@ export function createFrontSchedulerPort(opts: FrontPortOptions): FrontScheduler
   const tuning = DEFAULT_TUNING;
   const isAllowed = userAllowed(config);
   const windowMs = tuning.tokenTtlMs;
+  const paceMs = readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare);
   // The read groups (LIMIT_SCOPE=address) as the embedded scheduler forms them, without a queue.
   const groups = config.LIMIT_SCOPE === 'address'
     ? createReadGroups({ store, queue: { push: () => undefined, remove: () => false, dueAt: () => undefined }, scopeOf: (s) => s, push: () => undefined })
     : undefined;
   const mirror = createSubscriptionRegistry({
     config, store, client: opts.client, vault: opts.vault, clock: systemClock, random: Math.random, isAllowed,
-    owns: () => true, queue: { remove: () => false }, schedule: (sub) => groups?.wake(sub, 0),
+    owns: () => true, queue: { remove: () => false, dueAt: () => undefined }, schedule: (sub) => groups?.wake(sub, 0), paceMs,
     windowMs, tokenReserve: tuning.tokenReserve,
     ...(groups ? { afterRefresh: (userId: number, current: Iterable<Sub>) => groups.sync(userId, current) } : {}),
   });
@@ -67,7 +68,7 @@ export function createFrontSchedulerPort(opts: FrontPortOptions): FrontScheduler
   const coverage = createCoverage({
     config, store, registry: mirror, turns, groups, isAllowed,
     floorMs: config.POLL_INTERVAL_SECONDS * 1000,
-    paceMs: readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare),
+    paceMs,
     loadFactor: { factor: 1 },
   });
   for (const user of store.listUsers()) mirror.refresh(user.id, 0);

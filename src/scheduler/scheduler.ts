@@ -181,7 +181,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   };
 
   const registry = createSubscriptionRegistry({
-    config, store, client, vault, clock, random, isAllowed, owns, queue, schedule,
+    config, store, client, vault, clock, random, isAllowed, owns, queue, schedule, paceMs,
     windowMs: W, tokenReserve: tuning.tokenReserve,
     ...(groups ? { afterRefresh: (userId: number, current: Iterable<Sub>) => groups.sync(userId, current) } : {}),
   });

@@ -83,8 +83,10 @@ export interface SubscriptionRegistryContext {
   isAllowed: (userId: number) => boolean;
   /** Whether this process polls the user (a cluster's worker: it holds the user's bucket lease). */
   owns: (userId: number) => boolean;
-  /** Only `remove`: a dropped subscription leaves the due queue at once. */
-  queue: Pick<ScheduleQueue, 'remove'>;
+  /** A dropped subscription leaves the due queue at once; `dueAt` finds the turn it held. */
+  queue: Pick<ScheduleQueue, 'remove' | 'dueAt'>;
+  /** The spacing of two turns in one read scope (the scheduler's `paceMs`). */
+  paceMs: number;
   /** Puts a subscription in the due queue (the loop's own schedule, which may wake it). */
   schedule(sub: Sub, due: number): void;
   /** Told after each refresh which subscriptions the user now has (the read groups follow them). */
@@ -152,12 +154,32 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
   const planOf = (services: Iterable<Service>) =>
     planTokens({ services, tokensPerHour: config.LIMIT_TOKENS_PER_HOUR, reserve: ctx.tokenReserve, windowMs: W });
 
+  /**
+   * A subscription dropped while it held a turn of its scope (`reserved`) leaves that turn empty,
+   * and the scope's chain of turns as long as before: the others would wait for turns nobody
+   * takes. A worker that gives up buckets drops many at once, and its remaining users then went
+   * unread for up to a whole round of the old chain (a minute for 30 users on one host). So the
+   * later turns move up one, and the chain ends one turn sooner. O(subscriptions in the scope):
+   * one under LIMIT_SCOPE=key, the host's users in this process under the address scope.
+   */
+  const closeTurn = (scope: ScopeState, turnAt: number) => {
+    for (const other of scope.subs) {
+      if (!other.reserved || other.inFlight) continue;
+      const at = queue.dueAt(other.id);
+      if (at !== undefined && at > turnAt) schedule(other, at - ctx.paceMs);
+    }
+    scope.nextSlotAt -= ctx.paceMs;
+  };
+
   const removeSub = (sub: Sub) => {
     sub.removed = true;
+    // Taken off the queue already when dropped at its own dispatch: its turn was then.
+    const turnAt = queue.dueAt(sub.id) ?? clock.now();
     queue.remove(sub.id);
     subs.delete(sub.id);
     const scope = scopes.get(sub.scope);
     scope?.subs.delete(sub);
+    if (scope && sub.reserved) closeTurn(scope, turnAt);
     // An empty scope is dropped unless a 429 pause still holds it (a returning user must honour it).
     if (scope && scope.subs.size === 0 && scope.pausedUntil <= clock.now()) scopes.delete(sub.scope);
     const mine = subsByUser.get(sub.userId);

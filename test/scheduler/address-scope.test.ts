@@ -74,3 +74,36 @@ describe('LIMIT_SCOPE=address', () => {
     expect(stack.scheduler.stats().deferred).toBe(0);
   });
 });
+
+describe('LIMIT_SCOPE=address, users dropped from a host', () => {
+  it('gives the turns the dropped users held to those left: a worker giving up buckets keeps its host at the full pace', async () => {
+    const users = 30;
+    const keys = Array.from({ length: users }, (_, i) => ({ accessKey: `drop-key-${i + 1}`, secret: `drop-secret-${i + 1}` }));
+    // A cluster's worker that held every bucket, then gives two thirds of them to newcomers.
+    let owned = (id: number) => id >= 1;
+    const stack = stopAfter(await startStack({
+      sandbox: { keys, seed: 5, limits: { scope: 'address', itemsPerMinute: 30, tokensPerHour: 10_000 }, world: { itemsPerService: 2 } },
+      limits: { scope: 'address', itemsPerMinute: 30, tokensPerHour: 10_000 },
+      pollSeconds: 0,
+      notifier: (clock) => new RecordingNotifier(() => clock.now()),
+      owns: (id) => owned(id),
+    }));
+    for (let i = 0; i < users; i++) addUser(stack.store, i + 1, ['arbs_prematch'], keys[i]!);
+    stack.scheduler.start();
+    // Every user has had a first read and holds a turn: the host's chain of turns is a minute long.
+    await runStack(stack, 10_000, 500);
+    owned = (id) => id <= 10;
+    stack.scheduler.refreshUsers(Array.from({ length: users - 10 }, (_, i) => i + 11));
+    const from = stack.clock.now();
+    await runStack(stack, 40_000, 500);
+
+    const { readLog, breaches } = stack.sandbox.counters();
+    expect(breaches).toBe(0);
+    const after = readLog.filter((r) => r.at >= from);
+    // Only the ten users kept are read, and at the host's full pace (one read every 2 s: 20 in 40 s).
+    expect(new Set(after.map((r) => r.accessKey)).size).toBe(10);
+    expect(after.every((r) => Number(r.accessKey.slice('drop-key-'.length)) <= 10)).toBe(true);
+    expect(after.length).toBeGreaterThanOrEqual(18);
+    expect(after.length).toBeLessThanOrEqual(21);
+  });
+});

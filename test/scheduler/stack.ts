@@ -26,6 +26,8 @@ export interface StackOptions {
   tuning?: Partial<SchedulerTuning>;
   /** The store's write debounce (real ms); default 50. */
   storeDebounceMs?: number;
+  /** The scheduler's ownership predicate (a cluster's worker: the users whose bucket it holds). */
+  owns?: (userId: number) => boolean;
 }
 
 export interface Stack {
@@ -105,6 +107,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       clock,
       ledgerFile: join(dataDir, 'token-ledger.json'),
       ...(opts.tuning ? { tuning: opts.tuning } : {}),
+      ...(opts.owns ? { owns: opts.owns } : {}),
     });
 
   const stack: Stack = {

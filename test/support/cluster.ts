@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/logger.js';
 import { defaultFilter } from '../../src/service/filter-model.js';
 import type { Service } from '../../src/service/services.js';
+import type { Store } from '../../src/store/port.js';
 import { openRedisStore } from '../../src/store/redis-store.js';
+import { openStore } from '../../src/store/store.js';
 import { Vault } from '../../src/store/vault.js';
 
 export interface SeedUser {
@@ -20,10 +22,15 @@ export interface SeedUser {
   service: Service;
 }
 
-/** Writes the users, each with its key and a default filter on its service, and waits until Redis has them. */
-export async function seedUsers(opts: { url: string; prefix: string; encryptionKey: string; users: readonly SeedUser[] }): Promise<void> {
+/** Where the users go: Redis (a cluster), or a DATA_DIR's db.json (the embedded bot, no Redis). */
+export type SeedTarget = { url: string; prefix: string } | { dataDir: string };
+
+/** Writes the users, each with its key and a default filter on its service, and waits until the store has them. */
+export async function seedUsers(opts: SeedTarget & { encryptionKey: string; users: readonly SeedUser[] }): Promise<void> {
   const vault = await Vault.open({ dataDir: await mkdtemp(join(tmpdir(), 'bb-seed-')), envKey: opts.encryptionKey, logger: silentLogger });
-  const store = await openRedisStore({ url: opts.url, prefix: opts.prefix, logger: silentLogger });
+  const store: Store = 'dataDir' in opts
+    ? await openStore({ dataDir: opts.dataDir, logger: silentLogger })
+    : await openRedisStore({ url: opts.url, prefix: opts.prefix, logger: silentLogger });
   for (const u of opts.users) {
     store.updateUser(
       u.id,

@@ -1,0 +1,255 @@
+/**
+ * One run of the cluster's scaling benchmark (bench/cluster-scale.ts): the real bot, as the embedded
+ * process (ROLE=all, lowdb, no Redis) or as one front and n workers on a private redis-server, each
+ * sending from its own loopback address (127.0.0.2–4), against a sandbox in this process that counts
+ * the limits the same way as the bot is told to (LIMIT_SCOPE), and a fake Bot API.
+ *
+ * A run waits for the steady state before it measures: for a cluster, the leases settled (every
+ * worker sees all n live, the 64 buckets held and loaded, none over its fair share, and nothing moved
+ * for two lease rounds), then a warm-up; then the window, in which it counts the reads per address
+ * and host (the sandbox's log), each process's CPU (/proc) and Redis's (INFO cpu); then, for the
+ * latency, a tail in which sends are still recorded, so an item born in the window's first part has
+ * at least a full round of reads to be alerted.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { startPrivateRedis, type PrivateRedis } from '../../src/cluster/redis-server.js';
+import { startFakeTelegram } from '../../src/fake-telegram/server.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import type { Service } from '../../src/service/services.js';
+import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../../test/support/cluster.js';
+import { freePort } from '../../test/support/ports.js';
+import { cpuMs } from './proc.js';
+import { tempDataDir } from './setup.js';
+
+export const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
+export const SERVICES: Service[] = ['arbs_live', 'arbs_prematch'];
+const ITEM_ID = /\b[0-9a-f]{16}\b/g;
+/** Nothing may move for this long (two lease rounds) before the leases count as settled. */
+const STABLE_MS = 6_000;
+
+export interface RunSpec {
+  /** 0: the embedded bot (one process, no Redis); n ≥ 1: a front and n workers on Redis. */
+  workers: number;
+  scope: 'address' | 'key';
+  /** Users, one subscription each, alternating between the two hosts. */
+  users: number;
+  /** The measured window. */
+  seconds: number;
+  /** Measured after the leases settled, before the window. */
+  warmupSeconds: number;
+  /**
+   * Latency: items born in the window but its last `latencyTailSeconds`, with sends recorded until
+   * as long after the window; 0: no latency (the window ends the run).
+   */
+  latencyTailSeconds: number;
+}
+
+export interface ProcessCpu {
+  name: string;
+  /** CPU time in the window, ms. */
+  cpuMs: number;
+  /** Reads its address made in the window (workers and the embedded process). */
+  reads?: number;
+  /** Its scheduler's load factor at the window's end (bot_poll_interval_stretch; 1: not stretched). */
+  stretch?: number;
+}
+
+export interface RunResult {
+  spec: RunSpec;
+  /** From starting the processes to the steady state (leases settled; the embedded bot: answering). */
+  settledAfterMs: number;
+  windowMs: number;
+  reads: number;
+  /** Reads in the window per address, all hosts together. */
+  readsByAddress: Record<string, number>;
+  /** Requests the sandbox refused over a limit during the whole run (warm-up included). */
+  breaches: number;
+  processes: ProcessCpu[];
+  /** Redis's CPU time in the window (user + sys), ms; undefined for the embedded bot. */
+  redisCpuMs: number | undefined;
+  /** Appearance → first sendMessage to each chat, ms, for items born in the latency part of the window. */
+  latencies: number[];
+  itemsBorn: number;
+  /** Of those, items sent to at least one chat. */
+  itemsAlerted: number;
+}
+
+async function redisCpuMs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const num = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+  return (num('used_cpu_sys') + num('used_cpu_user')) * 1000;
+}
+
+/** The scheduler's load factor from the process's /metrics; undefined when it does not answer. */
+async function stretchOf(port: number): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const m = /^bot_poll_interval_stretch(?:\{[^}]*\})? ([\d.]+)/m.exec(text);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface WorkerView {
+  held: number;
+  ready: number;
+  share: number;
+  live: number;
+}
+
+async function workerViews(ports: readonly number[]): Promise<(WorkerView | undefined)[]> {
+  return Promise.all(
+    ports.map(async (p) => {
+      const w = (await roleHealth(p))?.details?.worker as { leasesHeld?: number; leasesReady?: number; fairShare?: number; liveWorkers?: number } | undefined;
+      return w ? { held: w.leasesHeld ?? 0, ready: w.leasesReady ?? 0, share: w.fairShare ?? 0, live: w.liveWorkers ?? 0 } : undefined;
+    }),
+  );
+}
+
+/** Waits until the workers' leases have settled (see the header); throws after `timeoutMs`. */
+async function leasesSettled(ports: readonly number[], timeoutMs: number): Promise<void> {
+  let last = '';
+  let since = Date.now();
+  await waitUntil(
+    'the leases to settle',
+    async () => {
+      const views = await workerViews(ports);
+      const ok = views.every((v) => v !== undefined && v.live === ports.length && v.held === v.ready && v.held <= v.share) &&
+        views.reduce((sum, v) => sum + (v?.held ?? 0), 0) === 64;
+      const now = Date.now();
+      const key = ok ? JSON.stringify(views.map((v) => v?.held)) : '';
+      if (key !== last) {
+        last = key;
+        since = now;
+      }
+      return ok && now - since >= STABLE_MS;
+    },
+    timeoutMs,
+  );
+}
+
+export async function runOnce(spec: RunSpec): Promise<RunResult> {
+  const cluster = spec.workers > 0;
+  const redisServer: PrivateRedis | undefined = cluster ? await startPrivateRedis() : undefined;
+  const sandbox = await startSandbox({
+    keys: Array.from({ length: spec.users }, (_, i) => ({ accessKey: `scale-key-${i + 1}`, secret: `scale-secret-${i + 1}` })),
+    limits: { scope: spec.scope, tokenScope: 'key' },
+    world: { itemsPerService: 12, meanLifetimeMs: 90_000, moveEveryMs: 30_000 },
+    seed: 7,
+  });
+  const telegram = await startFakeTelegram({});
+  const children = new Set<ChildProcess>();
+  const data = await tempDataDir('cluster');
+  const monitor = redisServer ? new Redis(redisServer.url) : undefined;
+  try {
+    const encryptionKey = randomBytes(32).toString('hex');
+    const prefix = 'bb:';
+    const users = Array.from({ length: spec.users }, (_, n) => ({
+      id: 2001 + n, accessKey: `scale-key-${n + 1}`, secret: `scale-secret-${n + 1}`, service: SERVICES[n % SERVICES.length] as Service,
+    }));
+    const embeddedDir = `${data.dir}/embedded`;
+    await seedUsers(redisServer ? { url: redisServer.url, prefix, encryptionKey, users } : { dataDir: embeddedDir, encryptionKey, users });
+    const basePort = await freePort();
+    const common: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      ...sandbox.urls,
+      BOT_TOKEN: telegram.token,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      ENCRYPTION_KEY: encryptionKey,
+      LIMIT_SCOPE: spec.scope,
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      ...(redisServer ? { REDIS_URL: redisServer.url, REDIS_PREFIX: prefix } : {}),
+    };
+    const firstSends = new Map<string, number>();
+    const stopRecording = telegram.onActivity((e) => {
+      if (e.kind !== 'sent' || !e.message) return;
+      const text = `${e.message.text} ${JSON.stringify(e.message.reply_markup ?? null)}`;
+      for (const id of new Set(text.match(ITEM_ID) ?? [])) {
+        const key = `${e.message.chat_id}|${id}`;
+        if (!firstSends.has(key)) firstSends.set(key, Date.now());
+      }
+    });
+
+    const started = Date.now();
+    const processes: { name: string; pid: number; port: number; address?: string }[] = [];
+    const spawn = (name: string, env: NodeJS.ProcessEnv, address?: string) => {
+      const child = startBotProcess({ ...common, ...env }, name, children);
+      if (child.pid !== undefined) processes.push({ name, pid: child.pid, port: Number(env.HTTP_PORT), ...(address ? { address } : {}) });
+    };
+    if (!cluster) {
+      spawn('embedded', { ROLE: 'all', BB_LOCAL_ADDRESS: ADDRESSES[0], HTTP_PORT: String(basePort), DATA_DIR: embeddedDir }, ADDRESSES[0]);
+      await waitUntil('the embedded bot answering', async () => (await roleHealth(basePort))?.ok === true, 120_000);
+    } else {
+      spawn('front', { ROLE: 'front', HTTP_PORT: String(basePort), DATA_DIR: `${data.dir}/front` });
+      for (let i = 0; i < spec.workers; i++) {
+        const address = ADDRESSES[i]!;
+        spawn(`worker-${i + 1}`, { ROLE: 'worker', BB_LOCAL_ADDRESS: address, HTTP_PORT: String(basePort + 1 + i), DATA_DIR: `${data.dir}/worker-${i + 1}` }, address);
+      }
+      await leasesSettled(Array.from({ length: spec.workers }, (_, i) => basePort + 1 + i), 180_000);
+    }
+    const settledAfterMs = Date.now() - started;
+    await sleep(spec.warmupSeconds * 1_000);
+
+    const from = Date.now();
+    const cpuBefore = processes.map((p) => cpuMs(p.pid));
+    const redisBefore = monitor ? await redisCpuMs(monitor) : undefined;
+    await sleep(spec.seconds * 1_000);
+    const to = Date.now();
+    const cpuAfter = processes.map((p) => cpuMs(p.pid));
+    const redisCpu = monitor && redisBefore !== undefined ? (await redisCpuMs(monitor)) - redisBefore : undefined;
+    const stretches = await Promise.all(processes.map((p) => (p.address ? stretchOf(p.port) : Promise.resolve(undefined))));
+    await sleep(spec.latencyTailSeconds * 1_000);
+    stopRecording();
+
+    const counters = sandbox.counters();
+    const inWindow = counters.readLog.filter((r) => r.at >= from && r.at < to);
+    const readsByAddress: Record<string, number> = {};
+    for (const r of inWindow) readsByAddress[r.address] = (readsByAddress[r.address] ?? 0) + 1;
+
+    const latencies: number[] = [];
+    const bornBy = to - spec.latencyTailSeconds * 1_000;
+    const alerted = new Set<string>();
+    for (const [key, at] of firstSends) {
+      const id = key.slice(key.indexOf('|') + 1);
+      const born = sandbox.world.appearedAt(id);
+      if (born === undefined || born < from || born >= bornBy) continue;
+      latencies.push(at - born);
+      alerted.add(id);
+    }
+    latencies.sort((a, b) => a - b);
+    const births = sandbox.world.changes(from).filter((c) => c.type === 'appeared' && c.at < bornBy && SERVICES.includes(c.service));
+    const itemsBorn = spec.latencyTailSeconds > 0 ? births.length : 0;
+    return {
+      spec,
+      settledAfterMs,
+      windowMs: to - from,
+      reads: inWindow.length,
+      readsByAddress,
+      breaches: counters.breaches,
+      processes: processes.map((p, i) => ({
+        name: p.name,
+        cpuMs: (cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN),
+        ...(p.address ? { reads: readsByAddress[p.address] ?? 0 } : {}),
+        ...(stretches[i] !== undefined ? { stretch: stretches[i] } : {}),
+      })),
+      redisCpuMs: redisCpu,
+      latencies,
+      itemsBorn,
+      itemsAlerted: alerted.size,
+    };
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await waitUntil('the bot processes stopped', () => children.size === 0, 30_000).catch(() => {
+      for (const child of children) child.kill('SIGKILL');
+    });
+    monitor?.disconnect();
+    await telegram.close();
+    await sandbox.close();
+    await redisServer?.dispose();
+    await data.remove();
+  }
+}
