@@ -56,6 +56,15 @@ describe('limits shared by processes through Redis', () => {
     return { sb: sandbox, cl: cluster };
   };
 
+  /** Two processes under LIMIT_SCOPE=key, the sandbox's demo key, and its arbs_live read scope. */
+  const twoProcesses = async () => {
+    const { sb, cl } = await startAll('key');
+    const a = await cl.start();
+    const b = await cl.start();
+    const key = refOf(sb.demoKey);
+    return { sb, a, b, key, scope: { kind: 'items', accessKey: key.accessKey, service: 'arbs_live' } as const };
+  };
+
   /** Nothing in flight in any process (HTTP or the shared window's answer): the clock may move. */
   const idle = (clients: ServiceClientWithLimits[], accessKeys: string[]) => () =>
     clients.every((c) =>
@@ -155,11 +164,7 @@ describe('limits shared by processes through Redis', () => {
 
   it('refuses a caller that does not wait at once (nothing sent), pauses the scope, and lets a waiting caller abort', async (ctx) => {
     if (!redis.available) return ctx.skip();
-    const { sb, cl } = await startAll('key');
-    const a = await cl.start();
-    const b = await cl.start();
-    const key = refOf(sb.demoKey);
-    const scope = { kind: 'items', accessKey: key.accessKey, service: 'arbs_live' } as const;
+    const { sb, a, b, key, scope } = await twoProcesses();
     // A fills the shared window.
     const permits = [];
     for (let i = 0; i < LIMIT; i++) permits.push(await a.client.limits.acquire(scope));
@@ -227,11 +232,7 @@ describe('limits shared by processes through Redis', () => {
 
   it('a 429 from the service pauses the scope in every process: the others send nothing until it ends', async (ctx) => {
     if (!redis.available) return ctx.skip();
-    const { sb, cl } = await startAll('key');
-    const a = await cl.start();
-    const b = await cl.start();
-    const key = refOf(sb.demoKey);
-    const scope = { kind: 'items', accessKey: key.accessKey, service: 'arbs_live' } as const;
+    const { sb, a, b, key, scope } = await twoProcesses();
     // Someone else with the same key (another bot, a script) uses up the service's window behind our backs.
     const outsider = createServiceClient({ config: configFor(sb.origin, { DATA_DIR: tmpdir() }), logger: silentLogger, clock, random: () => 0.5 });
     try {
