@@ -2,9 +2,12 @@
  * A cluster's front (ROLE=front, or the front half of ROLE=all): the front of the embedded bot
  * (src/roles/front.ts: outbox, grammY, destinations) with the front's scheduler port (coverage from
  * the token plans, latest items asked of the workers; front-port.ts) and the consumer of the alert
- * queue, which hands the workers' alerts to this outbox. The consumer starts once the outbox sends
- * and is closed before the outbox drains.
+ * queue, which hands the workers' alerts to this outbox. The consumer runs only while this front
+ * holds the sender lease (sender-lease.ts: one front sends at a time, so Telegram's budgets are kept
+ * whatever the number of fronts); it starts once the outbox sends and is closed before the outbox drains.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { UserFromGetMe } from 'grammy/types';
 import type { Vault } from '../store/vault.js';
 import type { MetricsPort } from '../health/observe.js';
@@ -14,6 +17,7 @@ import { createFront, type Front } from '../roles/front.js';
 import { createFrontSchedulerPort } from './front-port.js';
 import { createLatestItemsAsker } from './latest-items.js';
 import type { AlertConsumerPart, ClusterClient, ClusterContext, ClusterParts, ClusterStore } from './parts.js';
+import { startSenderLease, type SenderLease, type SenderLeaseTimings } from './sender-lease.js';
 
 export interface FrontRoleDeps {
   ctx: ClusterContext & { config: { BOT_TOKEN: string } };
@@ -25,6 +29,8 @@ export interface FrontRoleDeps {
   botInfo?: UserFromGetMe;
   /** ROLE=all: this process's scheduler. */
   local?: Pick<SchedulerPort, 'refreshUser'>;
+  /** Tests: a shorter sender lease. */
+  senderLease?: Partial<SenderLeaseTimings>;
 }
 
 export interface FrontRole {
@@ -48,17 +54,36 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
     stats: () => ({ outboxDepth: front.outbox.depth }),
   });
 
+  let lease: SenderLease | undefined;
+  /** Starts and closes of the consumer, one after the other, as the lease comes and goes. */
+  let turnover: Promise<void> = Promise.resolve();
+  const senderChanged = (held: boolean) => {
+    turnover = turnover.then(async () => {
+      if (held && !consumer) consumer = deps.parts.startAlertConsumer({ ...ctx, outbox: front.outbox });
+      else if (!held && consumer) {
+        const leaving = consumer;
+        consumer = undefined;
+        await leaving.close();
+      }
+    });
+  };
+
   return {
     front,
     checks: [front.check, { name: 'redis', check: () => ctx.redis.status === 'ready', reason: () => `not connected to Redis (${ctx.redis.status})` }],
-    details: () => ({ outboxDepth: front.outbox.depth, alertQueue: consumer ? consumer.stats() : 'not started' }),
+    details: () => ({ outboxDepth: front.outbox.depth, sender: lease?.held() ?? false, alertQueue: consumer ? consumer.stats() : 'not sending (another front holds the sender lease)' }),
     async start() {
       unsubscribe = store.onUserChanged((userId) => port.changed(userId));
       await front.start();
-      consumer = deps.parts.startAlertConsumer({ ...ctx, outbox: front.outbox });
+      lease = startSenderLease({
+        redis: ctx.redis, prefix, holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`, logger,
+        onChange: senderChanged, ...(deps.senderLease && { timings: deps.senderLease }),
+      });
     },
     async stop(drainMs) {
       unsubscribe?.();
+      await lease?.stop();
+      await turnover;
       await front.stop(drainMs, consumer ? [consumer] : []);
       await latest.close();
     },

@@ -39,6 +39,11 @@ export class TestCluster {
 
   constructor(private readonly opts: ClusterOptions) {}
 
+  /** The key prefix of this cluster's processes. */
+  get prefix(): string {
+    return this.opts.prefix;
+  }
+
   async start(
     overrides: Partial<ServiceClientOptions['config']> = {},
     extra: {

@@ -246,8 +246,10 @@ describe('limits shared by processes through Redis', () => {
     const first = await settle(clock, a.client.readItems(key, 'arbs_live', { priority: 'poll', wait: false }).catch((e: unknown) => e), 50, idle([a.client], [key.accessKey]));
     expect(first).toMatchObject({ kind: 'rate_limited' });
     expect(sb.counters().status['429']).toBe(before + 1);
-    // Let the pause reach Redis (it is written in the background).
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The pause is written in the background: wait until Redis has it.
+    for (let i = 0; i < 200 && (await a.redis.keys(`${cluster!.prefix}limit-pause:*`)).length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     // B has sent nothing in this scope and its own window is empty; the shared pause refuses it anyway, locally.
     expect(b.client.limits.budget(scope).used).toBe(0);
     const refused = await b.client.limits.acquire(scope, { wait: false }).catch((e: unknown) => e);
