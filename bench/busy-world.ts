@@ -171,7 +171,8 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
       const m = misses[side];
       console.log(
         `  ${name}: ${side} missed ${m.missed}: not read while the item lived ${m.unreadInTail} (token in its last ${tailMs / 1000} s) + ${m.unreadOther} (other); ` +
-          `read but no alert ${m.readDigestNearby} (a message naming no item went to the chat meanwhile) + ${m.readNoAlert}; sent past the grace ${m.sentLate}`,
+          `read but no alert ${m.readDigestNearby} (a message naming no item went to the chat meanwhile) + ${m.readNoAlert}; sent past the grace ${m.sentLate}; ` +
+          `by service ${JSON.stringify(m.byService)}`,
       );
       for (const e of m.examples) console.log(`    ${e}`);
     }

@@ -29,6 +29,8 @@ export interface MissReasons {
   readNoAlert: number;
   /** Named by a send after the counted grace. */
   sentLate: number;
+  /** Missed pairs per service. */
+  byService: Partial<Record<Service, number>>;
   /** A few examples, for the log. */
   examples: string[];
 }
@@ -58,7 +60,7 @@ export function explainMisses(opts: {
   window: Window;
 }): MissReasons {
   const { watches, items, sends, coverage, usable, window } = opts;
-  const r: MissReasons = { missed: 0, unreadInTail: 0, unreadOther: 0, readDigestNearby: 0, readNoAlert: 0, sentLate: 0, examples: [] };
+  const r: MissReasons = { missed: 0, unreadInTail: 0, unreadOther: 0, readDigestNearby: 0, readNoAlert: 0, sentLate: 0, byService: {}, examples: [] };
   const readsBy = new Map<string, number[]>();
   for (const x of opts.reads) {
     const k = `${x.accessKey}|${x.base}`;
@@ -79,6 +81,7 @@ export function explainMisses(opts: {
       const sentAt = sends.get(`${w.chatId}|${id}`);
       if (sentAt !== undefined && sentAt <= window.graceEnd) continue;
       r.missed += 1;
+      r.byService[w.service] = (r.byService[w.service] ?? 0) + 1;
       const life = `${w.service} item ${id} lived ${((lifeEnd - item.at) / 1000).toFixed(1)} s from +${((item.at - window.start) / 1000).toFixed(1)} s`;
       if (sentAt !== undefined) {
         r.sentLate += 1;
