@@ -33,7 +33,9 @@ import { z } from 'zod';
 import { startFakeTelegram, type FakeTelegram, type FakeUser, type FloodStats } from '../src/fake-telegram/server.js';
 import { basePathOf, BUSY_TEMPO, BUSY_WORLD, startSandbox, type Sandbox, type SandboxKey } from '../src/sandbox/index.js';
 import type { Service } from '../src/service/services.js';
+import { DEFAULT_TUNING } from '../src/scheduler/tuning.js';
 import { coverageOf, delivery, itemsOf, recordFirstSends, type Delivery, type Watch, type Window } from './lib/busy-figures.js';
+import { explainMisses, usableCoverage } from './lib/busy-misses.js';
 import type { PollerConfig, PollerStats } from './lib/poller.js';
 import { cpuMs, peakRssBytes } from './lib/proc.js';
 import { botEnv, botNodeFlags, envInt, handOver, isEntryPoint, printResults, runBenchProcess, siblingUrl, type BenchResult, type Figure } from './lib/result.js';
@@ -134,12 +136,46 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
     const botKeySet = new Set(botKeys.map((k) => k.accessKey));
     const pooled = scenario.scope === 'address' ? grants.filter((g) => botKeySet.has(g.accessKey)).map((g) => ({ ...g, accessKey: BOT_GROUP })) : [];
     const coverage = coverageOf([...grants, ...pooled]);
+    // The bot stops using a token this long before it expires (the client renews 20 s early, plus a safety margin).
+    const tailMs = DEFAULT_TUNING.clientRenewMarginMs + DEFAULT_TUNING.tokenSafetyMs;
+    const usable = coverageOf(usableCoverage([...grants, ...pooled], tailMs));
     const watchesOf = (keys: SandboxKey[], cover: (k: SandboxKey) => string): Watch[] =>
       keys.flatMap((k, i) => services.map((service) => ({ chatId: FIRST_CHAT + i, service, coverKey: cover(k) })));
-    const d = {
-      bot: delivery(watchesOf(botKeys, (k) => (scenario.scope === 'address' ? BOT_GROUP : k.accessKey)), items, sends.bot.firsts, coverage, window),
-      poller: delivery(watchesOf(pollerKeys, (k) => (scenario.scope === 'address' ? (pollerKeys[0] as SandboxKey).accessKey : k.accessKey)), items, sends.poller.firsts, coverage, window),
+    const watches = {
+      bot: watchesOf(botKeys, (k) => (scenario.scope === 'address' ? BOT_GROUP : k.accessKey)),
+      poller: watchesOf(pollerKeys, (k) => (scenario.scope === 'address' ? (pollerKeys[0] as SandboxKey).accessKey : k.accessKey)),
     };
+    const d = {
+      bot: delivery(watches.bot, items, sends.bot.firsts, coverage, window),
+      poller: delivery(watches.poller, items, sends.poller.firsts, coverage, window),
+    };
+    const dUsable = {
+      bot: delivery(watches.bot, items, sends.bot.firsts, usable, window),
+      poller: delivery(watches.poller, items, sends.poller.firsts, usable, window),
+    };
+    const readLog = window1.counters.readLog;
+    const explain = (side: 'bot' | 'poller') =>
+      explainMisses({
+        watches: watches[side],
+        items,
+        sends: sends[side].firsts,
+        unnamedByChat: sends[side].unnamedByChat,
+        coverage,
+        usable,
+        reads: scenario.scope === 'address' ? [] : readLog,
+        baseOf: basePathOf,
+        window,
+      });
+    const misses = { bot: explain('bot'), poller: explain('poller') };
+    for (const side of ['bot', 'poller'] as const) {
+      const m = misses[side];
+      console.log(
+        `  ${name}: ${side} missed ${m.missed}: not read while the item lived ${m.unreadInTail} (token in its last ${tailMs / 1000} s) + ${m.unreadOther} (other); ` +
+          `read but no alert ${m.readDigestNearby} (a message naming no item went to the chat meanwhile) + ${m.readNoAlert}; sent past the grace ${m.sentLate}; ` +
+          `by service ${JSON.stringify(m.byService)}`,
+      );
+      for (const e of m.examples) console.log(`    ${e}`);
+    }
     const minutes = (window.end - window.start) / 60_000;
     const perSide = (side: Side) => {
       const reads = diff(window1.counters.byKeyHost, window0.counters.byKeyHost, side.keys, services, 'items');
@@ -175,6 +211,10 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
     row('qualifying alerts delivered (lived ≥ 3 s with a token)', share(d.bot), share(d.poller), pct, {
       bot: ` (${d.bot.delivered}/${d.bot.qualifying})`,
       poller: ` (${d.poller.delivered}/${d.poller.qualifying})`,
+    });
+    row(`qualifying alerts delivered, counting a token's time less its last ${tailMs / 1000} s (when the bot no longer uses it)`, share(dUsable.bot), share(dUsable.poller), pct, {
+      bot: ` (${dUsable.bot.delivered}/${dUsable.bot.qualifying})`,
+      poller: ` (${dUsable.poller.delivered}/${dUsable.poller.qualifying})`,
     });
     row('alerts delivered of all that lived ≥ 3 s', shareLived(d.bot), shareLived(d.poller), pct);
     row('token coverage (time the keys could read)', d.bot.coverage, d.poller.coverage, pct);

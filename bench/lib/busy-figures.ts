@@ -45,23 +45,34 @@ const ITEM_ID = /\b[0-9a-f]{16}\b/g;
  * message's buttons change when its item goes, so they are read as first sent). An alert names
  * its item in its text or in its buttons' callback data; both are scanned for a 16-hex id.
  */
-export function recordFirstSends(telegram: Pick<FakeTelegram, 'onActivity'>): { firsts: Map<string, number>; unnamed: number[]; stop: () => void } {
+export function recordFirstSends(telegram: Pick<FakeTelegram, 'onActivity'>): {
+  firsts: Map<string, number>;
+  unnamed: number[];
+  unnamedByChat: Map<number, number[]>;
+  stop: () => void;
+} {
   const firsts = new Map<string, number>();
   /** When messages naming no item were sent (command replies, digests, summaries). */
   const unnamed: number[] = [];
+  const unnamedByChat = new Map<number, number[]>();
   const stop = telegram.onActivity((e) => {
     if (e.kind !== 'sent' || !e.message) return;
     const m = e.message;
     const text = `${m.text} ${JSON.stringify(m.reply_markup ?? null)}`;
     const ids = text.match(ITEM_ID) ?? [];
-    if (ids.length === 0) unnamed.push(m.at);
+    if (ids.length === 0) {
+      unnamed.push(m.at);
+      const list = unnamedByChat.get(m.chat_id) ?? [];
+      list.push(m.at);
+      unnamedByChat.set(m.chat_id, list);
+    }
     for (const id of ids) {
       const key = `${m.chat_id}|${id}`;
       const at = firsts.get(key);
       if (at === undefined || m.at < at) firsts.set(key, m.at);
     }
   });
-  return { firsts, unnamed, stop };
+  return { firsts, unnamed, unnamedByChat, stop };
 }
 
 /** Merged [from, to) intervals in which each key held a token for each service. */

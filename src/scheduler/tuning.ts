@@ -4,6 +4,7 @@
  * Every other room of the scheduler reads the values it needs from here, never its own copy.
  */
 import type { LoadFactorTuning } from './load-factor.js';
+import { TOKEN_RENEW_MARGIN_MS } from '../service/tokens.js';
 import { DEFAULT_TOKEN_RESERVE, HOUR_MS, TOKEN_TTL_MS } from './token-plan.js';
 
 /** Knobs with sensible defaults; tests and benchmarks change them. */
@@ -14,7 +15,7 @@ export interface SchedulerTuning {
   tokenReserve: number;
   /** A held token counts as usable only with at least this much life left before the client would renew it. */
   tokenSafetyMs: number;
-  /** How long before its expiry the client renews a token (src/service/tokens.ts). */
+  /** How long before its expiry the client renews a token (src/service/tokens.ts: the same value, not a copy). */
   clientRenewMarginMs: number;
   /**
    * Share of the read limit kept off polling altogether; default 0: the limiter hands a waiting
@@ -64,7 +65,7 @@ export const DEFAULT_TUNING: SchedulerTuning = {
   tokenTtlMs: TOKEN_TTL_MS,
   tokenReserve: DEFAULT_TOKEN_RESERVE,
   tokenSafetyMs: 3_000,
-  clientRenewMarginMs: 20_000,
+  clientRenewMarginMs: TOKEN_RENEW_MARGIN_MS,
   interactiveShare: 0,
   jitterRatio: 0.01,
   backoffBaseMs: 5_000,

@@ -1,6 +1,6 @@
 /**
  * A ServiceClient stand-in for the scheduler's unit tests: tokens that live 5 minutes on the
- * ManualClock (renewed 20 s early, like the real client), a per-key token count over a sliding
+ * ManualClock (renewed TOKEN_RENEW_MARGIN_MS early, like the real client), a per-key token count over a sliding
  * hour, reads answered from a script, and a record of every call.
  */
 import type { Clock } from '../../src/clock.js';
@@ -8,6 +8,7 @@ import type { AccessKeyRef, BudgetView, RequestOptions, ServiceClient } from '..
 import { ServiceError } from '../../src/service/errors.js';
 import type { ItemsRead, Opportunity } from '../../src/service/opportunity.js';
 import type { Service } from '../../src/service/services.js';
+import { TOKEN_RENEW_MARGIN_MS } from '../../src/service/tokens.js';
 
 export interface ReadCall {
   at: number;
@@ -40,7 +41,7 @@ export class FakeClient implements ServiceClient {
 
   hasValidToken(accessKey: string, service: Service): boolean {
     const expiresAt = this.tokens.get(`${accessKey}|${service}`);
-    return expiresAt !== undefined && this.clock.now() < expiresAt - 20_000;
+    return expiresAt !== undefined && this.clock.now() < expiresAt - TOKEN_RENEW_MARGIN_MS;
   }
 
   budget(accessKey: string, service: Service): BudgetView {

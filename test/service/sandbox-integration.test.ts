@@ -135,7 +135,7 @@ describe('client against the sandbox', () => {
       await clock.advance(30_000);
     }
     const counters = sb.counters();
-    // 60 s tokens renewed 15 s before expiry, reads every 30 s: a new token every other read.
+    // 60 s tokens renewed 5 s before expiry, reads every 30 s: a new token every other read.
     expect(counters.byKeyHost['demo-key|/arbs-live|token']).toBe(5);
     expect(counters.status['401']).toBeUndefined();
     expect(client.budget(key.accessKey, 'arbs_live').tokensLeft).toBe(15);

@@ -39,8 +39,9 @@ describe('parseTokenResponse', () => {
     expect(parseTokenResponse(json({ token: 't', expires_in: 10 ** 9 }), NOW, 'x').expiresAt).toBe(NOW + DEFAULT_TOKEN_TTL_MS);
   });
 
-  it('renews 20 s before expiry, or a quarter of a very short lifetime', () => {
-    expect(parseTokenResponse(json({ token: 't' }), NOW, 'x').renewAt).toBe(NOW + 280_000);
+  it('renews 5 s before expiry, or a quarter of a very short lifetime', () => {
+    expect(parseTokenResponse(json({ token: 't' }), NOW, 'x').renewAt).toBe(NOW + 295_000);
+    expect(parseTokenResponse(json({ token: 't', expires_in: 16 }), NOW, 'x').renewAt).toBe(NOW + 12_000);
     expect(parseTokenResponse(json({ token: 't', expires_in: 8 }), NOW, 'x').renewAt).toBe(NOW + 6_000);
   });
 
@@ -120,10 +121,10 @@ describe('tokens in the client (local server)', () => {
     const key = keyRef('k1', SECRET);
     await c.readItems(key, 'arbs_live');
     expect(c.budget('k1', 'arbs_live').tokenExpiresInMs).toBe(300_000);
-    await clock.advance(279_000);
+    await clock.advance(294_000);
     await c.readItems(key, 'arbs_live');
     expect(issued).toHaveLength(1);
-    await clock.advance(1_000); // 20 s before expiry
+    await clock.advance(1_000); // 5 s before expiry
     expect(c.hasValidToken('k1', 'arbs_live')).toBe(false);
     await c.readItems(key, 'arbs_live');
     expect(issued).toEqual(['tok-1', 'tok-2']);
