@@ -142,7 +142,8 @@ describe('bucket leases', () => {
     await b.round();
     expect(b.state()).toMatchObject({ live: 1, share: 64 });
     expect(sizes(b)).toEqual([64]);
-    // a's expiry timer has told its listeners by now.
+    // a's expiry timer tells its listeners (a timer: on a loaded machine it may fire a little late).
+    for (let i = 0; i < 200 && a.events.lost.length - lostBefore < 32; i++) await wait(10);
     expect(a.events.lost.length - lostBefore).toBe(32);
   });
 
