@@ -33,7 +33,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { AbortGroup } from '../service/abort.js';
 import { isServiceError, ServiceError } from '../service/errors.js';
-import { ClientClosedError, type LimitScope, type Limits, type Permit } from '../service/limits.js';
+import { ClientClosedError, noWaitGraceMs, type LimitScope, type Limits, type Permit } from '../service/limits.js';
 import type { LimitWindows, WindowEntry } from './limit-window.js';
 import { bounded, REDIS_CALL_TIMEOUT_MS } from './redis-calls.js';
 
@@ -192,7 +192,7 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
         logger.debug({ kind: scope.kind, retryAfterMs: verdict.retryAfterMs, used: verdict.used }, 'the shared window is full: this scope waits');
         if (options.wait === false) {
           // A user's lookup may wait for the next slot, as in the local limiter (its mark keeps it theirs).
-          const graceMs = options.maxWaitMs ?? (options.priority === 'interactive' && scope.kind === 'items' ? windowMs / limit + 100 : 0);
+          const graceMs = noWaitGraceMs(scope, options, windowMs / limit);
           if (verdict.retryAfterMs > graceMs || (waitedAt !== undefined && clock.now() - waitedAt > graceMs)) {
             throw refusal(scope, limit, windowMs, verdict.retryAfterMs);
           }

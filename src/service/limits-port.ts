@@ -110,6 +110,18 @@ export interface Limits {
 }
 
 /** Rejection of calls waiting on limits that were closed (the bot is shutting down). */
+/**
+ * How long a caller that does not wait (`wait: false`) may still wait for a slot: a user's lookup
+ * waits for the next read slot (one window over its limit, plus a margin), anything else not at all.
+ */
+export function noWaitGraceMs(
+  scope: Pick<LimitScope, 'kind'>,
+  opts: { priority?: 'interactive' | 'poll'; maxWaitMs?: number },
+  slotMs: number,
+): number {
+  return opts.maxWaitMs ?? (opts.priority === 'interactive' && scope.kind === 'items' ? slotMs + 100 : 0);
+}
+
 export class ClientClosedError extends Error {
   override name = 'ClientClosedError';
   constructor() {

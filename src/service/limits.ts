@@ -30,7 +30,7 @@ import type { Clock } from '../clock.js';
 import { backoffMs } from '../lib/backoff.js';
 import { linkSignals } from './abort.js';
 import { ServiceError, isServiceError } from './errors.js';
-import { ClientClosedError, type LimitKind, type Limits, type LimitScope, type LimitsConfig, type Permit, type ScopeBudget } from './limits-port.js';
+import { ClientClosedError, noWaitGraceMs, type LimitKind, type Limits, type LimitScope, type LimitsConfig, type Permit, type ScopeBudget } from './limits-port.js';
 import { serviceBaseUrl } from './paths.js';
 import { ScopeState, type Refusal } from './scope-state.js';
 import type { Service } from './services.js';
@@ -287,7 +287,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
       let deadline = Infinity;
       if (opts.wait === false) {
         // A user waiting for a lookup may wait for the next slot: polls leave it to them.
-        const grace = opts.maxWaitMs ?? (interactive && scope.kind === 'items' ? state.slotMs + 100 : 0);
+        const grace = noWaitGraceMs(scope, opts, state.slotMs);
         const now = clock.now();
         const { ms, why } = state.blocker(now, interactive);
         if (grace <= 0 || ms > grace || why !== 'full') {
