@@ -138,8 +138,6 @@ export function createLeases(opts: LeasesOptions): Leases {
     for (const b of lapsed) valid.delete(b);
     if (lapsed.length > 0) log.warn({ buckets: lapsed.length }, 'leases not renewed in time (paused, or Redis unreachable): those users are no longer read here');
     emit('lost', lapsed);
-    // Buckets renewed later lapse later: their listeners are told then, not only at the next round.
-    armExpiry();
   };
 
   const armExpiry = () => {
