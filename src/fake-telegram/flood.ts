@@ -4,7 +4,10 @@
  * minute per group. Sends and edits count alike; a request over a limit is answered 429 with
  * `retry_after`, and until that time is over every request to the chat (or, after a global 429,
  * to any chat) is "early": it is refused again and counted, because Telegram punishes exactly
- * that with longer waits. Counted at arrival, on the fake's clock.
+ * that with longer waits. Counted at arrival, on the fake's clock. A chat's bucket is a fraction that
+ * refills with each millisecond, as a server's own count may be: a call that arrives holding exactly
+ * one token by a client's exact count can be refused by a rounding error, so a client must keep clear
+ * of that edge (the outbox does: `LAST_TOKEN_GUARD_MS`).
  */
 
 /** The limits; the defaults are Telegram's published ones. */

@@ -11,8 +11,18 @@
  *
  * Who may spend what: a new message or a command reply needs one token; an edit or a "gone" mark
  * needs a full bucket, so that after it the burst is still there for the next new alert — an edit
- * never makes a new alert wait (`needFor`).
+ * never makes a new alert wait (`needFor`). The last token is spent only a guard's worth after it is
+ * whole (`LAST_TOKEN_GUARD_MS`), so no call rides the exact edge of Telegram's count.
  */
+
+/**
+ * The last token is spent only this long after it is whole. Counting from the answer is exact only
+ * as far as both clocks agree to the millisecond: a call that reached Telegram holding exactly one
+ * token, by our count, was refused now and then by a server whose bucket rounds differently (the
+ * fake Bot API's is fractional, and refused one or two such calls a run once chats kept a backlog).
+ * A chat that still has more than one token is not held back.
+ */
+export const LAST_TOKEN_GUARD_MS = 10;
 
 /** The shape of the bucket: `burst` tokens, one more every `intervalMs`. */
 export interface BucketRate {
@@ -39,11 +49,15 @@ export class ChatBucket {
 
   constructor(private readonly rate: BucketRate) {}
 
-  /** The earliest time, not before `now`, at which the bucket holds `need` tokens (calls in flight spent). */
+  /**
+   * The earliest time, not before `now`, at which the bucket holds `need` tokens (calls in flight
+   * spent), and never less than one token and a guard's worth.
+   */
   nextAllowed(now: number, need: number): number {
     const { burst, intervalMs } = this.rate;
     if (need > burst) return Number.POSITIVE_INFINITY;
-    return Math.max(now, Math.max(this.tat, now) + this.inFlight * intervalMs - (burst - need) * intervalMs);
+    const emptyAt = Math.max(this.tat, now) + this.inFlight * intervalMs;
+    return Math.max(now, emptyAt - (burst - need) * intervalMs, emptyAt - (burst - 1) * intervalMs + LAST_TOKEN_GUARD_MS);
   }
 
   /** Tokens at `now` (for tests and logs): calls in flight count as spent. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import { chatReadyAt, ChatStates } from '../../src/outbox/chats.js';
 import { coalesceEdit, newEditJob, newReplyJob, newSendJob, type Job } from '../../src/outbox/jobs.js';
-import { bucketRate } from '../../src/outbox/chat-bucket.js';
+import { bucketRate, LAST_TOKEN_GUARD_MS } from '../../src/outbox/chat-bucket.js';
 import { rateWindow } from '../../src/outbox/pacing.js';
 import { Pauses } from '../../src/outbox/pauses.js';
 import { PRIORITY } from '../../src/outbox/priority.js';
@@ -99,19 +99,22 @@ describe('ChatStates', () => {
     expect(chatReadyAt(chat, reply, 0, TUNING)).toBe(0);
     expect(chatReadyAt(chat, edit, 0, TUNING)).toBe(1000);
     expect(chatReadyAt(chat, gone, 0, TUNING)).toBe(1000);
-    // Two more sends at 0: the bucket is empty, everything waits for a token; an edit for all three.
-    for (let i = 0; i < 2; i++) {
-      chat.bucket.record();
-      chat.bucket.arrived(0);
-    }
+    // One more: the last token is spent only a guard past the moment it is whole.
+    chat.bucket.record();
+    chat.bucket.arrived(0);
+    expect(chat.bucket.tokens(0)).toBe(1);
+    expect(chatReadyAt(chat, send, 0, TUNING)).toBe(LAST_TOKEN_GUARD_MS);
+    // And the third: the bucket is empty, everything waits for a token (and the guard); an edit for all three.
+    chat.bucket.record();
+    chat.bucket.arrived(0);
     expect(chat.bucket.tokens(0)).toBe(0);
-    expect(chatReadyAt(chat, send, 0, TUNING)).toBe(1000);
+    expect(chatReadyAt(chat, send, 0, TUNING)).toBe(1000 + LAST_TOKEN_GUARD_MS);
     expect(chatReadyAt(chat, edit, 500, TUNING)).toBe(3000);
     // A call in flight counts as a token spent.
     chat.bucket.record();
-    expect(chatReadyAt(chat, send, 1000, TUNING)).toBe(2000);
+    expect(chatReadyAt(chat, send, 1000, TUNING)).toBe(2000 + LAST_TOKEN_GUARD_MS);
     chat.bucket.cancelled();
-    expect(chatReadyAt(chat, send, 1000, TUNING)).toBe(1000);
+    expect(chatReadyAt(chat, send, 1000, TUNING)).toBe(1000 + LAST_TOKEN_GUARD_MS);
   });
 });
 

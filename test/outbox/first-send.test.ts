@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
+import { LAST_TOKEN_GUARD_MS as G } from '../../src/outbox/chat-bucket.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import type { OutboxOptions } from '../../src/outbox/options.js';
 import { run, ScriptedApi, telegramError, times } from './helpers.js';
@@ -37,12 +38,12 @@ describe('beforeFirstSend', () => {
     for (let i = 0; i < 3; i++) void outbox.send(1, `burst ${i}`);
     const q = question(clock, api);
     const id = outbox.send(1, 'waits a second', { digestLine: 'waits' }, q.ask);
-    await run(clock, 999);
+    await run(clock, 999 + G);
     expect(q.asked).toEqual([]);
     await run(clock, 1);
-    expect(q.asked).toEqual([{ at: t0 + 1000, callsBefore: 3 }]);
+    expect(q.asked).toEqual([{ at: t0 + 1000 + G, callsBefore: 3 }]);
     expect(await id).toBe(4);
-    expect(api.sent(1).at(-1)).toMatchObject({ text: 'waits a second', at: t0 + 1000 });
+    expect(api.sent(1).at(-1)).toMatchObject({ text: 'waits a second', at: t0 + 1000 + G });
   });
 
   it('told no, sends nothing, resolves undefined and spends no token; a question that throws counts as no', async () => {
@@ -51,13 +52,13 @@ describe('beforeFirstSend', () => {
     const broken = question(clock, api, new Error('Redis is away'));
     const results = [outbox.send(2, 'claimed elsewhere', {}, no.ask), outbox.send(2, 'no claim possible', {}, broken.ask)];
     for (let i = 0; i < 3; i++) results.push(outbox.send(2, `next ${i}`));
-    await run(clock, 0);
+    await run(clock, G);
     expect(await Promise.all(results)).toEqual([undefined, undefined, 1, 2, 3]);
-    // The chat's whole burst was still there for the three that went.
+    // The chat's whole burst was still there for the three that went (the last after its guard).
     expect(api.sent(2).map((c) => [c.text, c.at - t0])).toEqual([
       ['next 0', 0],
       ['next 1', 0],
-      ['next 2', 0],
+      ['next 2', G],
     ]);
     expect([no.asked.length, broken.asked.length]).toEqual([1, 1]);
     expect(outbox.stats.dropped).toBe(2);
@@ -88,7 +89,7 @@ describe('beforeFirstSend', () => {
         return id;
       }),
     );
-    await run(clock, 999);
+    await run(clock, 999 + G);
     // b–e wait in one digest behind 'a': nobody asked while the chat's turn has not come.
     expect(yes.asked.length + no.asked.length).toBe(0);
     await run(clock, 1);

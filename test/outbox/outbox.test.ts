@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { Outbox } from '../../src/outbox/outbox.js';
+import { LAST_TOKEN_GUARD_MS as G } from '../../src/outbox/chat-bucket.js';
 import type { OutboxJobInfo } from '../../src/outbox/jobs.js';
 import type { OutboxOptions } from '../../src/outbox/options.js';
 import { checkTelegramHtml } from '../../src/fake-telegram/html.js';
@@ -37,19 +38,22 @@ describe('outbox pacing', () => {
     const { clock, api, outbox, t0 } = setup();
     const ids = [1, 2, 3, 4, 5].flatMap((n) => [outbox.send(101, `a${n}`), outbox.send(102, `b${n}`)]);
     await settle();
+    // The third waits for the guard on the last token (chat-bucket.ts).
+    expect(api.sent().map((c) => c.text).sort()).toEqual(['a1', 'a2', 'b1', 'b2']);
+    await run(clock, G);
     expect(api.sent().map((c) => c.text).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
     await run(clock, 999);
     expect(api.sent()).toHaveLength(6);
     await run(clock, 5000);
-    expect(api.sent(101).map((c) => c.at - t0)).toEqual([0, 0, 0, 1000, 2000]);
-    expect(api.sent(102).map((c) => c.at - t0)).toEqual([0, 0, 0, 1000, 2000]);
+    expect(api.sent(101).map((c) => c.at - t0)).toEqual([0, 0, G, 1000 + G, 2000 + G]);
+    expect(api.sent(102).map((c) => c.at - t0)).toEqual([0, 0, G, 1000 + G, 2000 + G]);
     for (const chat of [101, 102]) expect(bucketRefusals(api.sent(chat).map((c) => c.at), 3, 1000)).toBe(0);
     expect(await Promise.all(ids)).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
     // Quiet for three seconds, the chat has its whole burst again.
     await run(clock, 3000);
     const later = [outbox.send(101, 'c1'), outbox.send(101, 'c2'), outbox.send(101, 'c3'), outbox.send(101, 'c4')];
-    await run(clock, 1000);
-    expect(api.sent(101).slice(5).map((c) => c.at - t0)).toEqual([8999, 8999, 8999, 9999]);
+    await run(clock, 1000 + G);
+    expect(api.sent(101).slice(5).map((c) => c.at - t0)).toEqual([8999 + G, 8999 + G, 8999 + 2 * G, 9999 + 2 * G]);
     expect(await Promise.all(later)).toEqual([6, 7, 8, 9]);
     expect(outbox.depth).toBe(0);
     expect(outbox.stats.sent).toBe(14);
@@ -102,9 +106,9 @@ describe('outbox pacing', () => {
     expect(at).toHaveLength(25);
     expect(maxInWindow(at, 60_000)).toBe(20);
     expect(bucketRefusals(at, 3, 1000)).toBe(0);
-    expect(at.slice(0, 5).map((t) => t - t0)).toEqual([0, 0, 0, 1000, 2000]);
+    expect(at.slice(0, 5).map((t) => t - t0)).toEqual([0, 0, G, 1000 + G, 2000 + G]);
     // The minute is full after the 20th; the bucket refilled meanwhile, so a burst follows.
-    expect(at.slice(20).map((t) => t - t0)).toEqual([60_000, 60_000, 60_000, 61_000, 62_000]);
+    expect(at.slice(20).map((t) => t - t0)).toEqual([60_000, 60_000, 60_000 + G, 61_000 + G, 62_000 + G]);
   });
 
   it('sends at most 25 messages a second over all chats', async () => {
@@ -308,8 +312,8 @@ describe('outbox folding, splitting and quiet hours', () => {
     }
     expect(parts.map((p) => p.text).join('\n')).toBe(text);
     expect(parts.map((p) => p.other?.reply_markup !== undefined)).toEqual([false, false, true]);
-    // The parts use the chat's burst: they go one after the other at once.
-    expect(gaps(parts.map((p) => p.at))).toEqual([0, 0]);
+    // The parts use the chat's burst: they go one after the other at once (the last token after its guard).
+    expect(gaps(parts.map((p) => p.at))).toEqual([0, G]);
     expect(await id).toBe(3);
     expect(outbox.stats.sent).toBe(3);
   });
@@ -405,7 +409,7 @@ describe('outbox edits and drain', () => {
   it('stop leaves queued jobs for a later start', async () => {
     const { clock, api, outbox } = setup();
     for (const text of ['a', 'b', 'c', 'd']) void outbox.send(40, text);
-    await settle();
+    await run(clock, G);
     outbox.stop();
     await outbox.stopped();
     await run(clock, 5000);

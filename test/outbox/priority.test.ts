@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
+import { LAST_TOKEN_GUARD_MS as G } from '../../src/outbox/chat-bucket.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { insertByPriority, PRIORITY } from '../../src/outbox/priority.js';
 import { run, ScriptedApi, settle, telegramError, times } from './helpers.js';
@@ -73,11 +74,11 @@ describe('the order of one chat’s jobs', () => {
     });
     await run(clock, 1000);
     await reply;
-    // The reply takes a token of the burst at once, then the new alert the last one…
+    // The reply takes a token of the burst at once, then the new alert the last one (after its guard)…
     expect(grantedAt).toBe(t0);
     await run(clock, 3000);
     // …and the edit waits until the bucket is full again.
-    expect(api.calls.map((c) => c.at - t0)).toEqual([0, 0, 3000]);
+    expect(api.calls.map((c) => c.at - t0)).toEqual([0, G, 3000]);
     expect(order(api, 8)).toEqual(['send first', 'send second', 'edit 1 edit']);
   });
 
