@@ -27,6 +27,16 @@ import type { MetricsPort } from '../health/observe.js';
 import type { OutboxPort } from '../outbox/port.js';
 import { alertKey, editKey } from './idempotency.js';
 
+/**
+ * An item first seen this long after the service says it appeared is late news: the backlog a
+ * service shows when its token comes back after a window without one, or odds that moved into the
+ * filter. Such an alert goes after the chat's fresh ones (the outbox's `late`), so a backlog never
+ * holds back an opportunity born a second ago. Reads come every 2 s, so a fresh item is seen within
+ * a few seconds of its birth; a clock far off the service's only makes every alert fresh (as
+ * before) or every one late (the same order among themselves).
+ */
+export const LATE_AFTER_MS = 30_000;
+
 /** An inline keyboard as the formatter builds it and the outbox takes it. */
 export type AlertButtons = { text: string; callbackData: string }[][];
 
@@ -98,6 +108,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     const rendered = formatAlert(item, names, view, { state: 'new' });
     const holdUntil = quietUntil(user.quietHours, user.timeZone, view.now) ?? undefined;
     if (holdUntil !== undefined) counts.held += 1;
+    // A returning item is news again now, however old the item.
+    const late = !again && item.createdAt !== undefined && view.now - item.createdAt > LATE_AFTER_MS;
     counts.alerts += 1;
     recentAlerts.add(view.now);
     track(
@@ -109,6 +121,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           digestLine: formatShortLine(item, names, view),
           idempotencyKey: alertKey(sub.subKey, itemId, item, entry, again),
           ...(holdUntil !== undefined ? { holdUntil } : {}),
+          ...(late ? { late } : {}),
         })
         .then((messageId) => {
           // Metrics hook: only alerts that reached Telegram as themselves (not folded or held).

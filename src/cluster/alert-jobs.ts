@@ -54,6 +54,7 @@ const sendOptionsSchema = z
     digestLine: z.string().max(4096).optional(),
     holdUntil: z.number().optional(),
     lang: langSchema.optional(),
+    late: z.boolean().optional(),
     idempotencyKey: keySchema.optional(),
   })
   .strict();
@@ -95,8 +96,8 @@ export const editResultSchema = z.boolean();
  * with extra fields in it would otherwise be refused by the consumer).
  */
 export function sendJob(chatId: number, text: string, opts: OutboxSendOptions): AlertJob {
-  const { buttons, kind, digestLine, holdUntil, lang, idempotencyKey } = opts;
-  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, holdUntil, lang, idempotencyKey }) };
+  const { buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey } = opts;
+  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey }) };
 }
 
 /** The payload of an edit, as plain data. */

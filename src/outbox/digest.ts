@@ -76,8 +76,9 @@ export async function askFolded(digest: SendJob, ask: (question: BeforeFirstSend
 }
 
 /**
- * When the first queued alert has more than `threshold` alerts queued with it, or has waited
- * `behindMs` with any queued behind it, the others join the chat's digest (a new one, made by
+ * When the first queued alert has more than `threshold` alerts queued with it, or any of them has
+ * waited `behindMs` (a late alert waits behind fresh ones, so the oldest need not be the first),
+ * the others join the chat's digest (a new one, made by
  * `newDigest`, where the first of them stood, unless one is still waiting to go). Folded alerts'
  * promises resolve with no message id (those with a question when the digest is done). Returns how many alerts were folded.
  */
@@ -86,7 +87,7 @@ export function foldBurst(chat: { queue: Job[] }, now: number, rules: DigestRule
   const head = foldable[0];
   if (!head) return 0;
   const rest = foldable.slice(1);
-  const behind = now - head.queuedAt >= rules.behindMs;
+  const behind = foldable.some((job) => now - job.queuedAt >= rules.behindMs);
   if (rest.length === 0 || (foldable.length <= rules.threshold && !behind)) return 0;
   let digest = openDigest(chat);
   if (!digest) {

@@ -81,17 +81,17 @@ export function firstLine(text: string): string {
   return text.split('\n').find((line) => line.trim() !== '') ?? text;
 }
 
-/** A new message to send (not yet queued); `seq` is its place in the arrival order. */
+/** A new message to send (not yet queued); `seq` is its place in the arrival order; a late alert goes after the chat's fresh ones. */
 export function newSendJob(
   seq: number,
   queuedAt: number,
   chatId: number,
   parts: string[],
-  fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'>,
+  { late, ...fields }: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'> & { late?: boolean },
 ): SendJob {
   return {
     type: 'send',
-    priority: PRIORITY.send,
+    priority: late === true ? PRIORITY.late : PRIORITY.send,
     seq,
     chatId,
     parts,

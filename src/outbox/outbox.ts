@@ -20,8 +20,8 @@
  *   between lines (`split.ts`). Per-chat state lives in `chats.ts`.
  *
  * Jobs of one chat go out one at a time, most urgent first (`priority.ts`): command replies
- * (through the chat gate, `chat-gate.ts`), then new messages, then "gone" marks, then other
- * edits; each kind in the order it came. Chats take turns the same way.
+ * (through the chat gate, `chat-gate.ts`), then new messages, then late alerts (items first seen
+ * well after they appeared), then "gone" marks, then other edits; each kind in the order it came. Chats take turns the same way.
  * Messages are HTML (`parse_mode: 'HTML'`) without link previews (`api.ts`).
  *
  * What is left here — accepting jobs, the loop, the call, start, drain and stop — shares the same
@@ -166,7 +166,7 @@ export class Outbox implements OutboxService {
       return new Promise((resolve) => addToDigest(digest, digestLine, this.tuning.digestMaxLines, { ask: beforeFirstSend, resolve }));
     }
     return new Promise((resolve) => {
-      this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve, beforeFirstSend }));
+      this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve, beforeFirstSend, late: opts.late }));
       if (kind === 'alert') this.foldBurst(chat, now);
       this.wake.notify();
     });
@@ -369,7 +369,7 @@ export class Outbox implements OutboxService {
   private sendJob(
     chatId: number,
     parts: string[],
-    fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'>,
+    fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'> & { late?: boolean },
   ): SendJob {
     return newSendJob(this.seq++, this.clock.now(), chatId, parts, fields);
   }

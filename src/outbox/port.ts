@@ -28,6 +28,11 @@ export interface OutboxSendOptions {
   holdUntil?: number;
   /** Language of the digest and summary texts; default `langFor(chatId)`. */
   lang?: Lang;
+  /**
+   * An alert about an item first seen well after it appeared (the backlog a service shows when its
+   * token comes back): it goes after the chat's fresh alerts, still before its gone marks and edits.
+   */
+  late?: boolean;
   /** Names this message: the same key twice is sent once (the cluster's queue); the in-process outbox ignores it. */
   idempotencyKey?: string;
 }

@@ -2,11 +2,13 @@
  * The order of one chat's jobs. Telegram gives a chat a burst of about three messages and then about
  * one a second, sends and edits alike, so what goes first decides how fast a user learns something
  * new: a command reply (the user is waiting for it), then new messages (a new opportunity is the
- * point of the bot), then "gone" marks, then edits of moving alerts. Within a priority, jobs keep
- * the order they came in. (Edits also leave the burst to the others: `chat-bucket.ts`.)
+ * point of the bot), then late alerts (items first seen well after they appeared, such as the
+ * backlog a service shows when its token comes back: news, but older than a fresh one), then "gone"
+ * marks, then edits of moving alerts. Within a priority, jobs keep the order they came in. (Edits
+ * also leave the burst to the others: `chat-bucket.ts`.)
  */
 
-export const PRIORITY = { reply: 0, send: 1, gone: 2, edit: 3 } as const;
+export const PRIORITY = { reply: 0, send: 1, late: 2, gone: 3, edit: 4 } as const;
 
 export interface Prioritized {
   /** Lower goes first. */

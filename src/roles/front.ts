@@ -18,6 +18,7 @@ import type { Vault } from '../store/vault.js';
 import type { ServiceClient } from '../service/client-types.js';
 import type { SchedulerPort } from '../scheduler/port.js';
 import { Outbox } from '../outbox/outbox.js';
+import type { OutboxOptions } from '../outbox/options.js';
 import type { OutboxService } from '../outbox/port.js';
 import { chatGateTransformer } from '../outbox/chat-gate.js';
 import { DestinationWatch } from '../outbox/destinations.js';
@@ -27,6 +28,17 @@ import type { BotStats } from '../bot/deps.js';
 import { runBot, type BotHandle } from '../bot/run.js';
 import type { MetricsPort } from '../health/observe.js';
 import type { HealthCheck } from '../health/server.js';
+
+/**
+ * The front's outbox settings beyond the defaults. More alerts than `digestThreshold` queued for
+ * one chat fold into a digest (the outbox's default is 5). A service whose token comes back after
+ * a window without one finds every item born meanwhile at its first read — about ten per chat in
+ * the busy-world benchmark — and each is an opportunity the user should get as itself (a digest
+ * line names no item and has no buttons); at one message a second they are all out in about 12 s.
+ * A real flood (a new filter's first read of dozens) still folds, and so does any backlog whose
+ * first alert has waited the outbox's 30 s.
+ */
+export const FRONT_OUTBOX_OPTIONS = { digestThreshold: 15 } as const satisfies Partial<OutboxOptions>;
 
 export interface FrontDeps {
   config: Config & { BOT_TOKEN: string };
@@ -84,6 +96,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
     },
     onMigrated: (oldChatId, newChatId) => destinations.migrated(oldChatId, newChatId),
     onChatUnavailable: (chatId) => destinations.suspect(chatId),
+    ...FRONT_OUTBOX_OPTIONS,
   });
 
   // getMe without the bot's retries: a refused token or an unreachable Bot API ends the start at

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { diffRead, type DiffEvent } from '../../src/scheduler/diff.js';
-import { createNotifier, type AlertButtons } from '../../src/alerts/notifier.js';
+import { createNotifier, LATE_AFTER_MS, type AlertButtons } from '../../src/alerts/notifier.js';
 import type { Notifier } from '../../src/scheduler/port.js';
 import type { OutboxPort, OutboxSendOptions } from '../../src/outbox/port.js';
 import type { Dictionaries } from '../../src/service/dictionaries-model.js';
@@ -220,6 +220,25 @@ describe('notifier', () => {
     await notifier.idle();
     const again = outbox.sent[2]!.opts?.idempotencyKey;
     expect(again).toMatch(new RegExp(`^${key}:again:\\d+$`));
+    // The item was two minutes old when first seen: late news; back again, it is news now.
+    expect(outbox.sent.map((s) => s.opts?.late)).toEqual([true, true, undefined]);
+  });
+
+  it('marks an alert late when its item was first seen long after it appeared, so fresh ones go first', async () => {
+    addUser(store, 1, ['arbs_prematch']);
+    const now = clock.now();
+    read([
+      { ...opp('fresh'), createdAt: now - 3_000 },
+      { ...opp('edge'), createdAt: now - LATE_AFTER_MS },
+      { ...opp('backlog'), createdAt: now - LATE_AFTER_MS - 1 },
+      { ...opp('untimed'), createdAt: undefined },
+      // A service clock ahead of ours: the item is fresh, not "from the future".
+      { ...opp('ahead'), createdAt: now + 60_000 },
+    ]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(5);
+    expect(outbox.sent.filter((s) => s.opts?.late === true)).toHaveLength(1);
+    expect(outbox.sent.find((s) => s.opts?.late === true)?.opts?.idempotencyKey).toMatch(/:backlog:new:/);
   });
 
   it('counts a failing send instead of throwing', async () => {

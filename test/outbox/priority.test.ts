@@ -61,6 +61,44 @@ describe('the order of one chat’s jobs', () => {
     expect(outbox.stats.coalesced).toBe(6);
   });
 
+  it('a late alert (a backlog found when a token came back) goes after fresh alerts, before gone marks and edits', async () => {
+    const { clock, api, outbox } = setup();
+    // The chat's burst is spent, so what follows queues and goes one a second in its order.
+    for (let i = 0; i < 3; i++) void outbox.send(9, `burst ${i}`, { digestLine: `burst ${i}` });
+    await settle();
+    void outbox.edit(9, 1, 'moved 1');
+    void outbox.edit(9, 2, 'gone 2', { gone: true });
+    const backlog = [1, 2, 3].map((i) => outbox.send(9, `late ${i}`, { digestLine: `late ${i}`, late: true }));
+    await run(clock, 1500);
+    // A fresh alert found meanwhile overtakes the backlog still queued.
+    void outbox.send(9, 'fresh', { digestLine: 'fresh' });
+    await run(clock, 10_000);
+    expect(order(api, 9)).toEqual(['send burst 0', 'send burst 1', 'send burst 2', 'send late 1', 'send fresh', 'send late 2', 'send late 3', 'edit 2 gone 2', 'edit 1 moved 1']);
+    // Every late alert went as itself.
+    expect((await Promise.all(backlog)).every((id) => typeof id === 'number')).toBe(true);
+    expect(outbox.stats.folded).toBe(0);
+  });
+
+  it('a backlog kept waiting behind fresh alerts folds once its oldest has waited behindMs', async () => {
+    const clock = new ManualClock();
+    const api = new ScriptedApi(clock);
+    const outbox = stopAfter(new Outbox({ api, logger: silentLogger, clock, random: () => 0.5, digestThreshold: 100, behindMs: 5_000 }));
+    outbox.start();
+    for (let i = 0; i < 3; i++) void outbox.send(10, `burst ${i}`, { digestLine: `burst ${i}` });
+    for (let i = 0; i < 4; i++) void outbox.send(10, `late ${i}`, { digestLine: `late ${i}`, late: true });
+    // A fresh alert every second: each goes ahead of the backlog, so its first never comes to the head.
+    for (let s = 0; s < 8; s++) {
+      void outbox.send(10, `fresh ${s}`, { digestLine: `fresh ${s}` });
+      await run(clock, 1000);
+    }
+    const texts = api.sent(10).map((c) => c.text);
+    expect(texts.filter((t) => t.startsWith('late'))).toEqual([]);
+    // The backlog waited 5 s: it went as one digest, its lines all there.
+    const digest = texts.find((t) => t.includes('more'));
+    expect(digest).toBeDefined();
+    for (let i = 0; i < 4; i++) expect(digest).toContain(`late ${i}`);
+  });
+
   it('a command reply through the gate goes before every queued alert and edit of its chat', async () => {
     const { clock, api, outbox, t0 } = setup();
     void outbox.send(8, 'first');
