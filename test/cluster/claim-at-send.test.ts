@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
 import { ManualClock } from '../../src/clock.js';
+import { LAST_TOKEN_GUARD_MS } from '../../src/outbox/chat-bucket.js';
 import { Outbox } from '../../src/outbox/outbox.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startAlertConsumer, type AlertConsumerOptions } from '../../src/cluster/alert-consumer.js';
@@ -63,8 +64,11 @@ describe('the claim is taken in the alert’s turn (real Redis)', () => {
     const { prefix, fake, remote, claims } = await setup();
     const clock = new ManualClock();
     const { outbox, consumer } = front(prefix, fake, { clock });
-    // The chat's burst is spent: the next message waits a second of the outbox's clock.
-    await Promise.all([1, 2, 3].map((n) => outbox.send(601, `earlier ${n}`)));
+    // The chat's burst is spent (its last token after the guard): the next message waits a second of the outbox's clock.
+    const earlier = [1, 2, 3].map((n) => outbox.send(601, `earlier ${n}`));
+    await vi.waitFor(() => expect(fake.messages(601)).toHaveLength(2), { timeout: 5000 });
+    await clock.advance(LAST_TOKEN_GUARD_MS);
+    await Promise.all(earlier);
     const key = '601:arbs:a:new:1';
     const answer = remote.send(601, 'waits for its turn', { idempotencyKey: key });
     await vi.waitFor(() => expect(consumer.stats().received).toBe(1), { timeout: 5000 });
