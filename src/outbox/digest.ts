@@ -91,9 +91,12 @@ export function foldBurst(chat: { queue: Job[] }, now: number, rules: DigestRule
   if (rest.length === 0 || (foldable.length <= rules.threshold && !behind)) return 0;
   let digest = openDigest(chat);
   if (!digest) {
-    digest = newDigest(rest[0]?.lang ?? head.lang);
+    const first = rest[0]!;
+    digest = newDigest(first.lang);
     digest.folded = { lines: [], count: 0, asks: [] };
-    chat.queue.splice(chat.queue.indexOf(rest[0]!), 0, digest);
+    // It takes the first folded alert's place and rank (fresh or late), so the queue stays in order.
+    digest.priority = first.priority;
+    chat.queue.splice(chat.queue.indexOf(first), 0, digest);
   }
   const folded = new Set<Job>(rest);
   chat.queue = chat.queue.filter((j) => !folded.has(j));

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { addToDigest, foldBurst, listMessage, openDigest, writeDigest, type DigestRules } from '../../src/outbox/digest.js';
 import { newEditJob, newSendJob, type Job, type SendJob } from '../../src/outbox/jobs.js';
+import { insertByPriority, PRIORITY } from '../../src/outbox/priority.js';
 
 const RULES: DigestRules = { threshold: 3, behindMs: 30_000, maxLines: 2 };
 
@@ -24,6 +25,19 @@ function digestMaker(made: SendJob[]) {
 }
 
 describe('foldBurst', () => {
+  it('gives a digest of late alerts their rank, so a fresh alert queued after it still goes first', () => {
+    const late = (line: string): SendJob =>
+      newSendJob(seq++, 0, 7, [line], { kind: 'alert', buttons: undefined, digestLine: line, lang: 'en', resolve: () => {}, late: true });
+    const gone = newEditJob(seq++, 7, 1, 'gone', { gone: true }, () => {});
+    const chat = { queue: [late('a'), late('b'), late('c'), late('d'), late('e'), gone] as Job[] };
+    const made: SendJob[] = [];
+    expect(foldBurst(chat, 0, RULES, digestMaker(made))).toBe(4);
+    expect(made[0]?.priority).toBe(PRIORITY.late);
+    const fresh = alert('fresh');
+    insertByPriority(chat.queue, fresh);
+    expect(chat.queue.map((j) => (j.type === 'send' ? (j.kind === 'digest' ? 'digest' : j.digestLine) : 'gone'))).toEqual(['fresh', 'a', 'digest', 'gone']);
+  });
+
   it('leaves a queue at the threshold alone while its first alert is fresh', () => {
     const chat = { queue: [alert('a'), alert('b'), alert('c')] as Job[] };
     const made: SendJob[] = [];
