@@ -9,7 +9,7 @@ import { ChatBucket, needFor, type BucketRate } from './chat-bucket.js';
 import type { Job } from './jobs.js';
 import type { OutboxTuning } from './options.js';
 import { SendTimes } from './pacing.js';
-import { insertByPriority } from './priority.js';
+import { insertByPriority, PRIORITY } from './priority.js';
 import type { HeldAlerts } from './quiet-hours.js';
 
 export interface ChatState {
@@ -109,9 +109,14 @@ export class ChatStates {
 
   /**
    * The chat whose head job may go at `now` and is the most urgent (by priority, then arrival), if
-   * any, and the earliest another becomes ready (within its own budget; the bot's is the caller's).
+   * any, and the earliest another becomes ready (within its own budget; the bot's is the caller's,
+   * save that edits and gone marks wait until `editsFrom`, when the bot-wide share they may take has room).
    */
-  mostUrgent(now: number, tuning: Pick<OutboxTuning, 'chatBucket' | 'groupWindow'>): { best: ChatState | undefined; readyAt: number } {
+  mostUrgent(
+    now: number,
+    tuning: Pick<OutboxTuning, 'chatBucket' | 'groupWindow'>,
+    editsFrom = now,
+  ): { best: ChatState | undefined; readyAt: number } {
     let best: ChatState | undefined;
     let bestJob: Job | undefined;
     let readyAt = Number.POSITIVE_INFINITY;
@@ -122,7 +127,7 @@ export class ChatStates {
         continue;
       }
       if (chat.busy) continue;
-      const at = chatReadyAt(chat, head, now, tuning);
+      const at = head.priority >= PRIORITY.gone ? Math.max(editsFrom, chatReadyAt(chat, head, now, tuning)) : chatReadyAt(chat, head, now, tuning);
       if (at > now) readyAt = Math.min(readyAt, at);
       else if (!bestJob || head.priority < bestJob.priority || (head.priority === bestJob.priority && head.seq < bestJob.seq)) {
         best = chat;

@@ -18,6 +18,12 @@ export interface OutboxOptions {
   clock?: Clock;
   /** Messages a second over all chats (default 25). */
   globalPerSecond?: number;
+  /**
+   * Edits and gone marks go only while the bot's last second holds fewer messages than this (default
+   * 15 of 25): the rest of the second is left to new messages and replies, so a new alert for many
+   * chats at once (one read serving a whole read group) does not wait for a second full of edits.
+   */
+  editsPerSecond?: number;
   /** Messages a second to one chat once its burst is spent (default 1); groups and channels are held to it too. */
   privatePerSecond?: number;
   /**
@@ -64,6 +70,7 @@ export interface OutboxOptions {
 /** The options with their defaults applied and their bounds enforced. */
 export interface OutboxTuning {
   globalWindow: RateWindow;
+  editWindow: RateWindow;
   chatBucket: BucketRate;
   groupWindow: RateWindow;
   maxAttempts: number;
@@ -79,6 +86,7 @@ export interface OutboxTuning {
 export function outboxTuning(options: OutboxOptions): OutboxTuning {
   return {
     globalWindow: rateWindow(options.globalPerSecond ?? 25, 1000),
+    editWindow: rateWindow(Math.min(options.editsPerSecond ?? 15, options.globalPerSecond ?? 25), 1000),
     chatBucket: bucketRate(options.privatePerSecond ?? 1, options.privateBurst ?? 3),
     groupWindow: rateWindow(options.groupPerMinute ?? 20, 60_000),
     maxAttempts: Math.max(1, options.maxAttempts ?? 8),

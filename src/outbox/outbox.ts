@@ -3,7 +3,8 @@
  * and the loop that sends them. This file is the queue and the loop; each other concern has a
  * room of its own in `src/outbox/`:
  *
- * - Pacing within Telegram's limits: about 25 messages a second in all, 20 a minute per group or
+ * - Pacing within Telegram's limits: about 25 messages a second in all (edits at most 15 of them, so
+ *   new alerts for many chats at once find room), 20 a minute per group or
  *   channel (sliding windows on the injected clock, `pacing.ts`), and per chat a bucket of three
  *   that refills one a second (`chat-bucket.ts`): new messages and replies may use the burst,
  *   edits and gone marks only a full bucket, so a new alert never waits behind an edit. A send
@@ -280,7 +281,9 @@ export class Outbox implements OutboxService {
       // While the bot-wide window is shut no chat can go before it opens, whatever its own state:
       // look again then instead of walking every queued chat for each job that arrives meanwhile.
       if (globalAt > now && this.chats.queued.size > 0) return Math.min(this.nextHeldAt, globalAt, this.chats.nextPruneAt);
-      const { best, readyAt } = this.chats.mostUrgent(now, this.tuning);
+      // Edits and gone marks leave part of the bot-wide window to new messages (options.ts).
+      const editsFrom = this.global.nextAllowed(now, this.tuning.editWindow);
+      const { best, readyAt } = this.chats.mostUrgent(now, this.tuning, editsFrom);
       const wakeAt = Math.min(this.nextHeldAt, Math.max(readyAt, globalAt));
       if (!best) return this.chats.size > 0 ? Math.min(wakeAt, this.chats.nextPruneAt) : wakeAt;
       this.dispatch(best, now);

@@ -125,6 +125,23 @@ describe('outbox pacing', () => {
     expect(at.at(-1)).toBe(t0 + 3000);
   });
 
+  it('leaves the last ten of the bot’s second to new messages: twenty edits never hold back ten new alerts', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    for (let chat = 1; chat <= 20; chat++) void outbox.edit(chat, 1, `moved ${chat}`);
+    await settle();
+    expect(api.calls.filter((c) => c.method === 'editMessageText')).toHaveLength(15);
+    await run(clock, 100);
+    for (let chat = 101; chat <= 110; chat++) void outbox.send(chat, `new ${chat}`);
+    await settle();
+    // The ten new alerts go at once, beside the fifteen edits of the last second.
+    expect(api.sent().map((c) => c.at - t0)).toEqual(Array.from({ length: 10 }, () => 100));
+    await run(clock, 1000);
+    // The other five edits once the edits' share of the second has room again.
+    const edits = api.calls.filter((c) => c.method === 'editMessageText').map((c) => c.at - t0);
+    expect(edits).toEqual([...Array.from({ length: 15 }, () => 0), ...Array.from({ length: 5 }, () => 1000)]);
+    expect(maxInWindow(api.calls.map((c) => c.at), 1000)).toBeLessThanOrEqual(25);
+  });
+
   it('forgets the pacing state of chats that went quiet', async () => {
     const { clock, outbox } = setup();
     for (let chat = 1; chat <= 30; chat++) void outbox.send(chat, 'x');
