@@ -83,12 +83,19 @@ export async function askFolded(digest: SendJob, ask: (question: BeforeFirstSend
  * promises resolve with no message id (those with a question when the digest is done). Returns how many alerts were folded.
  */
 export function foldBurst(chat: { queue: Job[] }, now: number, rules: DigestRules, newDigest: (lang: Lang) => SendJob): number {
+  // Looked at without a copy first: this runs for every alert queued and every send, and a flood
+  // keeps hundreds of chats with a queue that mostly folds nothing.
+  let count = 0;
+  let behind = false;
+  for (const job of chat.queue) {
+    if (!isFoldable(job)) continue;
+    count += 1;
+    if (now - job.queuedAt >= rules.behindMs) behind = true;
+  }
+  if (count < 2 || (count <= rules.threshold && !behind)) return 0;
   const foldable = chat.queue.filter(isFoldable);
-  const head = foldable[0];
-  if (!head) return 0;
+  const head = foldable[0]!;
   const rest = foldable.slice(1);
-  const behind = foldable.some((job) => now - job.queuedAt >= rules.behindMs);
-  if (rest.length === 0 || (foldable.length <= rules.threshold && !behind)) return 0;
   let digest = openDigest(chat);
   if (!digest) {
     const first = rest[0]!;

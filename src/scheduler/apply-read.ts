@@ -4,7 +4,7 @@
  * (diff.ts), the state's changes stored, the events handed to the notifier, and now and then the
  * last good read written to the subscription's status (at most every `statusWriteEveryMs`).
  */
-import type { ItemsRead } from '../service/opportunity.js';
+import type { ItemsRead, Opportunity } from '../service/opportunity.js';
 import { matchesFilter } from '../service/filter-model.js';
 import type { Store } from '../store/port.js';
 import { diffRead } from './diff.js';
@@ -31,7 +31,8 @@ export function createReadApplier(ctx: ReadApplierContext): ApplyRead {
     const filter = user?.filters[sub.service];
     if (!user || !filter) return;
     // Shared across subscriptions: what is kept per subscription is then mostly references.
-    const items = read.items.filter((item) => matchesFilter(item, filter.settings, now)).map((item) => interner.intern(item));
+    const items: Opportunity[] = [];
+    for (const item of read.items) if (matchesFilter(item, filter.settings, now)) items.push(interner.intern(item));
     const result = diffRead({
       now,
       chatId: user.alertChatId ?? user.chatId,

@@ -33,7 +33,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-/** What the limits allow now, for /status and for the scheduler's plan. */
+/** What the limits allow now, for /status and for the scheduler's plan: read it at once (a field may be worked out as it is read). */
 export interface BudgetView {
   /** Token requests left in the current hour window for this key. */
   tokensLeft: number;
