@@ -120,10 +120,12 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     const request: RequestOptions = { ...options, signal: link.signal };
     try {
       // Background polls are not tried again here: the scheduler backs off per subscription and
-      // a retry would hold the poll's turn meanwhile.
+      // a retry would hold the poll's turn meanwhile. With no retry, withRetries would only rethrow:
+      // a poll goes straight to its attempt, one async layer fewer on every read.
+      if (options.priority === 'poll') return await attempt(request);
       return await withRetries(
         {
-          retries: options.priority === 'poll' ? 0 : retries,
+          retries,
           clock,
           random,
           logger,
@@ -263,9 +265,14 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
       await call(what, options, (request) => authorized(key, service, scope, endpoint, body, what, request));
     },
 
-    async readItems(key, service, options): Promise<ItemsRead> {
-      const poll = pollEndpoint(service, key.accessKey);
-      return listRead(key, service, poll.endpoint, poll.memoKey, poll.what, options);
+    // Not async: an async function returning listRead's promise would add turns to every read.
+    readItems(key, service, options): Promise<ItemsRead> {
+      try {
+        const poll = pollEndpoint(service, key.accessKey);
+        return listRead(key, service, poll.endpoint, poll.memoKey, poll.what, options);
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
     },
 
     async readEventItems(key, service, eventId, options): Promise<ItemsRead> {
