@@ -3,6 +3,7 @@
  * (the client's shutdown), and on Node 20 `AbortSignal.any` keeps each joined signal reachable
  * from such a source until it aborts (nodejs/node#55351), i.e. one leak per request.
  */
+import { setMaxListeners } from 'node:events';
 
 export interface LinkedSignal {
   signal: AbortSignal;
@@ -33,38 +34,50 @@ export function linkSignals(...sources: (AbortSignal | undefined)[]): LinkedSign
   return { signal: controller.signal, dispose };
 }
 
+/** The calls joined with one caller's signal: they share one controller while any of them runs. */
+interface CallerCalls {
+  controller: AbortController;
+  /** Calls joined and not yet disposed. */
+  calls: number;
+}
+
 /**
- * The signals of calls that all end when their owner closes. Each call gets a controller of its
- * own, kept in a set the owner aborts at once, instead of one more listener per call on a
- * long-lived signal: a read then costs one small controller, and nothing outlives it. Calls that
- * pass the same signal of their own (every poll of a scheduler run passes one) share one listener
- * on it, so joining and leaving costs no listener added and removed per call either.
+ * The signals of calls that all end when their owner closes, without one more listener per call
+ * on a long-lived signal. A call with no signal of its own gets a controller of its own, kept in a
+ * set the owner aborts at once. Calls that pass the same signal of their own (every poll of a
+ * scheduler run passes one) share one controller, with one listener on that signal: a read then
+ * costs no controller, signal or listener of its own (they were a share of each read's CPU). A
+ * shared signal aborts when the caller's does or the group is aborted while any of its calls is
+ * joined; a call that is over no longer looks at it.
  */
 export class AbortGroup {
   private readonly members = new Set<AbortController>();
-  /** The members joined with each caller's signal; the signal's one listener aborts them. */
-  private readonly byCaller = new WeakMap<AbortSignal, Set<AbortController>>();
+  /** Callers' shared controllers with a call joined (the group's abort ends them). */
+  private readonly active = new Set<CallerCalls>();
+  private readonly byCaller = new WeakMap<AbortSignal, CallerCalls>();
   private closedWith: { reason: unknown } | undefined;
 
   /** A signal that aborts when `caller` does (with its reason) or when the group is aborted. */
   join(caller: AbortSignal | undefined): LinkedSignal {
-    const controller = new AbortController();
-    if (this.closedWith) {
-      controller.abort(this.closedWith.reason);
+    if (this.closedWith || caller?.aborted) {
+      const controller = new AbortController();
+      controller.abort(this.closedWith ? this.closedWith.reason : caller?.reason);
       return { signal: controller.signal, dispose: () => undefined };
     }
-    if (caller?.aborted) {
-      controller.abort(caller.reason);
-      return { signal: controller.signal, dispose: () => undefined };
+    if (!caller) {
+      const controller = new AbortController();
+      this.members.add(controller);
+      return { signal: controller.signal, dispose: () => void this.members.delete(controller) };
     }
-    const withCaller = caller && this.callerSet(caller);
-    withCaller?.add(controller);
-    this.members.add(controller);
+    const shared = this.callerCalls(caller);
+    if (shared.calls++ === 0) this.active.add(shared);
+    let disposed = false;
     return {
-      signal: controller.signal,
+      signal: shared.controller.signal,
       dispose: () => {
-        this.members.delete(controller);
-        withCaller?.delete(controller);
+        if (disposed || shared.controller.signal.aborted) return;
+        disposed = true;
+        if (--shared.calls === 0) this.active.delete(shared);
       },
     };
   }
@@ -73,34 +86,43 @@ export class AbortGroup {
   abort(reason: unknown): void {
     this.closedWith ??= { reason };
     const members = [...this.members];
+    const active = [...this.active];
     this.members.clear();
+    this.active.clear();
     for (const controller of members) controller.abort(reason);
+    for (const shared of active) {
+      shared.calls = 0;
+      shared.controller.abort(reason);
+    }
   }
 
   /** Calls joined and not yet disposed (tests). */
   get size(): number {
-    return this.members.size;
+    let n = this.members.size;
+    for (const shared of this.active) n += shared.calls;
+    return n;
   }
 
-  /** The set of members following `caller`, with the one listener that ends them when it aborts. */
-  private callerSet(caller: AbortSignal): Set<AbortController> {
-    let set = this.byCaller.get(caller);
-    if (!set) {
-      const members = new Set<AbortController>();
+  /** The controller `caller`'s calls share, with the one listener that ends it when the caller aborts. */
+  private callerCalls(caller: AbortSignal): CallerCalls {
+    let shared = this.byCaller.get(caller);
+    if (!shared) {
+      const controller = new AbortController();
+      // Every call of the caller in flight listens on it: hundreds at once are normal, not a leak.
+      setMaxListeners(0, controller.signal);
+      const calls: CallerCalls = { controller, calls: 0 };
       caller.addEventListener(
         'abort',
         () => {
-          for (const controller of members) {
-            this.members.delete(controller);
-            controller.abort(caller.reason);
-          }
-          members.clear();
+          this.active.delete(calls);
+          calls.calls = 0;
+          controller.abort(caller.reason);
         },
         { once: true },
       );
-      this.byCaller.set(caller, members);
-      set = members;
+      this.byCaller.set(caller, calls);
+      shared = calls;
     }
-    return set;
+    return shared;
   }
 }

@@ -287,16 +287,37 @@ describe('AbortGroup', () => {
     expect((new AbortGroup().join(late.signal).signal.reason as Error).message).toBe('already gone');
   });
 
-  it('listens once on a signal many calls share, and ends only the calls still joined when it aborts', () => {
+  it('listens once on a signal many calls share, gives them one signal, and ends the calls still joined when it aborts', () => {
     const group = new AbortGroup();
     const run = new AbortController();
     const calls = Array.from({ length: 50 }, () => group.join(run.signal));
     expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
+    // One controller for the run's calls, not one per call (a read's own controller was a share of its CPU).
+    expect(new Set(calls.map((c) => c.signal)).size).toBe(1);
     for (const call of calls.slice(0, 20)) call.dispose();
+    calls[0]!.dispose();
     expect(group.size).toBe(30);
     run.abort(new Error('stopping'));
-    expect(calls.slice(0, 20).every((c) => !c.signal.aborted)).toBe(true);
     expect(calls.slice(20).every((c) => (c.signal.reason as Error).message === 'stopping')).toBe(true);
     expect(group.size).toBe(0);
+    // A call disposed after the abort counts nothing back.
+    calls[30]!.dispose();
+    expect(group.size).toBe(0);
+    expect((group.join(run.signal).signal.reason as Error).message).toBe('stopping');
+  });
+
+  it("ends a caller's shared signal when the group aborts while one of its calls is joined, and not after they are all over", () => {
+    const group = new AbortGroup();
+    const quiet = new AbortController();
+    const busy = new AbortController();
+    const over = group.join(quiet.signal);
+    over.dispose();
+    const running = group.join(busy.signal);
+    expect(group.size).toBe(1);
+    group.abort(new Error('closed'));
+    expect((running.signal.reason as Error).message).toBe('closed');
+    expect(over.signal.aborted).toBe(false);
+    expect(group.size).toBe(0);
+    expect((group.join(quiet.signal).signal.reason as Error).message).toBe('closed');
   });
 });
