@@ -93,9 +93,8 @@ export function foldBurst(chat: { queue: Job[] }, now: number, rules: DigestRule
     if (now - job.queuedAt >= rules.behindMs) behind = true;
   }
   if (count < 2 || (count <= rules.threshold && !behind)) return 0;
-  const foldable = chat.queue.filter(isFoldable);
-  const head = foldable[0]!;
-  const rest = foldable.slice(1);
+  // Everything after the first foldable alert folds.
+  const rest = chat.queue.filter(isFoldable).slice(1);
   let digest = openDigest(chat);
   if (!digest) {
     const first = rest[0]!;
