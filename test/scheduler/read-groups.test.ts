@@ -3,53 +3,24 @@
  * with equal filters share one read per turn, the answer serves every member still owned and
  * entitled, readers rotate, and the groups of a host take turns within its read limit.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { silentLogger } from '../../src/logger.js';
+import { describe, expect, it } from 'vitest';
 import { chooseReader, filterFingerprint } from '../../src/scheduler/read-groups.js';
 import type { Sub } from '../../src/scheduler/subscriptions.js';
 import type { Eligibility } from '../../src/scheduler/token-gate.js';
-import { createScheduler, type Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { defaultFilter } from '../../src/service/filter-model.js';
 import type { Store } from '../../src/store/port.js';
 import { stopAfterEach } from '../support/teardown.js';
 import { maxInWindow } from '../support/window.js';
-import { FakeClient, type Script } from './fake-client.js';
 import { opp } from './fixtures.js';
-import { addUser, plainVault, RecordingNotifier, runFor, seededRandom, tempStore } from './harness.js';
+import { addUser, RecordingNotifier, runFor } from './harness.js';
+import { schedulerRigs } from './rig.js';
 import { runStack, startStack } from './stack.js';
 
 const CONFIG = { LIMIT_TOKENS_PER_HOUR: 20, LIMIT_ITEMS_PER_MINUTE: 30, LIMIT_SCOPE: 'address', POLL_INTERVAL_SECONDS: 0 } as const;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const rig = schedulerRigs(CONFIG, 777);
 const stopAfter = stopAfterEach();
-
-async function rig(opts: { script?: Script; owns?: SchedulerOptions['owns']; config?: Partial<SchedulerOptions['config']> } = {}) {
-  const clock = new ManualClock();
-  const { store, cleanup } = await tempStore(clock);
-  const client = new FakeClient(clock, opts.script);
-  const notifier = new RecordingNotifier(() => clock.now());
-  const scheduler: Scheduler = createScheduler({
-    config: { ...CONFIG, ...opts.config },
-    logger: silentLogger,
-    store,
-    client,
-    notifier,
-    vault: plainVault,
-    clock,
-    random: seededRandom(777),
-    ...(opts.owns ? { owns: opts.owns } : {}),
-  });
-  cleanups.push(async () => {
-    await scheduler.stop();
-    await cleanup();
-  });
-  return { clock, store, client, notifier, scheduler };
-}
 
 /** Users 1..n on arbs_prematch with the same filter, each with their own key. */
 const sameFilter = (store: Store, n: number, from = 1) => {

@@ -1,67 +1,24 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
-import { createScheduler, type Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
+import { createScheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
 import { readPaceMs } from '../../src/scheduler/read-pace.js';
 import { HOUR_MS } from '../../src/scheduler/token-plan.js';
 import { DEFAULT_TUNING } from '../../src/scheduler/tuning.js';
 import { ServiceError } from '../../src/service/errors.js';
 import type { Service } from '../../src/service/services.js';
-import type { Store } from '../../src/store/port.js';
 import { FakeClient, type Script } from './fake-client.js';
 import { opp } from './fixtures.js';
-import { addUser, plainVault, RecordingNotifier, runFor, seededRandom, tempStore } from './harness.js';
+import { addUser, plainVault, RecordingNotifier, runFor, tempStore } from './harness.js';
+import { schedulerRigs } from './rig.js';
+import { stopAfterEach } from '../support/teardown.js';
 import { maxInWindow, minGap } from '../support/window.js';
 
 const CONFIG = { LIMIT_TOKENS_PER_HOUR: 20, LIMIT_ITEMS_PER_MINUTE: 30, LIMIT_SCOPE: 'key', POLL_INTERVAL_SECONDS: 5 } as const;
 
-interface Rig {
-  clock: ManualClock;
-  store: Store;
-  client: FakeClient;
-  notifier: RecordingNotifier;
-  scheduler: Scheduler;
-}
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function rig(
-  opts: {
-    script?: Script;
-    config?: Partial<SchedulerOptions['config']>;
-    seed?: number;
-    tuning?: SchedulerOptions['tuning'];
-    isAllowed?: SchedulerOptions['isAllowed'];
-    owns?: SchedulerOptions['owns'];
-  } = {},
-): Promise<Rig> {
-  const clock = new ManualClock();
-  const { store, cleanup } = await tempStore(clock);
-  const client = new FakeClient(clock, opts.script);
-  const notifier = new RecordingNotifier(() => clock.now());
-  const random = seededRandom(opts.seed ?? 12345);
-  const scheduler = createScheduler({
-    config: { ...CONFIG, ...opts.config },
-    logger: silentLogger,
-    store,
-    client,
-    notifier,
-    vault: plainVault,
-    clock,
-    random,
-    ...(opts.tuning ? { tuning: opts.tuning } : {}),
-    ...(opts.isAllowed ? { isAllowed: opts.isAllowed } : {}),
-    ...(opts.owns ? { owns: opts.owns } : {}),
-  });
-  cleanups.push(async () => {
-    await scheduler.stop();
-    await cleanup();
-  });
-  return { clock, store, client, notifier, scheduler };
-}
+const rig = schedulerRigs(CONFIG, 12345);
+// Registered after the rigs' teardown, so it runs before it: what a test started on a rig's store stops first.
+const stopAfter = stopAfterEach();
 
 const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
 const readTimes = (client: FakeClient, accessKey: string, service?: Service) => client.readsOf(accessKey, service).map((r) => r.at);
@@ -399,7 +356,7 @@ describe('faults stay local', () => {
       },
       clock,
     });
-    cleanups.push(() => broken.stop());
+    stopAfter(broken);
     broken.start();
     await runFor(clock, broken, 10_000);
     expect(store.getUser(1)?.filters.arbs_live?.pausedReason).toBe('auth');
@@ -414,7 +371,7 @@ describe('shutdown', () => {
     const gate = new Promise<void>((r) => (release = r));
     const clock = new ManualClock();
     const { store, cleanup } = await tempStore(clock);
-    cleanups.push(cleanup);
+    stopAfter({ close: cleanup });
     const client = new FakeClient(clock);
     const slow = Object.assign(Object.create(client) as FakeClient, {
       readItems: async (...args: Parameters<FakeClient['readItems']>) => {
