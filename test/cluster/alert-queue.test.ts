@@ -2,7 +2,7 @@
  * The alert queue end to end on a real Redis: a worker's RemoteOutbox → BullMQ → the front's
  * consumer → the in-process Outbox over grammY's Api → the Bot API stand-in, and the answer back.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -14,6 +14,7 @@ import { createRemoteOutbox, type RemoteOutbox } from '../../src/cluster/remote-
 import { ALERT_QUEUE, bullPrefix, idempotencyId } from '../../src/cluster/alert-jobs.js';
 import { captureLogs } from '../support/logs.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
+import { stopAfterEach } from '../support/teardown.js';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -23,12 +24,8 @@ afterAll(async () => {
   await redis.dispose();
 });
 
-/** Things to close after each test, last opened first. */
-let closers: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const close of closers.reverse()) await close();
-  closers = [];
-});
+/** Everything a test opens is closed after it, last opened first. */
+const stopAfter = stopAfterEach();
 
 let suiteRun = 0;
 const BUTTONS = [[{ text: 'Open', callbackData: 'a:ev:1' }]];
@@ -36,15 +33,15 @@ const BUTTONS = [[{ text: 'Open', callbackData: 'a:ev:1' }]];
 /** The front: the Bot API stand-in, an Outbox over grammY's Api to it, and the consumer. */
 async function front(prefix: string, opts: Partial<AlertConsumerOptions> & { api?: (api: OutboxApi) => OutboxApi; fake?: FakeTelegram } = {}) {
   const fake = opts.fake ?? (await startFakeTelegram());
-  if (!opts.fake) closers.push(() => fake.close());
+  if (!opts.fake) stopAfter(fake);
   const real: OutboxApi = new Api(fake.token, { apiRoot: fake.apiRoot });
   const logs = captureLogs();
   // Twenty a second per chat: these tests are about the queue, not the outbox's pacing.
   const outbox = new Outbox({ api: opts.api ? opts.api(real) : real, logger: logs.logger, privatePerSecond: 20 });
   outbox.start();
-  closers.push(() => outbox.stop());
+  stopAfter(outbox);
   const consumer = startAlertConsumer({ connection: { url: redis.url }, prefix, outbox, logger: logs.logger, ...opts });
-  closers.push(() => consumer.close());
+  stopAfter(consumer);
   return { fake, outbox, consumer, logs };
 }
 
@@ -52,14 +49,14 @@ async function front(prefix: string, opts: Partial<AlertConsumerOptions> & { api
 function worker(prefix: string, resultTimeoutMs?: number) {
   const logs = captureLogs();
   const remote = createRemoteOutbox({ connection: { url: redis.url }, prefix, logger: logs.logger, ...(resultTimeoutMs ? { resultTimeoutMs } : {}) });
-  closers.push(() => remote.close());
+  stopAfter(remote);
   return { remote, logs };
 }
 
 /** A raw producer on the same queue, as any process with access to Redis could be. */
 function rawQueue(prefix: string): Queue {
   const queue = new Queue(ALERT_QUEUE, { connection: { url: redis.url }, prefix: bullPrefix(prefix) });
-  closers.push(() => queue.close());
+  stopAfter(queue);
   return queue;
 }
 
@@ -89,7 +86,7 @@ describe('the alert queue (real Redis)', () => {
     expect(remote.stats).toMatchObject({ enqueued: 4, answered: 4, failed: 0, timedOut: 0 });
     // Every key of the queue and the claim sits under the cluster's prefix.
     const probe = new Redis(redis.url);
-    closers.push(() => probe.quit());
+    stopAfter({ close: () => probe.quit() });
     expect(await probe.exists(`${prefix}alerts:meta`, `${prefix}claim:${idempotencyId('501:arbs:a:new:1')}`)).toBe(2);
   });
 
@@ -120,7 +117,7 @@ describe('the alert queue (real Redis)', () => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const fake = await startFakeTelegram();
-    closers.push(() => fake.close());
+    stopAfter(fake);
     // The first front reaches Telegram, then dies before it hears the answer.
     const dying = await front(prefix, {
       fake,
@@ -153,7 +150,7 @@ describe('the alert queue (real Redis)', () => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const fake = await startFakeTelegram();
-    closers.push(() => fake.close());
+    stopAfter(fake);
     const { remote } = worker(prefix);
     // A job taken by a front that stopped before claiming (its outbox never got it).
     const queue = rawQueue(prefix);
@@ -265,7 +262,7 @@ describe('the alert queue (real Redis)', () => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const probe = new Redis(redis.url);
-    closers.push(() => probe.quit());
+    stopAfter({ close: () => probe.quit() });
     const ours = async () => {
       const list = String(await probe.call('CLIENT', 'LIST'));
       return list.split('\n').filter((line) => /name=bb-(alerts|claims)/.test(line)).length;

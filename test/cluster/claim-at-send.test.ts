@@ -4,7 +4,7 @@
  * no claim, so a front killed before its turn loses nothing. Real Redis, BullMQ and the Bot API
  * stand-in.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
 import { ManualClock } from '../../src/clock.js';
 import { LAST_TOKEN_GUARD_MS } from '../../src/outbox/chat-bucket.js';
@@ -15,6 +15,7 @@ import { createClaims } from '../../src/cluster/claims.js';
 import { createRemoteOutbox } from '../../src/cluster/remote-outbox.js';
 import { captureLogs } from '../support/logs.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
+import { stopAfterEach } from '../support/teardown.js';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -24,11 +25,8 @@ afterAll(async () => {
   await redis.dispose();
 });
 
-let closers: (() => Promise<unknown> | void)[] = [];
-afterEach(async () => {
-  for (const close of closers.reverse()) await close();
-  closers = [];
-});
+/** Everything a test opens is closed after it, last opened first. */
+const stopAfter = stopAfterEach();
 
 let run = 0;
 function nextPrefix(): string {
@@ -41,20 +39,20 @@ function front(prefix: string, fake: FakeTelegram, opts: Partial<AlertConsumerOp
   const logs = captureLogs();
   const outbox = new Outbox({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), logger: logs.logger, ...(opts.clock && { clock: opts.clock }) });
   if (opts.start !== false) outbox.start();
-  closers.push(() => outbox.stop());
+  stopAfter(outbox);
   const consumer = startAlertConsumer({ connection: { url: redis.url }, prefix, outbox, logger: logs.logger, ...opts });
-  closers.push(() => consumer.close());
+  stopAfter(consumer);
   return { outbox, consumer, logs };
 }
 
 async function setup() {
   const prefix = nextPrefix();
   const fake = await startFakeTelegram();
-  closers.push(() => fake.close());
+  stopAfter(fake);
   const remote = createRemoteOutbox({ connection: { url: redis.url }, prefix, logger: captureLogs().logger });
-  closers.push(() => remote.close());
+  stopAfter(remote);
   const claims = createClaims({ connection: { url: redis.url }, prefix });
-  closers.push(() => claims.close());
+  stopAfter(claims);
   return { prefix, fake, remote, claims };
 }
 
