@@ -4,14 +4,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
-import { chatReadyAt, ChatStates } from '../../src/outbox/chats.js';
+import { chatReadyAt, ChatStates, spend, type ChatState } from '../../src/outbox/chats.js';
 import { coalesceEdit, newEditJob, newReplyJob, newSendJob, type Job } from '../../src/outbox/jobs.js';
 import { bucketRate, LAST_TOKEN_GUARD_MS } from '../../src/outbox/chat-bucket.js';
-import { rateWindow } from '../../src/outbox/pacing.js';
+import { rateWindow, SendTimes } from '../../src/outbox/pacing.js';
 import { Pauses } from '../../src/outbox/pauses.js';
 import { PRIORITY } from '../../src/outbox/priority.js';
 
 const TUNING = { chatBucket: bucketRate(1, 3), groupWindow: rateWindow(20, 60_000) };
+
+/** `n` counted calls to `chat`, one a second from 0, each answered at once (as the outbox counts them). */
+function sentEverySecond(chat: ChatState, n: number): void {
+  const global = new SendTimes(25);
+  for (let i = 0; i < n; i++) spend(chat, global, i * 1000)(true, i * 1000);
+}
 
 describe('ChatStates', () => {
   it('follows a chain of supergroup moves and refuses a move that goes nowhere', () => {
@@ -55,11 +61,7 @@ describe('ChatStates', () => {
   it('keeps a group to its per-minute window too, and lets an uncounted call through the windows', () => {
     const chats = new ChatStates(TUNING.chatBucket, 20);
     const group = chats.state(-1);
-    for (let i = 0; i < 20; i++) {
-      group.bucket.record();
-      group.bucket.arrived(i * 1000);
-      group.minute?.arrived(group.minute.record(i * 1000), i * 1000);
-    }
+    sentEverySecond(group, 20);
     const send: Job = newSendJob(0, 0, -1, ['x'], { kind: 'info', buttons: undefined, digestLine: 'x', lang: 'en', resolve: () => {} });
     expect(chatReadyAt(group, send, 20_000, TUNING)).toBe(60_000);
     expect(chatReadyAt(group, newReplyJob(1, -1, false, () => {}), 20_000, TUNING)).toBe(20_000);
@@ -71,11 +73,7 @@ describe('ChatStates', () => {
     const chats = new ChatStates(TUNING.chatBucket, 20);
     const group = chats.state(-2);
     // 18 sends in the minute, the last one 5 s ago: the bucket is full again.
-    for (let i = 0; i < 18; i++) {
-      group.bucket.record();
-      group.bucket.arrived(i * 1000);
-      group.minute?.arrived(group.minute.record(i * 1000), i * 1000);
-    }
+    sentEverySecond(group, 18);
     const send: Job = newSendJob(0, 0, -2, ['x'], { kind: 'alert', buttons: undefined, digestLine: 'x', lang: 'en', resolve: () => {} });
     const edit: Job = newEditJob(1, -2, 10, 'moved', {}, () => {});
     expect(chatReadyAt(group, send, 22_000, TUNING)).toBe(22_000);
