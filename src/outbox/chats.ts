@@ -127,7 +127,8 @@ export class ChatStates {
         continue;
       }
       if (chat.busy) continue;
-      const at = head.priority >= PRIORITY.gone ? Math.max(editsFrom, chatReadyAt(chat, head, now, tuning)) : chatReadyAt(chat, head, now, tuning);
+      let at = chatReadyAt(chat, head, now, tuning);
+      if (head.priority >= PRIORITY.gone) at = Math.max(at, editsFrom);
       if (at > now) readyAt = Math.min(readyAt, at);
       else if (!bestJob || head.priority < bestJob.priority || (head.priority === bestJob.priority && head.seq < bestJob.seq)) {
         best = chat;
