@@ -25,7 +25,7 @@ import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/se
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Service } from '../../src/service/services.js';
 import { freePort } from '../support/ports.js';
-import { leasesHeld as leasesOf, seedUsers, sleep, startBotProcess, waitUntil } from '../support/cluster.js';
+import { leasesHeld as leasesOf, roleHealth, seedUsers, sleep, startBotProcess, stderrOf, waitUntil } from '../support/cluster.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
 
 const USERS = 100;
@@ -127,7 +127,11 @@ describe.skipIf(process.env.CHAOS === '0')('the cluster under faults (chaos)', (
     await waitUntil('three healthy workers sharing the 64 buckets', async () => {
       const held = await leasesHeld();
       return held.every((n) => n > 0) && held.reduce((a, b) => a + b, 0) === 64;
-    }, 90_000);
+    }, 90_000).catch(async (err: unknown) => {
+      // What each worker answered and printed says why (a port taken, a start-up that failed, a slow machine).
+      const states = await Promise.all(workers.map(async (w, i) => `worker-${i + 1}: exit ${w.exitCode ?? w.signalCode ?? 'none'}, /healthz ${JSON.stringify(await roleHealth(basePort + 1 + i))}, stderr ${stderrOf(w).slice(-1_000)}`));
+      throw new Error(`${String(err)}\n${states.join('\n')}`);
+    });
 
     // Every subscription read at least once: the cluster is warm.
     const subs = new Set<string>();

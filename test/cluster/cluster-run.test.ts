@@ -165,8 +165,12 @@ describe('npm run cluster: the bot itself', () => {
           return undefined;
         }
       };
-      await expect.poll(async () => (await Promise.all([0, 1, 2].map((i) => healthOf(port + i)))).map((h) => h?.ok), { timeout: 30_000 }).toEqual([true, true, true]);
-      await expect.poll(async () => (await Promise.all([1, 2].map((i) => healthOf(port + i)))).map((h) => h?.details.worker?.leasesHeld), { timeout: 30_000 }).toEqual([32, 32]);
+      // On a timeout, what the processes printed says why (a port taken, a start-up check that failed).
+      const withOutput = (err: unknown) => {
+        throw new Error(`${String(err)}\nthe processes printed:\n${lines.slice(-30).join('\n')}`);
+      };
+      await expect.poll(async () => (await Promise.all([0, 1, 2].map((i) => healthOf(port + i)))).map((h) => h?.ok), { timeout: 30_000 }).toEqual([true, true, true]).catch(withOutput);
+      await expect.poll(async () => (await Promise.all([1, 2].map((i) => healthOf(port + i)))).map((h) => h?.details.worker?.leasesHeld), { timeout: 30_000 }).toEqual([32, 32]).catch(withOutput);
       expect((await healthOf(port))?.details.role).toBe('front');
       signals.emit('SIGTERM', 'SIGTERM');
       expect(await done).toBe(0);

@@ -45,6 +45,11 @@ export async function seedUsers(opts: SeedTarget & { encryptionKey: string; user
   await store.close();
 }
 
+const tails = new WeakMap<ChildProcess, string>();
+
+/** The last 4 KB a bot process wrote to stderr, for a test that timed out waiting on it. */
+export const stderrOf = (child: ChildProcess): string => tails.get(child) ?? '';
+
 /** One bot process; its last 4 KB of stderr are printed if it fails on its own. */
 export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -52,6 +57,7 @@ export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: 
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4_000);
+    tails.set(child, tail);
   });
   child.once('exit', (code, signal) => {
     children.delete(child);
