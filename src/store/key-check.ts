@@ -14,12 +14,13 @@
  * resumed: the key was the likely cause, and a pair the service really refuses is paused again at
  * its first read.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { isErrno } from './atomic-json-file.js';
 import { VaultError } from './errors.js';
 import type { Store } from './port.js';
+import { writePrivateFile } from './private-file.js';
 import type { Vault } from './vault.js';
 
 /** The fingerprint file's name inside DATA_DIR. */
@@ -100,7 +101,8 @@ export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyC
     });
     resumed += paused;
   }
-  await writeFile(file, `${vault.fingerprint()}\n`, { mode: 0o600 });
+  // Others starting beside this process may be reading it: it appears whole or not at all.
+  await writePrivateFile(file, `${vault.fingerprint()}\n`);
   if (resumed > 0) log.info({ resumed }, 'resumed subscriptions paused for a refused key pair by an earlier version: the encryption key is right now');
   log.info({ file }, 'stored the encryption key fingerprint; a different key will be refused at start-up');
   return { resumed };

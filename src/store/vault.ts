@@ -7,11 +7,12 @@
  * too, so a blob cannot be relabelled for a future format.
  */
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../logger.js';
 import { isErrno } from './atomic-json-file.js';
 import { VaultError } from './errors.js';
+import { createPrivateFile } from './private-file.js';
 
 export { VaultError, type VaultErrorCode } from './errors.js';
 
@@ -206,25 +207,6 @@ async function readKeyFile(file: string): Promise<Buffer | null> {
 }
 
 /** Writes the key as hex (copyable into ENCRYPTION_KEY), mode 0600; false when the file already exists. */
-async function createKeyFile(file: string, key: Buffer): Promise<boolean> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file, 'wx', 0o600);
-  } catch (e) {
-    if (isErrno(e, 'EEXIST')) return false;
-    throw e;
-  }
-  try {
-    // The umask only removes bits, but say it outright.
-    await chmod(file, 0o600);
-    await handle.writeFile(`${key.toString('hex')}\n`, 'utf8');
-    await handle.sync();
-  } catch (e) {
-    // A half-written key file would stop every later start; leave none.
-    await handle.close();
-    await rm(file, { force: true });
-    throw e;
-  }
-  await handle.close();
-  return true;
+function createKeyFile(file: string, key: Buffer): Promise<boolean> {
+  return createPrivateFile(file, `${key.toString('hex')}\n`);
 }

@@ -4,7 +4,7 @@
  * pausing every user as if the service had refused their keys; users paused that way by an
  * earlier version are resumed once the key is right.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
@@ -79,5 +79,25 @@ describe('the encryption key check at start-up', () => {
     await rm(join(dir, KEY_CHECK_FILE_NAME));
     // With no secrets to test, any key is accepted and recorded.
     expect(await check(dir, store, KEY_B)).toEqual({ resumed: 0 });
+  });
+
+  it('another process never reads the fingerprint half-written, so one starting beside it (npm run cluster) is not refused', async () => {
+    const { dir, store } = await setUp();
+    const file = join(dir, KEY_CHECK_FILE_NAME);
+    const seen = new Set<string>();
+    let writing = true;
+    const readers = Array.from({ length: 3 }, async () => {
+      while (writing) seen.add(await readFile(file, 'utf8').catch(() => 'none'));
+    });
+    for (let i = 0; i < 300; i++) {
+      await rm(file, { force: true });
+      await check(dir, store, KEY_A);
+    }
+    writing = false;
+    await Promise.all(readers);
+    const fingerprint = await readFile(file, 'utf8');
+    expect(fingerprint).toMatch(/^[0-9a-f]{32}\n$/);
+    expect([...seen].filter((text) => text !== 'none' && text !== fingerprint)).toEqual([]);
+    expect((await readdir(dir)).filter((f) => f.includes(KEY_CHECK_FILE_NAME))).toEqual([KEY_CHECK_FILE_NAME]);
   });
 });

@@ -137,6 +137,30 @@ describe('vault: the key file', () => {
     expect(fromEnv.decrypt(blob)).toBe(SECRET);
   });
 
+  it('gives processes starting together on a new DATA_DIR (npm run cluster) one key, none reading it half-written', async () => {
+    for (let round = 0; round < 30; round++) {
+      const dir = join(await tempDir(), 'data');
+      const file = join(dir, 'encryption.key');
+      const seen = new Set<string>();
+      let opening = true;
+      const readers = Array.from({ length: 2 }, async () => {
+        while (opening) seen.add(await readFile(file, 'utf8').catch(() => 'none'));
+      });
+      // Started a little apart, as processes are: a later one finds the file an earlier one is still writing.
+      const vaults = await Promise.all(Array.from({ length: 6 }, (_, i) => new Promise((r) => setTimeout(r, i)).then(() => Vault.open({ dataDir: dir, logger: silentLogger }))));
+      opening = false;
+      await Promise.all(readers);
+      expect(vaults.filter((v) => v.keySource === 'generated')).toHaveLength(1);
+      const blob = vaults[0]!.encrypt(SECRET);
+      for (const v of vaults) expect(v.decrypt(blob)).toBe(SECRET);
+      const key = await readFile(file, 'utf8');
+      expect(key).toMatch(/^[0-9a-f]{64}\n$/);
+      expect([...seen].filter((text) => text !== 'none' && text !== key)).toEqual([]);
+      // Nothing of the staging is left beside the key.
+      expect(await readdir(dir)).toEqual(['encryption.key']);
+    }
+  });
+
   it('refuses a key file that others can read, saying how to fix it', async () => {
     const dir = await tempDir();
     await Vault.open({ dataDir: dir, logger: silentLogger });
