@@ -45,6 +45,10 @@ const LABELS: Record<LimitKind, { what: string; per: string }> = {
   items: { what: 'item reads', per: 'a minute' },
   dicts: { what: 'dictionary requests', per: 'a day' },
 };
+
+/** An admission that found the interactive cap taken: it goes back to wait outside the queue. */
+const OVER_CAP = Symbol('over the interactive cap');
+
 /** Bottleneck priorities: lower runs first. */
 const PRIORITY = { interactive: 1, poll: 5 } as const;
 /**
@@ -218,12 +222,14 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
    * The admission job of one scope (bottleneck runs one at a time per scope); past `deadline`
    * (a caller that waits only briefly) it refuses instead of waiting on.
    */
-  const admit = async (state: ScopeState, signal: AbortSignal, interactive: boolean, deadline: number): Promise<WindowEntry> => {
+  const admit = async (state: ScopeState, signal: AbortSignal, interactive: boolean, deadline: number): Promise<WindowEntry | typeof OVER_CAP> => {
     for (;;) {
       if (signal.aborted) throw abortReason(signal, closing.signal);
       const now = clock.now();
       const { ms, why } = state.blocker(now, interactive);
       if (ms === 0) return state.window.take(now, interactive);
+      // Another lookup took the cap's room first: asleep here, this one would hold up every poll queued behind it.
+      if (why === 'interactive') return OVER_CAP;
       if (now + ms > deadline) throw refusal(state.kind, ms === Infinity ? state.window.windowMs : ms, why);
       if (ms !== Infinity) await clock.sleep(ms, signal);
       else if (deadline === Infinity) await state.changed(signal);
@@ -302,9 +308,11 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
       state.waiting += 1;
       if (interactive) state.interactiveWaiting += 1;
       // An interactive call over its cap waits outside the scope's queue: in it, it would hold up the polls behind it.
-      const job = (interactive ? capRoom(state, signal, deadline) : Promise.resolve()).then(() =>
-        limiter.schedule({ priority: PRIORITY[opts.priority ?? 'poll'] }, () => admit(state, signal, interactive, deadline)),
-      );
+      const admitted = (): Promise<WindowEntry> =>
+        (interactive ? capRoom(state, signal, deadline) : Promise.resolve())
+          .then(() => limiter.schedule({ priority: PRIORITY[opts.priority ?? 'poll'] }, () => admit(state, signal, interactive, deadline)))
+          .then((entry) => (entry === OVER_CAP ? admitted() : entry));
+      const job = admitted();
       try {
         return await new Promise<Permit>((resolve, reject) => {
           let settled = false;

@@ -51,6 +51,25 @@ describe('interactive use never takes polling’s share', () => {
     expect(l.budget(items())).toMatchObject({ used: 30, interactiveUsed: 6, interactiveCap: 6 });
   });
 
+  it('sends a lookup that finds the cap taken back to wait outside the queue, so the polls behind it still get the free slots', async () => {
+    const clock = new ManualClock();
+    const l = make(clock);
+    for (let i = 0; i < 6; i++) (await l.acquire(items(), lookup)).release();
+    // Seven lookups wait for the cap; when it frees, six fit and the seventh finds it taken again.
+    let looked = 0;
+    const lookups = Array.from({ length: 7 }, () => l.acquire(items(), { priority: 'interactive' }).then((p) => (p.release(), (looked += 1))));
+    await until(() => clock.pending === 7);
+    await clock.advance(61_000);
+    await until(() => looked === 6);
+    // 18 slots of this window are free: polls take them now, not a window later.
+    let polled = 0;
+    for (let i = 0; i < 5; i++) void l.acquire(items(), { priority: 'poll' }).then((p) => (p.release(), (polled += 1)));
+    await until(() => polled === 5);
+    expect(l.budget(items())).toMatchObject({ used: 11, interactiveUsed: 6 });
+    await clock.advance(61_000);
+    await Promise.all(lookups);
+  });
+
   it('keeps all but two token requests an hour for polling, whatever users try', async () => {
     const clock = new ManualClock();
     const l = make(clock);
