@@ -10,6 +10,9 @@ import { chmod, link, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isErrno } from './atomic-json-file.js';
 
+/** What `link` fails with on a file system without hard links (some network and FAT mounts). */
+const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'];
+
 /** Writes `text` to `file` with mode 0600 unless `file` exists; false when it does (another process made it first). */
 export async function createPrivateFile(file: string, text: string): Promise<boolean> {
   const staged = await stage(file, text);
@@ -18,9 +21,17 @@ export async function createPrivateFile(file: string, text: string): Promise<boo
     return true;
   } catch (e) {
     if (isErrno(e, 'EEXIST')) return false;
-    throw e;
+    if (!NO_HARD_LINKS.some((code) => isErrno(e, code))) throw e;
   } finally {
     await rm(staged, { force: true });
+  }
+  // Without hard links: made in place, still exclusively; only a one-process start is safe there.
+  try {
+    await writeNew(file, text);
+    return true;
+  } catch (e) {
+    if (isErrno(e, 'EEXIST')) return false;
+    throw e;
   }
 }
 
@@ -38,18 +49,22 @@ export async function writePrivateFile(file: string, text: string): Promise<void
 /** The text in a temp file beside `file`, named for this process and this call. */
 async function stage(file: string, text: string): Promise<string> {
   const staged = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(staged, 'wx', 0o600);
+  await writeNew(staged, text);
+  return staged;
+}
+
+/** Creates `path` (EEXIST when it exists) with mode 0600, writes and fsyncs `text`; a failed write leaves no file. */
+async function writeNew(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'wx', 0o600);
   try {
     // The umask only removes bits, but say it outright.
-    await chmod(staged, 0o600);
+    await chmod(path, 0o600);
     await handle.writeFile(text, 'utf8');
     await handle.sync();
   } catch (e) {
-    // A half-written file must never be put in place.
     await handle.close();
-    await rm(staged, { force: true });
+    await rm(path, { force: true });
     throw e;
   }
   await handle.close();
-  return staged;
 }
