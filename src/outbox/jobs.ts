@@ -81,13 +81,16 @@ export function firstLine(text: string): string {
   return text.split('\n').find((line) => line.trim() !== '') ?? text;
 }
 
-/** A new message to send (not yet queued); `seq` is its place in the arrival order; a late alert goes after the chat's fresh ones. */
+/** What a caller says of a new message; a late alert goes after the chat's fresh ones. */
+export type SendJobFields = Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'> & { late?: boolean };
+
+/** A new message to send (not yet queued); `seq` is its place in the arrival order. */
 export function newSendJob(
   seq: number,
   queuedAt: number,
   chatId: number,
   parts: string[],
-  { late, ...fields }: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'> & { late?: boolean },
+  { late, ...fields }: SendJobFields,
 ): SendJob {
   return {
     type: 'send',

@@ -37,7 +37,7 @@ import { addToDigest, foldBurst, openDigest, type DigestRules } from './digest.j
 import { describeError } from './errors.js';
 import { FailureHandler } from './failures.js';
 import { FirstSendQuestions } from './first-send.js';
-import { coalesceEdit, firstLine, newEditJob, newReplyJob, newSendJob, settle, type EditJob, type Job, type SendJob } from './jobs.js';
+import { coalesceEdit, firstLine, newEditJob, newReplyJob, newSendJob, settle, type EditJob, type Job, type SendJob, type SendJobFields } from './jobs.js';
 import { outboxTuning, type OutboxOptions, type OutboxTuning } from './options.js';
 import { SendTimes } from './pacing.js';
 import { Pauses } from './pauses.js';
@@ -372,7 +372,7 @@ export class Outbox implements OutboxService {
   private sendJob(
     chatId: number,
     parts: string[],
-    fields: Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'> & { late?: boolean },
+    fields: SendJobFields,
   ): SendJob {
     return newSendJob(this.seq++, this.clock.now(), chatId, parts, fields);
   }

@@ -35,8 +35,8 @@ import type { HealthCheck } from '../health/server.js';
  * a window without one finds every item born meanwhile at its first read — about ten per chat in
  * the busy-world benchmark — and each is an opportunity the user should get as itself (a digest
  * line names no item and has no buttons); at one message a second they are all out in about 12 s.
- * A real flood (a new filter's first read of dozens) still folds, and so does any backlog whose
- * first alert has waited the outbox's 30 s.
+ * A real flood (a new filter's first read of dozens) still folds, and so does any backlog one of
+ * whose alerts has waited the outbox's 30 s.
  */
 export const FRONT_OUTBOX_OPTIONS = { digestThreshold: 15 } as const satisfies Partial<OutboxOptions>;
 
