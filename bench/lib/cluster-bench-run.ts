@@ -19,7 +19,7 @@ import { startFakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { Service } from '../../src/service/services.js';
 import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../../test/support/cluster.js';
-import { freePort } from '../../test/support/ports.js';
+import { freePorts } from '../../test/support/ports.js';
 import { cpuMs } from './proc.js';
 import { tempDataDir } from './setup.js';
 
@@ -152,7 +152,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     }));
     const embeddedDir = `${data.dir}/embedded`;
     await seedUsers(redisServer ? { url: redisServer.url, prefix, encryptionKey, users } : { dataDir: embeddedDir, encryptionKey, users });
-    const basePort = await freePort();
+    const basePort = await freePorts(1 + spec.workers);
     const common: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       ...sandbox.urls,

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { Service } from '../../src/service/services.js';
-import { freePort } from '../support/ports.js';
+import { freePorts } from '../support/ports.js';
 import { leasesHeld as leasesOf, roleHealth, seedUsers, sleep, startBotProcess, stderrOf, waitUntil } from '../support/cluster.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
 
@@ -89,7 +89,7 @@ describe.skipIf(process.env.CHAOS === '0')('the cluster under faults (chaos)', (
       })),
     });
 
-    const basePort = await freePort();
+    const basePort = await freePorts(4);
     const common: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       ...sandbox.urls,

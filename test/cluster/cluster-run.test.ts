@@ -17,7 +17,7 @@ import { childSpecs, clusterSettings, runCluster, type ClusterRunOptions } from 
 import type { PrivateRedis } from '../../src/cluster/redis-server.js';
 import { startFakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { freePort } from '../support/ports.js';
+import { freePorts } from '../support/ports.js';
 import { redisForTests } from '../support/redis.js';
 
 const STUB = `
@@ -150,7 +150,7 @@ describe('npm run cluster: the bot itself', () => {
     const telegram = await startFakeTelegram({});
     const redis = await redisForTests('cluster-cli');
     const dataDir = await mkdtemp(join(tmpdir(), 'bb-cluster-bot-'));
-    const port = await freePort();
+    const port = await freePorts(3);
     try {
       if (!redis.available) return;
       const env = {
