@@ -12,15 +12,12 @@
  * Target (issue 4): median ≤ read interval / 2 + 300 ms, where the read interval in force is the
  * scheduler's: max(POLL_INTERVAL_SECONDS, the read limit's pace less the interactive share).
  */
-import { randomBytes } from 'node:crypto';
-import { startApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { startFakeTelegram, type FakeUser, type SentMessage } from '../src/fake-telegram/server.js';
-import { startSandbox } from '../src/sandbox/index.js';
+import type { FakeUser, SentMessage } from '../src/fake-telegram/server.js';
 import { DEFAULT_TUNING } from '../src/scheduler/scheduler.js';
 import { subscriptionKey } from '../src/store/schema.js';
 import { isEntryPoint, envInt, report, type BenchResult } from './lib/result.js';
-import { benchLogger, sleep, tempDataDir, waitFor } from './lib/setup.js';
+import { startAppWorld } from './lib/app-world.js';
+import { sleep, waitFor } from './lib/setup.js';
 import { count, mean, median, ms, percentile } from './lib/stats.js';
 
 const SERVICE = 'arbs_prematch';
@@ -41,22 +38,15 @@ export interface AlertLatencyOptions {
 
 /** Runs the benchmark and returns its figures. */
 export async function runAlertLatency(opts: AlertLatencyOptions): Promise<BenchResult> {
-  const data = await tempDataDir('latency');
   // A calm world (items live and move on a scale of hours): the injected items almost never move
   // or die during the run, so their alerts rarely share the chat's one message a second with
   // edits, and none vanishes before it is read.
-  const sandbox = await startSandbox({ seed: 7, world: { meanLifetimeMs: 3 * 3_600_000, moveEveryMs: 3 * 3_600_000 } });
-  const telegram = await startFakeTelegram();
-  const logger = benchLogger();
-  const config = loadConfig({
-    ...sandbox.urls,
-    BOT_TOKEN: telegram.token,
-    TELEGRAM_API_ROOT: telegram.apiRoot,
-    DATA_DIR: data.dir,
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    POLL_INTERVAL_SECONDS: String(opts.pollSeconds),
+  const world = await startAppWorld({
+    name: 'latency',
+    sandbox: { seed: 7, world: { meanLifetimeMs: 3 * 3_600_000, moveEveryMs: 3 * 3_600_000 } },
+    env: { POLL_INTERVAL_SECONDS: String(opts.pollSeconds) },
   });
-  const app = await startApp({ config: { ...config, BOT_TOKEN: telegram.token }, logger });
+  const { sandbox, telegram, config, app } = world;
   const user: FakeUser = { id: 7001, first_name: 'Bench', language_code: 'en' };
   const subKey = subscriptionKey(user.id, SERVICE);
 
@@ -132,11 +122,7 @@ export async function runAlertLatency(opts: AlertLatencyOptions): Promise<BenchR
       ],
     };
   } finally {
-    await app.stop(3_000);
-    await telegram.close();
-    await sandbox.close();
-    logger.flush();
-    await data.remove();
+    await world.close();
   }
 }
 

@@ -17,6 +17,7 @@ import { runBenchProcess, siblingUrl, type BenchResult } from './lib/result.js';
 const BENCHES: URL[] = [
   siblingUrl('busy-world', import.meta.url),
   siblingUrl('alert-latency', import.meta.url),
+  siblingUrl('flow-steps', import.meta.url),
   siblingUrl('scheduler-scale', import.meta.url),
   siblingUrl('outbox-throughput', import.meta.url),
   siblingUrl('shared-limits', import.meta.url),

@@ -13,7 +13,8 @@ import { UsageCaps } from './caps.js';
 import type { BotContext, ConvContext } from './context.js';
 import { contextMiddleware } from './context.js';
 import { createFilterConversation, FILTER_CONVERSATION } from './conversations/filter.js';
-import { FLOW_TIMEOUT_MS } from './conversations/prompt.js';
+import { callsOnce } from './conversations/calls-once.js';
+import { FLOW_TIMEOUT_MS, type Convo } from './conversations/prompt.js';
 import { createSettingsConversation, SETTINGS_CONVERSATION } from './conversations/settings.js';
 import type { BotDeps, BotRuntime } from './deps.js';
 import { adminFeature } from './features/admin.js';
@@ -47,13 +48,8 @@ function retryTransformer(maxDelaySeconds: number): Transformer {
   return autoRetry({ maxRetryAttempts: 3, maxDelaySeconds, rethrowHttpErrors: true });
 }
 
-/** Outside conversations a handler may wait this long for Telegram's retry_after. */
+/** A handler (a conversation's step too) may wait this long for Telegram's retry_after. */
 const RETRY_MAX_DELAY_S = 30;
-/**
- * Inside conversations the retry sits outside the plugin's replay log, so a recorded 429 makes
- * every later replay of that conversation wait again: keep that wait short.
- */
-const CONVERSATION_RETRY_MAX_DELAY_S = 5;
 
 /** Updates of one chat run one after another (a user's messages, a conversation's steps). */
 function sequenceKey(ctx: Context): string | undefined {
@@ -86,11 +82,11 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   const gate = deps.chatGate ? [chatGateTransformer(deps.chatGate)] : [];
   bot.api.config.use(...gate, retryTransformer(RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []), htmlByDefault());
 
-  // Conversations build their own Api objects: transformers reach them only through plugins.
-  const conversationPlugins: Middleware<ConvContext>[] = [
+  // Conversations build their own Api objects: their calls go once each through bot.api (calls-once.ts).
+  const conversationPlugins = (conversation: Convo): Middleware<ConvContext>[] => [
     async (ctx, next) => {
       ctx.log = deps.logger.child({ update_id: ctx.update.update_id, user_id: ctx.from?.id, chat_id: ctx.chat?.id });
-      ctx.api.config.use(...gate, retryTransformer(CONVERSATION_RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []), htmlByDefault());
+      ctx.api.config.use(callsOnce(conversation, bot.api));
       await next();
     },
   ];

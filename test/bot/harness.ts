@@ -39,6 +39,8 @@ export interface HarnessOptions {
   stats?: BotStats;
   /** Run an outbox on the fake Bot API (the harness clock) and pass it to the bot as its chat gate, as the app does. */
   outbox?: boolean;
+  /** The fake Bot API enforces Telegram's flood control, on the harness clock. */
+  floodControl?: boolean;
 }
 
 export interface Harness {
@@ -104,10 +106,10 @@ export function botInfoOf(fake: FakeTelegram): UserFromGetMe {
 }
 
 export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const fake = await startFakeTelegram();
+  const clock = new ManualClock();
+  const fake = await startFakeTelegram(opts.floodControl ? { clock, floodControl: true } : {});
   const dataDir = await mkdtemp(join(tmpdir(), 'bot-test-'));
   const { lines, logger } = captureLogs();
-  const clock = new ManualClock();
   const config = loadConfig({
     BOT_TOKEN: fake.token,
     TELEGRAM_API_ROOT: fake.apiRoot,

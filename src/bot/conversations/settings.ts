@@ -65,6 +65,9 @@ export function createSettingsConversation(rt: BotRuntime) {
     const chatId = ctx.chat?.id;
     if (userId === undefined || chatId === undefined) return;
 
+    // "Saved" heads the next menu rather than going as a message of its own: a step then sends
+    // at most three messages, which the chat's burst takes without a wait.
+    let saved = false;
     for (;;) {
       const user: UserRecord | null = await conversation.external(() => rt.store.getUser(userId) ?? null);
       const menu = keyboard([
@@ -73,7 +76,8 @@ export function createSettingsConversation(rt: BotRuntime) {
         [btn(t('set_quiet'), { type: 'field', field: 'quiet' }), btn(t('set_alerts'), { type: 'field', field: 'alerts' })],
         [btn(t('btn_done'), { type: 'done' })],
       ]);
-      const menuId = await sendPrompt(ctx, `${t('settings_title')}\n\n${describeSettings(user ?? undefined, t, lang)}`, menu);
+      const head = saved ? `${t('setting_saved')}\n\n` : '';
+      const menuId = await sendPrompt(ctx, `${head}${t('settings_title')}\n\n${describeSettings(user ?? undefined, t, lang)}`, menu);
       let field: SettingField | undefined;
       let answerCtx: ConvContext = ctx;
       while (field === undefined) {
@@ -117,7 +121,7 @@ export function createSettingsConversation(rt: BotRuntime) {
         lang = change.value;
         t = translator(lang);
       }
-      await answerCtx.reply(t('setting_saved'));
+      saved = true;
     }
   };
 }
