@@ -1,6 +1,7 @@
 /** Leaving open flows: a new command ends a guided flow politely instead of mixing the two. */
 import type { BotContext } from './context.js';
 import type { BotRuntime } from './deps.js';
+import { SETTINGS_CONVERSATION } from './conversations/settings.js';
 
 /**
  * Ends any conversation and pending question of this user here; tells them when something was
@@ -15,12 +16,14 @@ export async function leaveFlows(rt: BotRuntime, ctx: BotContext, opts: { quiet?
     left = rt.pending.clear(ctx.chat.id, ctx.from.id) || left;
   }
   const active = ctx.conversation.active();
+  // The settings menu stores each change at once: only its open question is dropped.
+  const settingsOpen = (active[SETTINGS_CONVERSATION] ?? 0) > 0;
   if (Object.values(active).some((n) => n > 0)) {
     await ctx.conversation.exitAll();
     left = true;
   }
   if (secretDropped) await ctx.reply(ctx.t('secret_question_closed'));
-  else if (left && !opts.quiet) await ctx.reply(ctx.t('flow_closed'));
+  else if (left && !opts.quiet) await ctx.reply(ctx.t(settingsOpen ? 'settings_closed' : 'flow_closed'));
   return left;
 }
 

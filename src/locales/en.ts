@@ -57,6 +57,7 @@ export const en = {
   cancelled: 'Stopped. Nothing more was changed.',
   nothing_to_cancel: 'There is nothing to stop.',
   flow_closed: 'ℹ️ I closed the step that was open (nothing from it was saved).',
+  settings_closed: 'ℹ️ I closed the settings menu: the changes you made in it are saved, the question that was open is not.',
   flow_too_many_invalid: '⛔ That was {max} answers I could not use, so I closed this step (nothing from it was saved). Start it again when you are ready.',
   flow_too_long: '⛔ This step went on too long, so I closed it (nothing from it was saved). Start it again.',
   stale_button: 'This button is no longer active.',

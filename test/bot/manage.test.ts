@@ -262,6 +262,20 @@ describe('/settings menu', () => {
     expect(last().text).toContain('Не совсем понял');
   });
 
+  it('a command typed mid-menu says the changes made are saved (not "nothing was saved"), and they are', async () => {
+    await h.say(ALICE, '/settings');
+    await h.press(ALICE, last(), h.button(last(), 'Bankroll'));
+    await h.say(ALICE, '750');
+    expect(last().text).toMatch(/^✅ Saved\.\n\n⚙️/);
+    await h.press(ALICE, last(), h.button(last(), 'Time zone'));
+    await h.say(ALICE, '/filters');
+    const closed = h.sent(ALICE.id).find((m) => m.text.includes('closed the settings menu'));
+    expect(closed?.text).toContain('the changes you made in it are saved');
+    expect(h.sent(ALICE.id).some((m) => m.text.includes('nothing from it was saved'))).toBe(false);
+    expect(h.store.getUser(ALICE.id)?.bankroll).toBe(750);
+    expect(h.store.getUser(ALICE.id)?.timeZone).toBe('UTC');
+  });
+
   it('bankroll and rounding step through ready answers and typed values', async () => {
     await h.say(ALICE, '/settings');
     await h.press(ALICE, last(), h.button(last(), 'Bankroll'));

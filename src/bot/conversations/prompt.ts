@@ -29,6 +29,15 @@ export interface Strikes {
   count: number;
 }
 
+/** What a command typed mid-flow says of the flow's answers, where not `flow_closed`. */
+export type ClosedNote = 'flow_closed' | 'settings_closed';
+const closedNotes = new WeakMap<Convo, ClosedNote>();
+
+/** Sets what closing this flow early says (the settings menu stores each change at once, so "nothing was saved" would be wrong). */
+export function sayOnClose(conversation: Convo, note: ClosedNote): void {
+  closedNotes.set(conversation, note);
+}
+
 /** Updates taken by each run (replay) of a conversation: the handle is new per replay, so this counts deterministically. */
 const flowUpdates = new WeakMap<Convo, number>();
 
@@ -99,7 +108,7 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
     if (!message) await conversation.skip({ next: true });
     const text = message?.text;
     if (text !== undefined && leadingCommand(text) !== undefined) {
-      await ctx.reply(t('flow_closed'));
+      await ctx.reply(t(closedNotes.get(conversation) ?? 'flow_closed'));
       await conversation.halt({ next: true });
     }
     if (text === undefined) {

@@ -17,7 +17,7 @@ import type { BotRuntime } from '../deps.js';
 import { fail, type Parsed } from '../parse/values.js';
 import { describeSettings } from '../ui/settings-text.js';
 import { askValue, type ReadyAnswer } from './ask-value.js';
-import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
+import { btn, closePrompt, keyboard, sayOnClose, sendPrompt, waitAnswer, type Convo } from './prompt.js';
 
 export const SETTINGS_CONVERSATION = 'settings';
 
@@ -64,6 +64,7 @@ export function createSettingsConversation(rt: BotRuntime) {
     const userId = ctx.from?.id;
     const chatId = ctx.chat?.id;
     if (userId === undefined || chatId === undefined) return;
+    sayOnClose(conversation, 'settings_closed');
 
     // "Saved" heads the next menu rather than going as a message of its own: a step then sends
     // at most three messages, which the chat's burst takes without a wait.
