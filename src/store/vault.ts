@@ -10,6 +10,7 @@ import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../logger.js';
+import { knownSecrets } from '../log-redaction.js';
 import { isErrno } from './atomic-json-file.js';
 import { VaultError } from './errors.js';
 import { createPrivateFile } from './private-file.js';
@@ -98,6 +99,7 @@ export class Vault {
 
   /** `v1:<iv>:<tag>:<ciphertext>` (base64url), with a fresh random 12-byte IV each time. */
   encrypt(plain: string): string {
+    knownSecrets.add(plain);
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(AAD);
@@ -123,7 +125,10 @@ export class Vault {
       const decipher = createDecipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
       decipher.setAAD(AAD);
       decipher.setAuthTag(tag);
-      return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
+      const plain = Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
+      // From now on every log line of this process cuts it by value.
+      knownSecrets.add(plain);
+      return plain;
     } catch {
       // node:crypto's own message says little; this one says what to do.
       throw new VaultError(
@@ -197,6 +202,7 @@ async function readKeyFile(file: string): Promise<Buffer | null> {
     );
   }
   const text = (await readFile(file, 'utf8')).trim();
+  knownSecrets.add(text);
   if (!HEX_KEY.test(text)) {
     throw new VaultError(
       'bad-key',
