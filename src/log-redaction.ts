@@ -120,8 +120,8 @@ export interface ScrubLimits {
 
 export const DEFAULT_SCRUB_LIMITS: ScrubLimits = { depth: 8, keys: 50, items: 50, stringLength: 4000, nodes: 2000 };
 
-/** Keys whose string value is a secret whatever it looks like. */
-const SECRET_KEY = /secret|token|password|passwd|authorization|api[-_]?key|encryption_?key|cookie/i;
+/** Keys whose string value is a secret whatever it looks like (`accessToken`, `TELEGRAM_WEBHOOK_SECRET`; not `tokenScope`). */
+const SECRET_KEY = /(secret|token|password|passwd|authorization|api[-_]?key|encryption_?key|cookie)$/i;
 /** Keys whose string value is a person's message text: its length is kept, not its words. */
 const TEXT_KEY = /^(text|caption|message_text|query|question|explanation|quote)$/;
 /** What stays of a Bot API call's `payload` (a GrammyError's): ids and switches, never text. */

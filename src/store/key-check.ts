@@ -5,16 +5,21 @@
  * Now the bot refuses to start with one line naming ENCRYPTION_KEY.
  *
  * The check: `DATA_DIR/encryption.check` holds a fingerprint of the key (an HMAC of a fixed text
- * under the key, which reveals nothing of it). Without that file (a first start, or data from an
- * earlier version), the stored secrets are test-decrypted: when users have secrets and none opens,
- * the key is wrong. Once the key is known good the file is written.
+ * under the key, which reveals nothing of it). Without that file (data from an earlier version),
+ * the stored secrets are test-decrypted: when users have secrets and none opens, the key is wrong.
+ *
+ * The fingerprint speaks for stored secrets, so it exists only once one does: it is written when
+ * the first secret is sealed (`Vault.afterFirstSeal`), or at a start that finds secrets opening
+ * with the key. With no secret stored any key is accepted, and a fingerprint left with nothing
+ * behind it (a first start that failed, every user gone) is removed: a person who sets
+ * ENCRYPTION_KEY after a failed first start is not refused over data that does not exist.
  *
  * Earlier versions paused every user for 'auth' when the key was wrong. On the start that first
  * writes the fingerprint, subscriptions paused for 'auth' whose secret opens with this key are
  * resumed: the key was the likely cause, and a pair the service really refuses is paused again at
  * its first read.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { isErrno } from './atomic-json-file.js';
@@ -40,6 +45,8 @@ export interface KeyMatch {
   opened: ReadonlySet<number>;
   /** Whether `DATA_DIR/encryption.check` decided (then nothing was decrypted). */
   byFingerprint: boolean;
+  /** A fingerprint file of another key with no secret behind it: the start removes it. */
+  staleFingerprint: boolean;
 }
 
 /**
@@ -55,13 +62,15 @@ export async function matchEncryptionKey({ dataDir, store, vault }: {
   const wrong = (how: string) =>
     new VaultError(
       'wrong-key',
-      `ENCRYPTION_KEY does not match the key the stored secrets were encrypted with (${how}): set ENCRYPTION_KEY (or DATA_DIR/encryption.key) back to that key; nothing was changed`,
+      `ENCRYPTION_KEY does not match the key the stored secrets were encrypted with (${how}): set it (or DATA_DIR/encryption.key) back to that key; nothing was changed`,
     );
   const withKey = store.listUsers().filter((u) => u.key !== null);
   const stored = await readCheck(file);
+  // Nothing sealed: no key can be wrong, whatever an old fingerprint says.
+  if (withKey.length === 0) return { stored: 0, opened: new Set(), byFingerprint: false, staleFingerprint: stored !== null && stored !== vault.fingerprint() };
   if (stored !== null) {
     if (stored !== vault.fingerprint()) throw wrong(`checked against ${file}`);
-    return { stored: withKey.length, opened: new Set(), byFingerprint: true };
+    return { stored: withKey.length, opened: new Set(), byFingerprint: true, staleFingerprint: false };
   }
 
   const opens = (blob: string) => {
@@ -73,16 +82,33 @@ export async function matchEncryptionKey({ dataDir, store, vault }: {
     }
   };
   const opened = new Set(withKey.filter((u) => opens(u.key!.secretEnc)).map((u) => u.id));
-  if (withKey.length > 0 && opened.size === 0) throw wrong(`none of the ${withKey.length} stored secrets can be decrypted with it`);
-  return { stored: withKey.length, opened, byFingerprint: false };
+  if (opened.size === 0) throw wrong(`none of the ${withKey.length} stored secrets can be decrypted with it`);
+  return { stored: withKey.length, opened, byFingerprint: false, staleFingerprint: false };
 }
 
-/** Throws VaultError 'wrong-key' (one line naming ENCRYPTION_KEY) when the key cannot be the stored data's; returns how many subscriptions were resumed. */
-export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyCheckOptions): Promise<{ resumed: number }> {
+/** Writes the key's fingerprint beside the data, whole or not at all (others starting beside this process may read it). */
+export async function writeFingerprint(dataDir: string, vault: Pick<Vault, 'fingerprint'>): Promise<void> {
+  await writePrivateFile(join(dataDir, KEY_CHECK_FILE_NAME), `${vault.fingerprint()}\n`);
+}
+
+/**
+ * Throws VaultError 'wrong-key' (one line naming ENCRYPTION_KEY) when the key cannot be the stored
+ * data's; returns how many subscriptions were resumed, and whether the fingerprint is on disk (when
+ * not, nothing is stored yet and the caller writes it with the first secret).
+ */
+export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyCheckOptions): Promise<{ resumed: number; fingerprinted: boolean }> {
   const log = logger.child({ module: 'key-check' });
   const file = join(dataDir, KEY_CHECK_FILE_NAME);
   const match = await matchEncryptionKey({ dataDir, store, vault });
-  if (match.byFingerprint) return { resumed: 0 };
+  if (match.byFingerprint) return { resumed: 0, fingerprinted: true };
+  if (match.stored === 0) {
+    if (match.staleFingerprint) {
+      await rm(file, { force: true });
+      log.info({ file }, 'removed the fingerprint of another encryption key: no secret is stored under it; the new one is written with the first stored secret');
+      return { resumed: 0, fingerprinted: false };
+    }
+    return { resumed: 0, fingerprinted: (await readCheck(file)) !== null };
+  }
   const { opened } = match;
   const withKey = store.listUsers().filter((u) => u.key !== null);
 
@@ -101,11 +127,10 @@ export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyC
     });
     resumed += paused;
   }
-  // Others starting beside this process may be reading it: it appears whole or not at all.
-  await writePrivateFile(file, `${vault.fingerprint()}\n`);
+  await writeFingerprint(dataDir, vault);
   if (resumed > 0) log.info({ resumed }, 'resumed subscriptions paused for a refused key pair by an earlier version: the encryption key is right now');
   log.info({ file }, 'stored the encryption key fingerprint; a different key will be refused at start-up');
-  return { resumed };
+  return { resumed, fingerprinted: true };
 }
 
 async function readCheck(file: string): Promise<string | null> {

@@ -45,6 +45,9 @@ export class Vault {
   readonly keySource: 'env' | 'file' | 'generated';
   // A KeyObject prints as `SecretKeyObject { ... }` without its bytes, and a private field is not enumerable.
   readonly #key: KeyObject;
+  /** Runs once, at the first `encrypt` (the key check's fingerprint is written with the first secret). */
+  #afterFirstSeal: (() => Promise<void>) | null = null;
+  #firstSeal: Promise<void> = Promise.resolve();
 
   private constructor(key: KeyObject, keySource: 'env' | 'file' | 'generated') {
     this.#key = key;
@@ -97,9 +100,28 @@ export class Vault {
     return new Vault(createSecretKey(written), 'generated');
   }
 
+  /**
+   * `hook` runs once, when the next secret is sealed (in the background: `encrypt` stays
+   * synchronous; `firstSealDone` waits for it). The key check records the key's fingerprint this
+   * way, with the first stored secret rather than at a start that may fail.
+   */
+  afterFirstSeal(hook: () => Promise<void>): void {
+    this.#afterFirstSeal = hook;
+  }
+
+  /** Settles when the `afterFirstSeal` hook, if it ran, has finished. */
+  firstSealDone(): Promise<void> {
+    return this.#firstSeal;
+  }
+
   /** `v1:<iv>:<tag>:<ciphertext>` (base64url), with a fresh random 12-byte IV each time. */
   encrypt(plain: string): string {
     knownSecrets.add(plain);
+    const hook = this.#afterFirstSeal;
+    if (hook !== null) {
+      this.#afterFirstSeal = null;
+      this.#firstSeal = hook();
+    }
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(AAD);
