@@ -49,6 +49,14 @@ export interface KeyMatch {
   staleFingerprint: boolean;
 }
 
+/** The one line of a refused key, said alike by the embedded bot, the cluster and the doctor; `how` says what it was checked against. */
+export function wrongKey(how: string): VaultError {
+  return new VaultError(
+    'wrong-key',
+    `ENCRYPTION_KEY does not match the key the stored secrets were encrypted with (${how}): set it (or DATA_DIR/encryption.key) back to that key; nothing was changed`,
+  );
+}
+
 /**
  * The read-only half of the check, shared with `npm run doctor`: throws VaultError 'wrong-key'
  * (one line naming ENCRYPTION_KEY) when the key cannot be the stored data's, writes nothing.
@@ -59,11 +67,7 @@ export async function matchEncryptionKey({ dataDir, store, vault }: {
   vault: Pick<Vault, 'decrypt' | 'fingerprint'>;
 }): Promise<KeyMatch> {
   const file = join(dataDir, KEY_CHECK_FILE_NAME);
-  const wrong = (how: string) =>
-    new VaultError(
-      'wrong-key',
-      `ENCRYPTION_KEY does not match the key the stored secrets were encrypted with (${how}): set it (or DATA_DIR/encryption.key) back to that key; nothing was changed`,
-    );
+  const wrong = wrongKey;
   const withKey = store.listUsers().filter((u) => u.key !== null);
   const stored = await readCheck(file);
   // Nothing sealed: no key can be wrong, whatever an old fingerprint says.
@@ -96,18 +100,18 @@ export async function writeFingerprint(dataDir: string, vault: Pick<Vault, 'fing
  * data's; returns how many subscriptions were resumed, and whether the fingerprint is on disk (when
  * not, nothing is stored yet and the caller writes it with the first secret).
  */
-export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyCheckOptions): Promise<{ resumed: number; fingerprinted: boolean }> {
+export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyCheckOptions): Promise<{ resumed: number; fingerprinted: boolean; stored: number }> {
   const log = logger.child({ module: 'key-check' });
   const file = join(dataDir, KEY_CHECK_FILE_NAME);
   const match = await matchEncryptionKey({ dataDir, store, vault });
-  if (match.byFingerprint) return { resumed: 0, fingerprinted: true };
+  if (match.byFingerprint) return { resumed: 0, fingerprinted: true, stored: match.stored };
   if (match.stored === 0) {
     if (match.staleFingerprint) {
       await rm(file, { force: true });
       log.info({ file }, 'removed the fingerprint of another encryption key: no secret is stored under it; the new one is written with the first stored secret');
-      return { resumed: 0, fingerprinted: false };
+      return { resumed: 0, fingerprinted: false, stored: 0 };
     }
-    return { resumed: 0, fingerprinted: (await readCheck(file)) !== null };
+    return { resumed: 0, fingerprinted: (await readCheck(file)) !== null, stored: 0 };
   }
   const { opened } = match;
   const withKey = store.listUsers().filter((u) => u.key !== null);
@@ -130,7 +134,7 @@ export async function checkEncryptionKey({ dataDir, store, vault, logger }: KeyC
   await writeFingerprint(dataDir, vault);
   if (resumed > 0) log.info({ resumed }, 'resumed subscriptions paused for a refused key pair by an earlier version: the encryption key is right now');
   log.info({ file }, 'stored the encryption key fingerprint; a different key will be refused at start-up');
-  return { resumed, fingerprinted: true };
+  return { resumed, fingerprinted: true, stored: match.stored };
 }
 
 async function readCheck(file: string): Promise<string | null> {
