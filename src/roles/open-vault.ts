@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { checkEncryptionKey, wrongKey, writeFingerprint } from '../store/key-check.js';
+import { checkEncryptionKey, resealLegacySecrets, wrongKey, writeFingerprint } from '../store/key-check.js';
 import type { Store } from '../store/port.js';
 import { Vault } from '../store/vault.js';
 
@@ -60,6 +60,7 @@ export async function openCheckedVault(
         }
       });
     }
+    resealLegacySecrets(store, vault, logger);
     return vault;
   } catch (err) {
     await store.close();

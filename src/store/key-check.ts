@@ -26,7 +26,7 @@ import { isErrno } from './atomic-json-file.js';
 import { VaultError } from './errors.js';
 import type { Store } from './port.js';
 import { writePrivateFile } from './private-file.js';
-import type { Vault } from './vault.js';
+import { Vault, type SecretBinding } from './vault.js';
 
 /** The fingerprint file's name inside DATA_DIR. */
 export const KEY_CHECK_FILE_NAME = 'encryption.check';
@@ -63,7 +63,7 @@ export function wrongKey(how: string): VaultError {
  */
 export async function matchEncryptionKey({ dataDir, store, vault }: {
   dataDir: string;
-  store: { listUsers(): readonly { id: number; key: { secretEnc: string } | null }[] };
+  store: { listUsers(): readonly { id: number; key: { accessKey: string; secretEnc: string } | null }[] };
   vault: Pick<Vault, 'decrypt' | 'fingerprint'>;
 }): Promise<KeyMatch> {
   const file = join(dataDir, KEY_CHECK_FILE_NAME);
@@ -77,15 +77,15 @@ export async function matchEncryptionKey({ dataDir, store, vault }: {
     return { stored: withKey.length, opened: new Set(), byFingerprint: true, staleFingerprint: false };
   }
 
-  const opens = (blob: string) => {
+  const opens = (blob: string, binding: SecretBinding) => {
     try {
-      vault.decrypt(blob);
+      vault.decrypt(blob, binding);
       return true;
     } catch {
       return false;
     }
   };
-  const opened = new Set(withKey.filter((u) => opens(u.key!.secretEnc)).map((u) => u.id));
+  const opened = new Set(withKey.filter((u) => opens(u.key!.secretEnc, { userId: u.id, accessKey: u.key!.accessKey })).map((u) => u.id));
   if (opened.size === 0) throw wrong(`none of the ${withKey.length} stored secrets can be decrypted with it`);
   return { stored: withKey.length, opened, byFingerprint: false, staleFingerprint: false };
 }
@@ -144,4 +144,38 @@ async function readCheck(file: string): Promise<string | null> {
     if (isErrno(e, 'ENOENT')) return null;
     throw e;
   }
+}
+
+/**
+ * Re-seals the secrets stored in the first format (`v1`, bound to no user) as `v2`, bound to
+ * their user and access key, then makes the vault refuse `v1` blobs: from then on a blob copied
+ * into another user's record does not open. A blob that does not open is left as it is (its user
+ * is asked to connect again at the first read, as before). Returns how many were re-sealed.
+ */
+export function resealLegacySecrets(
+  store: Pick<Store, 'listUsers' | 'updateUser'>,
+  vault: Pick<Vault, 'decrypt' | 'encrypt' | 'refuseUnbound'>,
+  logger: Logger,
+): number {
+  let resealed = 0;
+  for (const user of store.listUsers()) {
+    const key = user.key;
+    if (!key || !Vault.isLegacy(key.secretEnc)) continue;
+    const binding = { userId: user.id, accessKey: key.accessKey };
+    let plain: string;
+    try {
+      plain = vault.decrypt(key.secretEnc, binding);
+    } catch {
+      continue;
+    }
+    const sealed = vault.encrypt(plain, binding);
+    store.updateUser(user.id, (draft) => {
+      // Another process may have re-sealed or replaced it meanwhile: only this very blob is swapped.
+      if (draft.key?.secretEnc === key.secretEnc && draft.key.accessKey === key.accessKey) draft.key.secretEnc = sealed;
+    });
+    resealed++;
+  }
+  vault.refuseUnbound();
+  if (resealed > 0) logger.child({ module: 'key-check' }).info({ resealed }, 're-sealed stored secrets bound to their user and access key');
+  return resealed;
 }
