@@ -53,6 +53,21 @@ async function startEmbedded({ config, logger, clock = systemClock, botInfo }: A
   if (store.loadReport.movedAside) {
     logger.warn({ file: store.loadReport.movedAside }, 'the database file was unreadable: moved aside, starting empty');
   }
+  try {
+    return await startOnStore({ config, logger, clock, ...(botInfo && { botInfo }) }, store);
+  } catch (err) {
+    // A start that fails (Telegram refusing the token, a port taken) releases DATA_DIR/bot.lock,
+    // so the next start is not refused over this one.
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The embedded bot on its opened store; `startEmbedded` closes the store when this throws. */
+async function startOnStore(
+  { config, logger, clock, botInfo }: Required<Pick<AppOptions, 'config' | 'logger' | 'clock'>> & Pick<AppOptions, 'botInfo'>,
+  store: Awaited<ReturnType<typeof openStore>>,
+): Promise<App> {
   const vault = await openCheckedVault(config, store, logger);
   const client = createServiceClient({ config, logger, clock });
   const metrics = createBotMetrics();

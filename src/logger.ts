@@ -1,12 +1,13 @@
 /**
  * pino with secrets redacted, as JSON lines for a log collector or as pretty, coloured lines
- * for a person at a terminal (LOG_FORMAT). Redaction happens in pino before either format, so
- * both carry the same censored values. Redaction works on known paths; `redactSecrets` also
- * scrubs free text (messages, error messages, URLs) so that a key or token that slipped into a
- * string is cut.
+ * for a person at a terminal (LOG_FORMAT). Every logged value is first copied through
+ * `scrubValue` (log-redaction.ts): every string at any depth loses the known secrets and anything
+ * shaped like a credential, message texts are dropped, errors become plain data. The finished
+ * line passes the same cut once more, so both formats carry the same censored values.
  */
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { cutPatterns, knownSecrets, messageWithInner, scrubValue, type SecretRegistry } from './log-redaction.js';
 
 export type { Logger };
 
@@ -38,11 +39,9 @@ const SECRET_PATHS = [
 
 export const REDACT_PATHS = [...SECRET_PATHS, ...SECRET_PATHS.map((p) => `*.${p}`)];
 
-/** Scrubs credentials from free text: bot tokens, `ApiKey …` / `Bearer …` headers, `/bot<token>/` URLs. */
+/** Scrubs credentials from free text by pattern and by the process's known secrets: bot tokens, `ApiKey …` / `Bearer …` headers, URL passwords. */
 export function redactSecrets(text: string): string {
-  return text
-    .replace(/(?<!\d)\d{5,}:[\w-]{20,}/g, '[redacted-bot-token]')
-    .replace(/\b(ApiKey|Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]');
+  return cutPatterns(knownSecrets.cut(text));
 }
 
 /** The format when LOG_FORMAT is not set: pretty for a person at a terminal, JSON for anything else. */
@@ -55,6 +54,8 @@ export interface LoggerSettings {
   format?: LogFormat;
   /** Colours in the pretty format; default: when stdout is a terminal. */
   colorize?: boolean;
+  /** The secrets cut by value; default: the process's registry (`knownSecrets`). */
+  secrets?: SecretRegistry;
 }
 
 export function createLogger(
@@ -62,24 +63,39 @@ export function createLogger(
   destination?: DestinationStream,
   settings: LoggerSettings = {},
 ): Logger {
+  const secrets = settings.secrets ?? knownSecrets;
+  const cut = (text: string) => secrets.cut(text);
+  const scrub = (value: unknown) => scrubValue(value, cut);
   const options: LoggerOptions = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
+      // The hook below has already made errors plain, scrubbed data; pino's own serializer would
+      // add `raw` and the inner errors' messages unscrubbed.
       err: (err: unknown) => {
-        const e = pino.stdSerializers.err(err as Error);
-        if (typeof e.message === 'string') e.message = redactSecrets(e.message);
-        if (typeof e.stack === 'string') e.stack = redactSecrets(e.stack);
+        const e = (isPlainObject(err) ? err : scrub(err)) as { type?: unknown; message?: unknown };
         // One line per event at a terminal: the stack stays in the JSON format, for a collector.
-        if (settings.format === 'pretty') return { type: e.type, message: e.message };
+        if (settings.format === 'pretty') return { type: e.type, message: messageWithInner(e) };
         return e;
       },
     },
     hooks: {
-      // Paths cannot reach into the message itself: a token pasted into a message string is cut here.
+      // Every argument is scrubbed before pino sees it, so pino's own use of them (an error's
+      // message as the line's message) finds nothing to leak.
       logMethod(args, method) {
-        method.apply(this, args.map((a) => (typeof a === 'string' ? redactSecrets(a) : a)) as Parameters<typeof method>);
+        const [first, ...rest] = args as unknown[];
+        let out: unknown[];
+        if (first instanceof Error) {
+          const err = scrub(first) as { message: string };
+          out = [{ err }, ...(typeof rest[0] === 'string' ? rest.map(scrub) : [err.message, ...rest.map(scrub)])];
+        } else {
+          out = [first, ...rest].map(scrub);
+        }
+        method.apply(this, out as Parameters<typeof method>);
       },
+      // The last net, over the finished line in either format: a secret that reached a value this
+      // module did not walk (a message format argument, a redaction path's neighbour) is cut here.
+      streamWrite: (line) => cutPatterns(cut(line)),
     },
   };
   if (settings.format === 'pretty') {
@@ -100,10 +116,30 @@ export function createLogger(
       sync: true,
       ...(destination ? { destination } : {}),
     });
-    return pino(options, pretty);
+    return scrubbingChildren(pino(options, pretty), scrub);
   }
-  return destination ? pino(options, destination) : pino(options);
+  return scrubbingChildren(destination ? pino(options, destination) : pino(options), scrub);
+}
+
+/**
+ * pino writes a child's bindings as given (its `bindings` formatter is not applied to children):
+ * they are scrubbed on the way in. Children inherit the method, so grandchildren are too.
+ */
+function scrubbingChildren(logger: Logger, scrub: (value: unknown) => unknown): Logger {
+  const original = Object.getPrototypeOf(logger).child as (this: Logger, ...args: unknown[]) => Logger;
+  Object.defineProperty(logger, 'child', {
+    value(this: Logger, bindings: unknown, ...rest: unknown[]): Logger {
+      return original.call(this, scrub(bindings), ...rest);
+    },
+    writable: true,
+    configurable: true,
+  });
+  return logger;
 }
 
 /** A logger that writes nothing, for tests and library use. */
 export const silentLogger: Logger = pino({ level: 'silent' });
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+}

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, defaultLogFormat, redactSecrets } from './logger.js';
+import { knownSecrets, secretsOfSettings } from './log-redaction.js';
 import { startApp } from './app.js';
 import { describeStartupError } from './operator/startup-errors.js';
 
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Before the first log line: every logger of the process cuts these by value.
+  knownSecrets.add(...secretsOfSettings(config));
   if (config.BOT_TOKEN === undefined) {
     console.error('BOT_TOKEN: expected the token from @BotFather (set it in .env or the environment)');
     process.exit(1);

@@ -29,7 +29,7 @@ const botService = z.object({
 const compose = z
   .object({
     services: z.object({
-      redis: z.object({ image: z.string(), command: z.array(z.string()), volumes: z.array(z.string()), healthcheck }),
+      redis: z.object({ image: z.string(), command: z.array(z.string()), environment: z.record(z.string(), z.string()), volumes: z.array(z.string()), healthcheck }),
       front: botService,
       worker: botService,
     }),
@@ -47,14 +47,32 @@ describe('compose.yaml', () => {
     expect(flagsOf(redis.command)).toMatchObject({ '--appendonly': 'yes', '--maxmemory-policy': 'noeviction' });
     expect(redis.volumes).toContain('redis-data:/data');
     expect(compose.volumes).toHaveProperty('redis-data');
-    expect(redis.healthcheck.test).toEqual(['CMD', 'redis-cli', 'ping']);
+    // redis-cli takes the password from REDISCLI_AUTH; an answer other than PONG (NOAUTH) fails the check.
+    expect(redis.healthcheck.test).toEqual(['CMD-SHELL', 'redis-cli ping | grep -q PONG']);
+  });
+
+  it('never starts Redis without a password: requirepass and every REDIS_URL from REDIS_PASSWORD, required', () => {
+    const required = '${REDIS_PASSWORD:?set REDIS_PASSWORD in .env (openssl rand -hex 32)}';
+    expect(flagsOf(redis.command)['--requirepass']).toBe(required);
+    expect(redis.environment.REDISCLI_AUTH).toBe(required);
+    for (const service of [front, worker]) {
+      expect(service.environment.REDIS_URL).toBe(`redis://:${required}@redis:6379`);
+      // As compose hands it to the bot, with the password put in.
+      const url = service.environment.REDIS_URL!.replace(required, 'ab12'.repeat(8));
+      expect(new URL(url).password).toBe('ab12'.repeat(8));
+    }
+    // No other service reaches Redis without it.
+    const urls = JSON.stringify(compose).match(/rediss?:\/\/[^"]*/g) ?? [];
+    expect(urls).toHaveLength(2);
+    expect(urls.every((u) => u.includes(required))).toBe(true);
   });
 
   it('runs one front and two workers from this Dockerfile, each with its role and the Redis URL, valid settings for the bot', () => {
     for (const [service, role] of [[front, 'front'], [worker, 'worker']] as const) {
       expect(service.build).toBe('.');
-      expect(service.environment).toMatchObject({ ROLE: role, REDIS_URL: 'redis://redis:6379' });
-      expect(() => loadConfig({ ...service.environment, BOT_TOKEN: '123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ' })).not.toThrow();
+      expect(service.environment).toMatchObject({ ROLE: role });
+      const environment = { ...service.environment, REDIS_URL: service.environment.REDIS_URL!.replace(/\$\{REDIS_PASSWORD[^}]*\}/, 'ab12'.repeat(8)) };
+      expect(() => loadConfig({ ...environment, BOT_TOKEN: '123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ' })).not.toThrow();
       // The key file and the dictionaries cache are shared, so a generated encryption key is the same everywhere.
       expect(service.volumes).toContain('bot-data:/data');
     }

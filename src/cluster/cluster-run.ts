@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config.js';
 import { redisServerAvailable, startPrivateRedis, type PrivateRedis } from './redis-server.js';
+import { redactSecrets } from '../logger.js';
 
 const ADDRESSES_ERROR = 'a comma-separated list of IP addresses of this machine, one per worker (like 127.0.0.2,127.0.0.3)';
 
@@ -119,7 +120,8 @@ export async function runCluster(opts: ClusterRunOptions): Promise<number> {
     const dir = join(env.DATA_DIR?.trim() || './data', 'redis');
     redis = await (opts.startRedis ?? ((d) => startPrivateRedis({ dir: d })))(dir);
     redisUrl = redis.url;
-    say(`private Redis at ${redis.url} (data in ${dir})`);
+    // The URL carries the password: the line shows where, not how to get in.
+    say(`private Redis at ${redactSecrets(redis.url)}, password protected (data in ${dir})`);
   }
 
   const children = childSpecs(env, settings, redisUrl).map((spec) => start(spec, opts));

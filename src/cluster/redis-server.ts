@@ -3,14 +3,21 @@
  * loopback port, in its own temporary directory, with AOF on (every second) and `noeviction`, as the
  * cluster expects of its Redis. It can be stopped (SIGTERM, by pid) and started again on the same
  * port and directory, so a test can check what survives a restart from the AOF.
+ *
+ * It never runs without a password: any local user can connect to a loopback port, and whoever can
+ * write to the bot's Redis can read the sealed secrets and queue messages. A random password per
+ * server (kept across `restart`) is written to a config file of mode 0600 in its directory, not on
+ * the command line where `ps` shows it, and carried in `url` (`redis://:password@127.0.0.1:port`).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface PrivateRedis {
+  /** With the password: `redis://:password@127.0.0.1:port`. */
   readonly url: string;
   readonly port: number;
   readonly dir: string;
@@ -64,11 +71,17 @@ export async function startPrivateRedis(opts: { binary?: string; startMs?: numbe
   const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'bb-redis-')));
   if (kept) await mkdir(dir, { recursive: true, mode: 0o700 });
   const port = await freeLoopbackPort();
+  // Hex: nothing in it needs escaping in a URL or in redis.conf.
+  const password = randomBytes(24).toString('hex');
+  const conf = join(dir, 'redis-auth.conf');
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
 
   const launch = async () => {
+    await writeFile(conf, `requirepass ${password}\n`, { mode: 0o600 });
+    await chmod(conf, 0o600);
     const args = [
+      conf,
       '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
       '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
       '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', join(dir, 'redis.log'),
@@ -100,7 +113,7 @@ export async function startPrivateRedis(opts: { binary?: string; startMs?: numbe
 
   await launch();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://:${password}@127.0.0.1:${port}`,
     port,
     dir,
     pid: () => child?.pid,

@@ -22,6 +22,7 @@ import { assertDataDirWritable } from '../operator/data-dir.js';
 import { watchDictionaries } from '../roles/dictionaries.js';
 import { openOperatorPort } from '../roles/operator-port.js';
 import { openCheckedVault } from '../roles/open-vault.js';
+import { redisKeyCheck } from './key-fingerprint.js';
 import { connectRedis } from './connect.js';
 import { createFrontRole } from './front-role.js';
 import type { LeaseTimings } from './leases.js';
@@ -56,7 +57,7 @@ export async function startClusterRole(opts: ClusterRoleOptions): Promise<App> {
     redis.disconnect();
     throw err;
   }
-  const vault = await openCheckedVault(config, store, logger).catch((err: unknown) => {
+  const vault = await openCheckedVault(config, store, logger, redisKeyCheck(redis, config.REDIS_PREFIX)).catch((err: unknown) => {
     redis.disconnect();
     throw err;
   });

@@ -39,7 +39,7 @@ const PROBE_TIMEOUT_MS = 5_000;
 // Just what the key check needs of db.json; the full schema is the store's business.
 const storedFile = z.object({
   version: z.number().int().nonnegative().optional(),
-  users: z.record(z.string(), z.object({ key: z.object({ secretEnc: z.string() }).nullable().optional() }).loose()).optional(),
+  users: z.record(z.string(), z.object({ id: z.number().optional(), key: z.object({ accessKey: z.string(), secretEnc: z.string() }).nullable().optional() }).loose()).optional(),
 }).loose();
 
 /** DATA_DIR writable, the store readable by this version, and the encryption key opening the stored secrets. */
@@ -53,7 +53,7 @@ export async function checkDataDir(config: Config): Promise<Verdict[]> {
   }
   const out: Verdict[] = [{ ok: true, detail: `DATA_DIR ${dir} is writable` }];
 
-  let users: { id: number; key: { secretEnc: string } | null }[] = [];
+  let users: { id: number; key: { accessKey: string; secretEnc: string } | null }[] = [];
   try {
     const parsed = storedFile.safeParse(JSON.parse(await readFile(join(dir, DB_FILE_NAME), 'utf8')));
     if (!parsed.success) {
@@ -69,7 +69,8 @@ export async function checkDataDir(config: Config): Promise<Verdict[]> {
       });
       return out;
     }
-    users = Object.values(parsed.data.users ?? {}).map((u, id) => ({ id, key: u.key ?? null }));
+    // The record's own id: each secret is sealed for its user, and opens only with that id.
+    users = Object.entries(parsed.data.users ?? {}).map(([id, u]) => ({ id: u.id ?? Number(id), key: u.key ?? null }));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
       out.push({ ok: false, detail: `${DB_FILE_NAME} in DATA_DIR cannot be read as JSON`, fix: 'restore it from a backup; at start the bot moves an unreadable file aside and starts empty' });

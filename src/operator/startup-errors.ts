@@ -20,10 +20,15 @@ export function describeStartupError(err: unknown, config: Settings): string {
   if (err instanceof HttpError) {
     return `TELEGRAM_API_ROOT: cannot reach the Bot API at ${config.TELEGRAM_API_ROOT}: ${describeNetworkCause(err)}; check the address, DNS, a firewall or proxy between this host and Telegram`;
   }
-  if (err instanceof StoreError && err.code === 'newer-version') return `DATA_DIR: ${err.message}`;
-  if (err instanceof VaultError) return `ENCRYPTION_KEY: ${err.message}`;
+  if (err instanceof StoreError && err.code === 'newer-version') return named('DATA_DIR', err.message);
+  if (err instanceof VaultError) return named('ENCRYPTION_KEY', err.message);
   const text = err instanceof Error ? err.message : String(err);
   return `start failed: ${redactSecrets(text)}`;
+}
+
+/** `setting: message`, unless the message names the setting already (never `X: X does not …`). */
+function named(setting: string, message: string): string {
+  return new RegExp(`\\b${setting}\\b`).test(message) ? message : `${setting}: ${message}`;
 }
 
 function describeTelegramRefusal(err: GrammyError, config: Settings): string {

@@ -7,10 +7,11 @@ import type { AccessKeyRef } from '../service/client-types.js';
 import { ServiceError } from '../service/errors.js';
 import type { UserRecord } from './schema.js';
 import type { Store } from './port.js';
+import type { SecretBinding } from './vault.js';
 
 /** Opens a stored secret (the `Vault` fits). */
 export interface SecretOpener {
-  decrypt(blob: string): string;
+  decrypt(blob: string, binding: SecretBinding): string;
 }
 
 export function storedKeyRef(
@@ -25,7 +26,7 @@ export function storedKeyRef(
       const key = store.getUser(userId)?.key;
       if (!key || key.accessKey !== accessKey) throw new ServiceError('auth', 'the key pair was removed');
       try {
-        return vault.decrypt(key.secretEnc);
+        return vault.decrypt(key.secretEnc, { userId, accessKey });
       } catch {
         throw new ServiceError('auth', 'the stored secret cannot be decrypted (the encryption key changed): connect the key again');
       }

@@ -3,13 +3,18 @@
  *
  * The key comes from ENCRYPTION_KEY (64 hex or 44 base64 characters) or, when that is not set,
  * from `DATA_DIR/encryption.key` (64 hex characters, mode 0600), which is generated on first start.
- * A blob is `v1:<iv>:<tag>:<ciphertext>`, each part base64url; the version prefix is authenticated
- * too, so a blob cannot be relabelled for a future format.
+ * A blob is `v2:<iv>:<tag>:<ciphertext>`, each part base64url. The associated data binds it to
+ * the version and to its owner (user id and access key): a blob copied into another user's record,
+ * or beside another access key, does not open. Blobs of the first format (`v1`, bound to the
+ * version only) still open where nothing refuses them, and the start re-seals them as `v2`
+ * (`resealLegacySecrets`); after that the vault refuses `v1` (`refuseUnbound`), so an old backup's
+ * blob pasted into a record cannot open either.
  */
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../logger.js';
+import { knownSecrets } from '../log-redaction.js';
 import { isErrno } from './atomic-json-file.js';
 import { VaultError } from './errors.js';
 import { createPrivateFile } from './private-file.js';
@@ -19,11 +24,23 @@ export { VaultError, type VaultErrorCode } from './errors.js';
 /** The key file's name inside DATA_DIR. */
 export const KEY_FILE_NAME = 'encryption.key';
 
-const VERSION = 'v1';
+const LEGACY_VERSION = 'v1';
+const VERSION = 'v2';
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const AAD = Buffer.from(`bb-alert-bot:${VERSION}`);
+const LEGACY_AAD = Buffer.from(`bb-alert-bot:${LEGACY_VERSION}`);
+
+/** Whose secret a blob is: it opens only for the same user and access key. */
+export interface SecretBinding {
+  userId: number;
+  accessKey: string;
+}
+
+function boundAad(binding: SecretBinding): Buffer {
+  // JSON, so no user id and access key can be made to read as another pair.
+  return Buffer.from(`bb-alert-bot:${VERSION}:${JSON.stringify([binding.userId, binding.accessKey])}`);
+}
 /** Fixed salt of `deriveKey` (the master key is already uniformly random; the salt only separates this use). */
 const HKDF_SALT = Buffer.from('bb-alert-bot:hkdf:v1');
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
@@ -44,6 +61,10 @@ export class Vault {
   readonly keySource: 'env' | 'file' | 'generated';
   // A KeyObject prints as `SecretKeyObject { ... }` without its bytes, and a private field is not enumerable.
   readonly #key: KeyObject;
+  /** Runs once, at the first `encrypt` (the key check's fingerprint is written with the first secret). */
+  #afterFirstSeal: (() => Promise<void>) | null = null;
+  #firstSeal: Promise<void> = Promise.resolve();
+  #legacyOpens = true;
 
   private constructor(key: KeyObject, keySource: 'env' | 'file' | 'generated') {
     this.#key = key;
@@ -96,41 +117,86 @@ export class Vault {
     return new Vault(createSecretKey(written), 'generated');
   }
 
-  /** `v1:<iv>:<tag>:<ciphertext>` (base64url), with a fresh random 12-byte IV each time. */
-  encrypt(plain: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(AAD);
-    const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    const tag = cipher.getAuthTag();
-    return [VERSION, iv.toString('base64url'), tag.toString('base64url'), ct.toString('base64url')].join(':');
+  /**
+   * `hook` runs once, when the next secret is sealed (in the background: `encrypt` stays
+   * synchronous; `firstSealDone` waits for it). The key check records the key's fingerprint this
+   * way, with the first stored secret rather than at a start that may fail.
+   */
+  afterFirstSeal(hook: () => Promise<void>): void {
+    this.#afterFirstSeal = hook;
   }
 
-  /** The plain text of a blob from `encrypt`. Throws VaultError 'malformed' or 'auth-failed' (a wrong key or an altered blob). */
-  decrypt(blob: string): string {
+  /** Settles when the `afterFirstSeal` hook, if it ran, has finished. */
+  firstSealDone(): Promise<void> {
+    return this.#firstSeal;
+  }
+
+  /**
+   * `v2:<iv>:<tag>:<ciphertext>` (base64url), with a fresh random 12-byte IV each time, bound to
+   * `binding`. Without a binding: the first format (`v1`), for tests of the migration only.
+   */
+  encrypt(plain: string, binding?: SecretBinding): string {
+    knownSecrets.add(plain);
+    const hook = this.#afterFirstSeal;
+    if (hook !== null) {
+      this.#afterFirstSeal = null;
+      this.#firstSeal = hook();
+    }
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(binding ? boundAad(binding) : LEGACY_AAD);
+    const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return [binding ? VERSION : LEGACY_VERSION, iv.toString('base64url'), tag.toString('base64url'), ct.toString('base64url')].join(':');
+  }
+
+  /**
+   * The plain text of a blob from `encrypt`, for the user and access key it was sealed for.
+   * Throws VaultError 'malformed' or 'auth-failed' (a wrong key, an altered blob, another owner's
+   * blob, or a `v1` blob once `refuseUnbound` was called).
+   */
+  decrypt(blob: string, binding?: SecretBinding): string {
     const parts = blob.split(':');
-    if (parts.length !== 4 || parts[0] !== VERSION || !parts.slice(1).every((p) => BASE64URL.test(p))) {
-      throw new VaultError('malformed', 'the stored secret is not in the vault format (v1:iv:tag:data)');
+    const version = parts[0];
+    if (parts.length !== 4 || (version !== VERSION && version !== LEGACY_VERSION) || !parts.slice(1).every((p) => BASE64URL.test(p))) {
+      throw new VaultError('malformed', 'the stored secret is not in the vault format (v2:iv:tag:data)');
     }
     const [, ivText = '', tagText = '', ctText = ''] = parts;
     const iv = Buffer.from(ivText, 'base64url');
     const tag = Buffer.from(tagText, 'base64url');
     const ct = Buffer.from(ctText, 'base64url');
     if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) {
-      throw new VaultError('malformed', 'the stored secret is not in the vault format (v1:iv:tag:data)');
+      throw new VaultError('malformed', 'the stored secret is not in the vault format (v2:iv:tag:data)');
     }
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
-      decipher.setAAD(AAD);
-      decipher.setAuthTag(tag);
-      return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
-    } catch {
+    const refused = () =>
       // node:crypto's own message says little; this one says what to do.
-      throw new VaultError(
+      new VaultError(
         'auth-failed',
         'cannot decrypt the stored secret: the encryption key differs from the one it was stored with, or the data was altered; the user must /connect again',
       );
+    if (version === VERSION && binding === undefined) throw refused();
+    if (version === LEGACY_VERSION && !this.#legacyOpens) throw refused();
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
+      decipher.setAAD(version === VERSION && binding ? boundAad(binding) : LEGACY_AAD);
+      decipher.setAuthTag(tag);
+      const plain = Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
+      // From now on every log line of this process cuts it by value.
+      knownSecrets.add(plain);
+      return plain;
+    } catch {
+      throw refused();
     }
+  }
+
+  /** Whether `blob` is of the first format, bound to no user (re-sealed at start). */
+  static isLegacy(blob: string): boolean {
+    return blob.startsWith(`${LEGACY_VERSION}:`);
+  }
+
+  /** From now on `v1` blobs do not open: called once the start has re-sealed them all. */
+  refuseUnbound(): void {
+    this.#legacyOpens = false;
   }
 
   /** A fingerprint of the key (HMAC-SHA256 of a fixed text, 128 bits in hex): tells keys apart, reveals nothing of them. */
@@ -197,6 +263,7 @@ async function readKeyFile(file: string): Promise<Buffer | null> {
     );
   }
   const text = (await readFile(file, 'utf8')).trim();
+  knownSecrets.add(text);
   if (!HEX_KEY.test(text)) {
     throw new VaultError(
       'bad-key',

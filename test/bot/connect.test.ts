@@ -71,7 +71,7 @@ describe('/connect guided', () => {
     const key = h.store.getUser(ALICE.id)?.key;
     expect(key?.accessKey).toBe(DEMO_KEY);
     expect(key?.secretEnc).not.toContain(DEMO_SECRET);
-    expect(h.vault.decrypt(key?.secretEnc ?? '')).toBe(DEMO_SECRET);
+    expect(h.vault.decrypt(key?.secretEnc ?? '', { userId: ALICE.id, accessKey: DEMO_KEY })).toBe(DEMO_SECRET);
     expect(h.scheduler.refreshed).toContain(ALICE.id);
     // Nothing of the secret in any file or log line.
     expect(await h.dataFiles()).not.toContain(DEMO_SECRET);
@@ -205,7 +205,7 @@ describe('/connect in one line', () => {
     await h.connect();
     h.client.addKey(DEMO_KEY, 'rotated-secret-999');
     await h.say(ALICE, `/connect ${DEMO_KEY} rotated-secret-999`);
-    expect(h.vault.decrypt(h.store.getUser(ALICE.id)?.key?.secretEnc ?? '')).toBe('rotated-secret-999');
+    expect(h.vault.decrypt(h.store.getUser(ALICE.id)?.key?.secretEnc ?? '', { userId: ALICE.id, accessKey: DEMO_KEY })).toBe('rotated-secret-999');
     expect(h.client.callsOf('forgetKey').map((c) => c.accessKey)).toEqual([DEMO_KEY]);
   });
 

@@ -64,21 +64,22 @@ describe('the encryption key check at start-up', () => {
 
   it('the right key writes the fingerprint and resumes subscriptions an earlier version paused for a refused key', async () => {
     const { dir, store } = await setUp();
-    expect(await check(dir, store, KEY_A)).toEqual({ resumed: 1 });
+    expect(await check(dir, store, KEY_A)).toEqual({ resumed: 1, fingerprinted: true, stored: 1 });
     expect(store.getUser(7)?.filters.arbs_prematch).toMatchObject({ paused: false, pausedReason: null });
     // A user's own pause is theirs.
     expect(store.getUser(7)?.filters.arbs_live).toMatchObject({ paused: true, pausedReason: 'user' });
     const fingerprint = (await readFile(join(dir, KEY_CHECK_FILE_NAME), 'utf8')).trim();
     expect(fingerprint).toMatch(/^[0-9a-f]{32}$/);
     expect(fingerprint).not.toContain(KEY_A.slice(0, 8));
-    // Later starts compare with the fingerprint: the right key passes, another is refused even with no user left.
-    expect(await check(dir, store, KEY_A)).toEqual({ resumed: 0 });
-    store.deleteUser(7);
+    // Later starts compare with the fingerprint: the right key passes, another is refused.
+    expect(await check(dir, store, KEY_A)).toEqual({ resumed: 0, fingerprinted: true, stored: 1 });
     const err = await refusal(check(dir, store, KEY_B));
     expect(err.message).toContain(KEY_CHECK_FILE_NAME);
-    await rm(join(dir, KEY_CHECK_FILE_NAME));
-    // With no secrets to test, any key is accepted and recorded.
-    expect(await check(dir, store, KEY_B)).toEqual({ resumed: 0 });
+    // With no secret left to protect, any key is accepted and the old fingerprint removed: the
+    // new one is written with the next stored secret, not before.
+    store.deleteUser(7);
+    expect(await check(dir, store, KEY_B)).toEqual({ resumed: 0, fingerprinted: false, stored: 0 });
+    await expect(readFile(join(dir, KEY_CHECK_FILE_NAME))).rejects.toThrow();
   });
 
   it('another process never reads the fingerprint half-written, so one starting beside it (npm run cluster) is not refused', async () => {

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import { openStore } from '../../src/store/store.js';
 import { Vault, VaultError } from '../../src/store/vault.js';
+import { openCheckedVault } from '../../src/roles/open-vault.js';
+import { storedKeyRef } from '../../src/store/key-ref.js';
 import { captureLogs, WARN } from '../support/logs.js';
 import { removeTempDirs, tempDir } from './fixtures.js';
 
@@ -61,7 +63,10 @@ describe('vault: encryption', () => {
     }
     const longer = `${blob}AAAA`;
     expect((await vaultError(() => vault.decrypt(longer))).code).toBe('auth-failed');
-    expect((await vaultError(() => vault.decrypt(blob.replace(/^v1/, 'v2')))).code).toBe('malformed');
+    // Relabelled as the bound format, it does not open (with or without an owner).
+    expect((await vaultError(() => vault.decrypt(blob.replace(/^v1/, 'v2')))).code).toBe('auth-failed');
+    expect((await vaultError(() => vault.decrypt(blob.replace(/^v1/, 'v2'), { userId: 1, accessKey: 'ak' }))).code).toBe('auth-failed');
+    expect((await vaultError(() => vault.decrypt(blob.replace(/^v1/, 'v3')))).code).toBe('malformed');
     expect((await vaultError(() => vault.decrypt(parts.slice(0, 3).join(':')))).code).toBe('malformed');
     expect((await vaultError(() => vault.decrypt(`v1:${parts[1]?.slice(2)}:${parts[2]}:${parts[3]}`))).code).toBe('malformed');
     expect((await vaultError(() => vault.decrypt(SECRET))).code).toBe('malformed');
@@ -208,5 +213,50 @@ describe('vault with the store', () => {
     expect(secretEnc).toBeDefined();
     expect(vaultAgain.decrypt(secretEnc ?? '')).toBe(SECRET);
     await again.close();
+  });
+});
+
+describe('vault: each secret bound to its user and access key', () => {
+  const ALICE = { userId: 11, accessKey: 'ak-alice' };
+  const MALLORY = { userId: 66, accessKey: 'ak-mallory' };
+
+  it('a blob opens only for the user and key it was sealed for', async () => {
+    const vault = await Vault.open({ dataDir: await tempDir(), envKey: hexKey(), logger: silentLogger });
+    const blob = vault.encrypt(SECRET, ALICE);
+    expect(blob).toMatch(/^v2:[\w-]{16}:[\w-]{22}:[\w-]+$/);
+    expect(vault.decrypt(blob, ALICE)).toBe(SECRET);
+    expect((await vaultError(() => vault.decrypt(blob, MALLORY))).code).toBe('auth-failed');
+    expect((await vaultError(() => vault.decrypt(blob, { ...ALICE, accessKey: MALLORY.accessKey }))).code).toBe('auth-failed');
+    expect((await vaultError(() => vault.decrypt(blob, { ...ALICE, userId: MALLORY.userId }))).code).toBe('auth-failed');
+    expect((await vaultError(() => vault.decrypt(blob))).code).toBe('auth-failed');
+    // Relabelled as the first format, it does not open either.
+    expect((await vaultError(() => vault.decrypt(blob.replace(/^v2:/, 'v1:'), ALICE))).code).toBe('auth-failed');
+  });
+
+  it('the start re-seals secrets of the first format bound to their owner; then a blob copied into another user\'s record does not open, nor an old v1 blob', async () => {
+    const dir = await tempDir();
+    const key = hexKey();
+    const store = await openStore({ dataDir: dir, logger: silentLogger });
+    try {
+      const before = await Vault.open({ dataDir: dir, envKey: key, logger: silentLogger });
+      const legacyAlice = before.encrypt('alice-secret-000');
+      store.updateUser(ALICE.userId, (u) => void (u.key = { accessKey: ALICE.accessKey, secretEnc: legacyAlice, connectedAt: 1 }), { chatId: ALICE.userId });
+      store.updateUser(MALLORY.userId, (u) => void (u.key = { accessKey: MALLORY.accessKey, secretEnc: before.encrypt('mallory-secret-0'), connectedAt: 1 }), { chatId: MALLORY.userId });
+
+      const vault = await openCheckedVault({ DATA_DIR: dir, ENCRYPTION_KEY: key }, store, silentLogger);
+      const alice = store.getUser(ALICE.userId)!.key!;
+      expect(alice.secretEnc).toMatch(/^v2:/);
+      expect(storedKeyRef(store, vault, ALICE.userId, ALICE.accessKey).revealSecret()).toBe('alice-secret-000');
+      expect(storedKeyRef(store, vault, MALLORY.userId, MALLORY.accessKey).revealSecret()).toBe('mallory-secret-0');
+
+      // Whoever can write the store copies Alice's blob into Mallory's record: it does not open.
+      store.updateUser(MALLORY.userId, (u) => void (u.key!.secretEnc = alice.secretEnc));
+      expect(() => storedKeyRef(store, vault, MALLORY.userId, MALLORY.accessKey).revealSecret()).toThrow(/connect the key again/);
+      // Nor does Alice's blob from an old backup (the first format).
+      store.updateUser(MALLORY.userId, (u) => void (u.key!.secretEnc = legacyAlice));
+      expect(() => storedKeyRef(store, vault, MALLORY.userId, MALLORY.accessKey).revealSecret()).toThrow(/connect the key again/);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -35,7 +35,7 @@ export async function seedUsers(opts: SeedTarget & { encryptionKey: string; user
     store.updateUser(
       u.id,
       (draft) => {
-        draft.key = { accessKey: u.accessKey, secretEnc: vault.encrypt(u.secret), connectedAt: Date.now() };
+        draft.key = { accessKey: u.accessKey, secretEnc: vault.encrypt(u.secret, { userId: u.id, accessKey: u.accessKey }), connectedAt: Date.now() };
         draft.filters[u.service] = { settings: defaultFilter(), paused: false, pausedReason: null, savedAt: Date.now() };
       },
       { chatId: u.id, lang: 'en' },

@@ -44,8 +44,9 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
   if (waitMs > 0) return { kind: 'capped', masked, waitMs };
 
   // From here on only the vault's blob exists; the plain secret is not kept anywhere.
-  const secretEnc = rt.vault.encrypt(req.secret);
-  const ref = { accessKey, revealSecret: () => rt.vault.decrypt(secretEnc) };
+  // Bound to this user and key: copied into another record, it does not open.
+  const secretEnc = rt.vault.encrypt(req.secret, { userId, accessKey });
+  const ref = { accessKey, revealSecret: () => rt.vault.decrypt(secretEnc, { userId, accessKey }) };
   const previous = rt.store.getUser(userId)?.key?.accessKey;
   // Tokens cached for the old secret must not vouch for the new one.
   if (previous === accessKey) rt.client.forgetKey(accessKey);

@@ -1,0 +1,274 @@
+/**
+ * What the logger does to every value before it is written: secrets cut by value and by pattern,
+ * message texts dropped, and the value copied into plain, bounded data.
+ *
+ * Named paths were not enough: grammY's HttpError keeps the inner FetchError under `error`, whose
+ * message is `request to https://…/bot<id>:<TOKEN>/sendMessage failed`, and a GrammyError keeps
+ * the whole `sendMessage` payload with the user's text. So every string at any depth (error,
+ * cause, payload, response, arrays, AggregateError's errors, own enumerable properties) passes
+ * through `scrubText`, which cuts:
+ *  - by value: the secrets this process knows (the bot token, the webhook secret, the Redis
+ *    password, ENCRYPTION_KEY, and the users' access secrets the vault has opened or sealed),
+ *    also in their URL- and JSON-escaped forms;
+ *  - by pattern: `/bot<id>:<token>` and bare bot tokens, `ApiKey …` / `Bearer …`, and the
+ *    password of any `scheme://user:password@` URL (a REDIS_URL in an ioredis error).
+ * Cycles print as `[circular]`; depth, keys, array items, string length and the number of values
+ * copied are capped, so a socket or a huge response cannot stall a log call.
+ */
+
+/** The secrets one process knows, cut from every log line by value. */
+export interface SecretRegistry {
+  /** Adds values (8 characters or more; shorter ones would cut ordinary words). Undefined is ignored. */
+  add(...values: (string | undefined)[]): void;
+  /** `text` with every known secret (and its URL- and JSON-escaped forms) replaced by `[redacted]`. */
+  cut(text: string): string;
+  readonly size: number;
+}
+
+/** A secret shorter than this is not cut by value (it would cut ordinary words); patterns still apply. */
+export const MIN_SECRET_LENGTH = 8;
+/** The newest this many secrets are kept: a bound on memory and on the work per log line. */
+const MAX_SECRETS = 4096;
+
+export function createSecretRegistry(): SecretRegistry {
+  const values = new Set<string>();
+  let pattern: RegExp | null = null;
+  let dirty = false;
+  return {
+    add(...added) {
+      for (const value of added) {
+        if (value === undefined || value.length < MIN_SECRET_LENGTH) continue;
+        // Re-adding moves a value to the newest end, so the ones in use stay.
+        values.delete(value);
+        values.add(value);
+        dirty = true;
+      }
+      while (values.size > MAX_SECRETS) values.delete(values.values().next().value as string);
+    },
+    cut(text) {
+      if (values.size === 0) return text;
+      if (dirty || pattern === null) {
+        const forms = new Set<string>();
+        for (const v of values) {
+          forms.add(v);
+          forms.add(encodeURIComponent(v));
+          forms.add(JSON.stringify(v).slice(1, -1));
+        }
+        // Longest first, so a secret that contains another is cut whole.
+        const sorted = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+        pattern = new RegExp(sorted.join('|'), 'g');
+        dirty = false;
+      }
+      return text.replace(pattern, '[redacted]');
+    },
+    get size() {
+      return values.size;
+    },
+  };
+}
+
+/**
+ * The process's registry: main adds the settings' secrets, the vault adds each access secret it
+ * opens or seals. One per process, because every logger of the process must cut the same values.
+ */
+export const knownSecrets: SecretRegistry = createSecretRegistry();
+
+/** The secrets among the settings: what main registers before the first log line. */
+export function secretsOfSettings(settings: {
+  BOT_TOKEN?: string | undefined;
+  TELEGRAM_WEBHOOK_SECRET?: string | undefined;
+  ENCRYPTION_KEY?: string | undefined;
+  REDIS_URL?: string | undefined;
+}): (string | undefined)[] {
+  return [settings.BOT_TOKEN, settings.TELEGRAM_WEBHOOK_SECRET, settings.ENCRYPTION_KEY, ...urlCredentials(settings.REDIS_URL)];
+}
+
+/** The user name and password of a URL (decoded), when it has them. */
+export function urlCredentials(url: string | undefined): string[] {
+  if (url === undefined) return [];
+  try {
+    const parsed = new URL(url);
+    const out: string[] = [];
+    if (parsed.password !== '') out.push(parsed.password, decodeURIComponent(parsed.password));
+    return out;
+  } catch {
+    return [];
+  }
+}
+
+/** Cuts credentials by pattern: bot tokens, `ApiKey …`/`Bearer …` values, URL passwords. */
+export function cutPatterns(text: string): string {
+  return (
+    text
+      // `/bot<id>:<anything>` in a Bot API URL, however short the rest (a clipped message still hides it).
+      .replace(/\bbot\d+:[^/\s"'?#]*/g, 'bot[redacted-bot-token]')
+      .replace(/(?<!\d)\d{5,}:[\w-]{20,}/g, '[redacted-bot-token]')
+      .replace(/\b(ApiKey|Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]')
+      // scheme://user:password@host → scheme://user:[redacted]@host (redis://, rediss://, http://, …).
+      .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^/\s:@"']*):[^/\s@"']*@/gi, '$1:[redacted]@')
+  );
+}
+
+export interface ScrubLimits {
+  depth: number;
+  keys: number;
+  items: number;
+  stringLength: number;
+  /** Values copied in all, for one log call. */
+  nodes: number;
+}
+
+export const DEFAULT_SCRUB_LIMITS: ScrubLimits = { depth: 8, keys: 50, items: 50, stringLength: 4000, nodes: 2000 };
+
+/** Keys whose string value is a secret whatever it looks like (`accessToken`, `TELEGRAM_WEBHOOK_SECRET`; not `tokenScope`). */
+const SECRET_KEY = /(secret|token|password|passwd|authorization|api[-_]?key|encryption_?key|cookie)$/i;
+/** Keys whose string value is a person's message text: its length is kept, not its words. */
+const TEXT_KEY = /^(text|caption|message_text|query|question|explanation|quote)$/;
+/** What stays of a Bot API call's `payload` (a GrammyError's): ids and switches, never text. */
+const SAFE_PAYLOAD_KEYS = new Set([
+  'chat_id',
+  'message_id',
+  'from_chat_id',
+  'message_thread_id',
+  'callback_query_id',
+  'inline_query_id',
+  'user_id',
+  'parse_mode',
+  'disable_notification',
+  'show_alert',
+  'offset',
+  'limit',
+  'timeout',
+  'cache_time',
+  'is_personal',
+]);
+
+/**
+ * A plain, bounded copy of `value` with every string scrubbed (`cut` by value, then by pattern)
+ * and message texts dropped; errors become `{ type, message, stack, …props, cause, errors }`.
+ */
+export function scrubValue(value: unknown, cut: (text: string) => string, limits: ScrubLimits = DEFAULT_SCRUB_LIMITS): unknown {
+  let nodes = 0;
+  const onPath = new Set<object>();
+  const text = (s: string) => clip(cutPatterns(cut(s)), limits.stringLength);
+
+  const walk = (v: unknown, depth: number, key: string | null): unknown => {
+    if (++nodes > limits.nodes) return '[cut: too large]';
+    switch (typeof v) {
+      case 'string':
+        if (key !== null && SECRET_KEY.test(key)) return '[redacted]';
+        if (key !== null && TEXT_KEY.test(key)) return `[text: ${v.length} chars]`;
+        return text(v);
+      case 'number':
+      case 'boolean':
+        return v;
+      case 'bigint':
+        return v.toString();
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        return undefined;
+    }
+    if (v === null) return null;
+    const obj = v as object;
+    if (onPath.has(obj)) return '[circular]';
+    if (depth >= limits.depth) return '[cut: too deep]';
+    if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? 'Invalid Date' : obj.toISOString();
+    if (obj instanceof URL) return text(obj.href);
+    if (ArrayBuffer.isView(obj) || obj instanceof ArrayBuffer) return `[${obj.byteLength} bytes]`;
+    onPath.add(obj);
+    try {
+      if (isErrorLike(obj)) return walkError(obj, depth);
+      if (Array.isArray(obj) || obj instanceof Set) return walkList([...(obj as Iterable<unknown>)], depth);
+      if (obj instanceof Map) return walkEntries([...obj.entries()].map(([k, val]) => [String(k), val]), depth, false);
+      if (key === 'payload') return walkEntries(Object.entries(obj), depth, true);
+      return walkEntries(ownEntries(obj), depth, false);
+    } finally {
+      onPath.delete(obj);
+    }
+  };
+
+  const walkList = (list: unknown[], depth: number): unknown[] => {
+    const out = list.slice(0, limits.items).map((item) => walk(item, depth + 1, null));
+    if (list.length > limits.items) out.push(`[cut: ${list.length - limits.items} more]`);
+    return out;
+  };
+
+  const walkEntries = (entries: [string, unknown][], depth: number, payload: boolean): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of entries.slice(0, limits.keys)) {
+      if (payload && !SAFE_PAYLOAD_KEYS.has(k)) {
+        out[k] = '[dropped]';
+        continue;
+      }
+      const copied = walk(val, depth + 1, k);
+      if (copied !== undefined) out[k] = copied;
+    }
+    if (entries.length > limits.keys) out['[cut]'] = `${entries.length - limits.keys} more keys`;
+    return out;
+  };
+
+  const walkError = (err: ErrorLike, depth: number): Record<string, unknown> => {
+    const out: Record<string, unknown> = {
+      type: typeof err.constructor === 'function' && err.constructor.name !== '' ? err.constructor.name : String(err.name ?? 'Error'),
+      message: text(String(err.message ?? '')),
+    };
+    if (typeof err.stack === 'string') out.stack = text(err.stack);
+    for (const [k, val] of ownEntries(err).slice(0, limits.keys)) {
+      if (k === 'message' || k === 'stack' || k in out) continue;
+      const copied = walk(val, depth + 1, k);
+      if (copied !== undefined) out[k] = copied;
+    }
+    // Not enumerable on built-in errors, and where the token hides most often.
+    if (err.cause !== undefined && !('cause' in out)) out.cause = walk(err.cause, depth + 1, 'cause');
+    if (Array.isArray(err.errors) && !('errors' in out)) out.errors = walkList(err.errors, depth);
+    return out;
+  };
+
+  return walk(value, 0, null);
+}
+
+/** An error's message with the messages of what it wraps (`error`, `cause`, `errors`), for one pretty line. Input already scrubbed. */
+export function messageWithInner(err: unknown, depth = 0): string {
+  if (typeof err !== 'object' || err === null || depth > 4) return '';
+  const e = err as Record<string, unknown>;
+  const own = typeof e.message === 'string' ? e.message : '';
+  const inner = [e.error, e.cause, ...(Array.isArray(e.errors) ? e.errors : [])]
+    .map((x) => messageWithInner(x, depth + 1))
+    .filter((m) => m !== '');
+  return inner.length === 0 ? own : `${own} (caused by: ${inner.join('; ')})`;
+}
+
+interface ErrorLike {
+  name?: unknown;
+  message?: unknown;
+  stack?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+  constructor: { name: string };
+}
+
+function isErrorLike(v: object): v is ErrorLike {
+  return v instanceof Error || (typeof (v as ErrorLike).message === 'string' && typeof (v as ErrorLike).stack === 'string');
+}
+
+/** Own enumerable string keys with their values; a throwing getter gives a note, not a failed log call. */
+function ownEntries(obj: object): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const k of Object.keys(obj)) {
+    try {
+      out.push([k, (obj as Record<string, unknown>)[k]]);
+    } catch {
+      out.push([k, '[unreadable]']);
+    }
+  }
+  return out;
+}
+
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}…[${s.length - max} more chars]`;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
