@@ -23,22 +23,19 @@
  * (after onboarding, before the window; default 45), BENCH_BUSY_USERS (default 20),
  * BENCH_BUSY_SEED (default 11).
  */
-import { spawn, fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync, closeSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { startFakeTelegram, type FakeTelegram, type FakeUser, type FloodStats } from '../src/fake-telegram/server.js';
-import { basePathOf, BUSY_TEMPO, BUSY_WORLD, startSandbox, type Sandbox, type SandboxKey } from '../src/sandbox/index.js';
+import { basePathOf, BUSY_TEMPO, BUSY_WORLD, startSandbox, type SandboxKey } from '../src/sandbox/index.js';
 import type { Service } from '../src/service/services.js';
 import { DEFAULT_TUNING } from '../src/scheduler/tuning.js';
 import { coverageOf, delivery, itemsOf, recordFirstSends, type Delivery, type Watch, type Window } from './lib/busy-figures.js';
 import { explainMisses, usableCoverage } from './lib/busy-misses.js';
-import type { PollerConfig, PollerStats } from './lib/poller.js';
+import { askPoller, FIRST_CHAT, POLLER_ADDRESS, reportBotLog, startBot, startPoller, stopChild } from './lib/busy-processes.js';
 import { cpuMs, peakRssBytes } from './lib/proc.js';
-import { botEnv, botNodeFlags, envInt, handOver, isEntryPoint, printResults, runBenchProcess, siblingUrl, type BenchResult, type Figure } from './lib/result.js';
+import { envInt, handOver, isEntryPoint, printResults, runBenchProcess, type BenchResult, type Figure } from './lib/result.js';
 import { sleep, tempDataDir, waitFor } from './lib/setup.js';
 import { markdownTable, mb, ms, percentile } from './lib/stats.js';
 
@@ -54,9 +51,6 @@ const scenarioSchema = z.enum(Object.keys(SCENARIOS) as [ScenarioName, ...Scenar
 const READS_PER_MINUTE = 30;
 /** Sends after the window still count for items that appeared in it. */
 const GRACE_MS = 20_000;
-/** The poller binds this source address under the address scope, so the sandbox tells it from the bot (127.0.0.1). */
-const POLLER_ADDRESS = '127.0.0.2';
-const FIRST_CHAT = 5_001;
 /** The coverage key of the bot's read group under the address scope (the union of its users' tokens). */
 const BOT_GROUP = 'bot read group';
 /** How this benchmark's results are named (`run-all.ts` gives them the side-by-side table). */
@@ -271,116 +265,8 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
   }
 }
 
-// ---- the two processes ------------------------------------------------------------------------
-
-/** A module of this project next to the benchmark, run the way the benchmark itself runs (tsx or compiled). */
-function projectModule(relative: string): string {
-  return fileURLToPath(new URL(`${relative}${siblingUrl('x', import.meta.url).pathname.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
-}
-
-function startBot(sandbox: Sandbox, telegram: FakeTelegram, dataDir: string, scope: 'key' | 'address'): ChildProcess {
-  const log = openSync(join(dataDir, 'bot.log'), 'a');
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    ...botEnv(),
-    ...sandbox.urls,
-    BOT_TOKEN: telegram.token,
-    TELEGRAM_API_ROOT: telegram.apiRoot,
-    DATA_DIR: join(dataDir, 'bot-data'),
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
-    ...(scope === 'address' ? { LIMIT_SCOPE: 'address' } : {}),
-  };
-  // The bot's working folder is the data folder: no stray .env is picked up.
-  const child = spawn(process.execPath, [...process.execArgv, ...botNodeFlags(), projectModule('../src/main')], {
-    env,
-    cwd: dataDir,
-    stdio: ['ignore', log, log],
-  });
-  closeSync(log);
-  return child;
-}
-
-async function startPoller(sandbox: Sandbox, telegram: FakeTelegram, keys: SandboxKey[], services: Service[], shared: boolean): Promise<ChildProcess> {
-  const dataUrls: Record<string, string> = {};
-  for (const s of services) dataUrls[s] = `${sandbox.origin}${basePathOf(s)}`;
-  const config: PollerConfig = {
-    authUrl: sandbox.urls.BB_AUTH_URL,
-    dataUrls,
-    telegram: { apiRoot: telegram.apiRoot, token: telegram.token },
-    users: keys.map((k, i) => ({ chatId: FIRST_CHAT + i, accessKey: k.accessKey, secret: k.secret, services, minProfit: 0 })),
-    readEveryMs: 2_500,
-    renewEveryMs: 270_000,
-    sendEveryMs: 1_100,
-    tokensPerHour: 20,
-    shared,
-    ...(shared ? { localAddress: POLLER_ADDRESS } : {}),
-  };
-  const child = fork(projectModule('./poller-process'), [], {
-    env: { PATH: process.env.PATH ?? '', BENCH_POLLER_CONFIG: JSON.stringify(config), BENCH_POLLER_MAX_SECONDS: '7200' },
-    execArgv: process.execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the poller did not start within 30 s')), 30_000);
-    child.once('message', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the poller exited with code ${String(code)}`)));
-  });
-  return child;
-}
-
-const pollerStatsSchema = z.object({
-  stats: z.object({
-    reads: z.number(),
-    readErrors: z.number(),
-    tokenRequests: z.number(),
-    darkReads: z.number(),
-    sends: z.number(),
-    edits: z.number(),
-    tooMany: z.number(),
-  }),
-});
-
-async function askPoller(child: ChildProcess | undefined): Promise<PollerStats | undefined> {
-  if (!child?.connected) return undefined;
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), 5_000);
-    const onMessage = (raw: unknown) => {
-      const parsed = pollerStatsSchema.safeParse(raw);
-      if (!parsed.success) return;
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      resolve(parsed.data.stats);
-    };
-    child.on('message', onMessage);
-    child.send('stats');
-  });
-}
-
-async function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  if (child.connected) child.send('stop');
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 function pid(side: Side): number {
   return side.process?.pid ?? -1;
-}
-
-function reportBotLog(dataDir: string): void {
-  try {
-    const lines = readFileSync(join(dataDir, 'bot.log'), 'utf8').split('\n').filter((l) => l.trim() !== '');
-    if (lines.length > 0) console.log(`  the bot logged ${lines.length} warning or error lines; the last: ${lines[lines.length - 1]?.slice(0, 300)}`);
-  } catch {
-    // No log: nothing to say.
-  }
 }
 
 // ---- onboarding through the bot's commands ----------------------------------------------------

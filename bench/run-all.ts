@@ -1,6 +1,6 @@
 /**
  * Runs every benchmark in sequence, each in a fresh process, and prints one markdown summary
- * ready to paste into the README.
+ * ready to paste into docs/benchmarks.md.
  *
  *   npm run bench
  *   BENCH_SECONDS=30 npm run bench      # shorter scheduler runs

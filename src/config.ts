@@ -130,7 +130,7 @@ export const configSchema = z.object({
     .transform((s) => (s === '' ? '127.0.0.1' : s))
     .pipe(z.union([z.ipv4(), z.ipv6(), z.literal('localhost')], { error: 'an IP address to listen on, like 127.0.0.1 or 0.0.0.0' })),
 
-  // The cluster (README "Scale out"): empty runs the embedded bot (one process, lowdb, no Redis).
+  // The cluster (docs/cluster.md): empty runs the embedded bot (one process, lowdb, no Redis).
   REDIS_URL: optionalString.pipe(
     z.url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL, like redis://127.0.0.1:6379 (leave empty for one process without Redis)' }).optional(),
   ),

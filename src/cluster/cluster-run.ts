@@ -38,6 +38,9 @@ const settingsSchema = z.object({
     .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { error: ADDRESSES_ERROR }))),
 });
 
+/** The names `npm run cluster` reads beside config.ts's, for the docs check. */
+export const clusterSettingNames = Object.keys(settingsSchema.shape);
+
 export interface ClusterSettings {
   workers: number;
   addresses: string[];

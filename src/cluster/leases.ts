@@ -140,11 +140,19 @@ export function createLeases(opts: LeasesOptions): Leases {
     emit('lost', lapsed);
   };
 
+  const onExpiryTimer = () => {
+    expire();
+    armExpiry();
+  };
+
   const armExpiry = () => {
     clearTimeout(expiryTimer);
     if (valid.size === 0 || stopped) return;
     const first = Math.min(...valid.values());
-    expiryTimer = setTimeout(expire, Math.max(0, first - now()) + 1);
+    // Node counts a timer from the event loop's cached time, which lags the monotonic clock on a
+    // busy loop: the timer may fire before `now()` reaches `first`. Re-arming after each expiry
+    // makes it wait out the rest instead of falling silent (a silent worker has no round to come).
+    expiryTimer = setTimeout(onExpiryTimer, Math.max(0, first - now()) + 1);
     expiryTimer.unref();
   };
 

@@ -128,7 +128,7 @@ interface SampleDef {
   labels?: readonly string[];
 }
 
-/** Every bot metric by name, with its help text; `collectSamples` gives their values. The README lists them. */
+/** Every bot metric by name, with its help text; `collectSamples` gives their values. docs/operating.md lists them. */
 export const SAMPLE_DEFS: readonly SampleDef[] = [
   { name: 'bot_users', help: 'Users the bot knows', type: 'gauge' },
   { name: 'bot_subscriptions', help: 'Active subscriptions (a key and a service) being polled', type: 'gauge' },

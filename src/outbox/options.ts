@@ -3,13 +3,17 @@
  * limits, retry and digest settings, the hooks it reports to) and their defaults, resolved once.
  */
 import type { Clock } from '../clock.js';
-import type { MetricsPort } from '../health/observe.js';
 import type { Logger } from '../logger.js';
 import type { Lang } from '../store/schema.js';
 import type { OutboxApi } from './api.js';
 import type { OutboxJobInfo } from './jobs.js';
 import { bucketRate, type BucketRate } from './chat-bucket.js';
 import { rateWindow, type RateWindow } from './pacing.js';
+
+/** What the outbox reports to the operator's metrics: a new message's wait before its first call, in ms. */
+export interface OutboxMetrics {
+  outboxWait(ms: number): void;
+}
 
 export interface OutboxOptions {
   /** Use the raw `bot.api`: a retry transformer on it (auto-retry) would hide the 429s the outbox paces by. */
@@ -59,8 +63,12 @@ export interface OutboxOptions {
   onBlocked?: (chatId: number) => void;
   /** A job was given up after its bounded retries or a permanent refusal. */
   onGiveUp?: (job: OutboxJobInfo, err: unknown) => void;
-  /** Metrics hook (operator port): how long each new message waited before its first call. */
-  metrics?: Pick<MetricsPort, 'outboxWait'>;
+  /**
+   * Metrics hook: how long each new message waited before its first call. The outbox declares the
+   * one call it makes and the operator port's `MetricsPort` (health/observe.ts) fits it, so the
+   * outbox needs nothing from `health/`, which sits above it.
+   */
+  metrics?: OutboxMetrics;
   /** The group became a supergroup: its queued messages went to `newChatId`, and so will later ones. */
   onMigrated?: (oldChatId: number, newChatId: number) => void;
   /** Telegram says the chat is gone or the bot may not post there (a 400 about the chat or rights). */

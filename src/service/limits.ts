@@ -21,8 +21,9 @@
  * Sharing these limits between bot processes later means giving `createScopeGroup` the
  * `datastore: 'ioredis'` options and keeping the send logs in the same Redis.
  *
- * The seam (`Limits`, scopes, permits, budgets) is in `limits-port.ts` and re-exported here; one
- * scope's state and what blocks its next send, in `scope-state.ts`.
+ * The seam (`Limits`, scopes, permits, budgets) is in `limits-port.ts` and re-exported here; what
+ * each scope is called and what it may send, in `limit-scopes.ts`; one scope's state and what
+ * blocks its next send, in `scope-state.ts`.
  */
 import { setMaxListeners } from 'node:events';
 import Bottleneck from 'bottleneck';
@@ -31,12 +32,12 @@ import { backoffMs } from '../lib/backoff.js';
 import { linkSignals } from './abort.js';
 import { ServiceError, isServiceError } from './errors.js';
 import { ClientClosedError, noWaitGraceMs, type LimitKind, type Limits, type LimitScope, type LimitsConfig, type Permit, type ScopeBudget } from './limits-port.js';
-import { serviceBaseUrl } from './paths.js';
+import { budgetsOf, createScopeIds, POLLING_TOKENS_UNPLANNED } from './limit-scopes.js';
 import { ScopeState, type Refusal } from './scope-state.js';
-import type { Service } from './services.js';
 import type { WindowEntry } from './sliding-window.js';
 
 export * from './limits-port.js';
+export { INTERACTIVE_READ_SHARE, INTERACTIVE_TOKENS_PER_HOUR, POLLING_TOKENS_UNPLANNED } from './limit-scopes.js';
 
 const HOUR = 3_600_000;
 const LABELS: Record<LimitKind, { what: string; per: string }> = {
@@ -51,20 +52,6 @@ const OVER_CAP = Symbol('over the interactive cap');
 
 /** Bottleneck priorities: lower runs first. */
 const PRIORITY = { interactive: 1, poll: 5 } as const;
-/**
- * Token requests an hour interactive use may make in one scope: the token plan leaves exactly
- * this many of the hour to the bot (/connect checks, a renewal after a 401), the rest is polling's.
- */
-export const INTERACTIVE_TOKENS_PER_HOUR = 2;
-/**
- * Token requests an hour kept for polling a key the scheduler has no plan for yet: what one
- * service kept readable all the time needs (an hour of 5-minute tokens). A new user's /connect,
- * a mistyped secret and the first filters fit in the rest; their first service then starts at
- * full coverage.
- */
-export const POLLING_TOKENS_UNPLANNED = 12;
-/** Share of each read window interactive lookups may hold; the rest is polling's whatever users do. */
-export const INTERACTIVE_READ_SHARE = 0.2;
 /** First pause after a 429 without Retry-After; it doubles per 429 in a row, up to one window. */
 const BACKOFF_BASE_MS = 2_000;
 /**
@@ -97,18 +84,7 @@ export interface LimitsOptions {
 
 /** Builds the one set of limiters from the LIMIT_* settings. */
 export function createLimits({ config, clock, random = Math.random, interactiveCaps = {} }: LimitsOptions): Limits {
-  const limitOf: Record<LimitKind, number> = {
-    tokens: config.LIMIT_TOKENS_PER_HOUR,
-    filters: config.LIMIT_FILTERS_PER_HOUR,
-    items: config.LIMIT_ITEMS_PER_MINUTE,
-    dicts: config.LIMIT_DICTS_PER_DAY,
-  };
-  const capOf: Record<LimitKind, number> = {
-    tokens: Math.min(limitOf.tokens, interactiveCaps.tokens ?? INTERACTIVE_TOKENS_PER_HOUR),
-    items: Math.min(limitOf.items, interactiveCaps.items ?? Math.max(1, Math.floor(limitOf.items * INTERACTIVE_READ_SHARE))),
-    filters: Math.min(limitOf.filters, interactiveCaps.filters ?? limitOf.filters),
-    dicts: Math.min(limitOf.dicts, interactiveCaps.dicts ?? limitOf.dicts),
-  };
+  const { limitOf, capOf } = budgetsOf(config, interactiveCaps);
   const tokenScope = config.LIMIT_SCOPE_TOKENS ?? 'key';
   const groups: Record<LimitKind, Bottleneck.Group> = {
     tokens: createScopeGroup('tokens'),
@@ -121,35 +97,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
   // Every call waiting for a slot listens on it; hundreds at once under load are normal.
   setMaxListeners(0, closing.signal);
 
-  const scopeIdOf = (scope: LimitScope): string => {
-    switch (scope.kind) {
-      case 'tokens':
-        return tokenScope === 'address'
-          ? `tokens@${config.BB_AUTH_URL}`
-          : `tokens:${encodeURIComponent(scope.accessKey)}`;
-      case 'dicts':
-        return `dicts@${config.BB_DICTS_URL}`;
-      default: {
-        const host = serviceBaseUrl(config, scope.service);
-        return config.LIMIT_SCOPE === 'address'
-          ? `${scope.kind}@${host}`
-          : `${scope.kind}:${encodeURIComponent(scope.accessKey)}@${host}`;
-      }
-    }
-  };
-  // Asked several times per read: the ids of item reads are kept per service and key, not built each time.
-  const readIds = new Map<Service, Map<string, string>>();
-  const scopeId = (scope: LimitScope): string => {
-    if (scope.kind !== 'items') return scopeIdOf(scope);
-    let ofService = readIds.get(scope.service);
-    if (!ofService) readIds.set(scope.service, (ofService = new Map()));
-    let id = ofService.get(scope.accessKey);
-    if (id === undefined) {
-      id = scopeIdOf(scope);
-      ofService.set(scope.accessKey, id);
-    }
-    return id;
-  };
+  const { scopeId, forget: forgetScopeIds } = createScopeIds(config);
 
   /** Token requests an hour each polled key's plan spends (key token scope only). */
   const pollingTokens = new Map<string, number>();
@@ -163,7 +111,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
   const sweepIdle = (now: number) => {
     nextSweepAt = now + IDLE_SWEEP_MS;
     // Rebuilt as asked: keys that were only tried leave no id behind.
-    readIds.clear();
+    forgetScopeIds();
     for (const [id, state] of states) {
       // used() counts sends in flight too.
       if (state.waiting > 0 || state.pausedUntil > now || state.window.used(now) > 0) continue;

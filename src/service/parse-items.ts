@@ -1,3 +1,4 @@
+// Over 400 lines for now: the envelope's schemas and their mapping onto Opportunity change together; split them (schemas / mapping) once the parser work on another branch has landed.
 /**
  * The service's item envelope (service-api.md §5) parsed with tolerant schemas and mapped onto
  * the one `Opportunity` model. Unknown fields are kept, optional fields may be missing or null,

@@ -215,7 +215,7 @@ describe.skipIf(process.env.CHAOS === '0')('the cluster under faults (chaos)', (
     expect(partial).toEqual([]);
 
     const maxGap = Math.max(...[...bySub.values()].flatMap((t) => t.slice(1).map((at, i) => at - (t[i] ?? at))));
-    // The run's figures, for the README and the issue's note.
+    // The run's figures, for docs/cluster.md.
     console.warn(
       `[chaos] ${sends.length} messages sent, ${named.size} (chat, item) pairs, none twice; ${delivered.length}/${survivors.length} surviving items ` +
         `delivered to all; ${counters.readLog.filter((r) => r.at >= warmAt).length} reads after warm-up by address ` +

@@ -4,9 +4,17 @@
  * queued while the bot was busy) would otherwise each earn Telegram's 400 "message is not
  * modified". Bounded: the oldest entries go first.
  */
+import type { Context } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
-import type { BotContext } from '../context.js';
+import type { Logger } from '../../logger.js';
 import { quietly } from './quietly.js';
+
+/**
+ * What `editInPlace` needs of an update's context. Named here rather than taken from
+ * `../context.ts`: the runtime (`../deps.ts`) holds a `RenderedMessages`, and the context type
+ * imports the runtime, so importing the context back would close a circle.
+ */
+export type EditContext = Pick<Context, 'chat' | 'callbackQuery' | 'editMessageText'> & { log: Pick<Logger, 'debug'> };
 
 export const RENDERED_MAX = 2_000;
 
@@ -41,7 +49,7 @@ export class RenderedMessages {
  * Edits the message under the pressed button to `text` (and `markup`, or none), unless it shows
  * that already; failures do not matter (the message may be old or gone).
  */
-export async function editInPlace(rendered: RenderedMessages, ctx: BotContext, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
+export async function editInPlace(rendered: RenderedMessages, ctx: EditContext, text: string, markup?: InlineKeyboardMarkup): Promise<void> {
   const chatId = ctx.chat?.id;
   const messageId = ctx.callbackQuery?.message?.message_id;
   if (chatId !== undefined && messageId !== undefined && rendered.unchanged(chatId, messageId, text, markup)) return;
