@@ -99,7 +99,8 @@ export type SolveRefusal =
   | 'invalid-bankroll'
   | 'invalid-step'
   | 'no-guaranteed-profit'
-  | 'bankroll-too-small';
+  | 'bankroll-too-small'
+  | 'leg-limits-conflict';
 
 export interface SolveFailure {
   ok: false;
@@ -206,6 +207,8 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
     if (typeof u === 'string') return fail(u);
     units.push(u);
   }
+  // A leg whose own minimum is over its own cap has no stake at all (the user's settings at that bookmaker).
+  if (units.some((u) => u.capCents !== undefined && u.cost(u.lo) > u.capCents)) return fail('leg-limits-conflict');
   if (units.some((u) => u.lo > u.hi)) return fail('bankroll-too-small');
   // Every leg's least stake does not fit: no stakes at all, which is not the odds' fault.
   if (units.reduce((sum, u) => sum + u.cost(u.lo), 0) > B) return fail('bankroll-too-small');
