@@ -10,7 +10,8 @@ import type { Leg, Opportunity } from '../service/opportunity.js';
 import type { Kind } from '../service/services.js';
 import type { Lang } from '../store/schema.js';
 import type { AlertTexts } from './alert-texts.js';
-import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved } from './headline-figures.js';
+import type { BookSettings } from './book-settings.js';
+import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved, pricedLegs, type Pricing } from './headline-figures.js';
 import { fmtOdds, fmtPct } from './printed.js';
 import { formatCountdown, formatStart } from './time.js';
 
@@ -24,6 +25,8 @@ export interface AlertView {
   now: number;
   /** Shown after amounts when set ("100 EUR"). */
   currency?: string;
+  /** The user's settings per bookmaker id (commission, max, min, step, status); none = defaults. */
+  books?: Readonly<Record<string, BookSettings>>;
 }
 
 /** The icon before each kind's headline. */
@@ -57,14 +60,17 @@ export interface LineContext {
   prev?: Opportunity;
 }
 
+/** What the maths need to price the context's legs. */
+export const pricingOf = (ctx: Pick<LineContext, 'names' | 'view'>): Pricing => ({ names: ctx.names, books: ctx.view.books });
+
 /**
  * The headline without markup: "Arb +2.35% ▲", "Middle: hit +95.00%, miss −2.10%"; with hidden
  * odds, "Arb +2.35% (service's figure)".
  */
 export function headlineTitle(ctx: LineContext): string {
   const { item, t, prev } = ctx;
-  const now = metrics(item, t);
-  const before = comparable(now, prev, t);
+  const now = metrics(item, t, pricingOf(ctx));
+  const before = comparable(now, prev, t, pricingOf(ctx));
   const num = (i: number): string | undefined => {
     const m = now.values[i];
     if (m?.value === undefined) return undefined;
@@ -76,7 +82,8 @@ export function headlineTitle(ctx: LineContext): string {
   const known = nums.filter((n) => n !== undefined).length;
   if (known === 0) return kindName;
   if (now.source === 'odds') {
-    return item.kind === 'middles' ? t.middleHeadline(kindName, nums[0] ?? '—', nums[1] ?? '—') : `${kindName} ${nums[0] ?? '—'}`;
+    const title = item.kind === 'middles' ? t.middleHeadline(kindName, nums[0] ?? '—', nums[1] ?? '—') : `${kindName} ${nums[0] ?? '—'}`;
+    return now.afterCommission ? `${title} ${t.afterCommission}` : title;
   }
   const note = t.serviceFigures(known);
   if (item.kind !== 'middles') return `${kindName} ${nums[0] ?? '—'} ${note}`;
@@ -93,8 +100,8 @@ export function headline(ctx: LineContext): string {
 /** "✏️ Changed: +2.10% → +2.35%" for a moved alert, or undefined when no headline number moved. */
 export function changedLine(ctx: LineContext): string | undefined {
   const { item, t, prev } = ctx;
-  const now = metrics(item, t);
-  const before = comparable(now, prev, t);
+  const now = metrics(item, t, pricingOf(ctx));
+  const before = comparable(now, prev, t, pricingOf(ctx));
   if (!before) return undefined;
   const parts: string[] = [];
   now.values.forEach((m, i) => {
@@ -126,6 +133,9 @@ export function eventLines(ctx: LineContext): string[] {
   return lines;
 }
 
+/** A commission fraction as a percentage without noise: 0.05 → "5", 0.025 → "2.5". */
+export const fmtCommission = (c: number): string => String(Math.round(c * 10_000) / 100);
+
 export function bookmakerName(ctx: LineContext, leg: Leg): string {
   return escapeHtml(clipText(ctx.names.bookmaker(leg.bookmakerId), ctx.limits.bookmaker));
 }
@@ -134,6 +144,7 @@ export function bookmakerName(ctx: LineContext, leg: Leg): string {
 export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'none'): string[] {
   const { item, names, t, limits, prev } = ctx;
   if (item.legs.length === 0) return [t.noLegs];
+  const priced = pricedLegs(item, pricingOf(ctx));
   const lines = item.legs.slice(0, limits.legs).map((leg, i) => {
     const market = escapeHtml(clipText(names.market(leg.typeId, leg.line), limits.market));
     if (isHidden(item, leg)) return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <i>${t.oddsHidden}</i>`;
@@ -145,7 +156,14 @@ export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'none')
       before !== null && before !== undefined && before > 0 && fmtOdds(odds) !== fmtOdds(before)
         ? ` ${arrow(odds, before)} ${t.was(fmtOdds(before))}`
         : '';
-    return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <b>${fmtOdds(odds)}</b>${change}`;
+    // With commission, the odds the user really gets (a lay leg: the zero-commission lay odds equivalent).
+    const p = priced?.[i];
+    const effective = p && p.commission > 0 ? (p.lay ? (p.odds - p.commission) / (1 - p.commission) : p.effectiveOdds) : undefined;
+    const after =
+      p && effective !== undefined && fmtOdds(effective) !== fmtOdds(p.odds)
+        ? ` → ${fmtOdds(effective)} ${t.afterPctCommission(fmtCommission(p.commission))}`
+        : '';
+    return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <b>${fmtOdds(odds)}</b>${change}${after}`;
   });
   const hiddenCount = item.legs.length - limits.legs;
   if (hiddenCount > 0) lines.push(t.moreLegs(hiddenCount));

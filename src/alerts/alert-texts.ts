@@ -4,6 +4,7 @@
  */
 import type { Kind } from '../service/services.js';
 import type { Lang } from '../store/schema.js';
+import type { SolveRefusal } from './stake-solver.js';
 import type { CannotComputeReason } from './stakes.js';
 
 /** The strings of one language. */
@@ -45,7 +46,25 @@ export interface AlertTexts {
   kelly(fraction: string, stake: string): string;
   kellyNoEdge: string;
   kellyBelowStep(fraction: string): string;
-  cannotCompute: Record<CannotComputeReason, string>;
+  cannotCompute: Record<CannotComputeReason | SolveRefusal, string>;
+  /** After a headline number a commission changed: "after commission". */
+  afterCommission: string;
+  /** After a leg's effective odds: "after 2% commission". */
+  afterPctCommission(pct: string): string;
+  /** The stakes leave part of the bankroll unspent because legs are capped: "(total 605: Betano capped at 300)". */
+  stakesTitleCapped(amount: string, total: string, capped: string): string;
+  /** One capped leg in that title: "Betano capped at 300". */
+  cappedAt(bookmaker: string, max: string): string;
+  /** A back leg's stake line. */
+  stakeLine(n: number, bookmaker: string, stake: string, payout: string, capped: boolean): string;
+  /** A lay leg's stake line: the lay stake, the liability, what it returns if the selection loses. */
+  layStakeLine(n: number, bookmaker: string, stake: string, liability: string, payout: string, capped: boolean): string;
+  /** The worst case when a commission is counted in it. */
+  worstCaseCommission(profit: string, pct: string): string;
+  /** A commission the user has not set, assumed from the exchange's usual rate. */
+  defaultCommission(list: string): string;
+  /** The service's own profit figure disagrees with the odds shown (a misread market?). */
+  serviceMismatch(service: string, ours: string): string;
   noLegs: string;
   moreLegs(n: number): string;
   /** First line of a gone alert: "⛔ Gone after 4 min 10 s". */
@@ -89,7 +108,20 @@ const en: AlertTexts = {
     'bankroll-too-small': 'The bankroll is too small for these stakes at this rounding step.',
     'no-probability': 'EV cannot be computed: the service gave no probability or overvalue.',
     'invalid-probability': 'EV cannot be computed: the probability is not usable.',
+    'no-guaranteed-profit': '🚫 No stakes on your steps and limits give a guaranteed profit here: this is not an arb for you.',
+    'leg-limits-conflict': 'A leg has no stake within your settings for its bookmaker (its minimum is over its maximum): check /books.',
   },
+  afterCommission: 'after commission',
+  afterPctCommission: (pct) => `after ${pct}% commission`,
+  stakesTitleCapped: (a, total, capped) => `💰 Stakes for ${a} (total ${total}: ${capped}):`,
+  cappedAt: (book, max) => `${book} capped at ${max}`,
+  stakeLine: (n, book, stake, payout, capped) => `${n}) ${book} ${stake}${capped ? ' (capped)' : ''} → ${payout}`,
+  layStakeLine: (n, book, stake, liability, payout, capped) =>
+    `${n}) ${book} lay ${stake} · liability ${liability}${capped ? ' (capped)' : ''} → ${payout}`,
+  worstCaseCommission: (p, pct) => `Worst case after rounding and commission: ${p} (${pct})`,
+  defaultCommission: (list) => `ℹ️ Commission assumed: ${list}. Check your account's rate and set it with /book.`,
+  serviceMismatch: (svc, ours) =>
+    `⚠️ The service says ${svc}; these odds give ${ours} before commission. Check the market before betting.`,
   noLegs: 'This item has no legs.',
   moreLegs: (n) => `… and ${n} more`,
   gone: (_kind, d) => `⛔ Gone after ${d}`,
@@ -137,7 +169,20 @@ const ru: AlertTexts = {
     'bankroll-too-small': 'Банк слишком мал для этих ставок при таком шаге округления.',
     'no-probability': 'EV не посчитать: сервис не дал ни вероятности, ни перевеса.',
     'invalid-probability': 'EV не посчитать: вероятность непригодна.',
+    'no-guaranteed-profit': '🚫 Ни при каких ставках с вашими шагами и лимитами гарантированной прибыли нет: для вас это не вилка.',
+    'leg-limits-conflict': 'Для одного из исходов нет ставки в ваших настройках его букмекера (минимум больше максимума): проверьте /books.',
   },
+  afterCommission: 'после комиссии',
+  afterPctCommission: (pct) => `после комиссии ${pct}%`,
+  stakesTitleCapped: (a, total, capped) => `💰 Ставки на ${a} (всего ${total}: ${capped}):`,
+  cappedAt: (book, max) => `${book} — не больше ${max}`,
+  stakeLine: (n, book, stake, payout, capped) => `${n}) ${book} ${stake}${capped ? ' (лимит)' : ''} → ${payout}`,
+  layStakeLine: (n, book, stake, liability, payout, capped) =>
+    `${n}) ${book} против ${stake} · ответственность ${liability}${capped ? ' (лимит)' : ''} → ${payout}`,
+  worstCaseCommission: (p, pct) => `Худший исход после округления и комиссии: ${p} (${pct})`,
+  defaultCommission: (list) => `ℹ️ Комиссия по умолчанию: ${list}. Проверьте ставку комиссии своего счёта и укажите её командой /book.`,
+  serviceMismatch: (svc, ours) =>
+    `⚠️ Сервис пишет ${svc}; по этим коэффициентам выходит ${ours} до комиссии. Проверьте рынок, прежде чем ставить.`,
   noLegs: 'В этом предложении нет исходов.',
   moreLegs: (n) => `… и ещё ${n}`,
   gone: (kind, d) => `⛔ ${RU_GONE[kind]} через ${d}`,

@@ -1,74 +1,88 @@
 /**
  * The maths block of an alert or card, for the user's bankroll: stakes and returns, the worst case
  * and break-even odds of an arb, a middle's hit and miss, a valuebet's EV and Kelly stake. Every
- * figure is derived from the printed odds (see `printed.ts`); where they are hidden it says so.
+ * figure is derived from the printed odds (see `printed.ts`), each leg's effective odds (a lay leg
+ * as a lay bet, the user's commission: leg-pricing.ts) and the user's settings per bookmaker; where
+ * the odds are hidden it says so.
  */
 import { clipText, escapeHtml } from '../lib/html.js';
-import { bookmakerName, type AlertView, type LineContext } from './alert-lines.js';
-import { isHidden, legOdds, printedProbability } from './headline-figures.js';
+import { bookmakerName, fmtCommission, pricingOf, type AlertView, type LineContext } from './alert-lines.js';
+import { alertStakes } from './alert-stakes.js';
+import { isHidden, pricedLegs, printedProbability, serviceMismatch } from './headline-figures.js';
+import { commissionApplies, type PricedLeg } from './leg-pricing.js';
 import { fmtMoney, fmtOdds, fmtPct, fmtShare } from './printed.js';
-import { arbStakes, middleOutcomes, valuebetMaths, type ArbStakes, type CannotCompute } from './stakes.js';
+import type { StakePlan } from './stake-solver.js';
+import { middleOutcomes, valuebetMaths, type ArbStakes, type CannotCompute } from './stakes.js';
 
 const withCurrency = (amount: string, view: AlertView): string =>
   view.currency ? `${amount} ${escapeHtml(clipText(view.currency, 8))}` : amount;
 
-const cannot = (ctx: LineContext, r: CannotCompute): string => `<i>${ctx.t.cannotCompute[r.reason]}</i>`;
+const cannot = (ctx: LineContext, r: { reason: keyof LineContext['t']['cannotCompute'] }): string => `<i>${ctx.t.cannotCompute[r.reason]}</i>`;
+
+/** "Betfair Exchange 5%" for each leg whose commission is an exchange default, once per bookmaker. */
+function defaultCommissionNote(ctx: LineContext, legs: readonly PricedLeg[]): string[] {
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const leg of legs) {
+    if (!leg.commissionIsDefault) continue;
+    const name = escapeHtml(clipText(leg.bookmaker, ctx.limits.bookmaker));
+    if (seen.has(name)) continue;
+    seen.add(name);
+    parts.push(`${name} ${fmtCommission(leg.commission)}%`);
+  }
+  return parts.length > 0 ? [ctx.t.defaultCommission(parts.join(', '))] : [];
+}
 
 /** The maths for the user's bankroll: stakes, outcomes, break-even, EV and Kelly. */
 export function mathsLines(ctx: LineContext): string[] {
   const { item, view, t } = ctx;
   if (item.legs.length === 0) return [];
   if (item.masked || item.legs.some((leg) => isHidden(item, leg))) return [t.maskedNote];
-  const odds = legOdds(item) ?? [];
-  const stakeLine = (i: number, stake: number, payout: number): string => {
-    const leg = item.legs[i];
-    const book = leg ? `${bookmakerName(ctx, leg)} ` : '';
-    return `${i + 1}) ${book}${fmtMoney(stake, { whole: true })} → ${fmtMoney(payout)}`;
-  };
+  const legs = pricedLegs(item, pricingOf(ctx));
+  if (!legs) return [cannot(ctx, { reason: 'invalid-odds' })];
+  const odds = legs.map((l) => l.effectiveOdds);
+  const withCommission = commissionApplies(legs);
   const money = (amount: number) => withCurrency(fmtMoney(amount, { whole: true }), view);
-  // The title never claims a total the stakes below do not add up to.
-  const title = (r: ArbStakes): string => {
-    if (r.overBankroll) return t.stakesOverBankroll(money(view.bankroll), money(r.total));
-    const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
-    return sameCents ? t.stakesTitle(money(view.bankroll)) : t.stakesTitleTotal(money(view.bankroll), money(r.total));
-  };
   // Long arbs list as many stakes as legs were listed, then say how many more.
-  const capped = <T>(values: T[], render: (v: T, i: number) => string): string[] => {
+  const shortList = <T>(values: T[], render: (v: T, i: number) => string): string[] => {
     const lines = values.slice(0, ctx.limits.legs).map(render);
     const more = values.length - ctx.limits.legs;
     return more > 0 ? [...lines, t.moreLegs(more)] : lines;
   };
+  const notes = defaultCommissionNote(ctx, legs);
   switch (item.kind) {
     case 'arbs': {
-      const r = arbStakes(odds, view.bankroll, view.roundingStep);
-      if (!r.ok) return [cannot(ctx, r)];
-      const shownBreakEven = r.breakEven.slice(0, ctx.limits.legs).map((b, i) => `${i + 1}) ${fmtOdds(b)}`);
-      if (r.breakEven.length > ctx.limits.legs) shownBreakEven.push('…');
-      return [
-        title(r),
-        ...capped(r.stakes, (s, i) => stakeLine(i, s, r.payouts[i] ?? 0)),
-        t.worstCase(fmtMoney(r.worstProfit, { signed: true }), fmtPct(r.worstProfitPct)),
-        t.breakEven(shownBreakEven.join(' · ')),
-      ];
+      const mismatch = serviceMismatch(item, pricingOf(ctx));
+      const warn = mismatch ? [t.serviceMismatch(fmtPct(mismatch.service), fmtPct(mismatch.ours))] : [];
+      const r = alertStakes(item, ctx.names, view);
+      if (!r) return [t.maskedNote];
+      if (!r.ok) return [...warn, cannot(ctx, r), ...notes];
+      return [...warn, ...arbLines(ctx, r, money), ...notes];
     }
     case 'middles': {
       const [a, b] = odds;
-      if (odds.length !== 2 || a === undefined || b === undefined) return [cannot(ctx, { ok: false, reason: 'invalid-odds' })];
+      if (odds.length !== 2 || a === undefined || b === undefined) return [cannot(ctx, { reason: 'invalid-odds' })];
       const r = middleOutcomes([a, b], view.bankroll, view.roundingStep);
       if (!r.ok) return [cannot(ctx, r)];
+      const line = (s: number, i: number): string => {
+        const leg = item.legs[i];
+        const book = leg ? `${bookmakerName(ctx, leg)} ` : '';
+        return `${i + 1}) ${book}${fmtMoney(s, { whole: true })} → ${fmtMoney(r.arb.payouts[i] ?? 0)}`;
+      };
       return [
-        title(r.arb),
-        ...capped(r.stakes, (s, i) => stakeLine(i, s, r.arb.payouts[i] ?? 0)),
+        middleTitle(ctx, r.arb, money),
+        ...shortList(r.stakes, line),
         t.ifHit(fmtMoney(r.ifHit.profit, { signed: true }), fmtPct(r.ifHit.pct)),
         t.ifMiss(fmtMoney(r.ifMiss.profit, { signed: true }), fmtPct(r.ifMiss.pct)),
+        ...(withCommission ? notes : []),
       ];
     }
     case 'valuebets': {
-      const first = odds[0];
-      if (first === undefined) return [cannot(ctx, { ok: false, reason: 'no-odds' })];
-      const p = printedProbability(item, first);
+      const first = legs[0];
+      if (first === undefined) return [cannot(ctx, { reason: 'no-odds' })];
+      const p = printedProbability(item, first.odds);
       if (typeof p !== 'number') return [cannot(ctx, p)];
-      const r = valuebetMaths(first, p, null, view.bankroll, view.roundingStep);
+      const r = valuebetMaths(first.effectiveOdds, p, null, view.bankroll, view.roundingStep);
       if (!r.ok) return [cannot(ctx, r)];
       const kelly =
         r.kellyFraction <= 0
@@ -76,7 +90,48 @@ export function mathsLines(ctx: LineContext): string[] {
           : r.kellyStake > 0
             ? t.kelly(fmtShare(r.kellyFraction), money(r.kellyStake))
             : t.kellyBelowStep(fmtShare(r.kellyFraction));
-      return [t.ev(fmtPct(r.evPct), fmtOdds(r.fairOdds)), kelly];
+      return [t.ev(fmtPct(r.evPct), fmtOdds(r.fairOdds)), kelly, ...notes];
     }
   }
 }
+
+/** A middle's title never claims a total the stakes below do not add up to. */
+function middleTitle(ctx: LineContext, r: ArbStakes, money: (n: number) => string): string {
+  const { t, view } = ctx;
+  if (r.overBankroll) return t.stakesOverBankroll(money(view.bankroll), money(r.total));
+  const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
+  return sameCents ? t.stakesTitle(money(view.bankroll)) : t.stakesTitleTotal(money(view.bankroll), money(r.total));
+}
+
+/** An arb's stakes block from the exact solver: title, one line per leg, worst case, break-even odds. */
+function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string): string[] {
+  const { t, view, item } = ctx;
+  const capped = r.legs.flatMap((leg, i) => {
+    const source = item.legs[i];
+    return leg.capped && leg.max !== undefined && source ? [t.cappedAt(bookmakerName(ctx, source), money(leg.max))] : [];
+  });
+  const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
+  const title = sameCents
+    ? t.stakesTitle(money(view.bankroll))
+    : capped.length > 0
+      ? t.stakesTitleCapped(money(view.bankroll), money(r.total), capped.join(', '))
+      : t.stakesTitleTotal(money(view.bankroll), money(r.total));
+  const lines = r.legs.slice(0, ctx.limits.legs).map((leg, i) => {
+    const source = item.legs[i];
+    const book = source ? bookmakerName(ctx, source) : '';
+    const stake = fmtMoney(leg.stake, { whole: true });
+    const payout = fmtMoney(leg.payout);
+    return leg.lay
+      ? t.layStakeLine(i + 1, book, stake, fmtMoney(leg.liability, { whole: true }), payout, leg.capped)
+      : t.stakeLine(i + 1, book, stake, payout, leg.capped);
+  });
+  const more = r.legs.length - ctx.limits.legs;
+  if (more > 0) lines.push(t.moreLegs(more));
+  const withCommission = r.legs.some((l) => l.commission > 0);
+  const worst = (withCommission ? t.worstCaseCommission : t.worstCase)(fmtMoney(r.worstProfit, { signed: true }), fmtPct(r.worstProfitPct));
+  const shownBreakEven = r.breakEven.slice(0, ctx.limits.legs).map((b, i) => `${i + 1}) ${fmtOdds(b)}`);
+  if (r.breakEven.length > ctx.limits.legs) shownBreakEven.push('…');
+  return [title, ...lines, worst, t.breakEven(shownBreakEven.join(' · '))];
+}
+
+export type { CannotCompute };

@@ -26,6 +26,26 @@ import { noticeText } from './notice-text.js';
 import type { MetricsPort } from '../health/observe.js';
 import type { OutboxPort } from '../outbox/port.js';
 import { alertKey, editKey } from './idempotency.js';
+import { alertTexts } from './alert-texts.js';
+import { metrics, serviceMismatch } from './headline-figures.js';
+
+/** Item ids whose service figure disagreed with the odds, logged once each; forgotten past this many. */
+const MISMATCH_MEMORY = 10_000;
+
+/**
+ * Why a new item gets no alert although the service's filter passed it: a leg at a bookmaker the
+ * user marked closed, or an arb whose profit after the user's commissions (and with lay legs read
+ * as lay bets) is below the filter's min_profit — the service filtered on its own figure.
+ */
+export function dropReason(item: Opportunity, user: Readonly<UserRecord>, service: SubscriptionRef['service'], names: Names): 'closed' | 'below-min-profit' | undefined {
+  const books = user.books;
+  if (item.legs.some((leg) => leg.bookmakerId !== undefined && books[String(leg.bookmakerId)]?.status === 'closed')) return 'closed';
+  if (item.kind !== 'arbs') return undefined;
+  const figure = metrics(item, alertTexts(user.lang), { names, books });
+  const value = figure.source === 'odds' ? figure.values[0]?.value : undefined;
+  const minProfit = user.filters[service]?.settings.minProfit;
+  return value !== undefined && minProfit !== undefined && value < minProfit ? 'below-min-profit' : undefined;
+}
 
 /**
  * An item first seen this long after the service says it appeared is late news: the backlog a
@@ -76,7 +96,22 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     bankroll: user.bankroll,
     roundingStep: user.roundingStep,
     now,
+    books: user.books,
   });
+
+  const mismatchLogged = new Set<string>();
+  /** Logs once per item when the service's profit figure disagrees with the odds (a misread market). */
+  const checkMismatch = (item: Opportunity, names: Names) => {
+    if (mismatchLogged.has(item.id)) return;
+    const found = serviceMismatch(item, { names });
+    if (!found) return;
+    if (mismatchLogged.size >= MISMATCH_MEMORY) mismatchLogged.clear();
+    mismatchLogged.add(item.id);
+    log.warn(
+      { itemId: item.id, service: item.service, serviceProfit: found.service, oddsProfit: Math.round(found.ours * 100) / 100, legs: item.legs.map((l) => ({ bookmakerId: l.bookmakerId, typeId: l.typeId, odds: l.odds })) },
+      "the service's profit figure disagrees with its legs' odds (lay legs read as lay bets, before commission): the alert shows both",
+    );
+  };
 
   /** Stores `change` into the entry if it is still the one the event was about (not replaced by a newer sighting). */
   const updateEntry = (subKey: string, itemId: string, firstSeenAt: number, change: (e: AlertEntry) => AlertEntry) => {
@@ -148,6 +183,11 @@ export function createNotifier(opts: NotifierOptions): Notifier {
                 counts.skipped += 1;
                 break;
               }
+              if (dropReason(event.item, user, sub.service, names)) {
+                counts.skipped += 1;
+                break;
+              }
+              checkMismatch(event.item, names);
               alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned);
               alerted = true;
               break;

@@ -25,6 +25,7 @@ import { fallbackFeature } from './features/fallback.js';
 import { filterFeature } from './features/filter-command.js';
 import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
+import { booksFeature } from './features/books.js';
 import { lookupFeature } from './features/lookup.js';
 import { membershipFeature, returningUserFeature } from './features/membership.js';
 import { pauseFeature } from './features/pause.js';
@@ -130,6 +131,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     lookupFeature(rt),
     alertActionsFeature(rt),
     forgetFeature(rt),
+    booksFeature(rt),
     adminFeature(rt),
   );
   features.use(fallbackFeature());

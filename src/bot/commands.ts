@@ -12,6 +12,7 @@ const MENU: [command: string, description: MessageKey][] = [
   ['pause', 'cmd_pause'],
   ['resume', 'cmd_resume'],
   ['settings', 'cmd_settings'],
+  ['books', 'cmd_books'],
   ['item', 'cmd_item'],
   ['event', 'cmd_event'],
   ['forget', 'cmd_forget'],
@@ -19,7 +20,7 @@ const MENU: [command: string, description: MessageKey][] = [
 ];
 
 /** Every command the bot answers (the menu plus the admin's /stats). */
-export const KNOWN_COMMANDS: ReadonlySet<string> = new Set([...MENU.map(([c]) => c), 'stats']);
+export const KNOWN_COMMANDS: ReadonlySet<string> = new Set([...MENU.map(([c]) => c), 'stats', 'book']);
 
 /** The command menu in one language, for setMyCommands. */
 export function commandMenu(lang: Lang): BotCommand[] {

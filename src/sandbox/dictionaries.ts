@@ -195,6 +195,23 @@ const ODDS_TYPES: Record<number, OddsTypeDef> = {
   },
 };
 
+/** Bookmakers that are betting exchanges (back and lay bets, commission on winnings). */
+export const EXCHANGE_BOOKMAKERS: readonly number[] = [31, 40];
+
+/** The lay odds type of a back odds type, where the dictionary has one. */
+export const LAY_OF: Readonly<Record<number, number>> = {
+  [TYPE.home]: TYPE.layHome,
+  [TYPE.draw]: TYPE.layDraw,
+  [TYPE.away]: TYPE.layAway,
+  [TYPE.totalOver]: TYPE.layTotalOver,
+  [TYPE.totalUnder]: TYPE.layTotalUnder,
+};
+
+/** True for a lay odds type (the dictionary's `lay`). */
+export function isLayType(typeId: number): boolean {
+  return ODDS_TYPES[typeId]?.lay === true;
+}
+
 /** Pairs of odds types that mirror each other when the teams swap sides. */
 const REFLECTION_PAIRS: [number, number][] = [
   [TYPE.home, TYPE.away],

@@ -4,8 +4,9 @@
  * the item's own random stream.
  */
 import { coverMarket, middleMarket } from './catalog.js';
+import { EXCHANGE_BOOKMAKERS, LAY_OF } from './dictionaries.js';
 import { arbProfit, oddsForProfit, round } from './pricing.js';
-import type { Rng } from './prng.js';
+import { createRng, type Rng } from './prng.js';
 import type { Kind } from '../service/services.js';
 import { valuesOf } from './to-wire.js';
 import type { SimEvent, SimItem, SimLeg } from './world-model.js';
@@ -64,7 +65,45 @@ export function priceItem(
       initiator: i === initiator,
     };
   });
-  return { legs, probability };
+    // Injected items keep exactly the profit a test asked for; natural arbs may come as a back/lay pair.
+  const pair = kind === 'arbs' && profit === undefined ? backLayPair(legs, bookmakers, event, arbProfit(odds)) : undefined;
+  return { legs: pair ?? legs, probability };
+}
+
+/** Share of arbs that come as a back at a bookmaker and a lay of the same selection at an exchange. */
+export const BACK_LAY_SHARE = 0.2;
+
+/**
+ * Some arbs as exchange bettors meet them: a back leg at a bookmaker and the lay of the same
+ * selection at an exchange, with lay odds L such that the pair yields `profitPct` (no commission):
+ * 1/b + 1 − 1/L = 1/(1 + p). Drawn from a stream of its own (named by the event and the odds), so
+ * every other item of the world stays what it was. Undefined when the item stays as it is.
+ */
+function backLayPair(legs: SimLeg[], bookmakers: readonly number[], event: SimEvent, profitPct: number): SimLeg[] | undefined {
+  const exchanges = EXCHANGE_BOOKMAKERS.filter((b) => bookmakers.includes(b));
+  const back = legs.find((l) => LAY_OF[l.typeId] !== undefined && !EXCHANGE_BOOKMAKERS.includes(l.bookmakerId));
+  if (exchanges.length === 0 || !back) return undefined;
+  const rng = createRng(legs.length, `back-lay:${event.id}:${legs.map((l) => `${l.bookmakerId}@${l.odds}`).join(',')}`);
+  if (!rng.chance(BACK_LAY_SHARE)) return undefined;
+  const exchange = rng.pick(exchanges);
+  const bookSum = 1 / (1 + profitPct / 100);
+  const denominator = 1 - bookSum + 1 / back.odds;
+  // Rounded down: lower lay odds only make the pair better for the layer.
+  const lay = denominator > 0 ? Math.floor((1 / denominator) * 100) / 100 : 0;
+  if (!(lay >= 1.02) || lay >= back.odds) return undefined;
+  const sub = event.subEvents.get(exchange);
+  return [
+    { ...back, initiator: true },
+    {
+      ...back,
+      subEventId: sub?.id ?? `${event.id}-${exchange}`,
+      bookmakerId: exchange,
+      typeId: LAY_OF[back.typeId] ?? back.typeId,
+      odds: lay,
+      prev: lay,
+      initiator: false,
+    },
+  ];
 }
 
 /** One leg's odds change a little, keeping the item's value within its band; false when no step fits. */

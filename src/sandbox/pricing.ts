@@ -23,6 +23,14 @@ export function arbProfit(odds: readonly number[]): number {
 }
 
 /**
+ * Lay odds as the back odds of "not this selection" (no commission): 1 + 1/(L − 1). A back/lay
+ * arb's profit is then `arbProfit` of the back odds and this.
+ */
+export function layAsBack(odds: number): number {
+  return 1 + 1 / (odds - 1);
+}
+
+/**
  * Middle profits % with the arb-like stake split (stakes ∝ 1/odds, summing to 1): when exactly one
  * leg wins the return is 1/S (S = Σ 1/odds); when the middle hits both legs win and the return is
  * 2/S. `miss` is usually slightly negative, `hit` large.

@@ -3,14 +3,16 @@
  * item's current odds (arb profit, a middle's miss and hit, a valuebet's overvalue and fair odds);
  * a masked item's odds are sent as 0, as for a key without paid access.
  */
-import { arbProfit, fairOdds, middleProfits, overvalue } from './pricing.js';
+import { isLayType } from './dictionaries.js';
+import { arbProfit, fairOdds, layAsBack, middleProfits, overvalue } from './pricing.js';
 import { wireTime, type WireEvent, type WireItem, type WireLeg } from './wire.js';
 import type { SimEvent, SimItem } from './world-model.js';
 
 /** The item's value fields, computed from its current odds. */
 export function valuesOf(item: SimItem): { value: number; middle?: number; probability?: number; fairOdds?: number } {
   const odds = item.legs.map((l) => l.odds);
-  if (item.kind === 'arbs') return { value: arbProfit(odds) };
+  // A lay leg (back/lay arbs at an exchange) counts as the back of "not this selection".
+  if (item.kind === 'arbs') return { value: arbProfit(item.legs.map((l) => (isLayType(l.typeId) ? layAsBack(l.odds) : l.odds))) };
   if (item.kind === 'middles') {
     const { miss, hit } = middleProfits([odds[0] ?? 1, odds[1] ?? 1]);
     return { value: miss, middle: hit };

@@ -29,6 +29,11 @@ export interface Leg {
   /** Last change of these odds, ms since the epoch. */
   updatedAt: number | undefined;
   initiator: boolean;
+  /**
+   * A lay bet (on an exchange), when the service said so on the leg itself; otherwise the leg's
+   * odds type in the dictionaries says (`lay`), which the alerts look up.
+   */
+  lay?: boolean;
 }
 
 export interface Opportunity {

@@ -47,6 +47,8 @@ const legSchema = z
     index: textLike.nullish(),
     updated: timeLike.nullish(),
     initiator: z.boolean().nullish(),
+    lay: z.union([z.boolean(), z.number().transform((n) => n !== 0)]).nullish(),
+    is_lay: z.union([z.boolean(), z.number().transform((n) => n !== 0)]).nullish(),
   })
   .loose();
 
@@ -428,6 +430,8 @@ function toLeg(raw: RawLeg, event: ParsedEvent, masked: boolean): Leg {
     prevOdds: masked ? null : usableOdds(raw.prev),
     updatedAt: parseServiceTime(raw.updated),
     initiator: raw.initiator === true,
+    // The dictionaries mark lay odds types; a flag on the leg itself, when sent, is the more direct word.
+    ...(typeof (raw.lay ?? raw.is_lay) === 'boolean' ? { lay: (raw.lay ?? raw.is_lay) === true } : {}),
   };
 }
 

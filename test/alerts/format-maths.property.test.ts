@@ -5,7 +5,9 @@
  * card); the PRINTED TEXT is then parsed back and every number is recomputed from the printed odds
  * with this file's own arithmetic (integer cents, no code shared with the formatter): the profit
  * from 1/Σ(1/o), returns = stake × odds, worst case = min(returns) − Σ stakes, Σ stakes within the
- * bankroll and equal to the total the title states, the split the best floor/ceil one, break-even
+ * bankroll and equal to the total the title states, an arb's worst case the best there is on the
+ * step grid (an independent scan) with the smallest total among equals, a middle's split the best
+ * floor/ceil one, break-even
  * odds, a middle's hit and miss, a valuebet's EV and Kelly from its printed fair odds, and the
  * edit's "Changed" line from the odds before and after. Each within the printed rounding.
  *
@@ -185,7 +187,38 @@ function headlineNumbers(kind: Opportunity['kind'], headline: string): number[] 
 }
 
 /** Every check of the stakes block against the printed odds; returns the stakes and payouts for more checks. */
-function checkStakes(p: Printed, view: AlertView): { stakes: number[]; payouts: number[] } | undefined {
+/**
+ * The best guaranteed profit (cents) on the step grid within the bankroll and the smallest total
+ * that gives it, by scanning every unit count of leg 1 (and, for 3 legs, of leg 2) and trying the
+ * last leg's counts around where its return meets the others' smallest: W(u_last) rises (by
+ * stake × (odds − 1)) while that leg pays least and falls after, so its best is there. Undefined
+ * when the scan would be too long for a test (3 legs on a fine grid). Independent of the solver.
+ */
+function bestOnGrid(oddsMilli: number[], bankroll: number, step: number): { worst: number; total: number } | undefined {
+  const maxU = Math.floor(bankroll / step);
+  if (oddsMilli.length === 3 && maxU > 120) return undefined;
+  let best: { worst: number; total: number } | undefined;
+  const consider = (units: number[]) => {
+    const st = units.map((u) => u * step);
+    const t = st.reduce((a, b) => a + b, 0);
+    if (t > bankroll || units.some((u) => u < 1)) return;
+    const w = Math.min(...st.map((x, i) => payoutCents(x, oddsMilli[i] ?? 0))) - t;
+    if (!best || w > best.worst || (w === best.worst && t < best.total)) best = { worst: w, total: t };
+  };
+  const last = oddsMilli.length - 1;
+  const around = (fixed: number[]) => {
+    const m = Math.min(...fixed.map((u, i) => payoutCents(u * step, oddsMilli[i] ?? 0)));
+    const f = Math.floor((m * 1000) / ((oddsMilli[last] ?? 1) * step));
+    for (let d = -1; d <= 2; d++) consider([...fixed, f + d]);
+  };
+  for (let u1 = 1; u1 <= maxU; u1++) {
+    if (oddsMilli.length === 2) around([u1]);
+    else for (let u2 = 1; u1 + u2 <= maxU; u2++) around([u1, u2]);
+  }
+  return best !== undefined && (best as { worst: number }).worst > 0 ? best : undefined;
+}
+
+function checkStakes(p: Printed, view: AlertView, kind: Opportunity['kind']): { stakes: number[]; payouts: number[] } | undefined {
   const titleAt = p.lines.findIndex((l) => l.startsWith('💰 Stakes'));
   if (titleAt < 0) return undefined;
   const title = p.lines[titleAt] ?? '';
@@ -235,33 +268,51 @@ function checkStakes(p: Printed, view: AlertView): { stakes: number[]; payouts: 
   } else {
     expect(total, 'Σ stakes over the bankroll').toBeLessThanOrEqual(bankroll);
   }
-  // Each stake is the ideal one rounded down or up to the step (or the one-step minimum).
-  const s = inverseSum(p.odds);
-  const ideal = p.odds.map((o) => (bankroll * 1000) / o / s / step);
-  stakes.forEach((st, i) => {
-    const u = st / step;
-    const x = ideal[i] ?? 0;
-    expect(u === Math.floor(x + 1e-9) || u === Math.ceil(x - 1e-9) || u === 1, `stake ${i + 1} is not a floor/ceil`).toBe(true);
-  });
-  // No floor/ceil split within the bankroll has a better worst case (when this one does not lose).
-  const worst = Math.min(...payouts) - total;
-  if (!over && worst >= 0) {
-    const options = ideal.map((x) => [...new Set([Math.max(1, Math.floor(x + 1e-9)), Math.max(1, Math.ceil(x - 1e-9))])]);
-    const combos = options.reduce<number[][]>((acc, opts) => acc.flatMap((c) => opts.map((o) => [...c, o])), [[]]);
-    for (const units of combos) {
-      const st = units.map((u) => u * step);
-      const t = st.reduce((a, b) => a + b, 0);
-      if (t > bankroll) continue;
-      const w = Math.min(...st.map((x, i) => payoutCents(x, p.odds[i] ?? 0))) - t;
-      expect(w, `split ${units.join('/')} has a better worst case than the printed one`).toBeLessThanOrEqual(worst);
+  if (kind === 'middles') {
+    // A middle's split: each stake the ideal one rounded down or up to the step (or the one-step minimum).
+    const s = inverseSum(p.odds);
+    const ideal = p.odds.map((o) => (bankroll * 1000) / o / s / step);
+    stakes.forEach((st, i) => {
+      const u = st / step;
+      const x = ideal[i] ?? 0;
+      expect(u === Math.floor(x + 1e-9) || u === Math.ceil(x - 1e-9) || u === 1, `stake ${i + 1} is not a floor/ceil`).toBe(true);
+    });
+    // No floor/ceil split within the bankroll has a better worst case (when this one does not lose).
+    const worst = Math.min(...payouts) - total;
+    if (!over && worst >= 0) {
+      const options = ideal.map((x) => [...new Set([Math.max(1, Math.floor(x + 1e-9)), Math.max(1, Math.ceil(x - 1e-9))])]);
+      const combos = options.reduce<number[][]>((acc, opts) => acc.flatMap((c) => opts.map((o) => [...c, o])), [[]]);
+      for (const units of combos) {
+        const st = units.map((u) => u * step);
+        const t = st.reduce((a, b) => a + b, 0);
+        if (t > bankroll) continue;
+        const w = Math.min(...st.map((x, i) => payoutCents(x, p.odds[i] ?? 0))) - t;
+        expect(w, `split ${units.join('/')} has a better worst case than the printed one`).toBeLessThanOrEqual(worst);
+      }
+    }
+  } else {
+    expect(over, 'an arb never stakes more than the bankroll').toBe(false);
+    const best = bestOnGrid(p.odds, bankroll, step);
+    if (best) {
+      const worst = Math.min(...payouts) - total;
+      expect(worst, 'the printed worst case is the best there is on the grid').toBe(best.worst);
+      expect(total, 'ties go to the smallest total').toBe(best.total);
     }
   }
   return { stakes, payouts };
 }
 
 function checkArbMaths(p: Printed, view: AlertView): void {
-  const r = checkStakes(p, view);
-  if (!r) return;
+  const r = checkStakes(p, view, 'arbs');
+  if (!r) {
+    // No stakes printed: only because no stakes on the grid give a positive worst case, or a step each does not fit.
+    const said = p.lines.some((l) => l.includes('No stakes on your steps and limits') || l.includes('bankroll is too small'));
+    expect(said, 'an arb without stakes says why').toBe(true);
+    if (p.lines.some((l) => l.includes('No stakes on your steps and limits'))) {
+      expect(bestOnGrid(p.odds, Math.round(view.bankroll * 100), Math.round(view.roundingStep * 100)), 'a positive worst case exists').toBeUndefined();
+    }
+    return;
+  }
   const total = r.stakes.reduce((a, b) => a + b, 0);
   const worstLine = p.lines.find((l) => l.startsWith('Worst case after rounding: '));
   const wm = /^Worst case after rounding: (\S+) \((\S+)\)$/.exec(worstLine ?? '');
@@ -287,7 +338,7 @@ function checkArbMaths(p: Printed, view: AlertView): void {
 }
 
 function checkMiddleMaths(p: Printed, view: AlertView): void {
-  const r = checkStakes(p, view);
+  const r = checkStakes(p, view, 'middles');
   if (!r) return;
   const total = r.stakes.reduce((a, b) => a + b, 0);
   const hit = /^If the middle hits: (\S+) \((\S+)\)$/.exec(p.lines.find((l) => l.startsWith('If the middle hits')) ?? '');

@@ -190,8 +190,10 @@ describe('formatAlert: arbs', () => {
     expect(lines[3]).toBe('🕒 Sat 3 Jan 15:05 · in 2 h 05 min');
     expect(r.text).toContain('1) Pinnacle · 1 · <b>2.10</b> ▲ (was 2.05)');
     expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
-    expect(r.text).toContain('💰 Stakes for 100:\n1) Pinnacle 49 → 102.90\n2) Bet365 51 → 102.00');
-    expect(r.text).toContain('Worst case after rounding: +2.00 (+2.00%)');
+    // The exact solver: +2.00 is the best worst case on the 1-grid (49/51 gives it too), and ties go
+    // to the smaller total: 40 × 2.10 = 84.00, 42 × 2.00 = 84.00, 84 − 82 = +2.00 (+2.44 % of 82).
+    expect(r.text).toContain('💰 Stakes for 100 (total 82):\n1) Pinnacle 40 → 84.00\n2) Bet365 42 → 84.00');
+    expect(r.text).toContain('Worst case after rounding: +2.00 (+2.44%)');
     expect(r.text).toContain('Break-even odds: 1) 2.00 · 2) 1.909');
     expectClean(r);
   });
@@ -202,8 +204,8 @@ describe('formatAlert: arbs', () => {
     expect(r.text).toContain('Теннис · ATP Doha');
     expect(r.text).toContain('🕒 сб 3 янв 15:05 · через 2 ч 05 мин');
     expect(r.text).toContain('▲ (было 2.05)');
-    expect(r.text).toContain('💰 Ставки на 100:');
-    expect(r.text).toContain('Худший исход после округления: +2.00 (+2.00%)');
+    expect(r.text).toContain('💰 Ставки на 100 (всего 82):');
+    expect(r.text).toContain('Худший исход после округления: +2.00 (+2.44%)');
     expect(r.text).toContain('Коэффициенты безубыточности: 1) 2.00 · 2) 1.909');
     expect(r.buttons.flat().map((b) => b.text)).toEqual([
       '📋 Всё по событию',
@@ -278,16 +280,18 @@ describe('formatAlert: arbs', () => {
     expectClean(poor);
   });
 
-  it('shows "—" for a break-even that no odds can reach', () => {
+  it('prints no stakes for odds that are no arb, and says so', () => {
     const lopsided: Opportunity = {
       ...arb3,
       legs: arb3.legs.map((l, i) => ({ ...l, odds: [1.5, 1.8, 10][i] ?? 2 })),
       profit: null,
     };
     const r = formatAlert(lopsided, names.en, view('en'), { state: 'new' });
-    expect(r.text).toMatch(/Break-even odds: 1\) [\d.]+ · 2\) [\d.]+ · 3\) —/);
+    expect(r.text).toContain('No stakes on your steps and limits give a guaranteed profit here');
+    expect(r.text).not.toContain('💰 Stakes');
     expectClean(r);
   });
+
 });
 
 describe('formatAlert: middles and valuebets', () => {
@@ -371,21 +375,20 @@ describe('formatAlert: every number from the odds it shows', () => {
     const item: Opportunity = { ...arb, profit: 5.17, legs: [{ ...arb.legs[0]!, odds: 1.8, prevOdds: null }, { ...arb.legs[1]!, odds: 2.53 }] };
     const en = formatAlert(item, names.en, view('en'), { state: 'new' }).text;
     expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +5.17%</b> · prematch');
-    expect(en).toContain('💰 Stakes for 100 (total 99):\n1) Pinnacle 58 → 104.40\n2) Bet365 41 → 103.73');
-    expect(en).toContain('Worst case after rounding: +4.73 (+4.78%)');
+    // The exact solver beats that floor/ceil split: 56 × 1.8 = 100.80, 40 × 2.53 = 101.20, 100.80 − 96 = +4.80 (5.00 %).
+    expect(en).toContain('💰 Stakes for 100 (total 96):\n1) Pinnacle 56 → 100.80\n2) Bet365 40 → 101.20');
+    expect(en).toContain('Worst case after rounding: +4.80 (+5.00%)');
     expect(en).toContain('Break-even odds: 1) 1.654 · 2) 2.25');
     const ru = formatAlert(item, names.ru, view('ru'), { state: 'new' }).text;
-    expect(ru).toContain('💰 Ставки на 100 (всего 99):');
+    expect(ru).toContain('💰 Ставки на 100 (всего 96):');
   });
 
-  it('says the real total when one step per leg does not fit in the bankroll', () => {
-    // 3 × 3.10 on 20, step 10: a step each is 30; each pays 31.00 → +1.00 (+3.33 %).
+  it('never stakes more than the bankroll: one step per leg that does not fit is said plainly', () => {
+    // 3 × 3.10 on 20, step 10: a step each would be 30.
     const item: Opportunity = { ...arb3, profit: null, legs: arb3.legs.map((l) => ({ ...l, odds: 3.1 })) };
     const en = formatAlert(item, names.en, view('en', { bankroll: 20, roundingStep: 10 }), { state: 'new' }).text;
-    expect(en).toContain('💰 Stakes: 30 in total, more than 20 (each stake is at least one rounding step):');
-    expect(en).toContain('Worst case after rounding: +1.00 (+3.33%)');
-    const ru = formatAlert(item, names.ru, view('ru', { bankroll: 20, roundingStep: 10 }), { state: 'new' }).text;
-    expect(ru).toContain('💰 Ставки: всего 30, больше 20 (каждая ставка не меньше шага округления):');
+    expect(en).toContain('The bankroll is too small for these stakes at this rounding step.');
+    expect(en).not.toContain('💰 Stakes');
   });
 
   it('computes with the odds as printed: 2.1049 / 2.0 is shown and counted as 2.105 / 2.00', () => {
@@ -395,8 +398,9 @@ describe('formatAlert: every number from the odds it shows', () => {
     const en = formatAlert(item, names.en, view('en', { bankroll: 200 }), { state: 'new' }).text;
     expect(en).toContain('<b>2.105</b>');
     expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +2.56%</b> · prematch');
-    expect(en).toContain('💰 Stakes for 200 (total 199):\n1) Pinnacle 97 → 204.19\n2) Bet365 102 → 204.00');
-    expect(en).toContain('Worst case after rounding: +5.00 (+2.51%)');
+    // +5.00 is the best worst case on the 1-grid; the smallest total giving it: 96 × 2.105 = 202.08, 101 × 2 = 202.00.
+    expect(en).toContain('💰 Stakes for 200 (total 197):\n1) Pinnacle 96 → 202.08\n2) Bet365 101 → 202.00');
+    expect(en).toContain('Worst case after rounding: +5.00 (+2.54%)');
   });
 
   it('a valuebet\'s EV and Kelly come from the fair odds it prints: 1.15 / 1.111 − 1 = +3.51 %', () => {
@@ -624,8 +628,9 @@ describe('formatCard', () => {
   it('is the alert content for the given bankroll plus id, service and age', () => {
     const card = formatCard(arb, names.en, view('en', { bankroll: 250, roundingStep: 5 }));
     expect(card.split('\n')[0]).toBe('⚖️ <b>Arb +2.44%</b> · prematch');
-    // 2.10 / 2.00 on 250, step 5: 120 / 125 pays 252 / 250 → +5 on 245; 120 / 130 → +2; 125 / 125 → 0.
-    expect(card).toContain('💰 Stakes for 250 (total 245):\n1) Pinnacle 120 → 252.00\n2) Bet365 125 → 250.00');
+    // 2.10 / 2.00 on 250, step 5: +5 is the best worst case (120 / 125 → 252 / 250 on 245 gives it too);
+    // the smallest total with it: 100 / 105 → 210 / 210 on 205.
+    expect(card).toContain('💰 Stakes for 250 (total 205):\n1) Pinnacle 100 → 210.00\n2) Bet365 105 → 210.00');
     expect(card.split('\n').at(-1)).toBe('🆔 <code>a1</code> · arbs_prematch · found 3 min 10 s ago');
     const ru = formatCard(valuebet, names.ru, view('ru'));
     expect(ru.split('\n').at(-1)).toBe('🆔 <code>v1</code> · valuebets_prematch · найдено 3 мин 10 с назад');

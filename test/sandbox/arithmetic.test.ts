@@ -8,6 +8,11 @@ afterEach(() => h.closeAll());
 
 const inv = (item: WireItem) => item.odds.reduce((s, l) => s + 1 / l.value, 0);
 
+/** The sandbox dictionary's lay odds types (Lay 1, Lay X, Lay 2, Lay TO, Lay TU). */
+const LAY_TYPES = new Set([21, 22, 23, 24, 25]);
+/** Σ 1/odds with a lay leg at L counted as the back of "not this selection" at 1 + 1/(L − 1). */
+const invBackLay = (item: WireItem) => item.odds.reduce((s, l) => s + 1 / (LAY_TYPES.has(l.type_id) ? 1 + 1 / (l.value - 1) : l.value), 0);
+
 /** Values are rounded to 2 decimals: within half a cent of the exact figure (plus float noise). */
 function expectRounded(actual: number | undefined, exact: number, digits = 2): void {
   expect(Math.abs((actual ?? NaN) - exact)).toBeLessThanOrEqual(0.5 * 10 ** -digits + 1e-9);
@@ -37,12 +42,22 @@ function bookmakers(env: WireEnvelope, item: WireItem): number[] {
 
 describe('sandbox item arithmetic', () => {
   for (const service of ['arbs_prematch', 'arbs_live'] as const) {
-    it(`${service}: every item's value = roi = (1/Σ(1/odds) − 1) × 100 on 2–3 legs at different bookmakers, at every moment`, async () => {
+    it(`${service}: every item's value = roi = (1/Σ(1/odds) − 1) × 100 on 2–3 legs at different bookmakers (a lay leg read as a lay bet), at every moment`, async () => {
       const sb = await h.start({ world: { itemsPerService: 20 } });
+      let backLay = 0;
       const seen = await overTime(sb, service, (env) => {
         for (const item of env.items) {
           expect([2, 3]).toContain(item.odds.length);
-          expectRounded(item.value, (1 / inv(item) - 1) * 100);
+          expectRounded(item.value, (1 / invBackLay(item) - 1) * 100);
+          const lays = item.odds.filter((l) => LAY_TYPES.has(l.type_id));
+          if (lays.length > 0) {
+            // a back at a bookmaker and the lay of the same selection at an exchange (Betfair Exchange 31, Matchbook 40)
+            backLay += 1;
+            expect(item.odds).toHaveLength(2);
+            expect(lays).toHaveLength(1);
+            expect([31, 40]).toContain(bookmakers(env, item)[1]);
+            expect(item.odds[1]!.value).toBeLessThan(item.odds[0]!.value);
+          }
           expect(item.roi).toBe(item.value);
           expect(item.value).toBeGreaterThan(0);
           const books = bookmakers(env, item);
@@ -52,6 +67,7 @@ describe('sandbox item arithmetic', () => {
         }
       });
       expect(seen).toBeGreaterThan(100);
+      expect(backLay, 'the world has back/lay arbs at exchanges').toBeGreaterThan(0);
     });
   }
 

@@ -25,6 +25,9 @@ describe('hostile service data', () => {
     const { store, sandbox, telegram } = stack;
     addUser(store, 101, ['arbs_prematch'], keys[0]);
     addUser(store, 102, ['valuebets_live'], keys[1]);
+    // No exchange commission here: a thin arb with an exchange leg is not alerted after its default
+    // commission (alerts/notifier.ts), and this test is about the service's data, not commission.
+    for (const id of [101, 102]) store.updateUser(id, (u) => void (u.books = { '31': { commission: 0 }, '40': { commission: 0 } }));
     stack.scheduler.start();
     await runStack(stack, 2 * 60_000);
     await flushAlerts(stack);

@@ -144,6 +144,26 @@ describe('parseItemsBody', () => {
     expect(orphan?.legs[0]).toMatchObject({ bookmakerId: undefined, odds: 1.9, line: '2.5' });
   });
 
+  it('carries a lay flag the service put on a leg (lay or is_lay), and leaves it out otherwise (the dictionary then says)', () => {
+    const body = {
+      items: [
+        {
+          id: 'bl',
+          event: { id: 'e9' },
+          value: 1.15,
+          odds: [
+            { sub_event_id: 's1', type_id: 1, value: 3.83 },
+            { sub_event_id: 's2', type_id: 1, value: 3.67, lay: true },
+            { sub_event_id: 's3', type_id: 1, value: 3.7, is_lay: 0 },
+          ],
+        },
+      ],
+    };
+    const [item] = parseItemsBody('arbs_prematch', body, 'test').items;
+    expect(item?.legs.map((l) => l.lay)).toEqual([undefined, true, false]);
+    expect('lay' in (item?.legs[0] ?? {})).toBe(false);
+  });
+
   it('accepts a bare array of items and an empty set', () => {
     expect(parseItemsBody('arbs_live', [], 'r')).toEqual({ items: [], masked: false, timestamp: undefined, skipped: 0 });
     expect(parseItemsBody('arbs_live', { items: [] }, 'r').items).toEqual([]);

@@ -87,6 +87,30 @@ export function storeContract(sut: StoreUnderTest): void {
     });
   });
 
+  describe('store: bookmaker settings', () => {
+    it('keeps a user\'s bookmaker settings across close and open, and refuses settings the schema refuses', async () => {
+      const a = await sut.open();
+      const saved = a.updateUser(
+        9,
+        (u) => {
+          u.books = { '31': { commission: 2 }, '7': { max: 300, step: 5, status: 'limited' } };
+        },
+        { chatId: 9009 },
+      );
+      expectStoreError(
+        () =>
+          a.updateUser(9, (u) => {
+            u.books = { ...u.books, '40': { commission: 90 } };
+          }),
+        'invalid-user',
+      );
+      await a.close();
+      const b = await sut.reopen(a);
+      expect(b.getUser(9)?.books).toEqual({ '31': { commission: 2 }, '7': { max: 300, step: 5, status: 'limited' } });
+      expect(b.getUser(9)?.bankroll).toBe(saved.bankroll);
+    });
+  });
+
   describe('store: closed', () => {
     it('refuses changes after close instead of losing them', async () => {
       const store = await sut.open();

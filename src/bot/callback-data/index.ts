@@ -15,6 +15,7 @@
  * sides check lives below them both, in `src/lib/callback-data.ts`.
  */
 export * from './alert.js';
+export * from './books.js';
 export * from './filters.js';
 export * from './flow.js';
 export * from './forget.js';

@@ -18,6 +18,8 @@ export const CALLBACK_PREFIXES = {
   forget: 'fg:',
   /** The buttons of a guided flow's current prompt (`flow.ts`). */
   flow: 'cv:',
+  /** /books: a bookmaker's status and reset (`books.ts`). */
+  books: 'bk:',
 } as const;
 
 export type CallbackKind = keyof typeof CALLBACK_PREFIXES;

@@ -29,5 +29,7 @@ export function viewFor(user: Readonly<UserRecord> | undefined, lang: Lang, now:
     bankroll: bankroll ?? user?.bankroll ?? 100,
     roundingStep: user?.roundingStep ?? 1,
     now,
+    // The user's bookmaker settings (commission, caps, steps): cards compute as the alerts do.
+    ...(user ? { books: user.books } : {}),
   };
 }

@@ -3,10 +3,12 @@ import {
   CALLBACK_PREFIXES,
   callbackKind,
   decodeAlertAction,
+  decodeBooksAction,
   decodeFiltersAction,
   decodeFlowButton,
   decodeForgetAnswer,
   encodeAlertAction,
+  encodeBooksAction,
   encodeFiltersAction,
   encodeFlowButton,
   encodeForgetAnswer,
@@ -24,6 +26,7 @@ const samples: Record<CallbackKind, string[]> = {
   filters: [encodeFiltersAction({ type: 'pause', service: 'arbs_live' }), encodeFiltersAction({ type: 'deleteNo', service: 'valuebets_live' })],
   forget: [encodeForgetAnswer({ type: 'no' }), encodeForgetAnswer({ type: 'yes', issuedAt: 1_700_000_000_000 })],
   flow: [encodeFlowButton({ type: 'field', field: 'lang' }), encodeFlowButton({ type: 'done' }), encodeFlowButton({ type: 'toggle', id: 7 })],
+  books: [encodeBooksAction({ type: 'status', bookmakerId: 31, status: 'closed' }), encodeBooksAction({ type: 'reset', bookmakerId: 7 })],
 };
 
 const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
@@ -31,6 +34,7 @@ const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
   filters: decodeFiltersAction,
   forget: decodeForgetAnswer,
   flow: decodeFlowButton,
+  books: decodeBooksAction,
 };
 
 describe('callback data registry', () => {

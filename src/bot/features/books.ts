@@ -1,0 +1,160 @@
+/**
+ * /books and /book: the user's settings per bookmaker (commission on winnings, the most and least
+ * a bookmaker takes, the step of its stakes, and the account's status), which every alert's
+ * maths use (alerts/alert-stakes.ts). `/books` lists the user's bookmakers (those with settings,
+ * the exchanges of the dictionaries, those in the user's filters) with their settings and buttons
+ * that switch a status or reset; `/book <bookmaker> key=value …` sets values in one line.
+ */
+import { Composer } from 'grammy';
+import type { InlineKeyboardButton } from 'grammy/types';
+import { BOOK_STATUSES, type BookSettings, type BookStatus } from '../../alerts/book-settings.js';
+import { defaultCommissionPct, isKnownExchange } from '../../alerts/leg-pricing.js';
+import { fmtMoney } from '../../alerts/printed.js';
+import type { Translate } from '../../locales/i18n.js';
+import type { UserRecord } from '../../store/schema.js';
+import { decodeBooksAction, encodeBooksAction, kindPattern } from '../callback-data/index.js';
+import type { BotContext } from '../context.js';
+import type { BotRuntime } from '../deps.js';
+import { applyBookChange, parseBookArgs, type BookChange } from '../parse/book-args.js';
+import { dictionariesFor } from '../ui/cards.js';
+import { editInPlace } from '../ui/rendered.js';
+
+/** At most this many bookmakers get buttons (a keyboard stays usable on a phone). */
+const MAX_BUTTON_ROWS = 12;
+/** At most this many are listed. */
+const MAX_LISTED = 40;
+
+const STATUS_KEY = { ok: 'books_status_ok', limited: 'books_status_limited', closed: 'books_status_closed' } as const;
+const nextStatus = (s: BookStatus): BookStatus => BOOK_STATUSES[(BOOK_STATUSES.indexOf(s) + 1) % BOOK_STATUSES.length] ?? 'ok';
+
+/** "commission 2 % · max 300 · step 5 · ⚠️ limited" for one bookmaker. */
+export function describeBook(settings: BookSettings | undefined, name: string, t: Translate): string {
+  const parts: string[] = [];
+  const amount = (n: number) => fmtMoney(n, { whole: true });
+  if (settings?.commission !== undefined) parts.push(t('books_commission', { value: settings.commission }));
+  else if (defaultCommissionPct(name) > 0) parts.push(t('books_commission_default', { value: defaultCommissionPct(name) }));
+  if (settings?.max !== undefined) parts.push(t('books_max', { value: amount(settings.max) }));
+  if (settings?.min !== undefined) parts.push(t('books_min', { value: amount(settings.min) }));
+  if (settings?.step !== undefined) parts.push(t('books_step', { value: amount(settings.step) }));
+  parts.push(t(STATUS_KEY[settings?.status ?? 'ok']));
+  return parts.join(' · ');
+}
+
+/** The bookmaker ids /books lists: with settings first, then exchanges, then those in the user's filters. */
+function listedIds(user: Readonly<UserRecord> | undefined, bookmakers: Readonly<Record<string, string>>): string[] {
+  const ids = new Set<string>();
+  for (const id of Object.keys(user?.books ?? {})) if (bookmakers[id] !== undefined) ids.add(id);
+  for (const [id, name] of Object.entries(bookmakers)) if (isKnownExchange(name)) ids.add(id);
+  for (const filter of Object.values(user?.filters ?? {})) {
+    for (const id of filter?.settings.bookmakers ?? []) if (bookmakers[String(id)] !== undefined) ids.add(String(id));
+  }
+  return [...ids].slice(0, MAX_LISTED);
+}
+
+function booksView(user: Readonly<UserRecord> | undefined, bookmakers: Readonly<Record<string, string>>, t: Translate): { text: string; keyboard: InlineKeyboardButton[][] } {
+  const ids = listedIds(user, bookmakers);
+  const lines = [t('books_title'), ''];
+  if (ids.length === 0) lines.push(t('books_none'));
+  for (const id of ids) {
+    const name = bookmakers[id] ?? id;
+    lines.push(t('books_line', { name, id, parts: describeBook(user?.books[id], name, t) }));
+  }
+  lines.push('', t('books_hint'));
+  const keyboard = ids.slice(0, MAX_BUTTON_ROWS).map((id) => {
+    const name = (bookmakers[id] ?? id).slice(0, 24);
+    const settings = user?.books[id];
+    const status = settings?.status ?? 'ok';
+    const row: InlineKeyboardButton[] = [
+      {
+        text: t('btn_book_status', { name, status: t(STATUS_KEY[nextStatus(status)]) }),
+        callback_data: encodeBooksAction({ type: 'status', bookmakerId: Number(id), status: nextStatus(status) }),
+      },
+    ];
+    if (settings) row.push({ text: t('btn_book_reset', { name }), callback_data: encodeBooksAction({ type: 'reset', bookmakerId: Number(id) }) });
+    return row;
+  });
+  return { text: lines.join('\n'), keyboard };
+}
+
+/** Stores a change of one bookmaker's settings; the problem's key when it cannot be applied. */
+function store(rt: BotRuntime, ctx: BotContext, change: BookChange): { ok: true; user: UserRecord } | { ok: false; text: string } {
+  const from = ctx.from;
+  const chat = ctx.chat;
+  if (!from || !chat) return { ok: false, text: ctx.t('book_usage') };
+  const next = applyBookChange(ctx.user?.books ?? {}, change);
+  if (!next.ok) return { ok: false, text: ctx.t(next.problem.key, next.problem.vars) };
+  const user = rt.store.updateUser(
+    from.id,
+    (draft) => {
+      draft.books = next.value;
+    },
+    { chatId: chat.id, lang: ctx.lang },
+  );
+  return { ok: true, user };
+}
+
+export function booksFeature(rt: BotRuntime): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.command('books', async (ctx) => {
+    const dicts = await dictionariesFor(rt, ctx.lang);
+    if (!dicts) {
+      await ctx.reply(ctx.t('books_no_names'));
+      return;
+    }
+    const view = booksView(ctx.user, dicts.bookmakers, ctx.t);
+    await ctx.reply(view.text, { reply_markup: { inline_keyboard: view.keyboard } });
+  });
+
+  composer.command('book', async (ctx) => {
+    const dicts = await dictionariesFor(rt, ctx.lang);
+    if (!dicts) {
+      await ctx.reply(ctx.t('books_no_names'));
+      return;
+    }
+    const parsed = parseBookArgs(ctx.match, dicts.bookmakers);
+    if (!parsed.ok) {
+      const problem = ctx.t(parsed.problem.key, parsed.problem.vars);
+      await ctx.reply(parsed.problem.key === 'book_usage' ? problem : `${problem}\n\n${ctx.t('book_usage')}`);
+      return;
+    }
+    const change = parsed.value;
+    const saved = store(rt, ctx, change);
+    if (!saved.ok) {
+      await ctx.reply(saved.text);
+      return;
+    }
+    const id = String(change.bookmakerId);
+    await ctx.reply(
+      change.reset
+        ? ctx.t('book_reset_done', { name: change.name })
+        : ctx.t('book_saved', { name: change.name, parts: describeBook(saved.user.books[id], change.name, ctx.t) }),
+    );
+  });
+
+  composer.callbackQuery(kindPattern('books'), async (ctx) => {
+    const action = decodeBooksAction(ctx.callbackQuery.data);
+    const dicts = await dictionariesFor(rt, ctx.lang);
+    const name = action && dicts ? dicts.bookmakers[String(action.bookmakerId)] : undefined;
+    // A forged or stale button (an id the dictionaries do not know) changes nothing.
+    if (!action || !dicts || name === undefined) {
+      await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') });
+      return;
+    }
+    const change: BookChange =
+      action.type === 'reset'
+        ? { bookmakerId: action.bookmakerId, name, reset: true }
+        : { bookmakerId: action.bookmakerId, name, reset: false, set: { status: action.status } };
+    const saved = store(rt, ctx, change);
+    if (!saved.ok) {
+      await ctx.answerCallbackQuery({ text: saved.text.slice(0, 190) });
+      return;
+    }
+    const status = saved.user.books[String(action.bookmakerId)]?.status ?? 'ok';
+    await ctx.answerCallbackQuery({ text: ctx.tp('book_button_done', { name, status: ctx.tp(STATUS_KEY[status]) }) });
+    const view = booksView(saved.user, dicts.bookmakers, ctx.t);
+    await editInPlace(rt.rendered, ctx, view.text, { inline_keyboard: view.keyboard });
+  });
+
+  return composer;
+}

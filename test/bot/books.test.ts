@@ -1,0 +1,127 @@
+/**
+ * /books and /book end to end (issue 22, item 1): settings per bookmaker stored on the user record,
+ * shown in /books with buttons, used by the alerts' maths; bad input and forged buttons change
+ * nothing; /forget deletes them with the rest.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeBooksAction } from '../../src/bot/callback-data/index.js';
+import { applyBookChange, parseBookArgs } from '../../src/bot/parse/book-args.js';
+import { BOOKMAKERS_EN } from './fakes.js';
+import { ALICE, BORIS, type Harness, withConnectedHarness } from './harness.js';
+
+let h: Harness;
+withConnectedHarness((harness) => (h = harness), { prematchFilter: false });
+
+// The fixture dictionaries have no exchange: add one (and take it away after) for these tests.
+beforeAll(() => {
+  BOOKMAKERS_EN['31'] = 'Betfair Exchange';
+});
+afterAll(() => {
+  delete BOOKMAKERS_EN['31'];
+});
+
+const last = () => h.last(ALICE.id);
+const books = () => h.store.getUser(ALICE.id)?.books;
+
+describe('/book <bookmaker> key=value …', () => {
+  it('sets several values in one line, by name or id, and /book … reset removes them', async () => {
+    await h.say(ALICE, '/book pinnacle max=300 step=5');
+    expect(books()).toEqual({ '7': { max: 300, step: 5 } });
+    expect(last().text).toContain('Saved for Pinnacle: max 300 · step 5 · ok');
+    // "betfair" is the exchange, not the sportsbook of the same name
+    await h.say(ALICE, '/book betfair commission=2');
+    expect(books()?.['31']).toEqual({ commission: 2 });
+    await h.say(ALICE, '/book 7 status=limited min=2,5');
+    expect(books()?.['7']).toEqual({ max: 300, step: 5, status: 'limited', min: 2.5 });
+    await h.say(ALICE, '/book Pinnacle reset');
+    expect(books()?.['7']).toBeUndefined();
+    expect(last().text).toContain('Pinnacle: back to the defaults.');
+  });
+
+  it('answers bad input clearly and changes nothing', async () => {
+    await h.say(ALICE, '/book pinnacle max=300');
+    const before = books();
+    for (const [line, says] of [
+      ['/book', 'One line:'],
+      ['/book nosuchbook max=5', 'I know no bookmaker'],
+      ['/book pinnacle', 'Nothing to change for Pinnacle'],
+      ['/book pinnacle max=-5', 'max must be a positive amount'],
+      ['/book pinnacle max=1e9999', 'is not a number'],
+      ['/book pinnacle commission=80', 'Commission is a percentage from 0 to 50'],
+      ['/book pinnacle status=gone', 'is not a status'],
+      ['/book pinnacle colour=red', 'is not an option I know'],
+      ['/book pinnacle max=5 max=6', 'given twice'],
+      ['/book pinnacle min=400', 'The minimum (400) would be over the maximum (300)'],
+      ['/book pinnacle reset max=5', '“reset” goes alone'],
+      ['/book b max=5', 'Several bookmakers match'],
+    ] as const) {
+      await h.say(ALICE, line);
+      expect(last().text, line).toContain(says);
+      expect(books(), line).toEqual(before);
+    }
+  });
+
+  it('is in Russian for a Russian user', async () => {
+    await h.say(BORIS, '/book pinnacle max=abc');
+    expect(h.last(BORIS.id).text).toContain('не число');
+  });
+});
+
+describe('/books', () => {
+  it('lists exchanges with their assumed commission and set bookmakers; buttons cycle the status and reset', async () => {
+    await h.say(ALICE, '/book pinnacle max=300');
+    await h.say(ALICE, '/books');
+    const list = last();
+    expect(list.text).toContain('Betfair Exchange</b> (31): commission 5 % (assumed: check your account’s rate) · ok');
+    expect(list.text).toContain('Pinnacle</b> (7): max 300 · ok');
+    await h.press(ALICE, list, h.button(list, 'Pinnacle: ⚠️ limited'));
+    expect(books()?.['7']).toEqual({ max: 300, status: 'limited' });
+    const edited = h.fake.messages(ALICE.id).find((m) => m.message_id === list.message_id)!;
+    expect(edited.text).toContain('Pinnacle</b> (7): max 300 · ⚠️ limited');
+    await h.press(ALICE, edited, h.button(edited, 'Pinnacle: ⛔ closed'));
+    expect(books()?.['7']?.status).toBe('closed');
+    const again = h.fake.messages(ALICE.id).find((m) => m.message_id === list.message_id)!;
+    await h.press(ALICE, again, h.button(again, '↺ Pinnacle'));
+    expect(books()?.['7']).toBeUndefined();
+  });
+
+  it('a forged button (unknown id, bad form) changes nothing', async () => {
+    await h.say(ALICE, '/books');
+    const list = last();
+    const before = books();
+    const planted = await h.plant(ALICE.id, 'x', [
+      ['a', encodeBooksAction({ type: 'status', bookmakerId: 999_999, status: 'closed' })],
+      ['b', 'bk:s:7:z'],
+      ['c', 'bk:r:x'],
+    ]);
+    for (const data of [encodeBooksAction({ type: 'status', bookmakerId: 999_999, status: 'closed' }), 'bk:s:7:z', 'bk:r:x']) {
+      await h.press(ALICE, planted, data);
+      expect(books()).toEqual(before);
+    }
+    expect(list.text).toContain('Your bookmakers');
+  });
+
+  it('settings survive in the store and /forget deletes them', async () => {
+    await h.say(ALICE, '/book pinnacle max=300');
+    expect(h.store.getUser(ALICE.id)?.books).toEqual({ '7': { max: 300 } });
+    await h.say(ALICE, '/forget');
+    await h.press(ALICE, last(), h.button(last(), 'Yes'));
+    expect(h.store.getUser(ALICE.id)).toBeUndefined();
+  });
+});
+
+describe('parseBookArgs / applyBookChange', () => {
+  const dict = { '7': 'Pinnacle', '10': 'Betfair Sportsbook', '31': 'Betfair Exchange', '40': 'Matchbook' };
+  it('reads names with spaces, ids, decimal commas; applies min/max checks against the stored values', () => {
+    const r = parseBookArgs('betfair exchange commission=2,5 max=100', dict);
+    expect(r).toEqual({ ok: true, value: { bookmakerId: 31, name: 'Betfair Exchange', reset: false, set: { commission: 2.5, max: 100 } } });
+    const sportsbook = parseBookArgs('betfair sportsbook status=closed', dict);
+    expect(sportsbook.ok && sportsbook.value.bookmakerId).toBe(10);
+    const applied = applyBookChange({ '7': { max: 50 } }, { bookmakerId: 7, name: 'Pinnacle', reset: false, set: { min: 60 } });
+    expect(applied.ok).toBe(false);
+    // a change back to the defaults leaves nothing stored
+    const cleared = applyBookChange({ '7': { status: 'limited' } }, { bookmakerId: 7, name: 'Pinnacle', reset: false, set: { status: 'ok' } });
+    expect(cleared).toEqual({ ok: true, value: {} });
+    expect(parseBookArgs('pinnacle step=0.001', dict).ok).toBe(false);
+  });
+});
