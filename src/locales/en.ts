@@ -72,13 +72,13 @@ export const en = {
 
   // Bad input
   too_long: 'That text is too long (at most {max} characters here).',
-  bad_number: '“{value}” is not a number. Use digits with a dot, like 1.5.',
+  bad_number: '“{value}” is not a number. Send digits, like {example}.',
   bad_range: '“{value}” is not a range. Send one number (from) or two (from-to), like 1.5-10.',
   range_reversed: 'The range is reversed: {min} is above {max}. Send the smaller number first.',
   negative_not_allowed: '{value} is negative; it must be {lowest} or more here.',
   value_too_low: '{value} is too low; it must be {lowest} or more.',
   value_too_high: '{value} is too high; it must be {highest} or less.',
-  must_be_positive: '{value} must be above zero.',
+  must_be_positive: '{value} must be above zero, like {example}.',
   odds_below_one: 'Odds of {value} are impossible: decimal odds are at least {lowest}.',
   unknown_service:
     '“{value}” is not a service. Use one of: arbs_prematch, arbs_live, middles_prematch, middles_live, valuebets_prematch, valuebets_live.',
@@ -93,8 +93,8 @@ export const en = {
   bad_filter: 'These filter values do not fit together. Nothing was changed.',
   bad_id: '“{value}” is not a valid id (letters, digits, “.”, “_”, “:” and “-”, up to 100 characters).',
   bad_lang: '“{value}” is not a language I speak: English (en) or Russian (ru).',
-  bad_timezone: '“{value}” is not a time zone. Use an IANA name like Europe/Moscow, Asia/Tbilisi or UTC.',
-  bad_quiet: '“{value}” is not a time range. Send HH:MM-HH:MM (like 23:00-07:00) or “off”.',
+  bad_timezone: '“{value}” is not a time zone I know. Send a city (Berlin, Moscow), an offset (GMT+3, UTC-5) or an IANA name (Europe/Moscow).',
+  bad_quiet: '“{value}” is not a time range. Send two hours, like 23-7 or 23:00-07:00, or “off”.',
   quiet_same: 'Quiet hours from {value} to {value} would be empty. Use two different times.',
   bad_chat_target: '“{value}” is not a chat. Send “here”, a chat id like -1001234567890, or a public @username.',
 
@@ -240,10 +240,10 @@ export const en = {
   set_quiet: '🌙 Quiet hours',
   set_alerts: '📨 Alerts go to',
   ask_lang: 'Which language?',
-  ask_tz: 'Send your time zone as an IANA name (like Europe/Moscow), or pick one:',
+  ask_tz: 'Send your city (like Berlin), an offset (like GMT+3) or an IANA name (like Europe/Moscow), or pick one:',
   ask_bankroll: 'Send your bankroll (the total to split between the legs of an arb), like 500:',
   ask_step: 'Stakes are rounded to a multiple of this step. Send a number or pick one:',
-  ask_quiet: 'Send quiet hours as HH:MM-HH:MM (like 23:00-07:00): alerts then wait and come as one summary. Or turn them off:',
+  ask_quiet: 'Send quiet hours like 23-7 or 23:00-07:00: alerts then wait and come as one summary. Or turn them off:',
   ask_alerts:
     'Where should alerts go? Send a group or channel id (like -1001234567890) or its public @username; I must be an admin there, and so must you. Or keep them here:',
   alerts_here: 'this chat',
@@ -310,6 +310,12 @@ export const en = {
   // Admin
   stats_title: '📊 <b>Stats</b>',
   stats_line: '{name}: <b>{value}</b>',
+
+  // botux: input as people type it
+  bad_amount: '“{value}” is not an amount. Send digits, like {example} (spaces and thousands marks are fine: 1 000 000, 1,000).',
+  bad_tz_offset: '“{value}” is not an offset I can use. Send whole hours from UTC-12 to UTC+14 (like GMT+3), or your city (like Kolkata).',
+  tz_many_zones: '“{value}” has several time zones. Send your city, like {cities}.',
+  tz_saved: '🕒 Time zone: {zone} ({offset}), your time now is {time}.',
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

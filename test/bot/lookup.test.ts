@@ -125,7 +125,7 @@ describe('alert buttons', () => {
     await h.press(ALICE, alert, d);
     expect(last().text).toContain('Send the amount to split (your bankroll is 100)');
     await h.say(ALICE, 'lots');
-    expect(last().text).toContain('“lots” is not a number');
+    expect(last().text).toContain('“lots” is not an amount. Send digits, like 500');
     await h.say(ALICE, '-10');
     expect(last().text).toContain('must be above zero');
     await h.say(ALICE, '1000');

@@ -114,7 +114,7 @@ export function createFilterConversation(rt: BotRuntime) {
       const buttons: { label: string; value: number | null }[] = [{ label: t('btn_any'), value: null }];
       if (editing && current !== null) buttons.push({ label: t('btn_keep', { value: `${fmtNum(current)} %` }), value: current });
       settings.minOvervalue = await askValue(conversation, ctx, t, t('fb_overvalue'), buttons, (text) => {
-        const n = parseNumber(text);
+        const n = parseNumber(text, '3');
         if (!n.ok) return n;
         const r = checkBounds(n.value, null, overvalueRules);
         return r.ok ? { ok: true, value: r.value.min } : r;
@@ -153,7 +153,7 @@ export function createFilterConversation(rt: BotRuntime) {
       if (editing && settings.hoursToStart !== null) {
         hourButtons.push({ label: t('btn_keep', { value: t('hours_n', { n: fmtNum(settings.hoursToStart) }) }), value: settings.hoursToStart });
       }
-      settings.hoursToStart = await askValue(conversation, ctx, t, t('fb_hours'), hourButtons, (text) => parsePositive(text, HOURS_MAX));
+      settings.hoursToStart = await askValue(conversation, ctx, t, t('fb_hours'), hourButtons, (text) => parsePositive(text, HOURS_MAX, '12'));
     } else {
       settings.hoursToStart = null;
     }

@@ -15,7 +15,7 @@ import {
 import type { ConvContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { fail, type Parsed } from '../parse/values.js';
-import { describeSettings } from '../ui/settings-text.js';
+import { describeSettings, zoneSavedText } from '../ui/settings-text.js';
 import { askValue, type ReadyAnswer } from './ask-value.js';
 import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
 
@@ -110,14 +110,15 @@ export function createSettingsConversation(rt: BotRuntime) {
         },
         chosenField === 'step' ? 4 : 3,
       );
-      await conversation.external(() => {
+      const now = await conversation.external(() => {
         applySetting(rt, userId, { chatId, lang }, change);
+        return rt.clock.now();
       });
       if (change.field === 'lang') {
         lang = change.value;
         t = translator(lang);
       }
-      await answerCtx.reply(t('setting_saved'));
+      await answerCtx.reply(change.field === 'tz' ? zoneSavedText(change.value, t, now) : t('setting_saved'));
     }
   };
 }

@@ -12,7 +12,8 @@ import type { BotRuntime } from '../deps.js';
 import type { Store } from '../../store/port.js';
 import { refuseWhileSecretExpected } from '../flows.js';
 import type { PendingInput } from '../pending.js';
-import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
+import { MAX_BANKROLL, parseAmount } from '../parse/values.js';
+import { BANKROLL_EXAMPLE } from '../actions/settings.js';
 import { fmtNum } from '../ui/filter-text.js';
 import { serviceLabel } from '../../locales/services.js';
 import { formatClockTime } from '../ui/time-words.js';
@@ -56,7 +57,7 @@ export async function ownsAlertNow(rt: AlertOwners, userId: number, chatId: numb
 /** The typed amount after "stakes for another amount": the card again with that bankroll. */
 export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: string, pending: Extract<PendingInput, { kind: 'stake-amount' }>): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
-  const amount = parsePositive(text, MAX_BANKROLL);
+  const amount = parseAmount(text, MAX_BANKROLL, BANKROLL_EXAMPLE);
   if (!amount.ok) {
     await ctx.reply(`${ctx.t(amount.problem.key, amount.problem.vars)}\n${ctx.t('stake_try_again')}`);
     return;

@@ -79,7 +79,7 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined): 
   const num = (name: OptionName): Parsed<number | null> => {
     const raw = seen.get(name);
     if (raw === undefined) return ok(null);
-    const n = parseNumber(raw);
+    const n = parseNumber(raw, name === 'hours' ? '12' : '1.5');
     return n.ok ? n : fail(n.problem.key, { ...n.problem.vars, option: name });
   };
 
@@ -109,7 +109,7 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined): 
   const hours = num('hours');
   if (!hours.ok) return hours;
   if (hours.value !== null) {
-    if (hours.value <= 0) return fail('must_be_positive', { value: clipEcho(String(hours.value)) });
+    if (hours.value <= 0) return fail('must_be_positive', { value: clipEcho(String(hours.value)), example: '12' });
     if (hours.value > HOURS_MAX) return fail('value_too_high', { value: clipEcho(String(hours.value)), highest: String(HOURS_MAX) });
     settings.hoursToStart = hours.value;
   }
