@@ -294,7 +294,7 @@ export const en = {
   stake_private_unreachable: 'Open a private chat with me first (press Start there), then press this button again.',
   not_your_button: 'These buttons belong to someone else.',
   cap_connect: '⏳ You have made many key checks lately, and each one spends the service budget everyone shares. Nothing was saved; try /connect again in {wait}.',
-  cap_lookup: '⏳ Too many lookups in a short time (they spend the service budget your alerts need). Try again in {wait}.',
+  cap_lookup: '⏳ I could not look now: you made many lookups in a short time (each spends the service budget your alerts need). The limit frees in {wait}.',
   cap_filter: '⏳ Too many filter saves lately (each one spends the service budget your alerts need). Nothing was saved; try again in {wait}.',
   cap_inline: 'Too many searches: try again in {wait}',
   wait_s: '{n} {n#second|seconds}',
@@ -316,6 +316,13 @@ export const en = {
   bad_tz_offset: '“{value}” is not an offset I can use. Send whole hours from UTC-12 to UTC+14 (like GMT+3), or your city (like Kolkata).',
   tz_many_zones: '“{value}” has several time zones. Send your city, like {cities}.',
   tz_saved: '🕒 Time zone: {zone} ({offset}), your time now is {time}.',
+
+  // botux: lookups say what happened
+  ask_item_id: '🆔 Which opportunity? Send its id: every alert shows it on its 🆔 line (tap it to copy). /cancel stops.',
+  ask_event_id: '📋 Which event? Send its id. (Under an alert, “📋 All for this event” does the same in one tap.) /cancel stops.',
+  lookup_id_again: 'Send another id, or /cancel.',
+  lookup_not_asked: '⏳ I could not look for <code>{id}</code> now: {reason}. That is not “not found”: try again in a minute.',
+  lookup_not_asked_wait: '⏳ I could not look for <code>{id}</code> now: {reason}; the limit frees in {wait}. That is not “not found”: try again then.',
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -35,16 +35,14 @@ describe('/item and /event', () => {
     expect(last().text).toContain('No opportunity with the id <code>nope</code>');
     h.client.failNext('readItem', 'rate_limited', 10_000);
     await h.say(ALICE, '/item nope');
-    expect(last().text).toContain('request limit was reached');
+    expect(last().text).toContain('I could not look for <code>nope</code> now: the service’s request limit was reached; the limit frees in 10 seconds.');
   });
 
   it.each([
-    ['/item', 'Use <code>/item'],
     ['/item a b c', 'Use <code>/item'],
     ['/item <b>bad</b>', '“&lt;b&gt;bad&lt;/b&gt;” is not a valid id'],
     [`/item ${'x'.repeat(201)}`, 'too long'],
     ['/item a1 poker', '“poker” is not a service'],
-    ['/event', 'Use <code>/event'],
   ])('%s → a clear answer and no read', async (line, answer) => {
     await h.say(ALICE, line);
     expect(last().text).toContain(answer);

@@ -111,6 +111,20 @@ export function clipEcho(text: string): string {
   return text.length <= MAX_ECHO ? text : '…';
 }
 
+/** Longest id quoted whole; a longer one is quoted by its first 20 characters and "…". */
+export const MAX_ID_ECHO = 24;
+
+/**
+ * An id (already checked by `parseId`) as an answer quotes it. Ids of the shapes the service
+ * issues (event ids of digits, item ids of hex) are quoted, clipped at the end past MAX_ID_ECHO,
+ * so the user sees which id was meant. Any other text keeps the `clipEcho` rule: it may be a
+ * pasted secret, and a part of a secret must not be written back.
+ */
+export function clipId(id: string): string {
+  if (!/^[0-9A-Fa-f]+$/.test(id)) return clipEcho(id);
+  return id.length <= MAX_ID_ECHO ? id : `${id.slice(0, 20)}…`;
+}
+
 export interface RangeRules {
   /** The lowest value allowed (0 for profits of arbs, -100 for middles, 1 for odds). */
   lowest: number;
