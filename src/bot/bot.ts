@@ -25,6 +25,7 @@ import { filterFeature } from './features/filter-command.js';
 import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
 import { lookupFeature } from './features/lookup.js';
+import { listsFeature } from './features/lists.js';
 import { membershipFeature, returningUserFeature } from './features/membership.js';
 import { pauseFeature } from './features/pause.js';
 import { pendingInputFeature } from './features/pending-input.js';
@@ -132,6 +133,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     statusFeature(rt),
     settingsFeature(rt),
     lookupFeature(rt),
+    listsFeature(rt),
     alertActionsFeature(rt),
     forgetFeature(rt),
     adminFeature(rt),

@@ -14,6 +14,8 @@ const MENU: [command: string, description: MessageKey][] = [
   ['settings', 'cmd_settings'],
   ['item', 'cmd_item'],
   ['event', 'cmd_event'],
+  ['sports', 'cmd_sports'],
+  ['bookmakers', 'cmd_bookmakers'],
   ['forget', 'cmd_forget'],
   ['cancel', 'cmd_cancel'],
 ];

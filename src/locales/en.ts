@@ -26,6 +26,8 @@ export const en = {
   cmd_event: 'Show the opportunities of one event',
   cmd_forget: 'Delete your key and everything stored about you',
   cmd_cancel: 'Stop the current step',
+  cmd_sports: 'Sports: names and ids for /filter',
+  cmd_bookmakers: 'Bookmakers: names and ids for /filter',
 
   // Start and help
   start_intro:
@@ -40,6 +42,7 @@ export const en = {
     '/pause, /resume — all filters, or <code>/pause arbs_live</code>\n' +
     '/settings — language, time zone, bankroll, quiet hours, where alerts go\n' +
     '/item <code>&lt;item_id&gt;</code>, /event <code>&lt;event_id&gt;</code> — full cards\n' +
+    '/sports, /bookmakers — names and ids for /filter\n' +
     '/forget — delete everything stored about you\n' +
     '/cancel — stop the current step\n' +
     'Inline: type <code>@{bot} &lt;id or words&gt;</code> in any chat to share a card.',
@@ -87,7 +90,7 @@ export const en = {
   same_option_twice: 'For valuebets {first} and {second} are the same option (the overvalue, %): give one of them.',
   option_empty: 'The option {value} has no value.',
   option_not_for_service: 'The option {value} does not apply to {service}.',
-  bad_id_list: '{option}={value}: use ids separated by commas, like {option}=1,5,6.',
+  bad_id_list: '{option}={value}: use names or ids separated by commas, like {option}=1,5,6 (a name with spaces: ice_hockey).',
   unknown_sport_ids: 'Unknown sport ids: {ids}.',
   unknown_bookmaker_ids: 'Unknown bookmaker ids: {ids}.',
   bad_filter: 'These filter values do not fit together. Nothing was changed.',
@@ -145,7 +148,7 @@ export const en = {
   fb_save_auth: '❌ The service refused your key pair. Connect it again with /connect.',
   fb_save_failed: '⏳ The filter was not saved: {reason}. Please try again in a minute.',
   filter_usage:
-    'One line: <code>/filter &lt;service&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=ID,ID] [bookmakers=ID,ID]</code> (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). Or just /filter for the guided builder.',
+    'One line: <code>/filter &lt;service&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (names or ids: /sports, /bookmakers) (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). Or just /filter for the guided builder.',
   coverage_now: '📡 Coverage: {list}.',
   coverage_tradeoff:
     '⚖️ Your key allows a limited number of tokens an hour, so the services share it: {list} of the time. Live services come first.',
@@ -323,6 +326,35 @@ export const en = {
   lookup_id_again: 'Send another id, or /cancel.',
   lookup_not_asked: '⏳ I could not look for <code>{id}</code> now: {reason}. That is not “not found”: try again in a minute.',
   lookup_not_asked_wait: '⏳ I could not look for <code>{id}</code> now: {reason}; the limit frees in {wait}. That is not “not found”: try again then.',
+
+  // botux: choices that cannot fail silently
+  names_need_lists: 'The sports and bookmakers lists are not available right now, so I cannot read the name “{value}” in {option}=. Use ids, or try again in a minute.',
+  unknown_sport_name: '“{value}” is not a sport I know. /sports lists the sports with their ids.',
+  unknown_sport_guess: '“{value}” is not a sport I know. Did you mean {list}? (/sports lists them all.)',
+  unknown_bookmaker_name: '“{value}” is not a bookmaker I know. /bookmakers lists them with their ids.',
+  unknown_bookmaker_guess: '“{value}” is not a bookmaker I know. Did you mean {list}? (/bookmakers lists them all.)',
+  warn_one_bookmaker_arb: '⚠️ An arb takes bets at two or more bookmakers, and this filter names only {name}: it can never alert. Add another bookmaker, or select none (= all).',
+  warn_one_bookmaker_middle: '⚠️ A middle takes bets at two bookmakers, and this filter names only {name}: it can never alert. Add another bookmaker, or select none (= all).',
+  warn_arb_odds: '⚠️ With every odds at most {max}, no arb is possible (the legs’ odds would have to be above 2 somewhere): this filter can never alert. Raise the maximum odds.',
+  warn_middle_odds: '⚠️ With every odds at most {max}, a middle loses when it misses, so a minimum profit above 0 % can never match. Raise the maximum odds, or start the profit at 0 % or below.',
+  warn_no_live_bookmaker: '⚠️ None of the chosen bookmakers ({list}) is offered live, so this live filter can never alert. Add a live bookmaker, or select none (= all).',
+  status_silent: 'ℹ️ No alert for over an hour: {why}.',
+  status_silent_never: 'ℹ️ No alert for over an hour, and this filter cannot alert:',
+  why_paused: 'the filter is paused (/resume)',
+  why_snoozed: 'alerts are snoozed',
+  why_not_polled: 'it is not being read now (your key’s budget goes to other services first; /filters shows them)',
+  why_errors: 'the last reads failed ({error})',
+  why_no_reads: 'no read has worked in the last hour',
+  why_quiet: 'your quiet hours ({from}–{to}) hold alerts back and send them as one summary',
+  why_nothing_new: 'the reads work, but nothing new matched your filter. To see more, widen it: /filters → ✏️ Edit',
+  list_sports_title: '🏟 <b>Sports</b> — name and id, for <code>/filter … sports=football</code> or <code>sports=1</code>:',
+  list_bookmakers_title: '🏦 <b>Bookmakers</b> — name and id, for <code>/filter … bookmakers=pinnacle</code> or <code>bookmakers=7</code>:',
+  list_live_mark: '🔴 = offered live.',
+  lists_unavailable: 'The lists are not available right now. Please try again in a minute.',
+  list_no_match: 'No name matches “{value}”. Send /bookmakers alone for the whole list.',
+  fb_odds_valuebet: '🎯 <b>Odds of the bet.</b> Send the minimum (like <code>1.5</code>) or a range (like <code>1.5-3.5</code>).',
+  ask_stake_amount_valuebet: 'Send the amount to bet on this valuebet (your bankroll is {bankroll}):',
+  stake_used_valuebet: '💰 A bet of {amount} at {odds} returns {payout} if it wins ({profit}).',
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

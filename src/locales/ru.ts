@@ -24,6 +24,8 @@ export const ru: Record<MessageKey, string> = {
   cmd_event: 'Показать возможности одного события',
   cmd_forget: 'Удалить ваш ключ и всё, что о вас хранится',
   cmd_cancel: 'Прервать текущий шаг',
+  cmd_sports: 'Виды спорта: названия и id для /filter',
+  cmd_bookmakers: 'Букмекеры: названия и id для /filter',
 
   // Start and help
   start_intro:
@@ -38,6 +40,7 @@ export const ru: Record<MessageKey, string> = {
     '/pause, /resume — все фильтры или <code>/pause arbs_live</code>\n' +
     '/settings — язык, часовой пояс, банк, тихие часы, куда слать оповещения\n' +
     '/item <code>&lt;item_id&gt;</code>, /event <code>&lt;event_id&gt;</code> — полные карточки\n' +
+    '/sports, /bookmakers — названия и id для /filter\n' +
     '/forget — удалить всё, что о вас хранится\n' +
     '/cancel — прервать текущий шаг\n' +
     'Инлайн: наберите <code>@{bot} &lt;id или слова&gt;</code> в любом чате, чтобы поделиться карточкой.',
@@ -85,7 +88,7 @@ export const ru: Record<MessageKey, string> = {
   same_option_twice: 'Для валуйных {first} и {second} — один и тот же параметр (перевес, %): укажите один из них.',
   option_empty: 'У параметра {value} нет значения.',
   option_not_for_service: 'Параметр {value} не подходит для {service}.',
-  bad_id_list: '{option}={value}: укажите id через запятую, например {option}=1,5,6.',
+  bad_id_list: '{option}={value}: укажите названия или id через запятую, например {option}=1,5,6 (название с пробелами: ice_hockey).',
   unknown_sport_ids: 'Неизвестные id видов спорта: {ids}.',
   unknown_bookmaker_ids: 'Неизвестные id букмекеров: {ids}.',
   bad_filter: 'Эти значения фильтра не сочетаются. Ничего не изменено.',
@@ -145,7 +148,7 @@ export const ru: Record<MessageKey, string> = {
   fb_save_auth: '❌ Сервис отклонил вашу пару ключей. Подключите её заново: /connect.',
   fb_save_failed: '⏳ Фильтр не сохранён: {reason}. Попробуйте через минуту.',
   filter_usage:
-    'Одной строкой: <code>/filter &lt;сервис&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=ID,ID] [bookmakers=ID,ID]</code> (валуйные: <code>min_overvalue=N</code> или <code>min_profit=N</code>, это одно и то же: прибыль валуйной ставки — её перевес). Или просто /filter — пошаговый конструктор.',
+    'Одной строкой: <code>/filter &lt;сервис&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (названия или id: /sports, /bookmakers) (валуйные: <code>min_overvalue=N</code> или <code>min_profit=N</code>, это одно и то же: прибыль валуйной ставки — её перевес). Или просто /filter — пошаговый конструктор.',
   coverage_now: '📡 Покрытие: {list}.',
   coverage_tradeoff:
     '⚖️ Ключ даёт ограниченное число токенов в час, и сервисы делят его: {list} времени. Лайв-сервисы идут первыми.',
@@ -323,4 +326,33 @@ export const ru: Record<MessageKey, string> = {
   lookup_id_again: 'Отправьте другой id или /cancel.',
   lookup_not_asked: '⏳ Сейчас я не смог поискать <code>{id}</code>: {reason}. Это не «не найдено»: попробуйте через минуту.',
   lookup_not_asked_wait: '⏳ Сейчас я не смог поискать <code>{id}</code>: {reason}; лимит освободится через {wait}. Это не «не найдено»: попробуйте тогда.',
+
+  // botux: choices that cannot fail silently
+  names_need_lists: 'Списки видов спорта и букмекеров сейчас недоступны, поэтому я не могу прочитать название «{value}» в {option}=. Укажите id или попробуйте через минуту.',
+  unknown_sport_name: '«{value}» — такого вида спорта я не знаю. /sports покажет виды спорта и их id.',
+  unknown_sport_guess: '«{value}» — такого вида спорта я не знаю. Может быть, {list}? (/sports покажет все.)',
+  unknown_bookmaker_name: '«{value}» — такого букмекера я не знаю. /bookmakers покажет букмекеров и их id.',
+  unknown_bookmaker_guess: '«{value}» — такого букмекера я не знаю. Может быть, {list}? (/bookmakers покажет всех.)',
+  warn_one_bookmaker_arb: '⚠️ Вилка — это ставки у двух и более букмекеров, а в этом фильтре только {name}: оповещений не будет никогда. Добавьте ещё букмекера или не выбирайте никого (= все).',
+  warn_one_bookmaker_middle: '⚠️ Коридор — это ставки у двух букмекеров, а в этом фильтре только {name}: оповещений не будет никогда. Добавьте ещё букмекера или не выбирайте никого (= все).',
+  warn_arb_odds: '⚠️ Когда все коэффициенты не выше {max}, вилки не бывает (где-то коэффициент должен быть выше 2): оповещений не будет никогда. Поднимите максимальный коэффициент.',
+  warn_middle_odds: '⚠️ Когда все коэффициенты не выше {max}, коридор при промахе в минусе, так что минимальная прибыль выше 0 % не совпадёт никогда. Поднимите максимальный коэффициент или начните прибыль с 0 % или ниже.',
+  warn_no_live_bookmaker: '⚠️ Ни один из выбранных букмекеров ({list}) не работает в лайве, так что этот лайв-фильтр не даст оповещений. Добавьте лайв-букмекера или не выбирайте никого (= все).',
+  status_silent: 'ℹ️ Больше часа без оповещений: {why}.',
+  status_silent_never: 'ℹ️ Больше часа без оповещений, и этот фильтр их не даст:',
+  why_paused: 'фильтр на паузе (/resume)',
+  why_snoozed: 'оповещения отложены',
+  why_not_polled: 'сейчас он не читается (бюджет вашего ключа уходит сначала другим сервисам; /filters покажет их)',
+  why_errors: 'последние чтения не удались ({error})',
+  why_no_reads: 'за последний час не удалось ни одно чтение',
+  why_quiet: 'тихие часы ({from}–{to}) придерживают оповещения и присылают их одной сводкой',
+  why_nothing_new: 'чтения работают, но ничего нового под ваш фильтр не подошло. Чтобы видеть больше, расширьте его: /filters → ✏️ Изменить',
+  list_sports_title: '🏟 <b>Виды спорта</b> — название и id, для <code>/filter … sports=football</code> или <code>sports=1</code>:',
+  list_bookmakers_title: '🏦 <b>Букмекеры</b> — название и id, для <code>/filter … bookmakers=pinnacle</code> или <code>bookmakers=7</code>:',
+  list_live_mark: '🔴 = есть в лайве.',
+  lists_unavailable: 'Списки сейчас недоступны. Попробуйте через минуту.',
+  list_no_match: 'Нет названий, похожих на «{value}». Отправьте /bookmakers без слов, чтобы увидеть весь список.',
+  fb_odds_valuebet: '🎯 <b>Коэффициент ставки.</b> Отправьте минимум (например <code>1.5</code>) или диапазон (например <code>1.5-3.5</code>).',
+  ask_stake_amount_valuebet: 'Отправьте сумму ставки на этот валуй (ваш банк — {bankroll}):',
+  stake_used_valuebet: '💰 Ставка {amount} по коэффициенту {odds} вернёт {payout}, если сыграет ({profit}).',
 };

@@ -4,6 +4,8 @@
  */
 import { Composer } from 'grammy';
 import { formatCard } from '../../alerts/format.js';
+import { fmtMoney, fmtOdds, printedOdds } from '../../alerts/printed.js';
+import type { Opportunity } from '../../service/opportunity.js';
 import { html } from '../../locales/i18n.js';
 import { parseService, type Service } from '../../service/services.js';
 import { lookup, type LookupRequest, type LookupResult } from '../actions/lookup.js';
@@ -47,8 +49,12 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
     }
     case 'found': {
       const names = await namesForLang(rt, ctx.lang);
-      const view = viewFor(ctx.user, ctx.lang, rt.clock.now(), bankroll);
-      const notes: string[] = [];
+      const [first] = result.items;
+      // A valuebet is one bet: "another amount" is that bet's stake, said above the card (whose
+      // Kelly line stays about the bankroll); an arb's or middle's card splits the amount itself.
+      const oneBet = bankroll !== undefined && first?.kind === 'valuebets' ? valuebetStakeLine(t, first, bankroll) : undefined;
+      const view = viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined);
+      const notes: string[] = oneBet === undefined ? [] : [oneBet];
       if (req.what === 'event') notes.push(t('event_items', { id: req.id, n: result.items.length }));
       if (result.source === 'latest') notes.push(t('from_latest'));
       if (result.items.length > MAX_CARDS) notes.push(t('more_items', { n: result.items.length - MAX_CARDS }));
@@ -108,6 +114,20 @@ export async function acceptLookupId(rt: BotRuntime, ctx: BotContext, text: stri
   const chatId = ctx.chat.id;
   const userId = ctx.from.id;
   if (await runLookup(rt, ctx, what, args, ctx.t('lookup_id_again'))) rt.pending.clear(chatId, userId);
+}
+
+/** "A bet of 1000 at 2.10 returns 2100 if it wins (+1100)", from the printed odds; undefined when they are hidden. */
+function valuebetStakeLine(t: BotContext['t'], item: Opportunity, amount: number): string | undefined {
+  const odds = item.legs[0]?.odds;
+  if (item.masked || odds === undefined || odds === null || !Number.isFinite(odds) || odds <= 1) return undefined;
+  const shown = printedOdds(odds);
+  const payout = amount * shown;
+  return t('stake_used_valuebet', {
+    amount: fmtMoney(amount, { whole: true }),
+    odds: fmtOdds(odds),
+    payout: fmtMoney(payout),
+    profit: fmtMoney(payout - amount, { signed: true }),
+  });
 }
 
 export function lookupFeature(rt: BotRuntime): Composer<BotContext> {
