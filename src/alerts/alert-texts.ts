@@ -71,6 +71,8 @@ export interface AlertTexts {
   gone(kind: Kind, duration: string): string;
   /** Card footer: id, service and how long ago the service found it. */
   cardFooter(id: string, service: string, foundAgo: string | undefined): string;
+  /** The alert's last line: its id (markup given), to copy for /item. */
+  idLine(id: string): string;
   buttons: { event: string; stakes: string; mute: string; snooze: string };
 }
 
@@ -126,6 +128,7 @@ const en: AlertTexts = {
   moreLegs: (n) => `… and ${n} more`,
   gone: (_kind, d) => `⛔ Gone after ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
+  idLine: (id) => `🆔 ${id} · for /item`,
   buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h' },
 };
 
@@ -187,6 +190,7 @@ const ru: AlertTexts = {
   moreLegs: (n) => `… и ещё ${n}`,
   gone: (kind, d) => `⛔ ${RU_GONE[kind]} через ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
+  idLine: (id) => `🆔 ${id} · для /item`,
   buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч' },
 };
 

@@ -58,6 +58,16 @@ export interface RenderedAlert {
 /** Telegram's limit on a message's text. */
 export const TELEGRAM_TEXT_MAX = 4096;
 
+/** The item id, tap-to-copy (Telegram copies a <code> span on a tap). */
+function idCode(item: Opportunity): string {
+  return `<code>${escapeHtml(clipText(item.id, 64))}</code>`;
+}
+
+/** Every alert ends with its id, so the user knows what /item takes. */
+function idLine(item: Opportunity, t: ReturnType<typeof alertTexts>): string {
+  return t.idLine(idCode(item));
+}
+
 /** Joins blocks with one empty line between non-empty blocks. */
 function joinBlocks(blocks: string[][]): string {
   return blocks
@@ -105,6 +115,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
         [`<b>${escapeHtml(t.gone(last.kind, formatDuration(state.livedMs, view.lang)))}</b>`],
         strike([headline(ctx), ...eventLines(ctx)]),
         strike(legLines(ctx, 'none')),
+        strike([idLine(last, t)]),
       ]);
     });
     return { text, buttons: alertButtons(last, t, 'gone') };
@@ -117,6 +128,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
       [headline(ctx), ...eventLines(ctx), ...(changed ? [changed] : [])],
       legLines(ctx, prev ? 'prev' : 'service'),
       mathsLines(ctx),
+      [idLine(item, t)],
     ]);
   });
   return { text, buttons: alertButtons(item, t, state.state) };
@@ -134,7 +146,7 @@ export function formatCard(item: Opportunity, names: Names, view: AlertView): st
       item.createdAt !== undefined && item.createdAt <= view.now
         ? formatDuration(view.now - item.createdAt, view.lang)
         : undefined;
-    const footer = t.cardFooter(`<code>${escapeHtml(clipText(item.id, 64))}</code>`, item.service, found);
+    const footer = t.cardFooter(idCode(item), item.service, found);
     return joinBlocks([[headline(ctx), ...eventLines(ctx)], legLines(ctx, 'service'), mathsLines(ctx), [footer]]);
   });
 }

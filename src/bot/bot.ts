@@ -27,6 +27,7 @@ import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
 import { booksFeature } from './features/books.js';
 import { lookupFeature } from './features/lookup.js';
+import { listsFeature } from './features/lists.js';
 import { membershipFeature, returningUserFeature } from './features/membership.js';
 import { pauseFeature } from './features/pause.js';
 import { pendingInputFeature } from './features/pending-input.js';
@@ -129,6 +130,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     statusFeature(rt),
     settingsFeature(rt),
     lookupFeature(rt),
+    listsFeature(rt),
     alertActionsFeature(rt),
     forgetFeature(rt),
     booksFeature(rt),

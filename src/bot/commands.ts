@@ -15,6 +15,8 @@ const MENU: [command: string, description: MessageKey][] = [
   ['books', 'cmd_books'],
   ['item', 'cmd_item'],
   ['event', 'cmd_event'],
+  ['sports', 'cmd_sports'],
+  ['bookmakers', 'cmd_bookmakers'],
   ['forget', 'cmd_forget'],
   ['cancel', 'cmd_cancel'],
 ];

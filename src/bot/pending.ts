@@ -1,6 +1,6 @@
 /**
  * The bot's only session state: what a plain message from this user in this chat is expected
- * to answer (the access key, the secret, a stake amount). Kept in memory, keyed by chat and user,
+ * to answer (the access key, the secret, a stake amount, the id for /item or /event). Kept in memory, keyed by chat and user,
  * expiring on the injected clock. It never holds a secret: the secret is consumed by the
  * message handler that receives it.
  */
@@ -10,7 +10,9 @@ import type { Service } from '../service/services.js';
 export type PendingInput =
   | { kind: 'connect-key'; service: Service }
   | { kind: 'connect-secret'; service: Service; accessKey: string }
-  | { kind: 'stake-amount'; service: Service; itemId: string; ownerId: number };
+  | { kind: 'stake-amount'; service: Service; itemId: string; ownerId: number }
+  /** /item or /event sent without an id: the next message is the id. */
+  | { kind: 'lookup-id'; what: 'item' | 'event' };
 
 /** How long a question waits for its answer. */
 export const PENDING_TTL_MS = 10 * 60_000;

@@ -26,6 +26,8 @@ export const en = {
   cmd_event: 'Show the opportunities of one event',
   cmd_forget: 'Delete your key and everything stored about you',
   cmd_cancel: 'Stop the current step',
+  cmd_sports: 'Sports: names and ids for /filter',
+  cmd_bookmakers: 'Bookmakers: names and ids for /filter',
 
   // Start and help
   start_intro:
@@ -40,6 +42,7 @@ export const en = {
     '/pause, /resume — all filters, or <code>/pause arbs_live</code>\n' +
     '/settings — language, time zone, bankroll, quiet hours, where alerts go\n' +
     '/item <code>&lt;item_id&gt;</code>, /event <code>&lt;event_id&gt;</code> — full cards\n' +
+    '/sports, /bookmakers — names and ids for /filter\n' +
     '/forget — delete everything stored about you\n' +
     '/cancel — stop the current step\n' +
     'Inline: type <code>@{bot} &lt;id or words&gt;</code> in any chat to share a card.',
@@ -73,13 +76,13 @@ export const en = {
 
   // Bad input
   too_long: 'That text is too long (at most {max} characters here).',
-  bad_number: '“{value}” is not a number. Use digits with a dot, like 1.5.',
+  bad_number: '“{value}” is not a number. Send digits, like {example}.',
   bad_range: '“{value}” is not a range. Send one number (from) or two (from-to), like 1.5-10.',
   range_reversed: 'The range is reversed: {min} is above {max}. Send the smaller number first.',
   negative_not_allowed: '{value} is negative; it must be {lowest} or more here.',
   value_too_low: '{value} is too low; it must be {lowest} or more.',
   value_too_high: '{value} is too high; it must be {highest} or less.',
-  must_be_positive: '{value} must be above zero.',
+  must_be_positive: '{value} must be above zero, like {example}.',
   odds_below_one: 'Odds of {value} are impossible: decimal odds are at least {lowest}.',
   unknown_service:
     '“{value}” is not a service. Use one of: arbs_prematch, arbs_live, middles_prematch, middles_live, valuebets_prematch, valuebets_live.',
@@ -88,14 +91,14 @@ export const en = {
   same_option_twice: 'For valuebets {first} and {second} are the same option (the overvalue, %): give one of them.',
   option_empty: 'The option {value} has no value.',
   option_not_for_service: 'The option {value} does not apply to {service}.',
-  bad_id_list: '{option}={value}: use ids separated by commas, like {option}=1,5,6.',
+  bad_id_list: '{option}={value}: use names or ids separated by commas, like {option}=1,5,6 (a name with spaces: ice_hockey).',
   unknown_sport_ids: 'Unknown sport ids: {ids}.',
   unknown_bookmaker_ids: 'Unknown bookmaker ids: {ids}.',
   bad_filter: 'These filter values do not fit together. Nothing was changed.',
   bad_id: '“{value}” is not a valid id (letters, digits, “.”, “_”, “:” and “-”, up to 100 characters).',
   bad_lang: '“{value}” is not a language I speak: English (en) or Russian (ru).',
-  bad_timezone: '“{value}” is not a time zone. Use an IANA name like Europe/Moscow, Asia/Tbilisi or UTC.',
-  bad_quiet: '“{value}” is not a time range. Send HH:MM-HH:MM (like 23:00-07:00) or “off”.',
+  bad_timezone: '“{value}” is not a time zone I know. Send a city (Berlin, Moscow), an offset (GMT+3, UTC-5) or an IANA name (Europe/Moscow).',
+  bad_quiet: '“{value}” is not a time range. Send two hours, like 23-7 or 23:00-07:00, or “off”.',
   quiet_same: 'Quiet hours from {value} to {value} would be empty. Use two different times.',
   bad_chat_target: '“{value}” is not a chat. Send “here”, a chat id like -1001234567890, or a public @username.',
 
@@ -146,7 +149,7 @@ export const en = {
   fb_save_auth: '❌ The service refused your key pair. Connect it again with /connect.',
   fb_save_failed: '⏳ The filter was not saved: {reason}. Please try again in a minute.',
   filter_usage:
-    'One line: <code>/filter &lt;service&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=ID,ID] [bookmakers=ID,ID]</code> (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). Or just /filter for the guided builder.',
+    'One line: <code>/filter &lt;service&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (names or ids: /sports, /bookmakers) (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). Or just /filter for the guided builder.',
   coverage_now: '📡 Coverage: {list}.',
   coverage_tradeoff:
     '⚖️ Your key allows a limited number of tokens an hour, so the services share it: {list} of the time. Live services come first.',
@@ -241,10 +244,10 @@ export const en = {
   set_quiet: '🌙 Quiet hours',
   set_alerts: '📨 Alerts go to',
   ask_lang: 'Which language?',
-  ask_tz: 'Send your time zone as an IANA name (like Europe/Moscow), or pick one:',
+  ask_tz: 'Send your city (like Berlin), an offset (like GMT+3) or an IANA name (like Europe/Moscow), or pick one:',
   ask_bankroll: 'Send your bankroll (the total to split between the legs of an arb), like 500:',
   ask_step: 'Stakes are rounded to a multiple of this step. Send a number or pick one:',
-  ask_quiet: 'Send quiet hours as HH:MM-HH:MM (like 23:00-07:00): alerts then wait and come as one summary. Or turn them off:',
+  ask_quiet: 'Send quiet hours like 23-7 or 23:00-07:00: alerts then wait and come as one summary. Or turn them off:',
   ask_alerts:
     'Where should alerts go? Send a group or channel id (like -1001234567890) or its public @username; I must be an admin there, and so must you. Or keep them here:',
   alerts_here: 'this chat',
@@ -295,7 +298,7 @@ export const en = {
   stake_private_unreachable: 'Open a private chat with me first (press Start there), then press this button again.',
   not_your_button: 'These buttons belong to someone else.',
   cap_connect: '⏳ You have made many key checks lately, and each one spends the service budget everyone shares. Nothing was saved; try /connect again in {wait}.',
-  cap_lookup: '⏳ Too many lookups in a short time (they spend the service budget your alerts need). Try again in {wait}.',
+  cap_lookup: '⏳ I could not look now: you made many lookups in a short time (each spends the service budget your alerts need). The limit frees in {wait}.',
   cap_filter: '⏳ Too many filter saves lately (each one spends the service budget your alerts need). Nothing was saved; try again in {wait}.',
   cap_inline: 'Too many searches: try again in {wait}',
   wait_s: '{n} {n#second|seconds}',
@@ -343,6 +346,48 @@ export const en = {
   // Admin
   stats_title: '📊 <b>Stats</b>',
   stats_line: '{name}: <b>{value}</b>',
+
+  // botux: input as people type it
+  bad_amount: '“{value}” is not an amount. Send digits, like {example} (spaces and thousands marks are fine: 1 000 000, 1,000).',
+  bad_tz_offset: '“{value}” is not an offset I can use. Send whole hours from UTC-12 to UTC+14 (like GMT+3), or your city (like Kolkata).',
+  tz_many_zones: '“{value}” has several time zones. Send your city, like {cities}.',
+  tz_saved: '🕒 Time zone: {zone} ({offset}), your time now is {time}.',
+
+  // botux: lookups say what happened
+  ask_item_id: '🆔 Which opportunity? Send its id: every alert shows it on its 🆔 line (tap it to copy). /cancel stops.',
+  ask_event_id: '📋 Which event? Send its id. (Under an alert, “📋 All for this event” does the same in one tap.) /cancel stops.',
+  lookup_id_again: 'Send another id, or /cancel.',
+  lookup_not_asked: '⏳ I could not look for <code>{id}</code> now: {reason}. That is not “not found”: try again in a minute.',
+  lookup_not_asked_wait: '⏳ I could not look for <code>{id}</code> now: {reason}; the limit frees in {wait}. That is not “not found”: try again then.',
+
+  // botux: choices that cannot fail silently
+  names_need_lists: 'The sports and bookmakers lists are not available right now, so I cannot read the name “{value}” in {option}=. Use ids, or try again in a minute.',
+  unknown_sport_name: '“{value}” is not a sport I know. /sports lists the sports with their ids.',
+  unknown_sport_guess: '“{value}” is not a sport I know. Did you mean {list}? (/sports lists them all.)',
+  unknown_bookmaker_name: '“{value}” is not a bookmaker I know. /bookmakers lists them with their ids.',
+  unknown_bookmaker_guess: '“{value}” is not a bookmaker I know. Did you mean {list}? (/bookmakers lists them all.)',
+  warn_one_bookmaker_arb: '⚠️ An arb takes bets at two or more bookmakers, and this filter names only {name}: it can never alert. Add another bookmaker, or select none (= all).',
+  warn_one_bookmaker_middle: '⚠️ A middle takes bets at two bookmakers, and this filter names only {name}: it can never alert. Add another bookmaker, or select none (= all).',
+  warn_arb_odds: '⚠️ With every odds at most {max}, no arb is possible (the legs’ odds would have to be above 2 somewhere): this filter can never alert. Raise the maximum odds.',
+  warn_middle_odds: '⚠️ With every odds at most {max}, a middle loses when it misses, so a minimum profit above 0 % can never match. Raise the maximum odds, or start the profit at 0 % or below.',
+  warn_no_live_bookmaker: '⚠️ None of the chosen bookmakers ({list}) is offered live, so this live filter can never alert. Add a live bookmaker, or select none (= all).',
+  status_silent: 'ℹ️ No alert for over an hour: {why}.',
+  status_silent_never: 'ℹ️ No alert for over an hour, and this filter cannot alert:',
+  why_paused: 'the filter is paused (/resume)',
+  why_snoozed: 'alerts are snoozed',
+  why_not_polled: 'it is not being read now (your key’s budget goes to other services first; /filters shows them)',
+  why_errors: 'the last reads failed ({error})',
+  why_no_reads: 'no read has worked in the last hour',
+  why_quiet: 'your quiet hours ({from}–{to}) hold alerts back and send them as one summary',
+  why_nothing_new: 'the reads work, but nothing new matched your filter. To see more, widen it: /filters → ✏️ Edit',
+  list_sports_title: '🏟 <b>Sports</b> — name and id, for <code>/filter … sports=football</code> or <code>sports=1</code>:',
+  list_bookmakers_title: '🏦 <b>Bookmakers</b> — name and id, for <code>/filter … bookmakers=pinnacle</code> or <code>bookmakers=7</code>:',
+  list_live_mark: '🔴 = offered live.',
+  lists_unavailable: 'The lists are not available right now. Please try again in a minute.',
+  list_no_match: 'No name matches “{value}”. Send /bookmakers alone for the whole list.',
+  fb_odds_valuebet: '🎯 <b>Odds of the bet.</b> Send the minimum (like <code>1.5</code>) or a range (like <code>1.5-3.5</code>).',
+  ask_stake_amount_valuebet: 'Send the amount to bet on this valuebet (your bankroll is {bankroll}):',
+  stake_used_valuebet: '💰 A bet of {amount} at {odds} returns {payout} if it wins ({profit}).',
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -68,7 +68,7 @@ describe('/filter <service> …', () => {
     ['/filter arbs_prematch colour=red', '“colour=red” is not an option'],
     ['/filter arbs_prematch min_profit=1 min_profit=2', 'given twice'],
     ['/filter arbs_prematch min_profit=', 'has no value'],
-    ['/filter arbs_prematch sports=1,x', 'use ids separated by commas'],
+    ['/filter arbs_prematch sports=1,,x', 'use names or ids separated by commas'],
     ['/filter arbs_prematch sports=1,999', 'Unknown sport ids: 999'],
     ['/filter arbs_prematch bookmakers=7,4242', 'Unknown bookmaker ids: 4242'],
     ['/filter valuebets_prematch max_profit=1', 'does not apply to valuebets_prematch'],

@@ -141,7 +141,7 @@ describe('a secret is never replaced, quoted or left behind', () => {
     await h.press(ALICE, alert, d);
     const pasted = 'Zx9-looks-like-a-secret-42';
     await h.say(ALICE, pasted);
-    expect(h.last(ALICE.id).text).toContain('is not a number');
+    expect(h.last(ALICE.id).text).toContain('is not an amount');
     for (const text of [`/settings tz ${pasted}`, `/settings lang ${pasted}`, `/pause ${pasted}`, `/item ${pasted}`, `/filter ${pasted}`, `/settings ${pasted} 1`]) {
       await h.say(ALICE, text);
     }
@@ -186,13 +186,13 @@ describe('per-user and per-key caps', () => {
     for (let i = 0; i < CAP_RULES.lookup.perUser; i++) await h.say(ALICE, '/item x1 arbs_prematch');
     await h.say(ALICE, '/item x1 arbs_prematch');
     expect(h.client.callsOf('readItem')).toHaveLength(CAP_RULES.lookup.perUser);
-    expect(h.last(ALICE.id).text).toMatch(/Too many lookups.*Try again in 1 minute\./);
+    expect(h.last(ALICE.id).text).toMatch(/I could not look now: you made many lookups.*The limit frees in 1 minute\./);
     // The alert's "all items" button counts as a lookup too.
     const ev = data({ type: 'event', service: 'arbs_prematch', eventId: 'e-x1' });
     const alert = await h.plant(ALICE.id, 'alert', [['All', ev]]);
     await h.press(ALICE, alert, ev);
     expect(h.client.callsOf('readEventItems')).toHaveLength(0);
-    expect(h.last(ALICE.id).text).toContain('Too many lookups');
+    expect(h.last(ALICE.id).text).toContain('you made many lookups');
 
     for (let i = 0; i < CAP_RULES.inline.perUser; i++) await h.handle(h.fake.inlineQuery(ALICE, 'x'));
     await h.handle(h.fake.inlineQuery(ALICE, 'x'));

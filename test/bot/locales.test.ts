@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { commandMenu, leadingCommand } from '../../src/bot/commands.js';
 import { maskKey } from '../../src/bot/ui/mask.js';
-import { parseChatTarget, parseQuietHours, parseRange, parseTimeZone } from '../../src/bot/parse/values.js';
+import { parseChatTarget, parseQuietHours, parseRange } from '../../src/bot/parse/values.js';
+import { parseTimeZone } from '../../src/bot/parse/time-zone.js';
 import { checkTelegramHtml } from '../../src/fake-telegram/server.js';
 import { en, type MessageKey } from '../../src/locales/en.js';
 import { html, pickLang, translator } from '../../src/locales/i18n.js';

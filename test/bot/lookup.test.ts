@@ -35,16 +35,14 @@ describe('/item and /event', () => {
     expect(last().text).toContain('No opportunity with the id <code>nope</code>');
     h.client.failNext('readItem', 'rate_limited', 10_000);
     await h.say(ALICE, '/item nope');
-    expect(last().text).toContain('request limit was reached');
+    expect(last().text).toContain('I could not look for <code>nope</code> now: the service’s request limit was reached; the limit frees in 10 seconds.');
   });
 
   it.each([
-    ['/item', 'Use <code>/item'],
     ['/item a b c', 'Use <code>/item'],
     ['/item <b>bad</b>', '“&lt;b&gt;bad&lt;/b&gt;” is not a valid id'],
     [`/item ${'x'.repeat(201)}`, 'too long'],
     ['/item a1 poker', '“poker” is not a service'],
-    ['/event', 'Use <code>/event'],
   ])('%s → a clear answer and no read', async (line, answer) => {
     await h.say(ALICE, line);
     expect(last().text).toContain(answer);
@@ -125,7 +123,7 @@ describe('alert buttons', () => {
     await h.press(ALICE, alert, d);
     expect(last().text).toContain('Send the amount to split (your bankroll is 100)');
     await h.say(ALICE, 'lots');
-    expect(last().text).toContain('“lots” is not a number');
+    expect(last().text).toContain('“lots” is not an amount. Send digits, like 500');
     await h.say(ALICE, '-10');
     expect(last().text).toContain('must be above zero');
     await h.say(ALICE, '1000');

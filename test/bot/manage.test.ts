@@ -180,7 +180,7 @@ describe('/settings in one line', () => {
     ['/settings tz Mars/Olympus', '“Mars/Olympus” is not a time zone'],
     ['/settings tz <b>x</b>', '“&lt;b&gt;x&lt;/b&gt;” is not a time zone'],
     ['/settings bankroll -5', 'must be above zero'],
-    ['/settings bankroll lots', '“lots” is not a number'],
+    ['/settings bankroll lots', '“lots” is not an amount. Send digits, like 500'],
     ['/settings step 0', 'must be above zero'],
     ['/settings quiet 23:00-23:00', 'would be empty'],
     ['/settings quiet 25:00-07:00', 'is not a time range'],

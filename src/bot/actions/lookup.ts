@@ -15,6 +15,11 @@ export type LookupResult =
   /** From the scheduler's latest list; `reason` is why the service read did not answer. */
   | { kind: 'found'; items: Opportunity[]; source: 'latest'; reason: ServiceErrorKind }
   | { kind: 'not_found'; reason: ServiceErrorKind }
+  /**
+   * No service answered (its limit, ours, a timeout): nothing is known about the id. `waitMs`
+   * is when the limit frees, when one said so.
+   */
+  | { kind: 'could_not_look'; reason: ServiceErrorKind; waitMs: number | undefined }
   | { kind: 'no_key' }
   /** The user's cap on lookups: nothing was read. */
   | { kind: 'capped'; waitMs: number }
@@ -50,6 +55,9 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
   const waitMs = rt.caps.take('lookup', user.id, ref.accessKey);
   if (waitMs > 0) return { kind: 'capped', waitMs };
   let reason: ServiceErrorKind = 'not_found';
+  // Services that gave an answer (found, or "no such id"): with none, "not found" would be a guess.
+  let answered = 0;
+  let waitFor: number | undefined;
   for (const service of services) {
     try {
       const opts = { priority: 'interactive', wait: false } as const;
@@ -58,12 +66,17 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
           ? [await rt.client.readItem(ref, service, req.id, opts)]
           : (await rt.client.readEventItems(ref, service, req.id, opts)).items;
       if (items.length > 0) return { kind: 'found', items, source: 'service' };
+      answered += 1;
     } catch (err) {
       if (!isServiceError(err)) throw err;
+      if (err.kind === 'not_found') answered += 1;
+      const retry = err.details.retryAfterMs;
+      if (err.kind === 'rate_limited' && retry !== undefined) waitFor = waitFor === undefined ? retry : Math.min(waitFor, retry);
       if (REASON_ORDER.indexOf(err.kind) > REASON_ORDER.indexOf(reason)) reason = err.kind;
     }
   }
   const latest = await fromLatest(rt, user.id, req, services);
   if (latest.length > 0) return { kind: 'found', items: latest, source: 'latest', reason };
+  if (answered === 0) return { kind: 'could_not_look', reason, waitMs: waitFor };
   return { kind: 'not_found', reason };
 }

@@ -10,14 +10,18 @@ import {
   MAX_BANKROLL,
   MAX_STEP,
   ok,
+  parseAmount,
   parseChatTarget,
   parseLang,
-  parsePositive,
   parseQuietHours,
-  parseTimeZone,
   type ChatTarget,
   type Parsed,
 } from '../parse/values.js';
+import { parseTimeZone } from '../parse/time-zone.js';
+
+/** Amounts a refusal shows as the right kind of answer. */
+export const BANKROLL_EXAMPLE = '500';
+const STEP_EXAMPLE = '0.5';
 
 export const SETTING_FIELDS = ['lang', 'tz', 'bankroll', 'step', 'quiet', 'alerts'] as const;
 export type SettingField = (typeof SETTING_FIELDS)[number];
@@ -69,11 +73,11 @@ export function parseSettingValue(field: Exclude<SettingField, 'alerts'>, text: 
       return r.ok ? ok({ field, value: r.value }) : r;
     }
     case 'bankroll': {
-      const r = parsePositive(text, MAX_BANKROLL);
+      const r = parseAmount(text, MAX_BANKROLL, BANKROLL_EXAMPLE);
       return r.ok ? ok({ field, value: r.value }) : r;
     }
     case 'step': {
-      const r = parsePositive(text, MAX_STEP);
+      const r = parseAmount(text, MAX_STEP, STEP_EXAMPLE);
       return r.ok ? ok({ field, value: r.value }) : r;
     }
     case 'quiet': {

@@ -18,6 +18,7 @@ import { dictionariesFor } from '../ui/cards.js';
 import { coverageList, coverageTradeOff, describeFilter, errorInWords, fmtNum } from '../ui/filter-text.js';
 import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
+import { neverMatches } from '../ui/filter-warnings.js';
 import { multiSelect } from './multi-select.js';
 import { askValue } from './ask-value.js';
 import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
@@ -31,7 +32,7 @@ export interface FilterConversationArgs {
   initial?: FilterSettings;
 }
 
-type Lists = { sports: [number, string][]; bookmakers: [number, string][] } | null;
+type Lists = { sports: [number, string][]; bookmakers: [number, string][]; live?: number[] } | null;
 
 function sortedEntries(map: Record<string, string>, lang: Lang): [number, string][] {
   return Object.entries(map)
@@ -85,7 +86,9 @@ export function createFilterConversation(rt: BotRuntime) {
 
     const lists: Lists = await conversation.external(async () => {
       const dicts = await dictionariesFor(rt, args.lang);
-      return dicts ? { sports: sortedEntries(dicts.sports, args.lang), bookmakers: sortedEntries(dicts.bookmakers, args.lang) } : null;
+      return dicts
+        ? { sports: sortedEntries(dicts.sports, args.lang), bookmakers: sortedEntries(dicts.bookmakers, args.lang), live: dicts.liveBookmakers }
+        : null;
     });
 
     if (lists && lists.sports.length > 0) {
@@ -114,7 +117,7 @@ export function createFilterConversation(rt: BotRuntime) {
       const buttons: { label: string; value: number | null }[] = [{ label: t('btn_any'), value: null }];
       if (editing && current !== null) buttons.push({ label: t('btn_keep', { value: `${fmtNum(current)} %` }), value: current });
       settings.minOvervalue = await askValue(conversation, ctx, t, t('fb_overvalue'), buttons, (text) => {
-        const n = parseNumber(text);
+        const n = parseNumber(text, '3');
         if (!n.ok) return n;
         const r = checkBounds(n.value, null, overvalueRules);
         return r.ok ? { ok: true, value: r.value.min } : r;
@@ -144,7 +147,9 @@ export function createFilterConversation(rt: BotRuntime) {
         value: { min: settings.minOdds, max: settings.maxOdds },
       });
     }
-    const odds = await askValue(conversation, ctx, t, t('fb_odds'), oddsButtons, (text) => parseRange(text, oddsRules));
+    // A valuebet is one bet: its question speaks of the odds of that bet, not of legs.
+    const oddsQuestion = t(kindOf(service) === 'valuebets' ? 'fb_odds_valuebet' : 'fb_odds');
+    const odds = await askValue(conversation, ctx, t, oddsQuestion, oddsButtons, (text) => parseRange(text, oddsRules));
     settings.minOdds = odds.min;
     settings.maxOdds = odds.max;
 
@@ -153,7 +158,7 @@ export function createFilterConversation(rt: BotRuntime) {
       if (editing && settings.hoursToStart !== null) {
         hourButtons.push({ label: t('btn_keep', { value: t('hours_n', { n: fmtNum(settings.hoursToStart) }) }), value: settings.hoursToStart });
       }
-      settings.hoursToStart = await askValue(conversation, ctx, t, t('fb_hours'), hourButtons, (text) => parsePositive(text, HOURS_MAX));
+      settings.hoursToStart = await askValue(conversation, ctx, t, t('fb_hours'), hourButtons, (text) => parsePositive(text, HOURS_MAX, '12'));
     } else {
       settings.hoursToStart = null;
     }
@@ -177,6 +182,8 @@ export function createFilterConversation(rt: BotRuntime) {
       : undefined;
     const names = namesFor(dicts, args.lang);
     const parts = [t('fb_summary', { service: serviceLabel(service, t) }), describeFilter(service, settings, names, t)];
+    const never = neverMatches(service, settings, t, names, lists?.live);
+    if (never.length > 0) parts.push(never.join('\n'));
     const tradeOff = coverageTradeOff(coverage.before, coverage.after, t);
     if (tradeOff) parts.push(tradeOff);
     const confirmId = await sendPrompt(ctx, parts.join('\n\n'), keyboard([[btn(t('btn_save'), { type: 'save' }), btn(t('btn_cancel'), { type: 'cancel' })]]));

@@ -70,8 +70,10 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
       const b = answer.button;
       if (b.type === 'done') break;
       if (b.type === 'all') {
+        // The closed prompt must read what was chosen: redraw it ("Nothing selected: All sports") without buttons.
         selected.clear();
-        break;
+        await editPrompt(answer.ctx, promptId, `${o.title}\n${t('ms_none_selected', { all: o.allLabel })}`, keyboard([]));
+        return [];
       }
       if (b.type === 'toggle' && known.has(b.id)) {
         if (selected.has(b.id)) selected.delete(b.id);

@@ -15,7 +15,7 @@ import {
 import type { ConvContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { fail, type Parsed } from '../parse/values.js';
-import { describeSettings } from '../ui/settings-text.js';
+import { describeSettings, zoneSavedText } from '../ui/settings-text.js';
 import { askValue, type ReadyAnswer } from './ask-value.js';
 import { btn, closePrompt, keyboard, sayOnClose, sendPrompt, waitAnswer, type Convo } from './prompt.js';
 
@@ -68,7 +68,7 @@ export function createSettingsConversation(rt: BotRuntime) {
 
     // "Saved" heads the next menu rather than going as a message of its own: a step then sends
     // at most three messages, which the chat's burst takes without a wait.
-    let saved = false;
+    let saved: string | undefined;
     for (;;) {
       const user: UserRecord | null = await conversation.external(() => rt.store.getUser(userId) ?? null);
       const menu = keyboard([
@@ -77,7 +77,7 @@ export function createSettingsConversation(rt: BotRuntime) {
         [btn(t('set_quiet'), { type: 'field', field: 'quiet' }), btn(t('set_alerts'), { type: 'field', field: 'alerts' })],
         [btn(t('btn_done'), { type: 'done' })],
       ]);
-      const head = saved ? `${t('setting_saved')}\n\n` : '';
+      const head = saved === undefined ? '' : `${saved}\n\n`;
       const menuId = await sendPrompt(ctx, `${head}${t('settings_title')}\n\n${describeSettings(user ?? undefined, t, lang)}`, menu);
       let field: SettingField | undefined;
       let answerCtx: ConvContext = ctx;
@@ -115,14 +115,15 @@ export function createSettingsConversation(rt: BotRuntime) {
         },
         chosenField === 'step' ? 4 : 3,
       );
-      await conversation.external(() => {
+      const now = await conversation.external(() => {
         applySetting(rt, userId, { chatId, lang }, change);
+        return rt.clock.now();
       });
       if (change.field === 'lang') {
         lang = change.value;
         t = translator(lang);
       }
-      saved = true;
+      saved = change.field === 'tz' ? zoneSavedText(change.value, t, now) : t('setting_saved');
     }
   };
 }

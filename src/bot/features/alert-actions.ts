@@ -12,9 +12,11 @@ import type { BotRuntime } from '../deps.js';
 import type { Store } from '../../store/port.js';
 import { refuseWhileSecretExpected } from '../flows.js';
 import type { PendingInput } from '../pending.js';
-import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
+import { MAX_BANKROLL, parseAmount } from '../parse/values.js';
+import { BANKROLL_EXAMPLE } from '../actions/settings.js';
 import { fmtNum } from '../ui/filter-text.js';
 import { serviceLabel } from '../../locales/services.js';
+import { kindOf } from '../../service/services.js';
 import { formatClockTime } from '../ui/time-words.js';
 import { sendLookupResult } from './lookup.js';
 
@@ -56,7 +58,7 @@ export async function ownsAlertNow(rt: AlertOwners, userId: number, chatId: numb
 /** The typed amount after "stakes for another amount": the card again with that bankroll. */
 export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: string, pending: Extract<PendingInput, { kind: 'stake-amount' }>): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
-  const amount = parsePositive(text, MAX_BANKROLL);
+  const amount = parseAmount(text, MAX_BANKROLL, BANKROLL_EXAMPLE);
   if (!amount.ok) {
     await ctx.reply(`${ctx.t(amount.problem.key, amount.problem.vars)}\n${ctx.t('stake_try_again')}`);
     return;
@@ -97,7 +99,9 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
       case 'stakes': {
         // The secret question stays open until it is answered or cancelled.
         if (await refuseWhileSecretExpected(rt, ctx)) return;
-        const question = ctx.t('ask_stake_amount', { bankroll: fmtNum(user?.bankroll ?? 100) });
+        // A valuebet is one bet: the amount is its stake, not a sum to split between legs.
+        const questionKey = kindOf(action.service) === 'valuebets' ? 'ask_stake_amount_valuebet' : 'ask_stake_amount';
+        const question = ctx.t(questionKey, { bankroll: fmtNum(user?.bankroll ?? 100) });
         const privateChat = user?.chatId ?? userId;
         const input = { kind: 'stake-amount', service: action.service, itemId: action.itemId, ownerId: userId } as const;
         if (chatId === privateChat) {

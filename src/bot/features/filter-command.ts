@@ -7,6 +7,8 @@ import type { BotRuntime } from '../deps.js';
 import { parseFilterArgs } from '../parse/filter-args.js';
 import { dictionariesFor } from '../ui/cards.js';
 import { coverageTradeOff } from '../ui/filter-text.js';
+import { neverMatches } from '../ui/filter-warnings.js';
+import { namesFor } from '../../service/dictionaries-model.js';
 import { leaveFlows } from '../flows.js';
 
 export function filterFeature(rt: BotRuntime): Composer<BotContext> {
@@ -27,7 +29,9 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
     }
 
     const dicts = await dictionariesFor(rt, ctx.lang);
-    const parsed = parseFilterArgs(text, dicts);
+    // Names may be typed in English in any language (the service's own names are English).
+    const english = ctx.lang === 'en' ? undefined : rt.client.cachedDictionaries('en');
+    const parsed = parseFilterArgs(text, dicts, english);
     if (!parsed.ok) {
       await ctx.reply(`${ctx.t(parsed.problem.key, parsed.problem.vars)}\n\n${ctx.t('filter_usage')}`);
       return;
@@ -39,6 +43,8 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
     const parts = [saveOutcomeText(ctx.t, service, outcome, rt.scheduler.coverage(user.id))];
     const tradeOff = outcome.kind === 'saved' ? coverageTradeOff(before, planned, ctx.t) : undefined;
     if (tradeOff) parts.push(tradeOff);
+    const never = outcome.kind === 'saved' ? neverMatches(service, settings, ctx.t, namesFor(dicts, ctx.lang), dicts?.liveBookmakers) : [];
+    if (never.length > 0) parts.push(never.join('\n'));
     await ctx.reply(parts.join('\n\n'));
   });
 

@@ -1,12 +1,18 @@
-/** /item <item_id> [service] and /event <event_id> [service]: full cards from the service or the latest list. */
+/**
+ * /item <item_id> [service] and /event <event_id> [service]: full cards from the service or the
+ * latest list; without an id, the bot asks for it (a pending question).
+ */
 import { Composer } from 'grammy';
 import { formatCard } from '../../alerts/format.js';
+import { fmtMoney, fmtOdds, printedOdds } from '../../alerts/printed.js';
+import type { Opportunity } from '../../service/opportunity.js';
 import { html } from '../../locales/i18n.js';
 import { parseService, type Service } from '../../service/services.js';
 import { lookup, type LookupRequest, type LookupResult } from '../actions/lookup.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
-import { clipEcho, parseId } from '../parse/values.js';
+import { clipEcho, clipId, parseId } from '../parse/values.js';
+import { leaveFlows } from '../flows.js';
 import { namesForLang, viewFor } from '../ui/cards.js';
 import { errorInWords } from '../ui/filter-text.js';
 import { quietly } from '../ui/quietly.js';
@@ -25,19 +31,30 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
     case 'capped':
       await ctx.reply(t('cap_lookup', { wait: waitWords(result.waitMs, t) }));
       return;
+    case 'could_not_look': {
+      const vars = { id: clipId(req.id), reason: html(errorInWords(result.reason, t)) };
+      await ctx.reply(
+        result.waitMs === undefined ? t('lookup_not_asked', vars) : t('lookup_not_asked_wait', { ...vars, wait: waitWords(result.waitMs, t) }),
+      );
+      return;
+    }
     case 'need_service':
       await ctx.reply(t('lookup_need_service'));
       return;
     case 'not_found': {
-      const base = t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: clipEcho(req.id) });
+      const base = t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: clipId(req.id) });
       const why = result.reason === 'not_found' ? '' : `\n${t('lookup_reason', { reason: html(errorInWords(result.reason, t)) })}`;
       await ctx.reply(`${base}${why}`);
       return;
     }
     case 'found': {
       const names = await namesForLang(rt, ctx.lang);
-      const view = viewFor(ctx.user, ctx.lang, rt.clock.now(), bankroll);
-      const notes: string[] = [];
+      const [first] = result.items;
+      // A valuebet is one bet: "another amount" is that bet's stake, said above the card (whose
+      // Kelly line stays about the bankroll); an arb's or middle's card splits the amount itself.
+      const oneBet = bankroll !== undefined && first?.kind === 'valuebets' ? valuebetStakeLine(t, first, bankroll) : undefined;
+      const view = viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined);
+      const notes: string[] = oneBet === undefined ? [] : [oneBet];
       if (req.what === 'event') notes.push(t('event_items', { id: req.id, n: result.items.length }));
       if (result.source === 'latest') notes.push(t('from_latest'));
       if (result.items.length > MAX_CARDS) notes.push(t('more_items', { n: result.items.length - MAX_CARDS }));
@@ -60,32 +77,82 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
   }
 }
 
+type LookupWhat = 'item' | 'event';
+
+/**
+ * Runs /item or /event with its words (id and optional service). False when the words were not
+ * usable: the reason was said, nothing was read.
+ */
+async function runLookup(rt: BotRuntime, ctx: BotContext, what: LookupWhat, args: string[], again: string): Promise<boolean> {
+  const id = parseId(args[0] ?? '');
+  if (!id.ok) {
+    await ctx.reply(`${ctx.t(id.problem.key, id.problem.vars)}\n\n${again}`);
+    return false;
+  }
+  let service: Service | undefined;
+  if (args[1] !== undefined) {
+    service = parseService(args[1]);
+    if (!service) {
+      await ctx.reply(`${ctx.t('unknown_service', { value: clipEcho(args[1]) })}\n\n${again}`);
+      return false;
+    }
+  }
+  await quietly(ctx.log, 'showing "typing"', () => ctx.replyWithChatAction('typing'));
+  const req: LookupRequest = { what, id: id.value, service };
+  await sendLookupResult(rt, ctx, req, await lookup(rt, ctx.user, req));
+  return true;
+}
+
+/** The id typed after a bare /item or /event: looked up, or the question stays open with the reason. */
+export async function acceptLookupId(rt: BotRuntime, ctx: BotContext, text: string, what: LookupWhat): Promise<void> {
+  if (!ctx.chat || !ctx.from) return;
+  const args = text.trim().split(/\s+/).filter(Boolean);
+  if (args.length === 0 || args.length > 2) {
+    await ctx.reply(ctx.t(what === 'item' ? 'ask_item_id' : 'ask_event_id'));
+    return;
+  }
+  const chatId = ctx.chat.id;
+  const userId = ctx.from.id;
+  if (await runLookup(rt, ctx, what, args, ctx.t('lookup_id_again'))) rt.pending.clear(chatId, userId);
+}
+
+/** "A bet of 1000 at 2.10 returns 2100 if it wins (+1100)", from the printed odds; undefined when they are hidden. */
+function valuebetStakeLine(t: BotContext['t'], item: Opportunity, amount: number): string | undefined {
+  const odds = item.legs[0]?.odds;
+  if (item.masked || odds === undefined || odds === null || !Number.isFinite(odds) || odds <= 1) return undefined;
+  const shown = printedOdds(odds);
+  const payout = amount * shown;
+  return t('stake_used_valuebet', {
+    amount: fmtMoney(amount, { whole: true }),
+    odds: fmtOdds(odds),
+    payout: fmtMoney(payout),
+    profit: fmtMoney(payout - amount, { signed: true }),
+  });
+}
+
 export function lookupFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
-  const handle = (what: 'item' | 'event') => async (ctx: BotContext & { match: string }) => {
+  const handle = (what: LookupWhat) => async (ctx: BotContext & { match: string }) => {
     const args = ctx.match.trim().split(/\s+/).filter(Boolean);
     const usage = ctx.t(what === 'item' ? 'item_usage' : 'event_usage');
-    if (args.length === 0 || args.length > 2) {
+    if (args.length === 0) {
+      // Like every other command without its words: a question instead of a usage line.
+      if (!ctx.chat || !ctx.from) return;
+      await leaveFlows(rt, ctx, { quiet: true });
+      if (!ctx.user?.key) {
+        await ctx.reply(ctx.t('need_key'));
+        return;
+      }
+      rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'lookup-id', what });
+      await ctx.reply(ctx.t(what === 'item' ? 'ask_item_id' : 'ask_event_id'));
+      return;
+    }
+    if (args.length > 2) {
       await ctx.reply(usage);
       return;
     }
-    const id = parseId(args[0] ?? '');
-    if (!id.ok) {
-      await ctx.reply(`${ctx.t(id.problem.key, id.problem.vars)}\n\n${usage}`);
-      return;
-    }
-    let service: Service | undefined;
-    if (args[1] !== undefined) {
-      service = parseService(args[1]);
-      if (!service) {
-        await ctx.reply(ctx.t('unknown_service', { value: clipEcho(args[1]) }));
-        return;
-      }
-    }
-    await quietly(ctx.log, 'showing "typing"', () => ctx.replyWithChatAction('typing'));
-    const req: LookupRequest = { what, id: id.value, service };
-    await sendLookupResult(rt, ctx, req, await lookup(rt, ctx.user, req));
+    await runLookup(rt, ctx, what, args, usage);
   };
 
   composer.command('item', handle('item'));

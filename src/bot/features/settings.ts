@@ -5,7 +5,7 @@ import type { BotContext } from '../context.js';
 import { SETTINGS_CONVERSATION, type SettingsConversationArgs } from '../conversations/settings.js';
 import type { BotRuntime } from '../deps.js';
 import { clipEcho, type Parsed } from '../parse/values.js';
-import { describeSettings } from '../ui/settings-text.js';
+import { describeSettings, zoneSavedText } from '../ui/settings-text.js';
 import { leaveFlows } from '../flows.js';
 
 export function settingsFeature(rt: BotRuntime): Composer<BotContext> {
@@ -45,7 +45,8 @@ export function settingsFeature(rt: BotRuntime): Composer<BotContext> {
     }
     const updated = applySetting(rt, ctx.from.id, { chatId: ctx.chat.id, lang: ctx.lang }, change.value);
     if (change.value.field === 'lang') ctx.setLang(change.value.value);
-    await ctx.reply(`${ctx.t('setting_saved')}\n\n${describeSettings(updated, ctx.t, ctx.lang)}`);
+    const saved = change.value.field === 'tz' ? zoneSavedText(change.value.value, ctx.t, rt.clock.now()) : ctx.t('setting_saved');
+    await ctx.reply(`${saved}\n\n${describeSettings(updated, ctx.t, ctx.lang)}`);
   });
 
   return composer;

@@ -1,10 +1,16 @@
-/** /status: per service, active or paused and why, coverage, the last good read, alert and error. */
+/**
+ * /status: per service, active or paused and why, coverage, the last good read, alert and error,
+ * and why a service has alerted nothing for an hour.
+ */
 import { Composer } from 'grammy';
 import { SERVICES } from '../../service/services.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { errorInWords, filterState, intervalWords, sharePct } from '../ui/filter-text.js';
 import { maskKey } from '../ui/mask.js';
+import { dictionariesFor } from '../ui/cards.js';
+import { silenceLines } from '../ui/silence.js';
+import { namesFor } from '../../service/dictionaries-model.js';
 import { serviceLabel } from '../../locales/services.js';
 import { formatClockTime, formatWhen } from '../ui/time-words.js';
 
@@ -24,6 +30,8 @@ export function statusFeature(rt: BotRuntime): Composer<BotContext> {
     const blocks = [t('status_key', { key: maskKey(user.key.accessKey), when: formatClockTime(user.key.connectedAt, zone, ctx.lang) })];
     if (services.length === 0) blocks.push(t('next_filter'));
     const coverage = rt.scheduler.coverage(user.id);
+    const dicts = services.length > 0 ? await dictionariesFor(rt, ctx.lang) : undefined;
+    const names = namesFor(dicts, ctx.lang);
     for (const s of services) {
       const record = user.filters[s];
       if (!record) continue;
@@ -43,6 +51,7 @@ export function statusFeature(rt: BotRuntime): Composer<BotContext> {
       lines.push(`${t('status_last_alert')}: ${formatWhen(status?.lastAlertAt, now, zone, ctx.lang, t)}`);
       const err = status?.lastError;
       lines.push(`${t('status_last_error')}: ${err ? `${errorInWords(err.kind, t)} — ${formatWhen(err.at, now, zone, ctx.lang, t)}` : t('none')}`);
+      lines.push(...silenceLines(user, s, cov, now, t, names, dicts?.liveBookmakers));
       blocks.push(lines.join('\n'));
     }
     await ctx.reply(blocks.join('\n\n'));

@@ -1,8 +1,9 @@
 /**
  * The one-line filter command, parsed strictly:
  * `/filter <service> [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N]
- *  [sports=ID,ID] [bookmakers=ID,ID] [min_overvalue=N]`. Also the bounds both the one-line form
- * and the builder check against.
+ *  [sports=ID,ID] [bookmakers=ID,ID] [min_overvalue=N]`. Sports and bookmakers may be named instead
+ * of numbered (`sports=football,tennis bookmakers=pinnacle,bet365`), in the user's language or in
+ * English. Also the bounds both the one-line form and the builder check against.
  *
  * A valuebet's profit is its overvalue, so for valuebets `min_profit` is accepted as another name
  * of `min_overvalue` (giving both is refused: which one was meant?).
@@ -11,6 +12,7 @@ import { z } from 'zod';
 import type { Dictionaries } from '../../service/dictionaries-model.js';
 import { defaultFilter, filterSettingsSchema, type FilterSettings } from '../../service/filter-model.js';
 import { isLive, kindOf, parseService, type Service } from '../../service/services.js';
+import { matchName } from './dict-names.js';
 import { checkBounds, clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, type Parsed, type RangeRules } from './values.js';
 
 export const HOURS_MAX = 24 * 365;
@@ -27,10 +29,11 @@ export const overvalueRules: RangeRules = { lowest: 0, highest: 1000, lowKey: 'n
 const OPTION_NAMES = ['min_profit', 'max_profit', 'min_odds', 'max_odds', 'hours', 'sports', 'bookmakers', 'min_overvalue'] as const;
 type OptionName = (typeof OPTION_NAMES)[number];
 const optionName = z.enum(OPTION_NAMES);
-const idList = z
+/** "1,5,football,bet_365": ids and names, separated by commas ("_" stands for a space in a name). */
+const idOrNameList = z
   .string()
-  .regex(/^\d{1,9}(,\d{1,9})*$/)
-  .transform((s) => [...new Set(s.split(',').map(Number))]);
+  .regex(/^[\p{L}\p{N}_.'&+-]{1,40}(,[\p{L}\p{N}_.'&+-]{1,40})*$/u)
+  .transform((s) => s.split(','));
 
 export interface FilterCommand {
   service: Service;
@@ -43,8 +46,36 @@ function unknownIds(ids: number[], known: Record<string, string> | undefined): n
   return ids.filter((id) => known[String(id)] === undefined);
 }
 
-/** Parses the text after `/filter`. `dicts`, when loaded, is used to reject unknown ids. */
-export function parseFilterArgs(text: string, dicts: Dictionaries | undefined): Parsed<FilterCommand> {
+/**
+ * The ids of a sports or bookmakers list: numbers as they are, names looked up in `dicts` (the
+ * user's language) and `alt` (English), a near miss refused with "did you mean".
+ */
+function resolveList(name: 'sports' | 'bookmakers', words: string[], dicts: Dictionaries | undefined, alt: Dictionaries | undefined): Parsed<number[]> {
+  const ids: number[] = [];
+  const lists = [dicts?.[name], alt?.[name]].filter((d): d is Record<string, string> => d !== undefined && Object.keys(d).length > 0);
+  for (const word of words) {
+    if (/^\d{1,9}$/.test(word)) {
+      ids.push(Number(word));
+      continue;
+    }
+    if (lists.length === 0) return fail('names_need_lists', { option: name, value: clipEcho(word) });
+    const match = matchName(word.replace(/_/g, ' '), lists);
+    if (match.ok) {
+      ids.push(match.id);
+      continue;
+    }
+    const sport = name === 'sports';
+    if (match.suggestions.length === 0) return fail(sport ? 'unknown_sport_name' : 'unknown_bookmaker_name', { value: clipEcho(word) });
+    return fail(sport ? 'unknown_sport_guess' : 'unknown_bookmaker_guess', { value: clipEcho(word), list: match.suggestions.join(', ') });
+  }
+  return ok([...new Set(ids)]);
+}
+
+/**
+ * Parses the text after `/filter`. `dicts` (the user's language), when loaded, is used to reject
+ * unknown ids and to read names; `alt` (English) reads names too.
+ */
+export function parseFilterArgs(text: string, dicts: Dictionaries | undefined, alt?: Dictionaries): Parsed<FilterCommand> {
   if (text.length > 4 * MAX_SHORT_TEXT) return fail('too_long', { max: 4 * MAX_SHORT_TEXT });
   const tokens = text.trim().split(/\s+/).filter(Boolean);
   const [first, ...rest] = tokens;
@@ -79,7 +110,7 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined): 
   const num = (name: OptionName): Parsed<number | null> => {
     const raw = seen.get(name);
     if (raw === undefined) return ok(null);
-    const n = parseNumber(raw);
+    const n = parseNumber(raw, name === 'hours' ? '12' : '1.5');
     return n.ok ? n : fail(n.problem.key, { ...n.problem.vars, option: name });
   };
 
@@ -109,7 +140,7 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined): 
   const hours = num('hours');
   if (!hours.ok) return hours;
   if (hours.value !== null) {
-    if (hours.value <= 0) return fail('must_be_positive', { value: clipEcho(String(hours.value)) });
+    if (hours.value <= 0) return fail('must_be_positive', { value: clipEcho(String(hours.value)), example: '12' });
     if (hours.value > HOURS_MAX) return fail('value_too_high', { value: clipEcho(String(hours.value)), highest: String(HOURS_MAX) });
     settings.hoursToStart = hours.value;
   }
@@ -126,13 +157,15 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined): 
   for (const name of ['sports', 'bookmakers'] as const) {
     const raw = seen.get(name);
     if (raw === undefined) continue;
-    const ids = idList.safeParse(raw);
-    if (!ids.success) return fail('bad_id_list', { option: name, value: clipEcho(raw) });
-    const unknown = unknownIds(ids.data, name === 'sports' ? dicts?.sports : dicts?.bookmakers);
+    const words = idOrNameList.safeParse(raw);
+    if (!words.success) return fail('bad_id_list', { option: name, value: clipEcho(raw) });
+    const ids = resolveList(name, words.data, dicts, alt);
+    if (!ids.ok) return ids;
+    const unknown = unknownIds(ids.value, name === 'sports' ? dicts?.sports : dicts?.bookmakers);
     if (unknown.length > 0) {
       return fail(name === 'sports' ? 'unknown_sport_ids' : 'unknown_bookmaker_ids', { ids: unknown.slice(0, 10).join(', ') });
     }
-    settings[name] = ids.data;
+    settings[name] = ids.value;
   }
 
   const checked = filterSettingsSchema.safeParse(settings);

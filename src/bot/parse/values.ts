@@ -4,7 +4,6 @@
  * nothing is changed on a bad input.
  */
 import { z } from 'zod';
-import { isValidTimeZone } from '../../alerts/time.js';
 import type { MessageKey, Vars } from '../../locales/i18n.js';
 import type { Lang } from '../../store/schema.js';
 
@@ -28,13 +27,76 @@ function toNumber(text: string): number {
   return Number(text.replace(',', '.'));
 }
 
-/** A plain decimal number ("1.5", "2,5", "-3"); no exponents, no units. */
-export function parseNumber(text: string): Parsed<number> {
+/** A plain decimal number ("1.5", "2,5", "-3"); no exponents, no units. `example` shows the right kind in a refusal. */
+export function parseNumber(text: string, example = '1.5'): Parsed<number> {
   const value = text.trim();
   if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
-  if (!numberText.safeParse(value).success) return fail('bad_number', { value: clipEcho(value) });
+  if (!numberText.safeParse(value).success) return fail('bad_number', { value: clipEcho(value), example });
   const n = toNumber(value);
-  return Number.isFinite(n) ? ok(n) : fail('bad_number', { value: clipEcho(value) });
+  return Number.isFinite(n) ? ok(n) : fail('bad_number', { value: clipEcho(value), example });
+}
+
+// Spaces people put between digit groups: plain, no-break, thin and narrow no-break; and "'" (1'000).
+const GROUP_SPACES = /[ \u00a0\u2009\u202f']/g;
+
+/**
+ * An amount of money as people write it: "1000", "1 000 000" (any space, thin or no-break too),
+ * "1,000", "1.000.000", "1,000.50", "1.000,50", "2,5". With both "." and "," the last one is the
+ * decimal mark; one mark followed by exactly three digits (after a first group that is not 0) is
+ * a thousands mark, since money has at most two decimals; several of the same mark are thousands
+ * marks. Anything else is refused, with `example` (an amount of the right kind) in the answer.
+ */
+export function parseAmount(text: string, highest: number, example: string): Parsed<number> {
+  const value = text.trim();
+  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  const refuse = (): Parsed<number> => fail('bad_amount', { value: clipEcho(value), example });
+  // Spaces only between digits: "1 000" yes, "1 ,5" or "- 5" no.
+  if (/\s|'/.test(value.replace(/(\d)[ \u00a0\u2009\u202f'](?=\d{3}(?!\d))/g, '$1'))) return refuse();
+  const compact = value.replace(GROUP_SPACES, '');
+  const m = /^([+-]?)(\d[\d.,]*)$/.exec(compact);
+  if (!m?.[2]) return refuse();
+  const sign = m[1] === '-' ? -1 : 1;
+  const body = m[2];
+  const dots = body.split('.').length - 1;
+  const commas = body.split(',').length - 1;
+  let intPart: string;
+  let fraction = '';
+  if (dots > 0 && commas > 0) {
+    const decimal = body.lastIndexOf('.') > body.lastIndexOf(',') ? '.' : ',';
+    const group = decimal === '.' ? ',' : '.';
+    const at = body.lastIndexOf(decimal);
+    if (body.slice(0, at).includes(decimal)) return refuse();
+    intPart = body.slice(0, at);
+    fraction = body.slice(at + 1);
+    if (!groupsOk(intPart, group)) return refuse();
+    intPart = intPart.split(group).join('');
+  } else if (dots + commas === 0) {
+    intPart = body;
+  } else {
+    const mark = dots > 0 ? '.' : ',';
+    const parts = body.split(mark);
+    const single = parts.length === 2;
+    const thousands = !single || (parts[1]?.length === 3 && !/^0/.test(parts[0] ?? ''));
+    if (thousands) {
+      if (!groupsOk(body, mark)) return refuse();
+      intPart = parts.join('');
+    } else {
+      intPart = parts[0] ?? '';
+      fraction = parts[1] ?? '';
+    }
+  }
+  if (!/^\d+$/.test(intPart) || !/^\d*$/.test(fraction) || (fraction === '' && /[.,]$/.test(body))) return refuse();
+  const n = sign * Number(fraction === '' ? intPart : `${intPart}.${fraction}`);
+  if (!Number.isFinite(n)) return refuse();
+  if (n <= 0) return fail('must_be_positive', { value: clipEcho(value), example });
+  if (n > highest) return fail('value_too_high', { value: clipEcho(value), highest: String(highest) });
+  return ok(n);
+}
+
+/** "1,000,000" split on `mark`: a first group of 1–3 digits, then groups of exactly 3. */
+function groupsOk(text: string, mark: string): boolean {
+  const [first, ...rest] = text.split(mark);
+  return /^\d{1,3}$/.test(first ?? '') && rest.every((g) => /^\d{3}$/.test(g));
 }
 
 /**
@@ -47,6 +109,20 @@ export const MAX_ECHO = 12;
 /** The user's own text as an error may quote it (escaped later by `t`): short text whole, else "…". */
 export function clipEcho(text: string): string {
   return text.length <= MAX_ECHO ? text : '…';
+}
+
+/** Longest id quoted whole; a longer one is quoted by its first 20 characters and "…". */
+export const MAX_ID_ECHO = 24;
+
+/**
+ * An id (already checked by `parseId`) as an answer quotes it. Ids of the shapes the service
+ * issues (event ids of digits, item ids of hex) are quoted, clipped at the end past MAX_ID_ECHO,
+ * so the user sees which id was meant. Any other text keeps the `clipEcho` rule: it may be a
+ * pasted secret, and a part of a secret must not be written back.
+ */
+export function clipId(id: string): string {
+  if (!/^[0-9A-Fa-f]+$/.test(id)) return clipEcho(id);
+  return id.length <= MAX_ID_ECHO ? id : `${id.slice(0, 20)}…`;
 }
 
 export interface RangeRules {
@@ -72,7 +148,7 @@ export function parseRange(text: string, rules: RangeRules): Parsed<{ min: numbe
 export function checkBounds(min: number, max: number | null, rules: RangeRules): Parsed<{ min: number; max: number | null }> {
   for (const v of [min, max]) {
     if (v === null) continue;
-    if (!Number.isFinite(v)) return fail('bad_number', { value: clipEcho(String(v)) });
+    if (!Number.isFinite(v)) return fail('bad_number', { value: clipEcho(String(v)), example: '1.5' });
     if (v < rules.lowest) return fail(rules.lowKey, { value: clipEcho(String(v)), lowest: String(rules.lowest) });
     if (v > rules.highest) return fail('value_too_high', { value: clipEcho(String(v)), highest: String(rules.highest) });
   }
@@ -80,11 +156,11 @@ export function checkBounds(min: number, max: number | null, rules: RangeRules):
   return ok({ min, max });
 }
 
-/** A positive number up to `highest` (hours to start, bankroll, rounding step). */
-export function parsePositive(text: string, highest: number): Parsed<number> {
-  const n = parseNumber(text);
+/** A positive number up to `highest` (hours to start); `example` shows the right kind in a refusal. */
+export function parsePositive(text: string, highest: number, example = '1.5'): Parsed<number> {
+  const n = parseNumber(text, example);
   if (!n.ok) return n;
-  if (n.value <= 0) return fail('must_be_positive', { value: clipEcho(String(n.value)) });
+  if (n.value <= 0) return fail('must_be_positive', { value: clipEcho(String(n.value)), example });
   if (n.value > highest) return fail('value_too_high', { value: clipEcho(String(n.value)), highest: String(highest) });
   return n;
 }
@@ -107,32 +183,20 @@ export function parseLang(text: string): Parsed<Lang> {
   return lang ? ok(lang) : fail('bad_lang', { value: clipEcho(text.trim()) });
 }
 
-/** An IANA time zone, returned in its canonical spelling ("europe/moscow" → "Europe/Moscow"). */
-export function parseTimeZone(text: string): Parsed<string> {
-  const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(value) || !isValidTimeZone(value)) {
-    return fail('bad_timezone', { value: clipEcho(value) });
-  }
-  try {
-    return ok(new Intl.DateTimeFormat('en', { timeZone: value }).resolvedOptions().timeZone);
-  } catch {
-    return fail('bad_timezone', { value: clipEcho(value) });
-  }
-}
-
 export const MAX_BANKROLL = 1_000_000_000;
 export const MAX_STEP = 1_000_000;
 
 const OFF_WORDS = new Set(['off', 'none', 'no', 'выкл', 'нет', 'выключить']);
-const hhmm = /^([01]?\d|2[0-3]):([0-5]\d)$/;
+// "23", "23:00", "7.30", "0730"? no: an hour, optionally with ":" or "." and minutes.
+const hhmm = /^([01]?\d|2[0-3])(?:[:.]([0-5]\d))?$/;
 
-/** "23:00-07:00" (over midnight is fine) or "off". */
+/** "23:00-07:00", "23-7", "23.00 – 7.00" (over midnight is fine), "с 23 до 7", or "off". */
 export function parseQuietHours(text: string): Parsed<{ from: string; to: string } | null> {
   const value = text.trim();
   if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
   if (OFF_WORDS.has(value.toLowerCase())) return ok(null);
-  const parts = value.split(/\s*(?:-|–|—)\s*/);
+  const words = /^(?:from|с)\s+(\S+)\s+(?:to|till|until|до|по)\s+(\S+)$/i.exec(value);
+  const parts = words ? [words[1] ?? '', words[2] ?? ''] : value.split(/\s*(?:-|–|—|\.\.)\s*/);
   if (parts.length !== 2) return fail('bad_quiet', { value: clipEcho(value) });
   const [a, b] = parts.map((p) => hhmm.exec(p));
   if (!a || !b) return fail('bad_quiet', { value: clipEcho(value) });

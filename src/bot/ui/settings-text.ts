@@ -2,6 +2,7 @@
 import type { Translate } from '../../locales/i18n.js';
 import type { UserRecord } from '../../store/schema.js';
 import { fmtNum } from './filter-text.js';
+import { localClock, offsetWords } from '../parse/time-zone.js';
 
 export function describeSettings(user: Readonly<UserRecord> | undefined, t: Translate, fallbackLang: 'en' | 'ru'): string {
   const lang = user?.lang ?? fallbackLang;
@@ -15,4 +16,9 @@ export function describeSettings(user: Readonly<UserRecord> | undefined, t: Tran
     `${t('set_quiet')}: ${quiet ? `${quiet.from}–${quiet.to}` : t('off')}`,
     `${t('set_alerts')}: ${target === null || target === undefined ? t('alerts_here') : t('alerts_chat', { id: target })}`,
   ].join('\n');
+}
+
+/** The zone just saved, said back in words: its name, its offset now and the user's clock now. */
+export function zoneSavedText(tz: string, t: Translate, now: number): string {
+  return t('tz_saved', { zone: tz, offset: offsetWords(tz, now), time: localClock(tz, now) });
 }
