@@ -24,6 +24,8 @@ export interface AlertView {
   now: number;
   /** Shown after amounts when set ("100 EUR"). */
   currency?: string;
+  /** The stakes are for an amount the user typed ("Other amount"), not for their bankroll. */
+  otherAmount?: boolean;
 }
 
 /** The icon before each kind's headline. */

@@ -14,6 +14,20 @@ const withCurrency = (amount: string, view: AlertView): string =>
 
 const cannot = (ctx: LineContext, r: CannotCompute): string => `<i>${ctx.t.cannotCompute[r.reason]}</i>`;
 
+/** How many decimals the legs' odds are printed with: 2, or 3 when any leg needs a third. */
+const oddsDecimals = (odds: readonly number[]): number => Math.max(2, ...odds.map((o) => fmtOdds(o).split('.')[1]?.length ?? 0));
+
+/**
+ * Break-even odds at the legs' own precision, so the line reads like the odds above it (1.97
+ * beside 2.25, not 1.962), rounded up: just below them the leg loses, so the printed figure is
+ * one the user can take.
+ */
+const fmtBreakEven = (value: number, decimals: number): string => {
+  if (!Number.isFinite(value)) return '—';
+  const f = 10 ** decimals;
+  return (Math.ceil(value * f - 1e-9) / f).toFixed(decimals);
+};
+
 /** The maths for the user's bankroll: stakes, outcomes, break-even, EV and Kelly. */
 export function mathsLines(ctx: LineContext): string[] {
   const { item, view, t } = ctx;
@@ -26,11 +40,15 @@ export function mathsLines(ctx: LineContext): string[] {
     return `${i + 1}) ${book}${fmtMoney(stake, { whole: true })} → ${fmtMoney(payout)}`;
   };
   const money = (amount: number) => withCurrency(fmtMoney(amount, { whole: true }), view);
+  // Every stake says what it is for: the bankroll, named, or the amount the user typed.
+  const basis = view.otherAmount ? money(view.bankroll) : t.bankrollAmount(money(view.bankroll));
+  const basisOver = view.otherAmount ? money(view.bankroll) : t.bankrollAmountOver(money(view.bankroll));
+  const decimals = oddsDecimals(odds);
   // The title never claims a total the stakes below do not add up to.
   const title = (r: ArbStakes): string => {
-    if (r.overBankroll) return t.stakesOverBankroll(money(view.bankroll), money(r.total));
+    if (r.overBankroll) return t.stakesOverBankroll(basisOver, money(r.total));
     const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
-    return sameCents ? t.stakesTitle(money(view.bankroll)) : t.stakesTitleTotal(money(view.bankroll), money(r.total));
+    return sameCents ? t.stakesTitle(basis) : t.stakesTitleTotal(basis, money(r.total));
   };
   // Long arbs list as many stakes as legs were listed, then say how many more.
   const capped = <T>(values: T[], render: (v: T, i: number) => string): string[] => {
@@ -42,7 +60,7 @@ export function mathsLines(ctx: LineContext): string[] {
     case 'arbs': {
       const r = arbStakes(odds, view.bankroll, view.roundingStep);
       if (!r.ok) return [cannot(ctx, r)];
-      const shownBreakEven = r.breakEven.slice(0, ctx.limits.legs).map((b, i) => `${i + 1}) ${fmtOdds(b)}`);
+      const shownBreakEven = r.breakEven.slice(0, ctx.limits.legs).map((b, i) => `${i + 1}) ${fmtBreakEven(b, decimals)}`);
       if (r.breakEven.length > ctx.limits.legs) shownBreakEven.push('…');
       return [
         title(r),
@@ -74,7 +92,7 @@ export function mathsLines(ctx: LineContext): string[] {
         r.kellyFraction <= 0
           ? t.kellyNoEdge
           : r.kellyStake > 0
-            ? t.kelly(fmtShare(r.kellyFraction), money(r.kellyStake))
+            ? t.kelly(fmtShare(r.kellyFraction), `${money(r.kellyStake)} ${t.kellyForBankroll(money(view.bankroll))}`)
             : t.kellyBelowStep(fmtShare(r.kellyFraction));
       return [t.ev(fmtPct(r.evPct), fmtOdds(r.fairOdds)), kelly];
     }

@@ -24,6 +24,7 @@ import { fallbackFeature } from './features/fallback.js';
 import { filterFeature } from './features/filter-command.js';
 import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
+import { glossaryFeature } from './features/glossary.js';
 import { lookupFeature } from './features/lookup.js';
 import { membershipFeature, returningUserFeature } from './features/membership.js';
 import { pauseFeature } from './features/pause.js';
@@ -132,6 +133,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     statusFeature(rt),
     settingsFeature(rt),
     lookupFeature(rt),
+    glossaryFeature(),
     alertActionsFeature(rt),
     forgetFeature(rt),
     adminFeature(rt),

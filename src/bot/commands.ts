@@ -14,6 +14,7 @@ const MENU: [command: string, description: MessageKey][] = [
   ['settings', 'cmd_settings'],
   ['item', 'cmd_item'],
   ['event', 'cmd_event'],
+  ['glossary', 'cmd_glossary'],
   ['forget', 'cmd_forget'],
   ['cancel', 'cmd_cancel'],
 ];

@@ -55,7 +55,7 @@ export const ru: Record<MessageKey, string> = {
   cancelled: 'Остановлено. Больше ничего не изменено.',
   nothing_to_cancel: 'Прерывать нечего.',
   flow_closed: 'ℹ️ Я закрыл открытый шаг (из него ничего не сохранено).',
-  flow_too_many_invalid: '⛔ Это уже {max} ответов, которые я не смог принять, поэтому я закрыл этот шаг (из него ничего не сохранено). Начните его заново, когда будете готовы.',
+  flow_too_many_invalid: '⛔ Это уже {max} {max#ответ|ответа|ответов}, которые я не смог принять, поэтому я закрыл этот шаг (из него ничего не сохранено). Начните его заново, когда будете готовы.',
   flow_too_long: '⛔ Этот шаг затянулся, поэтому я закрыл его (из него ничего не сохранено). Начните его заново.',
   stale_button: 'Эта кнопка больше не действует.',
   expect_text: 'Пожалуйста, ответьте текстовым сообщением.',
@@ -211,8 +211,8 @@ export const ru: Record<MessageKey, string> = {
   status_last_read: 'Последнее успешное чтение',
   status_last_alert: 'Последнее оповещение',
   status_last_error: 'Последняя ошибка',
-  every_s: 'каждые {n} с',
-  every_min: 'каждые {n} мин',
+  every_s: '{n#каждую|каждые|каждые} {n} с',
+  every_min: '{n#каждую|каждые|каждые} {n} мин',
   ago_now: 'только что',
   ago_min: '{n} мин назад',
   ago_h: '{n} ч назад',
@@ -268,7 +268,7 @@ export const ru: Record<MessageKey, string> = {
   event_not_found: 'Возможностей события <code>{id}</code> не найдено.',
   lookup_reason: '({reason})',
   lookup_need_service: 'Укажите и сервис (фильтров у вас пока нет), например <code>/item a1 arbs_prematch</code>.',
-  event_items: '📋 Событие <code>{id}</code>: {n} {n#возможность|возможности|возможностей}.',
+  event_items: '📋 {teams} (событие <code>{id}</code>): {n} {n#возможность|возможности|возможностей}.',
   from_latest: 'ℹ️ Сервис не ответил на этот запрос, поэтому это из последнего списка, который у меня есть.',
   more_items: '… и ещё {n}.',
   lookup_unshowable: '⚠️ Сервис прислал для {n} из этих позиций данные, которые я не могу показать, поэтому они пропущены. Попробуйте позже.',
@@ -306,6 +306,11 @@ export const ru: Record<MessageKey, string> = {
   forget_kept: 'Ничего не удалено.',
   forget_expired: 'Срок этого подтверждения истёк. Отправьте /forget ещё раз.',
   forget_nothing: 'Я ничего о вас не храню.',
+
+  // Words (issue 21 item 8): the glossary's command and the words around it
+  cmd_glossary: 'Что значат обозначения рынков и слова ставок',
+  help_glossary: '/glossary — что значат обозначения рынков (ИТБ1(0,5), ОЗ: нет, Х2…) и слова (вилка, коридор, yield, CLV…); <code>/glossary ИТБ1</code> объяснит одно',
+  glossary_not_found: 'В словаре нет ничего для «{query}». /glossary покажет все обозначения и слова.',
 
   // Admin
   stats_title: '📊 <b>Статистика</b>',

@@ -190,9 +190,11 @@ describe('formatAlert: arbs', () => {
     expect(lines[3]).toBe('🕒 Sat 3 Jan 15:05 · in 2 h 05 min');
     expect(r.text).toContain('1) Pinnacle · 1 · <b>2.10</b> ▲ (was 2.05)');
     expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
-    expect(r.text).toContain('💰 Stakes for 100:\n1) Pinnacle 49 → 102.90\n2) Bet365 51 → 102.00');
+    expect(r.text).toContain('💰 Stakes for bankroll 100:\n1) Pinnacle 49 → 102.90\n2) Bet365 51 → 102.00');
     expect(r.text).toContain('Worst case after rounding: +2.00 (+2.00%)');
-    expect(r.text).toContain('Break-even odds: 1) 2.00 · 2) 1.909');
+    expect(r.text).toContain('Break-even odds: 1) 2.00 · 2) 1.91');
+    // The market codes (1, 2) are explained one tap away.
+    expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\nℹ️ Market codes explained: /glossary\n\n💰');
     expectClean(r);
   });
 
@@ -202,9 +204,9 @@ describe('formatAlert: arbs', () => {
     expect(r.text).toContain('Теннис · ATP Doha');
     expect(r.text).toContain('🕒 сб 3 янв 15:05 · через 2 ч 05 мин');
     expect(r.text).toContain('▲ (было 2.05)');
-    expect(r.text).toContain('💰 Ставки на 100:');
+    expect(r.text).toContain('💰 Ставки на банк 100:');
     expect(r.text).toContain('Худший исход после округления: +2.00 (+2.00%)');
-    expect(r.text).toContain('Коэффициенты безубыточности: 1) 2.00 · 2) 1.909');
+    expect(r.text).toContain('Коэффициенты безубыточности: 1) 2.00 · 2) 1.91');
     expect(r.buttons.flat().map((b) => b.text)).toEqual([
       '📋 Всё по событию',
       '💰 Другая сумма',
@@ -217,7 +219,7 @@ describe('formatAlert: arbs', () => {
   it('3-way arb, stakes rounded to 10 with the rounding fix, and a currency; the title says the real total', () => {
     // 2.5 / 3.5 / 5.0: 40 / 30 / 20 pays 100 / 105 / 100 → +10 on 90, better than any split of 100 (worst 0).
     const r = formatAlert(arb3, names.en, view('en', { roundingStep: 10, currency: 'EUR' }), { state: 'new' });
-    expect(r.text).toContain('💰 Stakes for 100 EUR (total 90 EUR):');
+    expect(r.text).toContain('💰 Stakes for bankroll 100 EUR (total 90 EUR):');
     expect(r.text).toContain('1) Pinnacle 40 → 100.00\n2) Bet365 30 → 105.00\n3) Bwin 20 → 100.00');
     expect(r.text).toContain('Worst case after rounding: +10.00 (+11.11%)');
     expect(r.text).toContain('2) Bet365 · X · <b>3.50</b>');
@@ -360,7 +362,7 @@ describe('formatAlert: every number from the odds it shows', () => {
       expect(text).not.toContain('+1.00%');
     }
     const r = formatAlert(issue, names.en, view('en'), { state: 'new' }).text;
-    expect(r).toContain('💰 Stakes for 100:\n1) Pinnacle 51 → 95.88\n2) Bet365 49 → 95.55');
+    expect(r).toContain('💰 Stakes for bankroll 100:\n1) Pinnacle 51 → 95.88\n2) Bet365 49 → 95.55');
     expect(r).toContain('If the middle hits: +91.43 (+91.43%)');
     expect(r).toContain('If it misses: −4.45 (−4.45%)');
   });
@@ -371,21 +373,21 @@ describe('formatAlert: every number from the odds it shows', () => {
     const item: Opportunity = { ...arb, profit: 5.17, legs: [{ ...arb.legs[0]!, odds: 1.8, prevOdds: null }, { ...arb.legs[1]!, odds: 2.53 }] };
     const en = formatAlert(item, names.en, view('en'), { state: 'new' }).text;
     expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +5.17%</b> · prematch');
-    expect(en).toContain('💰 Stakes for 100 (total 99):\n1) Pinnacle 58 → 104.40\n2) Bet365 41 → 103.73');
+    expect(en).toContain('💰 Stakes for bankroll 100 (total 99):\n1) Pinnacle 58 → 104.40\n2) Bet365 41 → 103.73');
     expect(en).toContain('Worst case after rounding: +4.73 (+4.78%)');
-    expect(en).toContain('Break-even odds: 1) 1.654 · 2) 2.25');
+    expect(en).toContain('Break-even odds: 1) 1.66 · 2) 2.25');
     const ru = formatAlert(item, names.ru, view('ru'), { state: 'new' }).text;
-    expect(ru).toContain('💰 Ставки на 100 (всего 99):');
+    expect(ru).toContain('💰 Ставки на банк 100 (всего 99):');
   });
 
   it('says the real total when one step per leg does not fit in the bankroll', () => {
     // 3 × 3.10 on 20, step 10: a step each is 30; each pays 31.00 → +1.00 (+3.33 %).
     const item: Opportunity = { ...arb3, profit: null, legs: arb3.legs.map((l) => ({ ...l, odds: 3.1 })) };
     const en = formatAlert(item, names.en, view('en', { bankroll: 20, roundingStep: 10 }), { state: 'new' }).text;
-    expect(en).toContain('💰 Stakes: 30 in total, more than 20 (each stake is at least one rounding step):');
+    expect(en).toContain('💰 Stakes: 30 in total, more than bankroll 20 (each stake is at least one rounding step):');
     expect(en).toContain('Worst case after rounding: +1.00 (+3.33%)');
     const ru = formatAlert(item, names.ru, view('ru', { bankroll: 20, roundingStep: 10 }), { state: 'new' }).text;
-    expect(ru).toContain('💰 Ставки: всего 30, больше 20 (каждая ставка не меньше шага округления):');
+    expect(ru).toContain('💰 Ставки: всего 30, больше банка 20 (каждая ставка не меньше шага округления):');
   });
 
   it('computes with the odds as printed: 2.1049 / 2.0 is shown and counted as 2.105 / 2.00', () => {
@@ -395,7 +397,7 @@ describe('formatAlert: every number from the odds it shows', () => {
     const en = formatAlert(item, names.en, view('en', { bankroll: 200 }), { state: 'new' }).text;
     expect(en).toContain('<b>2.105</b>');
     expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +2.56%</b> · prematch');
-    expect(en).toContain('💰 Stakes for 200 (total 199):\n1) Pinnacle 97 → 204.19\n2) Bet365 102 → 204.00');
+    expect(en).toContain('💰 Stakes for bankroll 200 (total 199):\n1) Pinnacle 97 → 204.19\n2) Bet365 102 → 204.00');
     expect(en).toContain('Worst case after rounding: +5.00 (+2.51%)');
   });
 
@@ -620,12 +622,32 @@ describe('every fixture, every state, both languages', () => {
   });
 });
 
+describe('stakes name what they are for', () => {
+  it('an amount the user typed is said as that amount, never as the bankroll; Kelly names the bankroll', () => {
+    const card = formatCard(arb, names.en, view('en', { bankroll: 250, roundingStep: 5, otherAmount: true }));
+    expect(card).toContain('💰 Stakes for 250 (total 245):');
+    expect(card).not.toContain('bankroll 250');
+    const en = formatAlert(valuebet, names.en, view('en', { bankroll: 1000 }), { state: 'new' }).text;
+    expect(en).toMatch(/¼ Kelly stake: \d+ for bankroll 1000$/m);
+    const ru = formatAlert(valuebet, names.ru, view('ru', { bankroll: 1000 }), { state: 'new' }).text;
+    expect(ru).toMatch(/ставка ¼ Келли: \d+ при банке 1000$/m);
+    expect(formatAlert(arb, names.ru, view('ru'), { state: 'new' }).text).toContain('ℹ️ Что значат обозначения: /glossary');
+  });
+
+  it('break-even odds have the precision of the odds: two decimals beside two, three beside three', () => {
+    const three: Opportunity = { ...arb, legs: arb.legs.map((l, i) => (i === 0 ? { ...l, odds: 2.105 } : l)) };
+    const line = (o: Opportunity) => formatAlert(o, names.en, view('en'), { state: 'new' }).text.split('\n').find((l) => l.startsWith('Break-even odds'));
+    expect(line(arb)).toMatch(/^Break-even odds: 1\) \d\.\d{2} · 2\) \d\.\d{2}$/);
+    expect(line(three)).toMatch(/^Break-even odds: 1\) \d\.\d{3} · 2\) \d\.\d{3}$/);
+  });
+});
+
 describe('formatCard', () => {
   it('is the alert content for the given bankroll plus id, service and age', () => {
     const card = formatCard(arb, names.en, view('en', { bankroll: 250, roundingStep: 5 }));
     expect(card.split('\n')[0]).toBe('⚖️ <b>Arb +2.44%</b> · prematch');
     // 2.10 / 2.00 on 250, step 5: 120 / 125 pays 252 / 250 → +5 on 245; 120 / 130 → +2; 125 / 125 → 0.
-    expect(card).toContain('💰 Stakes for 250 (total 245):\n1) Pinnacle 120 → 252.00\n2) Bet365 125 → 250.00');
+    expect(card).toContain('💰 Stakes for bankroll 250 (total 245):\n1) Pinnacle 120 → 252.00\n2) Bet365 125 → 250.00');
     expect(card.split('\n').at(-1)).toBe('🆔 <code>a1</code> · arbs_prematch · found 3 min 10 s ago');
     const ru = formatCard(valuebet, names.ru, view('ru'));
     expect(ru.split('\n').at(-1)).toBe('🆔 <code>v1</code> · valuebets_prematch · найдено 3 мин 10 с назад');

@@ -2,6 +2,7 @@
 import { Composer } from 'grammy';
 import { formatCard } from '../../alerts/format.js';
 import { html } from '../../locales/i18n.js';
+import { clipText } from '../../lib/html.js';
 import { parseService, type Service } from '../../service/services.js';
 import { lookup, type LookupRequest, type LookupResult } from '../actions/lookup.js';
 import type { BotContext } from '../context.js';
@@ -38,7 +39,12 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
       const names = await namesForLang(rt, ctx.lang);
       const view = viewFor(ctx.user, ctx.lang, rt.clock.now(), bankroll);
       const notes: string[] = [];
-      if (req.what === 'event') notes.push(t('event_items', { id: req.id, n: result.items.length }));
+      if (req.what === 'event') {
+        // Named by its teams, as everywhere else; the id stays for /event.
+        const first = result.items[0]?.event;
+        const teams = first ? `${clipText(first.team1, 64)} — ${clipText(first.team2, 64)}` : req.id;
+        notes.push(t('event_items', { teams, id: req.id, n: result.items.length }));
+      }
       if (result.source === 'latest') notes.push(t('from_latest'));
       if (result.items.length > MAX_CARDS) notes.push(t('more_items', { n: result.items.length - MAX_CARDS }));
       if (notes.length > 0) await ctx.reply(notes.join('\n'));

@@ -29,5 +29,6 @@ export function viewFor(user: Readonly<UserRecord> | undefined, lang: Lang, now:
     bankroll: bankroll ?? user?.bankroll ?? 100,
     roundingStep: user?.roundingStep ?? 1,
     now,
+    ...(bankroll !== undefined && { otherAmount: true }),
   };
 }
