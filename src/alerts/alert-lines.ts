@@ -27,6 +27,8 @@ export interface AlertView {
   currency?: string;
   /** The user's settings per bookmaker id (commission, max, min, step, status); none = defaults. */
   books?: Readonly<Record<string, BookSettings>>;
+  /** The stakes are for an amount the user typed ("Other amount"), not for their bankroll. */
+  otherAmount?: boolean;
 }
 
 /** The icon before each kind's headline. */

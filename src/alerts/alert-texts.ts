@@ -10,6 +10,14 @@ import type { CannotComputeReason } from './stakes.js';
 /** The strings of one language. */
 export interface AlertTexts {
   kind: Record<Kind, string>;
+  /** Under the legs of an alert: where the market codes are explained (/glossary). */
+  glossaryHint: string;
+  /** The amount the stakes are for when it is the user's bankroll ("bankroll 100"). */
+  bankrollAmount(amount: string): string;
+  /** The same after "more than" (Russian puts it in the genitive: "больше банка 100"). */
+  bankrollAmountOver(amount: string): string;
+  /** After a ¼-Kelly stake: the bankroll it is a share of. */
+  kellyForBankroll(amount: string): string;
   live: string;
   prematch: string;
   startUnknown: string;
@@ -78,6 +86,10 @@ export interface AlertTexts {
 
 const en: AlertTexts = {
   kind: { arbs: 'Arb', middles: 'Middle', valuebets: 'Value bet' },
+  glossaryHint: 'ℹ️ Market codes explained: /glossary',
+  bankrollAmount: (a) => `bankroll ${a}`,
+  bankrollAmountOver: (a) => `bankroll ${a}`,
+  kellyForBankroll: (a) => `for bankroll ${a}`,
   live: '🔴 live',
   prematch: 'prematch',
   startUnknown: 'start time unknown',
@@ -140,6 +152,10 @@ const RU_GONE: Record<Kind, string> = {
 
 const ru: AlertTexts = {
   kind: { arbs: 'Вилка', middles: 'Коридор', valuebets: 'Валуй' },
+  glossaryHint: 'ℹ️ Что значат обозначения: /glossary',
+  bankrollAmount: (a) => `банк ${a}`,
+  bankrollAmountOver: (a) => `банка ${a}`,
+  kellyForBankroll: (a) => `при банке ${a}`,
   live: '🔴 лайв',
   prematch: 'прематч',
   startUnknown: 'время начала неизвестно',

@@ -126,7 +126,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
     const changed = changedLine(ctx);
     return joinBlocks([
       [headline(ctx), ...eventLines(ctx), ...(changed ? [changed] : [])],
-      legLines(ctx, prev ? 'prev' : 'service'),
+      [...legLines(ctx, prev ? 'prev' : 'service'), t.glossaryHint],
       mathsLines(ctx),
       [idLine(item, t)],
     ]);

@@ -33,6 +33,21 @@ function defaultCommissionNote(ctx: LineContext, legs: readonly PricedLeg[]): st
   return parts.length > 0 ? [ctx.t.defaultCommission(parts.join(', '))] : [];
 }
 
+/** How many decimals the legs' odds are printed with: 2, or 3 when any leg needs a third. */
+const oddsDecimals = (odds: readonly number[]): number => Math.max(2, ...odds.map((o) => fmtOdds(o).split('.')[1]?.length ?? 0));
+
+/**
+ * Break-even odds at the legs' own precision, so the line reads like the odds above it (1.97
+ * beside 2.25, not 1.962), rounded toward the side the user can take: up for a back leg (just
+ * below them it loses), down for a lay leg (just above them it loses).
+ */
+const fmtBreakEven = (value: number, decimals: number, lay: boolean): string => {
+  if (!Number.isFinite(value)) return '—';
+  const f = 10 ** decimals;
+  const scaled = lay ? Math.floor(value * f + 1e-9) : Math.ceil(value * f - 1e-9);
+  return (scaled / f).toFixed(decimals);
+};
+
 /** The maths for the user's bankroll: stakes, outcomes, break-even, EV and Kelly. */
 export function mathsLines(ctx: LineContext): string[] {
   const { item, view, t } = ctx;
@@ -88,7 +103,7 @@ export function mathsLines(ctx: LineContext): string[] {
         r.kellyFraction <= 0
           ? t.kellyNoEdge
           : r.kellyStake > 0
-            ? t.kelly(fmtShare(r.kellyFraction), money(r.kellyStake))
+            ? t.kelly(fmtShare(r.kellyFraction), `${money(r.kellyStake)} ${t.kellyForBankroll(money(view.bankroll))}`)
             : t.kellyBelowStep(fmtShare(r.kellyFraction));
       return [t.ev(fmtPct(r.evPct), fmtOdds(r.fairOdds)), kelly, ...notes];
     }
@@ -110,12 +125,14 @@ function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string):
     const source = item.legs[i];
     return leg.capped && leg.max !== undefined && source ? [t.cappedAt(bookmakerName(ctx, source), money(leg.max))] : [];
   });
+  // Every stake says what it is for: the bankroll, named, or the amount the user typed.
+  const basis = view.otherAmount ? money(view.bankroll) : t.bankrollAmount(money(view.bankroll));
   const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
   const title = sameCents
-    ? t.stakesTitle(money(view.bankroll))
+    ? t.stakesTitle(basis)
     : capped.length > 0
-      ? t.stakesTitleCapped(money(view.bankroll), money(r.total), capped.join(', '))
-      : t.stakesTitleTotal(money(view.bankroll), money(r.total));
+      ? t.stakesTitleCapped(basis, money(r.total), capped.join(', '))
+      : t.stakesTitleTotal(basis, money(r.total));
   const lines = r.legs.slice(0, ctx.limits.legs).map((leg, i) => {
     const source = item.legs[i];
     const book = source ? bookmakerName(ctx, source) : '';
@@ -129,7 +146,8 @@ function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string):
   if (more > 0) lines.push(t.moreLegs(more));
   const withCommission = r.legs.some((l) => l.commission > 0);
   const worst = (withCommission ? t.worstCaseCommission : t.worstCase)(fmtMoney(r.worstProfit, { signed: true }), fmtPct(r.worstProfitPct));
-  const shownBreakEven = r.breakEven.slice(0, ctx.limits.legs).map((b, i) => `${i + 1}) ${fmtOdds(b)}`);
+  const decimals = oddsDecimals(r.legs.map((l) => l.odds));
+  const shownBreakEven = r.breakEven.slice(0, ctx.limits.legs).map((b, i) => `${i + 1}) ${fmtBreakEven(b, decimals, r.legs[i]?.lay ?? false)}`);
   if (r.breakEven.length > ctx.limits.legs) shownBreakEven.push('…');
   return [title, ...lines, worst, t.breakEven(shownBreakEven.join(' · '))];
 }

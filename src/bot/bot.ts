@@ -26,6 +26,7 @@ import { filterFeature } from './features/filter-command.js';
 import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
 import { booksFeature } from './features/books.js';
+import { glossaryFeature } from './features/glossary.js';
 import { lookupFeature } from './features/lookup.js';
 import { listsFeature } from './features/lists.js';
 import { membershipFeature, returningUserFeature } from './features/membership.js';
@@ -131,6 +132,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     settingsFeature(rt),
     lookupFeature(rt),
     listsFeature(rt),
+    glossaryFeature(),
     alertActionsFeature(rt),
     forgetFeature(rt),
     booksFeature(rt),

@@ -17,6 +17,7 @@ const MENU: [command: string, description: MessageKey][] = [
   ['event', 'cmd_event'],
   ['sports', 'cmd_sports'],
   ['bookmakers', 'cmd_bookmakers'],
+  ['glossary', 'cmd_glossary'],
   ['forget', 'cmd_forget'],
   ['cancel', 'cmd_cancel'],
 ];

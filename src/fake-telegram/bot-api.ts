@@ -354,6 +354,7 @@ export class FakeBotApi {
     if (p.next_offset !== undefined) answer.next_offset = p.next_offset;
     if (p.button !== undefined) answer.button = p.button;
     this.inlineAnswers.push(answer);
+    this.emit({ kind: 'inline_answer', inline: structuredClone(answer) });
     return true;
   }
 

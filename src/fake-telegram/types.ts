@@ -113,7 +113,7 @@ export interface InlineAnswer {
 }
 
 export interface ActivityEvent {
-  kind: 'sent' | 'edited' | 'deleted' | 'callback_answer';
+  kind: 'sent' | 'edited' | 'deleted' | 'callback_answer' | 'inline_answer';
   chatId?: number;
   /** The bot's message (sent, edited, or deleted). */
   message?: SentMessage;
@@ -122,6 +122,8 @@ export interface ActivityEvent {
   /** The toast text of a callback answer. */
   text?: string;
   showAlert?: boolean;
+  /** The bot's answer to an inline query (what the user's inline menu would list). */
+  inline?: InlineAnswer;
 }
 
 /** Which kind of failure `failNext` injects; `network` drops the connection without an answer. */

@@ -202,7 +202,7 @@ export const en = {
   filter_deleted: 'Filter for {service} deleted.',
   paused_one: '{service}: paused.',
   resumed_one: '{service}: resumed.',
-  paused_list: '⏸ Paused: {list}. /resume turns them back on.',
+  paused_list: '⏸ Paused: {list}. /resume turns {n#it|them} back on.',
   resumed_list: '▶️ Resumed: {list}.',
   no_filter_for: 'You have no filter for {service}.',
 
@@ -272,7 +272,7 @@ export const en = {
   event_not_found: 'No opportunities of the event <code>{id}</code> were found.',
   lookup_reason: '({reason})',
   lookup_need_service: 'Name the service too (you have no filters yet), like <code>/item a1 arbs_prematch</code>.',
-  event_items: '📋 Event <code>{id}</code>: {n} {n#opportunity|opportunities}.',
+  event_items: '📋 {teams} (event <code>{id}</code>): {n} {n#opportunity|opportunities}.',
   from_latest: 'ℹ️ The service did not answer this lookup, so this is from the latest list I hold.',
   more_items: '… and {n} more.',
   lookup_unshowable: '⚠️ {n} of these items came from the service with data I cannot show, so they were left out. Try again later.',
@@ -342,6 +342,10 @@ export const en = {
   btn_book_status: '{name}: {status}',
   btn_book_reset: '↺ {name}',
   book_button_done: '{name}: {status}',
+  // Words (issue 21 item 8): the glossary's command and the words around it
+  cmd_glossary: 'What market codes and betting words mean',
+  help_glossary: '/glossary — what the market codes (ITO1(0.5), BTS: no, X2…) and words (arb, middle, yield, CLV…) mean; <code>/glossary ITO1</code> explains one',
+  glossary_not_found: 'The glossary has nothing for “{query}”. /glossary lists every market code and word.',
 
   // Admin
   stats_title: '📊 <b>Stats</b>',

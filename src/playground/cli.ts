@@ -1,15 +1,16 @@
 /** `npm run playground`: the whole bot offline, chatting in this terminal. */
-import { startPlayground } from './playground.js';
+import { rmSync } from 'node:fs';
+import { startPlayground, type Playground } from './playground.js';
 
-const playground = await startPlayground({
-  input: process.stdin,
-  output: process.stdout,
-  ansi: process.stdout.isTTY === true,
-});
-
+// The handlers come first: Ctrl-C or SIGTERM while the playground starts still stops it cleanly
+// (without a listener the signal would end the process at once, leaving the temporary folder).
+const running: { playground?: Playground } = {};
+let stopRequested = false;
 let stopping = false;
 const stop = () => {
-  if (stopping) return;
+  stopRequested = true;
+  const playground = running.playground;
+  if (stopping || !playground) return;
   stopping = true;
   console.log('\nStopping…');
   playground.stop().then(
@@ -22,4 +23,15 @@ const stop = () => {
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
+
+const playground = await startPlayground({
+  input: process.stdin,
+  output: process.stdout,
+  ansi: process.stdout.isTTY === true,
+});
+running.playground = playground;
+const { dataDir } = playground;
+// stop() removes the temporary folder (it holds an encryption key); this catches an exit that skips it.
+process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
 process.stdin.once('end', stop);
+if (stopRequested) stop();

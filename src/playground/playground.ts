@@ -1,30 +1,32 @@
 /**
  * The offline playground: the sandbox Data Service, the local Bot API stand-in and the real bot
  * (the production long-polling path, through TELEGRAM_API_ROOT), with a chat in the terminal.
- * Bot messages print with their buttons numbered; a typed number presses a button, anything else
- * is sent as a message.
+ * Bot messages print with their buttons numbered (see `keyboards.ts` for which number presses
+ * what); `@bot words` asks inline mode; anything else is sent as a message. The temporary data
+ * folder (it holds the encryption key) is removed at stop.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { pino } from 'pino';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { createLogger } from '../logger.js';
 import { startApp, type App } from '../app.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
-import { startFakeTelegram, type FakeTelegram, type SentMessage } from '../fake-telegram/server.js';
-import { formatButtons, htmlToTerminal, numberButtons, type ButtonRef } from './render.js';
+import { startFakeTelegram, type FakeTelegram, type InlineAnswer, type SentMessage } from '../fake-telegram/server.js';
+import { KeyboardRouter } from './keyboards.js';
+import { formatButtons, htmlToTerminal } from './render.js';
 
 export interface PlaygroundOptions {
   input: Readable;
   output: Writable;
   /** ANSI styling; on for a terminal, off for pipes and tests. */
   ansi?: boolean;
-  /** Where the bot keeps its data; a fresh temporary folder by default. */
+  /** Where the bot keeps its data; a fresh temporary folder by default (removed at stop). */
   dataDir?: string;
-  /** Seconds between reads of a subscription (the limits may make it longer). */
+  /** A floor between reads of a subscription, s; by default none, as shipped (the read limit paces). */
   pollIntervalSeconds?: number;
   /** The person in the chat. */
   user?: { id: number; first_name: string; language_code?: string };
@@ -34,8 +36,10 @@ export interface Playground {
   readonly sandbox: Sandbox;
   readonly telegram: FakeTelegram;
   readonly app: App;
+  readonly config: Config;
+  readonly dataDir: string;
   readonly logFile: string;
-  /** Sends a line as the user would type it (a number presses a button of the latest keyboard). */
+  /** Sends a line as the user would type it (`2` / `3.2` press buttons, `@bot words` asks inline). */
   type(line: string): void;
   stop(): Promise<void>;
 }
@@ -43,6 +47,7 @@ export interface Playground {
 export async function startPlayground(opts: PlaygroundOptions): Promise<Playground> {
   const ansi = opts.ansi ?? false;
   const user = opts.user ?? { id: 1001, first_name: 'You', language_code: 'en' };
+  const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'bb-playground-')));
   const logFile = join(dataDir, 'bot.log');
   const print = (text: string) => opts.output.write(text + '\n');
@@ -55,38 +60,92 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     TELEGRAM_API_ROOT: telegram.apiRoot,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
-    POLL_INTERVAL_SECONDS: String(opts.pollIntervalSeconds ?? 5),
+    ...(opts.pollIntervalSeconds !== undefined && { POLL_INTERVAL_SECONDS: String(opts.pollIntervalSeconds) }),
   });
   const logger = createLogger(config.LOG_LEVEL, pino.destination({ dest: logFile, sync: false }));
-  const app = await startApp({ config: { ...config, BOT_TOKEN: telegram.token }, logger });
+  let app: App;
+  try {
+    app = await startApp({ config: { ...config, BOT_TOKEN: telegram.token }, logger });
+  } catch (err) {
+    // A start that fails leaves nothing behind either (the folder holds an encryption key).
+    await telegram.close();
+    await sandbox.close();
+    if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
 
-  // The latest message that carried buttons; a typed number presses one of them.
-  let keyboard: { message: SentMessage; buttons: ButtonRef[] } | undefined;
-  const show = (message: SentMessage, label: string) => {
-    const buttons = numberButtons(message.reply_markup);
-    const head = ansi ? `\x1b[2m── ${label} ──\x1b[22m` : `── ${label} ──`;
-    print(`${head}\n${htmlToTerminal(message.text, { ansi })}`);
-    if (buttons.length > 0) {
-      print(formatButtons(message.reply_markup));
-      keyboard = { message, buttons };
+  const keyboards = new KeyboardRouter();
+  const dim = (text: string) => (ansi ? `\x1b[2m${text}\x1b[22m` : text);
+  const printedTexts = new Map<string, string>();
+  const show = (message: SentMessage, edited: boolean) => {
+    const before = keyboards.open;
+    const keyboard = keyboards.shown(message);
+    const key = `${message.chat_id}:${message.message_id}`;
+    const sameText = printedTexts.get(key) === message.text;
+    printedTexts.set(key, message.text);
+    // Bounded for a long session: the oldest messages are long off the screen.
+    if (printedTexts.size > 5_000) printedTexts.delete(printedTexts.keys().next().value ?? '');
+    if (edited && !keyboard && sameText) {
+      // Only the buttons went (an answered question): say so in a line, not the whole text again.
+      print(dim(`  (${keyboards.tagOf(message) ?? 'a message'}: answered, its buttons are gone)`));
+      return;
+    }
+    const label = `${edited ? 'bot (edited)' : 'bot'}${keyboard ? ` · ${keyboard.tag}` : ''}${keyboard?.alert ? ' · alert' : ''}`;
+    print(`${dim(`── ${label} ──`)}\n${htmlToTerminal(message.text, { ansi })}`);
+    if (!keyboard) return;
+    const bare = keyboards.bare(keyboard);
+    print(formatButtons(message.reply_markup, 1, bare ? '' : `${keyboard.tag}.`));
+    if (keyboard.takesNumber && keyboards.open === keyboard && before !== keyboard) {
+      print(dim(`  (type the number as your answer; ${keyboard.tag}.1 presses the first button)`));
     }
   };
+  const showInline = (query: string, answer: InlineAnswer) => {
+    const lines = [dim(`── inline results for “${query}” (in Telegram: a menu above the keyboard; a tap posts the card) ──`)];
+    answer.results.forEach((r, i) => {
+      const title = typeof r.title === 'string' ? r.title : String(r.id);
+      const description = typeof r.description === 'string' ? ` — ${r.description}` : '';
+      lines.push(`  ${i + 1}. ${htmlToTerminal(title, { ansi })}${dim(description)}`);
+    });
+    if (answer.results.length === 0) lines.push('  (no results)');
+    const button = answer.button as { text?: unknown } | undefined;
+    if (typeof button?.text === 'string') lines.push(`  [${button.text}] (opens this chat)`);
+    print(lines.join('\n'));
+  };
+  const inlineQueries = new Map<string, string>();
   const unsubscribe = telegram.onActivity((event) => {
-    if (event.kind === 'sent' && event.message) show(event.message, 'bot');
-    else if (event.kind === 'edited' && event.message) show(event.message, 'bot (edited)');
+    if (event.kind === 'sent' && event.message) show(event.message, false);
+    else if (event.kind === 'edited' && event.message) show(event.message, true);
     else if (event.kind === 'callback_answer' && event.text) print(`  (${event.text})`);
+    else if (event.kind === 'inline_answer' && event.inline) {
+      const query = inlineQueries.get(event.inline.inline_query_id);
+      inlineQueries.delete(event.inline.inline_query_id);
+      if (query !== undefined) showInline(query, event.inline);
+    }
   });
 
+  const inlinePrefix = new RegExp(`^@(?:bot|${telegram.botUser.username})(?:\\s+(.*))?$`, 'is');
   const type = (raw: string) => {
     const line = raw.trim();
     if (line === '') return;
-    const pressed = /^\d{1,2}$/.test(line) ? keyboard?.buttons.find((b) => b.number === Number(line)) : undefined;
-    if (!pressed || !keyboard) {
+    const inline = inlinePrefix.exec(line);
+    if (inline) {
+      const query = (inline[1] ?? '').trim();
+      inlineQueries.set(telegram.inlineQuery(user, query).inline_query?.id ?? '', query);
+      return;
+    }
+    const route = keyboards.route(line);
+    if (route.kind === 'no-button') {
+      print(`  (message ${route.tag} has no button ${route.number} now; the numbers in [brackets] are what to type)`);
+      return;
+    }
+    if (route.kind === 'text') {
+      if (line.startsWith('/')) keyboards.acted({ command: true });
       telegram.sendText(user, line);
       return;
     }
     try {
-      telegram.pressButton(user, keyboard.message, pressed.callbackData);
+      telegram.pressButton(user, route.keyboard.message, route.button.callbackData);
+      keyboards.acted({ pressed: route.keyboard });
     } catch {
       // The message was edited since and no longer carries that button, as on a phone.
       print('  (that button is gone: the message changed; use the newest buttons)');
@@ -100,9 +159,11 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
   print(
     [
       'Playground: the real bot, a local Data Service sandbox and a local Telegram stand-in. Nothing leaves this machine.',
-      `You are "${user.first_name}" (Telegram id ${user.id}). Type a message and press Enter; type a number to press a button.`,
+      `You are "${user.first_name}" (Telegram id ${user.id}). Type a message and press Enter.`,
+      'Buttons: a number presses a button of the open question ([2 …]); every message with buttons has a number, and 3.2 presses its second button (alerts show theirs that way). Where a question takes a number, a typed number is the answer.',
+      `Inline mode: @bot words (as @${telegram.botUser.username} words in any Telegram chat; on a real bot, switch it on with /setinline in @BotFather).`,
       `Try: /start, then /connect ${demo.accessKey} ${demo.secret}, then /filter arbs_prematch, then wait for alerts.`,
-      `The bot's log: ${logFile}. Ctrl-C quits.`,
+      `The bot's log: ${logFile} (this folder is removed when you quit). Ctrl-C quits.`,
     ].join('\n'),
   );
 
@@ -111,16 +172,22 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     sandbox,
     telegram,
     app,
+    config,
+    dataDir,
     logFile,
     type,
     stop() {
       stopped ??= (async () => {
         rl.close();
         unsubscribe();
-        await app.stop(3_000);
-        await telegram.close();
-        await sandbox.close();
-        logger.flush();
+        try {
+          await app.stop(3_000);
+          await telegram.close();
+          await sandbox.close();
+          logger.flush();
+        } finally {
+          if (ownDir) await rm(dataDir, { recursive: true, force: true });
+        }
       })();
       return stopped;
     },

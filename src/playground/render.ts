@@ -52,14 +52,17 @@ export function numberButtons(replyMarkup: unknown, start = 1): ButtonRef[] {
   return out;
 }
 
-/** The buttons laid out as the keyboard's rows: `[1 Pause] [2 Edit]`; numbering as `numberButtons`. */
-export function formatButtons(replyMarkup: unknown, start = 1): string {
+/**
+ * The buttons laid out as the keyboard's rows: `[1 Pause] [2 Edit]`, or with the message's number
+ * before each, `[3.1 Pause] [3.2 Edit]`; numbering as `numberButtons`.
+ */
+export function formatButtons(replyMarkup: unknown, start = 1, prefix = ''): string {
   const rows = (replyMarkup as { inline_keyboard?: unknown } | undefined)?.inline_keyboard;
   if (!Array.isArray(rows)) return '';
   let next = start;
   const lines: string[] = [];
   for (const row of rows) {
-    const cells = numberButtons({ inline_keyboard: [row] }, next).map((b) => `[${b.number} ${b.text}]`);
+    const cells = numberButtons({ inline_keyboard: [row] }, next).map((b) => `[${prefix}${b.number} ${b.text}]`);
     next += cells.length;
     if (cells.length > 0) lines.push('  ' + cells.join(' '));
   }

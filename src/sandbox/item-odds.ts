@@ -1,17 +1,23 @@
 /**
  * An item's odds: drawn at its birth for a value in its kind's range (or the profit a test
- * injected), then nudged a little at each move while its value stays within its band. Pure given
- * the item's own random stream.
+ * injected) from the chances its event's market already has, on bookmakers not quoting those
+ * outcomes for another item; then nudged a little at each move while its value stays within its
+ * band. Deterministic given the item's own random stream and the event's quotes.
  */
-import { coverMarket, middleMarket } from './catalog.js';
+import { coverMarket, middleMarket, type Outcome } from './catalog.js';
 import { EXCHANGE_BOOKMAKERS, LAY_OF } from './dictionaries.js';
 import { arbProfit, oddsForProfit, round } from './pricing.js';
 import { createRng, type Rng } from './prng.js';
 import type { Kind } from '../service/services.js';
 import { valuesOf } from './to-wire.js';
-import type { SimEvent, SimItem, SimLeg } from './world-model.js';
+import { legKey, type SimEvent, type SimItem, type SimLeg } from './world-model.js';
 
-/** Legs (bookmakers, market, odds) for a new item of this service's kind. */
+/**
+ * Legs (bookmakers, market, odds) for a new item of this service's kind, or `undefined` when the
+ * market drawn has no free bookmaker left for some outcome on this event (the caller tries again).
+ * Bookmakers already quoting an outcome for another alive item are not used for it, and the
+ * market's chances are the event's (drawn by its first item), so prices never contradict.
+ */
 export function priceItem(
   rng: Rng,
   kind: Kind,
@@ -19,28 +25,31 @@ export function priceItem(
   event: SimEvent,
   profit: number | undefined,
   at: number,
-): { legs: SimLeg[]; probability: number } {
+): { legs: SimLeg[]; probability: number } | undefined {
   const sport = event.sport;
-  const outcomes = kind === 'arbs' ? coverMarket(rng, sport) : kind === 'middles' ? middleMarket(rng, sport) : [rng.pick(coverMarket(rng, sport))];
-  const books = rng.sample(bookmakers, outcomes.length);
+  const market = kind === 'middles' ? middleMarket(rng, sport) : coverMarket(rng, sport);
+  const pickedLeg = kind === 'valuebets' ? rng.int(0, market.length - 1) : -1;
+  const outcomes = pickedLeg >= 0 ? [market[pickedLeg] as Outcome] : market;
+  const books = freeBooks(rng, bookmakers, outcomes, event);
+  if (!books) return undefined;
+  const signature = market.map((o) => `${o.typeId}:${o.line}`).join(',');
+  const known = event.quotes.chances.get(signature);
   let odds: number[];
   let probability = 0;
   if (kind === 'valuebets') {
     const target = profit ?? Math.min(30, 0.5 + rng.exp(4));
-    const o = round(rng.uniform(1.4, 4.5));
-    probability = Math.min(0.95, round((1 + target / 100) / o, 4));
-    odds = [o];
-  } else {
-    let q: number[];
-    if (outcomes.length === 2) {
-      const spread = kind === 'middles' ? 0.1 : 0.25;
-      const q1 = rng.uniform(0.5 - spread, 0.5 + spread);
-      q = [q1, 1 - q1];
+    if (known) {
+      probability = round(known[pickedLeg] as number, 4);
+      odds = [Math.max(1.01, round((1 + target / 100) / probability))];
     } else {
-      const w = outcomes.map(() => rng.uniform(0.6, 1.4));
-      const sum = w.reduce((s, x) => s + x, 0);
-      q = w.map((x) => x / sum);
+      const o = round(rng.uniform(1.4, 4.5));
+      probability = Math.min(0.95, round((1 + target / 100) / o, 4));
+      odds = [o];
+      event.quotes.chances.set(signature, chancesAround(rng, market.length, pickedLeg, probability));
     }
+  } else {
+    const q = known ?? drawChances(rng, kind, market.length);
+    if (!known) event.quotes.chances.set(signature, q);
     const target = profit ?? (kind === 'arbs' ? Math.min(12, 0.1 + rng.exp(1.4)) : rng.uniform(-3, 0.8));
     odds = oddsForProfit(q, target);
     // Rounding the odds can push a thin arb below zero: lengthen the longest leg until it pays.
@@ -65,7 +74,7 @@ export function priceItem(
       initiator: i === initiator,
     };
   });
-    // Injected items keep exactly the profit a test asked for; natural arbs may come as a back/lay pair.
+  // Injected items keep exactly the profit a test asked for; natural arbs may come as a back/lay pair.
   const pair = kind === 'arbs' && profit === undefined ? backLayPair(legs, bookmakers, event, arbProfit(odds)) : undefined;
   return { legs: pair ?? legs, probability };
 }
@@ -86,6 +95,9 @@ function backLayPair(legs: SimLeg[], bookmakers: readonly number[], event: SimEv
   const rng = createRng(legs.length, `back-lay:${event.id}:${legs.map((l) => `${l.bookmakerId}@${l.odds}`).join(',')}`);
   if (!rng.chance(BACK_LAY_SHARE)) return undefined;
   const exchange = rng.pick(exchanges);
+  const layType = LAY_OF[back.typeId] ?? back.typeId;
+  // One price per event, outcome and bookmaker: an exchange already laying this outcome for another item is not used.
+  if (event.quotes.held.has(legKey(layType, back.line, exchange))) return undefined;
   const bookSum = 1 / (1 + profitPct / 100);
   const denominator = 1 - bookSum + 1 / back.odds;
   // Rounded down: lower lay odds only make the pair better for the layer.
@@ -98,12 +110,59 @@ function backLayPair(legs: SimLeg[], bookmakers: readonly number[], event: SimEv
       ...back,
       subEventId: sub?.id ?? `${event.id}-${exchange}`,
       bookmakerId: exchange,
-      typeId: LAY_OF[back.typeId] ?? back.typeId,
+      typeId: layType,
       odds: lay,
       prev: lay,
       initiator: false,
     },
   ];
+}
+
+/** Takes the item's legs on the event (no other item may quote them until it goes). */
+export function holdLegs(item: SimItem): void {
+  for (const l of item.legs) item.event.quotes.held.set(legKey(l.typeId, l.line, l.bookmakerId), item.id);
+}
+
+/** Frees the legs a gone item held. */
+export function releaseLegs(item: SimItem): void {
+  const held = item.event.quotes.held;
+  for (const l of item.legs) {
+    const key = legKey(l.typeId, l.line, l.bookmakerId);
+    if (held.get(key) === item.id) held.delete(key);
+  }
+}
+
+/** A different bookmaker per outcome, each not quoting that outcome for another item; in random order. */
+function freeBooks(rng: Rng, bookmakers: readonly number[], outcomes: readonly Outcome[], event: SimEvent): number[] | undefined {
+  const order = rng.sample(bookmakers, bookmakers.length);
+  const used = new Set<number>();
+  const books: number[] = [];
+  for (const o of outcomes) {
+    const b = order.find((id) => !used.has(id) && !event.quotes.held.has(legKey(o.typeId, o.line, id)));
+    if (b === undefined) return undefined;
+    used.add(b);
+    books.push(b);
+  }
+  return books;
+}
+
+/** The chances of a market's outcomes: near even for two (closer for a middle), weighted for three. */
+function drawChances(rng: Rng, kind: Kind, count: number): number[] {
+  if (count === 2) {
+    const spread = kind === 'middles' ? 0.1 : 0.25;
+    const q1 = rng.uniform(0.5 - spread, 0.5 + spread);
+    return [q1, 1 - q1];
+  }
+  const w = Array.from({ length: count }, () => rng.uniform(0.6, 1.4));
+  const sum = w.reduce((s, x) => s + x, 0);
+  return w.map((x) => x / sum);
+}
+
+/** Chances with outcome `fixed` at `p` and the rest sharing 1 − p. */
+function chancesAround(rng: Rng, count: number, fixed: number, p: number): number[] {
+  const w = Array.from({ length: count }, (_, i) => (i === fixed ? 0 : rng.uniform(0.6, 1.4)));
+  const sum = w.reduce((s, x) => s + x, 0);
+  return w.map((x, i) => (i === fixed ? p : ((1 - p) * x) / sum));
 }
 
 /** One leg's odds change a little, keeping the item's value within its band; false when no step fits. */

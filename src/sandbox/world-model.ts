@@ -52,6 +52,25 @@ export interface SimEvent {
   endMs: number;
   live: boolean;
   subEvents: Map<number, SimSubEvent>;
+  /** What the event's alive items quote, so that no two of them contradict each other. */
+  quotes: EventQuotes;
+}
+
+/**
+ * One price per outcome and bookmaker, one set of chances per market: a leg key
+ * (`legKey`) is held by at most one alive item, and every item on a market (its outcomes'
+ * signature) prices from the same chances, so two alerts about one match agree.
+ */
+export interface EventQuotes {
+  /** Leg key → the id of the alive item quoting it. */
+  held: Map<string, string>;
+  /** Market signature (its outcomes in order) → their chances, summing to 1. */
+  chances: Map<string, number[]>;
+}
+
+/** The key of one outcome at one bookmaker on an event. */
+export function legKey(typeId: number, line: string, bookmakerId: number): string {
+  return `${typeId}|${line}|${bookmakerId}`;
 }
 
 export interface SimLeg {

@@ -12,7 +12,7 @@
 import { pickFixture, pickSport } from './catalog.js';
 import { ALL_BOOKMAKERS, LIVE_BOOKMAKERS } from './dictionaries.js';
 import { MinHeap } from './heap.js';
-import { moveItem, priceItem } from './item-odds.js';
+import { holdLegs, moveItem, priceItem, releaseLegs } from './item-odds.js';
 import { createRng, type Rng } from './prng.js';
 import { SERVICES, isLive, kindOf, type Kind, type Service } from '../service/services.js';
 import { valuesOf } from './to-wire.js';
@@ -28,6 +28,8 @@ interface Task {
 }
 
 const MIN_LIFETIME_MS = 5_000;
+/** Events a birth tries before it waits a moment (every bookmaker already quotes the markets drawn). */
+const PRICE_ATTEMPTS = 8;
 const CHANGE_LOG_CAP = 100_000;
 const APPEARED_CAP = 200_000;
 
@@ -35,6 +37,8 @@ const APPEARED_CAP = 200_000;
 class ServiceWorld {
   readonly items = new Map<string, SimItem>();
   readonly events = new Map<string, SimEvent>();
+  /** Events made for injected items, one each, so an injection never takes a natural item's prices. */
+  private readonly injectedEvents = new Map<string, SimEvent>();
   private readonly agenda = new MinHeap<Task>();
   private seq = 0;
   private naturalCount = 0;
@@ -60,7 +64,7 @@ class ServiceWorld {
     for (let i = 0; i < Math.max(1, opts.eventsPerService); i++) this.addEvent(opts.startMs, true);
     for (let i = 0; i < opts.itemsPerService; i++) {
       const age = Math.round(this.birthsRng.uniform(0, opts.meanLifetimeMs));
-      this.spawn(opts.startMs, { initialAgeMs: age });
+      if (!this.spawn(opts.startMs, { initialAgeMs: age })) this.schedule(opts.startMs + 1_000, 'birth');
     }
     if (opts.profile) this.schedule(opts.startMs + opts.profile.birthGapMs(this.birthsRng), 'birth');
   }
@@ -78,7 +82,10 @@ class ServiceWorld {
   /** A new item now, outside the natural flow (it is not replaced when it goes). */
   inject(now: number, profit: number | undefined): SimItem {
     this.advance(now);
-    return this.spawn(now, { injected: true, ...(profit === undefined ? {} : { profit }) });
+    const event = this.addEvent(now, false, this.injectRng, this.injectedEvents);
+    const item = this.spawn(now, { injected: true, event, ...(profit === undefined ? {} : { profit }) });
+    if (!item) throw new Error('an injected item found no free bookmaker on its own event');
+    return item;
   }
 
   private schedule(at: number, type: Task['type'], item?: SimItem, event?: SimEvent): void {
@@ -97,27 +104,27 @@ class ServiceWorld {
         if (item?.alive) this.kill(item, task.at);
         return;
       case 'birth':
-        this.spawn(task.at, {});
+        if (!this.spawn(task.at, {})) this.schedule(task.at + 1_000, 'birth');
         if (this.opts.profile) this.schedule(task.at + this.opts.profile.birthGapMs(this.birthsRng), 'birth');
         return;
       case 'eventEnd': {
         if (!event) return;
         const ended = event;
-        this.events.delete(ended.id);
+        const natural = this.events.delete(ended.id);
+        this.injectedEvents.delete(ended.id);
         for (const onIt of [...this.items.values()]) if (onIt.event === ended) this.kill(onIt, task.at);
-        this.addEvent(task.at, false);
+        if (natural) this.addEvent(task.at, false);
         return;
       }
     }
   }
 
-  private addEvent(at: number, initial: boolean): void {
-    const rng = this.eventsRng;
+  private addEvent(at: number, initial: boolean, rng = this.eventsRng, into = this.events): SimEvent {
     const sport = pickSport(rng);
     const fixture = pickFixture(rng, sport);
     let id: string;
     do id = String(rng.int(10_000_000, 99_999_999));
-    while (this.events.has(id));
+    while (this.events.has(id) || this.injectedEvents.has(id));
     let startMs: number;
     let endMs: number;
     if (this.live) {
@@ -134,22 +141,29 @@ class ServiceWorld {
     for (const b of this.bookmakers) {
       subEvents.set(b, { id: `${id}-${b}`, bookmakerId: b, originalId: String(rng.int(1_000_000, 999_999_999)) });
     }
-    const event: SimEvent = { id, sport, ...fixture, startMs, endMs, live: this.live, subEvents };
-    this.events.set(id, event);
+    const event: SimEvent = { id, sport, ...fixture, startMs, endMs, live: this.live, subEvents, quotes: { held: new Map(), chances: new Map() } };
+    into.set(id, event);
     this.schedule(endMs, 'eventEnd', undefined, event);
+    return event;
   }
 
-  private spawn(at: number, how: { injected?: boolean; profit?: number; initialAgeMs?: number }): SimItem {
+  /** A new item, or `undefined` when the events tried have no free bookmaker for the markets drawn. */
+  private spawn(at: number, how: { injected?: boolean; profit?: number; initialAgeMs?: number; event?: SimEvent }): SimItem | undefined {
     const injected = how.injected === true;
     const pickRng = injected ? this.injectRng : this.birthsRng;
     const label = injected ? `item:${this.service}:inj:${this.injectedCount++}` : `item:${this.service}:${this.naturalCount++}`;
     const rng = createRng(this.opts.seed, label);
-    const event = pickRng.pick([...this.events.values()]);
+    const createdMs = at - (how.initialAgeMs ?? 0);
+    let event = how.event ?? pickRng.pick([...this.events.values()]);
+    let legs = priceItem(rng, this.kind, this.bookmakers, event, how.profit, createdMs);
+    for (let attempt = 1; !legs && !how.event && attempt < PRICE_ATTEMPTS; attempt++) {
+      event = pickRng.pick([...this.events.values()]);
+      legs = priceItem(rng, this.kind, this.bookmakers, event, how.profit, createdMs);
+    }
+    if (!legs) return undefined;
     let id: string;
     do id = pickRng.hex(16);
     while (this.items.has(id));
-    const createdMs = at - (how.initialAgeMs ?? 0);
-    const legs = priceItem(rng, this.kind, this.bookmakers, event, how.profit, createdMs);
     // Drawn in this order (group, lifetime, moves) so a world without a profile is the same as before.
     const groupId = rng.chance(0.75) ? (event.sport.groups[0] ?? 1) : rng.pick(event.sport.groups);
     const profile = this.opts.profile;
@@ -174,6 +188,7 @@ class ServiceWorld {
     const band = this.kind === 'arbs' ? [0.05, 20] : this.kind === 'middles' ? [-8, 2] : [0.2, 35];
     item.band = { min: Math.min(band[0] as number, v), max: Math.max(band[1] as number, v) };
     this.items.set(id, item);
+    holdLegs(item);
     this.record({ at: createdMs, service: this.service, type: 'appeared', id }, item);
     const m = this.opts.moveEveryMs;
     if (profile) {
@@ -186,6 +201,7 @@ class ServiceWorld {
   private kill(item: SimItem, at: number): void {
     item.alive = false;
     this.items.delete(item.id);
+    releaseLegs(item);
     this.record({ at, service: this.service, type: 'gone', id: item.id }, item);
     if (item.injected || this.opts.profile) return;
     // Replace a natural item after a short pause, so about itemsPerService stay alive.

@@ -226,9 +226,10 @@ function checkStakes(p: Printed, view: AlertView, kind: Opportunity['kind']): { 
   const step = Math.round(view.roundingStep * 100);
   let stated: number;
   let over = false;
-  const plain = /^💰 Stakes for (\S+):$/.exec(title);
-  const withTotal = /^💰 Stakes for (\S+) \(total (\S+)\):$/.exec(title);
-  const overTitle = /^💰 Stakes: (\S+) in total, more than (\S+) \(each stake is at least one rounding step\):$/.exec(title);
+  // The amount is named as the bankroll (the views here are the user's own, not "Other amount").
+  const plain = /^💰 Stakes for bankroll (\S+):$/.exec(title);
+  const withTotal = /^💰 Stakes for bankroll (\S+) \(total (\S+)\):$/.exec(title);
+  const overTitle = /^💰 Stakes: (\S+) in total, more than bankroll (\S+) \(each stake is at least one rounding step\):$/.exec(title);
   if (plain) {
     expect(cents(plain[1] ?? '')).toBe(bankroll);
     stated = bankroll;
@@ -324,6 +325,8 @@ function checkArbMaths(p: Printed, view: AlertView): void {
   expect(be, 'break-even line').not.toBeNull();
   const parts = (be?.[1] ?? '').split(' · ');
   const s = inverseSum(p.odds);
+  // At the legs' precision: three decimals when a leg shows three, else two.
+  const decimals = p.odds.some((o) => o % 10 !== 0) ? 3 : 2;
   parts.forEach((part, i) => {
     const m = /^(\d+)\) (\S+)$/.exec(part);
     expect(m).not.toBeNull();
@@ -331,8 +334,11 @@ function checkArbMaths(p: Printed, view: AlertView): void {
     if (others >= 1) expect(m?.[2]).toBe('—');
     else {
       const exact = 1 / (1 - others);
-      // printed to three decimals, or two when the third is 0
-      expect(Math.abs(milli(m?.[2] ?? '') / 1000 - exact), `break-even ${i + 1}`).toBeLessThanOrEqual(0.0005 + 1e-9);
+      // rounded up at the legs' precision: never below the exact break-even, less than one unit above
+      expect(m?.[2]?.split('.')[1]?.length, `break-even ${i + 1} decimals`).toBe(decimals);
+      const printed = milli(m?.[2] ?? '') / 1000;
+      expect(printed, `break-even ${i + 1} ≥ exact`).toBeGreaterThanOrEqual(exact - 1e-9);
+      expect(printed - exact, `break-even ${i + 1} within one unit`).toBeLessThan(10 ** -decimals + 1e-9);
     }
   });
 }
@@ -369,7 +375,7 @@ function checkValuebetMaths(p: Printed, view: AlertView): number | undefined {
     expect(kellyLine).toBe('Kelly: no stake, no edge at these odds');
     return fair;
   }
-  const k = /^Kelly (\d+\.\d{2})% of bankroll · (?:¼ Kelly stake: (\S+)|¼ Kelly is below one rounding step)$/.exec(kellyLine);
+  const k = /^Kelly (\d+\.\d{2})% of bankroll · (?:¼ Kelly stake: (\S+) for bankroll \S+|¼ Kelly is below one rounding step)$/.exec(kellyLine);
   expect(k, `kelly line: ${kellyLine}`).not.toBeNull();
   expect(Math.abs(Number(k?.[1]) - kelly * 100), 'Kelly %').toBeLessThanOrEqual(0.005 + 1e-9);
   const quarter = (kelly / 4) * view.bankroll;
@@ -432,7 +438,7 @@ describe('every printed number follows from the printed odds (seeded property te
             shown?.forEach((v, i) => expectPct(v, exact[i] ?? NaN, `headline number ${i + 1}`));
           }
           if (p.lines.some((l) => /^💰 Stakes: .* in total, more than/.test(l))) counts.overBankroll += 1;
-          if (p.lines.some((l) => /^💰 Stakes for \S+ \(total/.test(l))) counts.totalBelow += 1;
+          if (p.lines.some((l) => /^💰 Stakes for bankroll \S+ \(total/.test(l))) counts.totalBelow += 1;
         }
         // The digest line carries the alert's headline numbers (its message has no odds of its own).
         expect(headlineNumbers(item.kind, digest)).toEqual(headlineNumbers(item.kind, read(alert.text).headline));

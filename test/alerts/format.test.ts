@@ -192,9 +192,11 @@ describe('formatAlert: arbs', () => {
     expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
     // The exact solver: +2.00 is the best worst case on the 1-grid (49/51 gives it too), and ties go
     // to the smaller total: 40 × 2.10 = 84.00, 42 × 2.00 = 84.00, 84 − 82 = +2.00 (+2.44 % of 82).
-    expect(r.text).toContain('💰 Stakes for 100 (total 82):\n1) Pinnacle 40 → 84.00\n2) Bet365 42 → 84.00');
+    expect(r.text).toContain('💰 Stakes for bankroll 100 (total 82):\n1) Pinnacle 40 → 84.00\n2) Bet365 42 → 84.00');
     expect(r.text).toContain('Worst case after rounding: +2.00 (+2.44%)');
-    expect(r.text).toContain('Break-even odds: 1) 2.00 · 2) 1.909');
+    expect(r.text).toContain('Break-even odds: 1) 2.00 · 2) 1.91');
+    // The market codes (1, 2) are explained one tap away.
+    expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\nℹ️ Market codes explained: /glossary\n\n💰');
     expectClean(r);
   });
 
@@ -204,9 +206,9 @@ describe('formatAlert: arbs', () => {
     expect(r.text).toContain('Теннис · ATP Doha');
     expect(r.text).toContain('🕒 сб 3 янв 15:05 · через 2 ч 05 мин');
     expect(r.text).toContain('▲ (было 2.05)');
-    expect(r.text).toContain('💰 Ставки на 100 (всего 82):');
+    expect(r.text).toContain('💰 Ставки на банк 100 (всего 82):');
     expect(r.text).toContain('Худший исход после округления: +2.00 (+2.44%)');
-    expect(r.text).toContain('Коэффициенты безубыточности: 1) 2.00 · 2) 1.909');
+    expect(r.text).toContain('Коэффициенты безубыточности: 1) 2.00 · 2) 1.91');
     expect(r.buttons.flat().map((b) => b.text)).toEqual([
       '📋 Всё по событию',
       '💰 Другая сумма',
@@ -219,7 +221,7 @@ describe('formatAlert: arbs', () => {
   it('3-way arb, stakes rounded to 10 with the rounding fix, and a currency; the title says the real total', () => {
     // 2.5 / 3.5 / 5.0: 40 / 30 / 20 pays 100 / 105 / 100 → +10 on 90, better than any split of 100 (worst 0).
     const r = formatAlert(arb3, names.en, view('en', { roundingStep: 10, currency: 'EUR' }), { state: 'new' });
-    expect(r.text).toContain('💰 Stakes for 100 EUR (total 90 EUR):');
+    expect(r.text).toContain('💰 Stakes for bankroll 100 EUR (total 90 EUR):');
     expect(r.text).toContain('1) Pinnacle 40 → 100.00\n2) Bet365 30 → 105.00\n3) Bwin 20 → 100.00');
     expect(r.text).toContain('Worst case after rounding: +10.00 (+11.11%)');
     expect(r.text).toContain('2) Bet365 · X · <b>3.50</b>');
@@ -364,7 +366,7 @@ describe('formatAlert: every number from the odds it shows', () => {
       expect(text).not.toContain('+1.00%');
     }
     const r = formatAlert(issue, names.en, view('en'), { state: 'new' }).text;
-    expect(r).toContain('💰 Stakes for 100:\n1) Pinnacle 51 → 95.88\n2) Bet365 49 → 95.55');
+    expect(r).toContain('💰 Stakes for bankroll 100:\n1) Pinnacle 51 → 95.88\n2) Bet365 49 → 95.55');
     expect(r).toContain('If the middle hits: +91.43 (+91.43%)');
     expect(r).toContain('If it misses: −4.45 (−4.45%)');
   });
@@ -376,11 +378,11 @@ describe('formatAlert: every number from the odds it shows', () => {
     const en = formatAlert(item, names.en, view('en'), { state: 'new' }).text;
     expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +5.17%</b> · prematch');
     // The exact solver beats that floor/ceil split: 56 × 1.8 = 100.80, 40 × 2.53 = 101.20, 100.80 − 96 = +4.80 (5.00 %).
-    expect(en).toContain('💰 Stakes for 100 (total 96):\n1) Pinnacle 56 → 100.80\n2) Bet365 40 → 101.20');
+    expect(en).toContain('💰 Stakes for bankroll 100 (total 96):\n1) Pinnacle 56 → 100.80\n2) Bet365 40 → 101.20');
     expect(en).toContain('Worst case after rounding: +4.80 (+5.00%)');
-    expect(en).toContain('Break-even odds: 1) 1.654 · 2) 2.25');
+    expect(en).toContain('Break-even odds: 1) 1.66 · 2) 2.25');
     const ru = formatAlert(item, names.ru, view('ru'), { state: 'new' }).text;
-    expect(ru).toContain('💰 Ставки на 100 (всего 96):');
+    expect(ru).toContain('💰 Ставки на банк 100 (всего 96):');
   });
 
   it('never stakes more than the bankroll: one step per leg that does not fit is said plainly', () => {
@@ -621,6 +623,26 @@ describe('every fixture, every state, both languages', () => {
     expect(r.text).toContain('1) bookmaker #7 · market #1 · <b>2.10</b>');
     expect(r.text).toContain('sport #6 · ATP Doha');
     expectClean(r);
+  });
+});
+
+describe('stakes name what they are for', () => {
+  it('an amount the user typed is said as that amount, never as the bankroll; Kelly names the bankroll', () => {
+    const card = formatCard(arb, names.en, view('en', { bankroll: 250, roundingStep: 5, otherAmount: true }));
+    expect(card).toContain('💰 Stakes for 250 (total 245):');
+    expect(card).not.toContain('bankroll 250');
+    const en = formatAlert(valuebet, names.en, view('en', { bankroll: 1000 }), { state: 'new' }).text;
+    expect(en).toMatch(/¼ Kelly stake: \d+ for bankroll 1000$/m);
+    const ru = formatAlert(valuebet, names.ru, view('ru', { bankroll: 1000 }), { state: 'new' }).text;
+    expect(ru).toMatch(/ставка ¼ Келли: \d+ при банке 1000$/m);
+    expect(formatAlert(arb, names.ru, view('ru'), { state: 'new' }).text).toContain('ℹ️ Что значат обозначения: /glossary');
+  });
+
+  it('break-even odds have the precision of the odds: two decimals beside two, three beside three', () => {
+    const three: Opportunity = { ...arb, legs: arb.legs.map((l, i) => (i === 0 ? { ...l, odds: 2.105 } : l)) };
+    const line = (o: Opportunity) => formatAlert(o, names.en, view('en'), { state: 'new' }).text.split('\n').find((l) => l.startsWith('Break-even odds'));
+    expect(line(arb)).toMatch(/^Break-even odds: 1\) \d\.\d{2} · 2\) \d\.\d{2}$/);
+    expect(line(three)).toMatch(/^Break-even odds: 1\) \d\.\d{3} · 2\) \d\.\d{3}$/);
   });
 });
 

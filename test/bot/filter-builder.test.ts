@@ -35,17 +35,18 @@ describe('/filter builder', () => {
     expect(h.labels(prompt())).toHaveLength(6);
     await press('Arbs · prematch');
 
-    // Sports: 10 options, 8 per page.
+    // Sports: 10 options, 8 per page, in the service's order (football first), not A–Z.
     expect(prompt().text).toContain('Arbs · prematch: sports');
     expect(h.labels(prompt())).toContain('1/2');
-    expect(h.labels(prompt())).not.toContain('Tennis');
+    expect(h.labels(prompt()).slice(0, 2)).toEqual(['Football', 'Ice hockey']);
+    expect(h.labels(prompt())).not.toContain('Futsal');
     await press('›');
-    expect(h.labels(prompt())).toEqual(expect.arrayContaining(['Tennis', 'Volleyball', '2/2']));
-    await press('Tennis');
-    expect(h.labels(prompt())).toContain('✅ Tennis');
+    expect(h.labels(prompt())).toEqual(expect.arrayContaining(['e-Sports', 'Futsal', '2/2']));
+    await press('Futsal');
+    expect(h.labels(prompt())).toContain('✅ Futsal');
     await press('‹');
     await press('Football');
-    expect(prompt().text).toContain('Selected (2): Football, Tennis');
+    expect(prompt().text).toContain('Selected (2): Football, Futsal');
     await press('Done');
 
     // Bookmakers: search by typed name.
@@ -81,7 +82,7 @@ describe('/filter builder', () => {
 
     const summary = prompt();
     expect(summary.text).toContain('Your filter for Arbs · prematch');
-    expect(summary.text).toContain('Sports: Football, Tennis');
+    expect(summary.text).toContain('Sports: Football, Futsal');
     expect(summary.text).toContain('Bookmakers: Pinnacle');
     expect(summary.text).toContain('Profit: 1.5–10 %');
     expect(summary.text).toContain('Odds: any');
@@ -95,7 +96,7 @@ describe('/filter builder', () => {
     const writes = h.client.callsOf('writeFilter');
     expect(writes).toHaveLength(1);
     expect(writes[0]?.filter).toEqual({
-      sports: [1, 6],
+      sports: [1, 14],
       bookmakers: [7],
       minProfit: 1.5,
       maxProfit: 10,
@@ -105,7 +106,7 @@ describe('/filter builder', () => {
       minOvervalue: null,
     });
     expect(prompt().text).toContain('Filter for Arbs · prematch saved');
-    expect(h.store.getUser(ALICE.id)?.filters.arbs_prematch?.settings.sports).toEqual([1, 6]);
+    expect(h.store.getUser(ALICE.id)?.filters.arbs_prematch?.settings.sports).toEqual([1, 14]);
     // The conversation is over: text goes to the fallback again.
     await h.say(ALICE, 'hello');
     expect(prompt().text).toContain('not sure what you mean');
@@ -138,7 +139,7 @@ describe('/filter builder', () => {
     await h.say(ALICE, 'football');
     expect(prompt().text).toContain('choose with the buttons');
     await h.say(ALICE, '1,5');
-    expect(prompt().text).toContain('Selected (2): Basketball, Football');
+    expect(prompt().text).toContain('Selected (2): Football, Basketball');
   });
 
   it('a stale button is answered politely and changes nothing', async () => {

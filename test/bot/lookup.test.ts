@@ -53,7 +53,8 @@ describe('/item and /event', () => {
     h.client.items = [makeItem({ id: 'x1', eventId: 'ev9' }), makeItem({ id: 'x2', eventId: 'ev9', team1: 'Second' })];
     await h.say(ALICE, '/event ev9');
     const texts = h.sent(ALICE.id).map((m) => m.text);
-    expect(texts.at(-3)).toContain('Event <code>ev9</code>: 2 opportunities');
+    expect(texts.at(-3)).toContain('(event <code>ev9</code>): 2 opportunities');
+    expect(texts.at(-3)).toMatch(/^📋 \S.* — \S.* \(event <code>ev9<\/code>\)/);
     expect(texts.at(-1)).toContain('Second');
   });
 

@@ -2,6 +2,9 @@
  * The playground end to end, as a person would use it: typed lines in, the terminal's text out,
  * with the real bot, the sandbox and the Bot API stand-in behind it.
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlayground, type Playground } from '../../src/playground/playground.js';
@@ -53,10 +56,10 @@ describe('playground', () => {
     // The sandbox produces arbs all the time; make one appear now so the test does not depend on luck.
     playground.sandbox.world.inject('arbs_prematch', { profit: 7 });
     const alertAt = await seen(/Arb \+\d+\.\d+%/, at);
-    const buttonsAt = await seen(/\[\d+ [^\]]*Other amount\]/, alertAt);
+    const buttonsAt = await seen(/\[\d+\.\d+ [^\]]*Other amount\]/, alertAt);
 
-    // Press "Other amount" on the newest keyboard by typing its number.
-    const number = /\[(\d+) [^\]]*Other amount\]/.exec(screen.slice(buttonsAt))?.[1];
+    // Press "Other amount" by typing what its brackets show (the alert's number, a dot, the button's).
+    const number = /\[(\d+\.\d+) [^\]]*Other amount\]/.exec(screen.slice(buttonsAt))?.[1];
     expect(number).toBeDefined();
     const before = playground.telegram.calls('answerCallbackQuery').length;
     input.write(`${number}\n`);
@@ -71,5 +74,98 @@ describe('playground', () => {
 
     // The whole session stayed within the service's limits.
     expect(playground.sandbox.counters().breaches).toBe(0);
+  }, 60_000);
+
+  /** The number the screen shows in brackets for a button, after `from`. */
+  function buttonNumber(label: RegExp, from: number): string {
+    const m = new RegExp(`\\[(\\d+(?:\\.\\d+)?) ${label.source}\\]`).exec(screen.slice(from));
+    if (!m?.[1]) throw new Error(`no button ${label} on screen after ${from}\n---\n${screen.slice(from)}`);
+    return m[1];
+  }
+
+  it('a number presses a button of the open question, never of an alert that arrived meanwhile', async () => {
+    input.write('/settings\n');
+    let at = await seen(/Settings/, screen.length);
+    await seen(/\[1 🌐 Language\]/, at);
+    // An alert arrives while the menu is open: its buttons are numbered by message (7.1, 7.2, …).
+    playground.sandbox.world.inject('arbs_prematch', { profit: 9 });
+    const alertAt = await seen(/· alert ──/, at);
+    await seen(/\[\d+\.1 [^\]]+\]/, alertAt);
+    input.write('1\n');
+    at = await seen(/Which language\?/, alertAt);
+    input.write(`${buttonNumber(/English/, at)}\n`);
+    at = await seen(/Saved/i, at);
+    await seen(/Done ✓\]/, at);
+    input.write(`${buttonNumber(/Done ✓/, at)}\n`);
+    await seen(/\(\d+: answered, its buttons are gone\)/, at);
+    expect(playground.telegram.calls('answerCallbackQuery').length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a typed number is the answer where the question takes a number', async () => {
+    input.write('/filter\n');
+    let at = screen.length;
+    await seen(/Arbs · prematch\]/, at);
+    input.write(`${buttonNumber(/Arbs · prematch/, at)}\n`);
+    at = await seen(/sports\./, at);
+    await seen(/Done ✓\]/, at);
+    input.write(`${buttonNumber(/Done ✓/, at)}\n`);
+    at = await seen(/Bookmakers\./, at);
+    await seen(/Done ✓\]/, at);
+    input.write(`${buttonNumber(/Done ✓/, at)}\n`);
+    at = await seen(/Profit, %/, at);
+    // Its ready answer is pressed as <n>.1; a bare 1 is a minimum of 1 %.
+    await seen(/\[\d+\.1 From 0 %\]/, at);
+    input.write('1\n');
+    at = await seen(/Odds of every leg/, at);
+    expect(screen.slice(at - 400, at)).not.toContain('✔️ From 0 %');
+    input.write('/cancel\n');
+    await seen(/Stopped/, at);
+  }, 60_000);
+
+  it('@bot words asks inline mode and lists the answer', async () => {
+    const from = screen.length;
+    input.write('@bot\n');
+    await seen(/inline results for “”/, from);
+    await seen(/\n {2}1\. /, from);
+    input.write('@bb_test_bot zzzz-nothing\n');
+    await seen(/inline results for “zzzz-nothing”[^\n]*\n {2}\(no results\)/, from);
+    expect(playground.telegram.answers.inline.length).toBeGreaterThanOrEqual(2);
+  }, 30_000);
+});
+
+describe('playground housekeeping', () => {
+  it('reads at the shipped pace and removes its temporary folder (with the encryption key) at stop', async () => {
+    const out = new PassThrough();
+    out.resume();
+    const pg = await startPlayground({ input: new PassThrough(), output: out });
+    // As shipped: no floor between reads (the read limit paces them, every 2 s at 30 a minute).
+    expect(pg.config.POLL_INTERVAL_SECONDS ?? 0).toBe(0);
+    expect(pg.dataDir.startsWith(tmpdir())).toBe(true);
+    expect(existsSync(pg.dataDir)).toBe(true);
+    await pg.stop();
+    expect(existsSync(pg.dataDir)).toBe(false);
+  }, 30_000);
+
+  it('npm run playground removes the folder on SIGTERM and on Ctrl-C too', async () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/playground/cli.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      const dir = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no log line within 20 s:\n${out}`)), 20_000);
+        child.stdout.on('data', () => {
+          const m = /The bot's log: (\S+)bot\.log/.exec(out);
+          if (m?.[1]) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        });
+      });
+      expect(existsSync(dir)).toBe(true);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill(signal);
+      expect(await exited).toBe(0);
+      expect(existsSync(dir)).toBe(false);
+    }
   }, 60_000);
 });

@@ -22,6 +22,7 @@ import { neverMatches } from '../ui/filter-warnings.js';
 import { multiSelect } from './multi-select.js';
 import { askValue } from './ask-value.js';
 import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
+import { orderSports, sportCounts } from '../ui/sport-order.js';
 
 export const FILTER_CONVERSATION = 'filter';
 
@@ -86,9 +87,13 @@ export function createFilterConversation(rt: BotRuntime) {
 
     const lists: Lists = await conversation.external(async () => {
       const dicts = await dictionariesFor(rt, args.lang);
-      return dicts
-        ? { sports: sortedEntries(dicts.sports, args.lang), bookmakers: sortedEntries(dicts.bookmakers, args.lang), live: dicts.liveBookmakers }
-        : null;
+      if (!dicts) return null;
+      const counts = sportCounts(await rt.scheduler.latestItems(userId));
+      return {
+        sports: orderSports(sortedEntries(dicts.sports, args.lang), counts),
+        bookmakers: sortedEntries(dicts.bookmakers, args.lang),
+        live: dicts.liveBookmakers,
+      };
     });
 
     if (lists && lists.sports.length > 0) {

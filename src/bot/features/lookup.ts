@@ -7,6 +7,7 @@ import { formatCard } from '../../alerts/format.js';
 import { fmtMoney, fmtOdds, printedOdds } from '../../alerts/printed.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import { html } from '../../locales/i18n.js';
+import { clipText } from '../../lib/html.js';
 import { parseService, type Service } from '../../service/services.js';
 import { lookup, type LookupRequest, type LookupResult } from '../actions/lookup.js';
 import type { BotContext } from '../context.js';
@@ -55,7 +56,11 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
       const oneBet = bankroll !== undefined && first?.kind === 'valuebets' ? valuebetStakeLine(t, first, bankroll) : undefined;
       const view = viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined);
       const notes: string[] = oneBet === undefined ? [] : [oneBet];
-      if (req.what === 'event') notes.push(t('event_items', { id: req.id, n: result.items.length }));
+      if (req.what === 'event') {
+        // Named by its teams, as everywhere else; the id stays for /event.
+        const teams = first ? `${clipText(first.event.team1, 64)} — ${clipText(first.event.team2, 64)}` : req.id;
+        notes.push(t('event_items', { teams, id: req.id, n: result.items.length }));
+      }
       if (result.source === 'latest') notes.push(t('from_latest'));
       if (result.items.length > MAX_CARDS) notes.push(t('more_items', { n: result.items.length - MAX_CARDS }));
       if (notes.length > 0) await ctx.reply(notes.join('\n'));

@@ -34,7 +34,7 @@ export function pauseFeature(rt: BotRuntime): Composer<BotContext> {
     for (const s of targets) setPaused(rt, user.id, s, paused);
     rt.scheduler.refreshUser(user.id);
     const list = targets.map((s) => serviceLabel(s, ctx.t)).join(', ');
-    await ctx.reply(ctx.t(paused ? 'paused_list' : 'resumed_list', { list }));
+    await ctx.reply(ctx.t(paused ? 'paused_list' : 'resumed_list', { list, n: targets.length }));
   };
 
   composer.command('pause', handle(true));

@@ -21,7 +21,7 @@ export function startFeature(rt: BotRuntime): Composer<BotContext> {
   });
 
   composer.command('help', async (ctx) => {
-    await ctx.reply(`${ctx.t('help_text', { bot: ctx.me.username })}\n\n${ctx.t(nextStepKey(ctx.user))}`);
+    await ctx.reply(`${ctx.t('help_text', { bot: ctx.me.username })}\n${ctx.t('help_glossary')}\n\n${ctx.t(nextStepKey(ctx.user))}`);
   });
 
   return composer;

@@ -31,5 +31,6 @@ export function viewFor(user: Readonly<UserRecord> | undefined, lang: Lang, now:
     now,
     // The user's bookmaker settings (commission, caps, steps): cards compute as the alerts do.
     ...(user ? { books: user.books } : {}),
+    ...(bankroll !== undefined && { otherAmount: true }),
   };
 }
