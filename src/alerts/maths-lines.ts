@@ -113,9 +113,17 @@ export function mathsLines(ctx: LineContext): string[] {
 /** A middle's title never claims a total the stakes below do not add up to. */
 function middleTitle(ctx: LineContext, r: ArbStakes, money: (n: number) => string): string {
   const { t, view } = ctx;
-  if (r.overBankroll) return t.stakesOverBankroll(money(view.bankroll), money(r.total));
+  if (r.overBankroll) return t.stakesOverBankroll(stakeBasis(ctx, money, true), money(r.total));
+  const basis = stakeBasis(ctx, money);
   const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
-  return sameCents ? t.stakesTitle(money(view.bankroll)) : t.stakesTitleTotal(money(view.bankroll), money(r.total));
+  return sameCents ? t.stakesTitle(basis) : t.stakesTitleTotal(basis, money(r.total));
+}
+
+/** What stakes are for: the bankroll, named ("bankroll 1000"), or the amount the user typed, as it is. */
+function stakeBasis(ctx: LineContext, money: (n: number) => string, over = false): string {
+  const { t, view } = ctx;
+  if (view.otherAmount) return money(view.bankroll);
+  return over ? t.bankrollAmountOver(money(view.bankroll)) : t.bankrollAmount(money(view.bankroll));
 }
 
 /** An arb's stakes block from the exact solver: title, one line per leg, worst case, break-even odds. */
@@ -125,8 +133,7 @@ function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string):
     const source = item.legs[i];
     return leg.capped && leg.max !== undefined && source ? [t.cappedAt(bookmakerName(ctx, source), money(leg.max))] : [];
   });
-  // Every stake says what it is for: the bankroll, named, or the amount the user typed.
-  const basis = view.otherAmount ? money(view.bankroll) : t.bankrollAmount(money(view.bankroll));
+  const basis = stakeBasis(ctx, money);
   const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
   const title = sameCents
     ? t.stakesTitle(basis)

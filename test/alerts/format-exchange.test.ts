@@ -70,10 +70,10 @@ describe('a back/lay arb with a Betfair Exchange lay leg', () => {
     // back 135 → 135 × 2.2 = 297.00; lay 144.87: liability 144.87 × 1.1 = 159.357 → 159.36,
     // wins 144.87 × 0.95 = 137.6265 → 137.63, returns 159.36 + 137.63 = 296.99; total 135 + 159.36 = 294.36;
     // worst 296.99 − 294.36 = +2.63 (0.89 % of 294.36).
-    expect(text).toContain('💰 Stakes for 300 (total 294.36):\n1) Sbobet 135 → 297.00\n2) Betfair Exchange lay 144.87 · liability 159.36 → 296.99');
+    expect(text).toContain('💰 Stakes for bankroll 300 (total 294.36):\n1) Sbobet 135 → 297.00\n2) Betfair Exchange lay 144.87 · liability 159.36 → 296.99');
     expect(text).toContain('Worst case after rounding and commission: +2.63 (+0.89%)');
     // break-even: back 1/(1 − 1/1.863636) = 2.158; lay: the back needs 1/(1 − 1/2.2) = 1.8333 → L = 1 + 0.95/0.8333 = 2.14
-    expect(text).toContain('Break-even odds: 1) 2.158 · 2) 2.14');
+    expect(text).toContain('Break-even odds: 1) 2.16 · 2) 2.14');
     expect(text).toContain("ℹ️ Commission assumed: Betfair Exchange 5%. Check your account's rate and set it with /book.");
     expect(text).not.toContain('⚠️');
   });
@@ -137,7 +137,7 @@ describe('commission on a back leg and a capped leg', () => {
     expect(text).toContain('2) Matchbook · 2 · <b>2.05</b> → 2.029 after 2% commission');
     // 300 × 2.10 = 630.00; 310 at 2.05: 310 + 310 × 1.05 × 0.98 = 310 + 318.99 = 628.99; worst 628.99 − 610 = +18.99
     // (305 would return 305 + 313.85 = 618.85 → +13.85; 315 → 639.14, min 630 − 615 = +15.00).
-    expect(text).toContain('💰 Stakes for 1000 (total 610: Betano capped at 300):\n1) Betano 300 (capped) → 630.00\n2) Matchbook 310 → 628.99');
+    expect(text).toContain('💰 Stakes for bankroll 1000 (total 610: Betano capped at 300):\n1) Betano 300 (capped) → 630.00\n2) Matchbook 310 → 628.99');
     expect(text).toContain('Worst case after rounding and commission: +18.99 (+3.11%)');
   });
 

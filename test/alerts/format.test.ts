@@ -401,7 +401,7 @@ describe('formatAlert: every number from the odds it shows', () => {
     expect(en).toContain('<b>2.105</b>');
     expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +2.56%</b> · prematch');
     // +5.00 is the best worst case on the 1-grid; the smallest total giving it: 96 × 2.105 = 202.08, 101 × 2 = 202.00.
-    expect(en).toContain('💰 Stakes for 200 (total 197):\n1) Pinnacle 96 → 202.08\n2) Bet365 101 → 202.00');
+    expect(en).toContain('💰 Stakes for bankroll 200 (total 197):\n1) Pinnacle 96 → 202.08\n2) Bet365 101 → 202.00');
     expect(en).toContain('Worst case after rounding: +5.00 (+2.54%)');
   });
 
@@ -629,7 +629,7 @@ describe('every fixture, every state, both languages', () => {
 describe('stakes name what they are for', () => {
   it('an amount the user typed is said as that amount, never as the bankroll; Kelly names the bankroll', () => {
     const card = formatCard(arb, names.en, view('en', { bankroll: 250, roundingStep: 5, otherAmount: true }));
-    expect(card).toContain('💰 Stakes for 250 (total 245):');
+    expect(card).toContain('💰 Stakes for 250 (total 205):');
     expect(card).not.toContain('bankroll 250');
     const en = formatAlert(valuebet, names.en, view('en', { bankroll: 1000 }), { state: 'new' }).text;
     expect(en).toMatch(/¼ Kelly stake: \d+ for bankroll 1000$/m);
@@ -652,7 +652,7 @@ describe('formatCard', () => {
     expect(card.split('\n')[0]).toBe('⚖️ <b>Arb +2.44%</b> · prematch');
     // 2.10 / 2.00 on 250, step 5: +5 is the best worst case (120 / 125 → 252 / 250 on 245 gives it too);
     // the smallest total with it: 100 / 105 → 210 / 210 on 205.
-    expect(card).toContain('💰 Stakes for 250 (total 205):\n1) Pinnacle 100 → 210.00\n2) Bet365 105 → 210.00');
+    expect(card).toContain('💰 Stakes for bankroll 250 (total 205):\n1) Pinnacle 100 → 210.00\n2) Bet365 105 → 210.00');
     expect(card.split('\n').at(-1)).toBe('🆔 <code>a1</code> · arbs_prematch · found 3 min 10 s ago');
     const ru = formatCard(valuebet, names.ru, view('ru'));
     expect(ru.split('\n').at(-1)).toBe('🆔 <code>v1</code> · valuebets_prematch · найдено 3 мин 10 с назад');

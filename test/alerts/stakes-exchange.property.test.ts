@@ -338,8 +338,8 @@ function checkCase(c: Case, counts: Record<string, number>): void {
   });
   expect(total, 'Σ money at risk within the bankroll').toBeLessThanOrEqual(budget);
   const title = lines[titleAt] ?? '';
-  const plain = /^💰 Stakes for (\S+):$/.exec(title);
-  const withTotal = /^💰 Stakes for (\S+) \(total (\S+)(?:: (.+))?\):$/.exec(title);
+  const plain = /^💰 Stakes for (?:bankroll )?(\S+):$/.exec(title);
+  const withTotal = /^💰 Stakes for (?:bankroll )?(\S+) \(total (\S+)(?:: (.+))?\):$/.exec(title);
   expect(plain ?? withTotal, `title: ${title}`).not.toBeNull();
   expect(cents((plain ?? withTotal)?.[1] ?? '')).toBe(budget);
   expect(plain ? budget : cents(withTotal?.[2] ?? ''), 'title total = Σ').toBe(total);
@@ -388,7 +388,12 @@ function checkCase(c: Case, counts: Record<string, number>): void {
     const needed = 1 / (1 - others);
     const c1 = l.bp / 10_000;
     const shown = l.lay ? 1 + (1 - c1) / (needed - 1) : 1 + (needed - 1) / (1 - c1);
-    near(oddsOf(m?.[2] ?? ''), shown, 0.0005, `break-even ${i + 1}`);
+    // Printed at the odds' precision, rounded to the side the user can take: up for a back leg, down for a lay leg.
+    const printed = oddsOf(m?.[2] ?? '');
+    const decimals = (m?.[2] ?? '').split('.')[1]?.length ?? 0;
+    const gap = l.lay ? shown - printed : printed - shown;
+    expect(gap, `break-even ${i + 1}: ${printed} for ${shown}`).toBeGreaterThanOrEqual(-1e-9);
+    expect(gap, `break-even ${i + 1}: ${printed} for ${shown}`).toBeLessThan(10 ** -decimals + 1e-9);
   });
 
   // default commission note: exactly the exchanges whose commission the user did not set

@@ -68,6 +68,12 @@ const press = (label: string) =>
     await h.press(ALICE, message, h.button(message, label));
   });
 
+/** The option buttons of the open picker (not its paging, "All" or "Done" rows, nor options already ticked). */
+function options(): string[] {
+  const picker = h.sent(ALICE.id).findLast((m) => h.labels(m).some((l) => l.startsWith('Done')));
+  return (picker ? h.labels(picker) : []).filter((l) => !/^(‹|›|\d+\/\d+|All|Done|Clear|✅)/.test(l));
+}
+
 /** A step makes its own few calls (a toast, closing the old prompt, an answer, the next prompt), never an earlier step's again. */
 function expectFewCallsPerStep(): void {
   expect(Math.max(...callsPerStep)).toBeLessThanOrEqual(4);
@@ -97,12 +103,12 @@ describe('a long guided flow with pacing on', () => {
     await say('/filter');
     await press('Arbs · prematch');
     // Every press leaves a selection not seen before, so no edit repeats an earlier one by right.
-    for (const sport of ['Baseball', 'Basketball', 'e-Sports', 'Football', 'Futsal', 'Handball']) await press(sport);
+    const firstPage = options();
+    for (const sport of firstPage.slice(0, 6)) await press(sport);
     await press('›');
-    await press('Tennis');
-    await press('Volleyball');
+    for (const sport of options().slice(0, 2)) await press(sport);
     await press('‹');
-    await press('Baseball');
+    await press(firstPage[0] ?? '');
     await press('Done');
     await say('pinn');
     await press('Pinnacle');
