@@ -292,7 +292,10 @@ describe('bucket leases', () => {
     } finally {
       clearInterval(sampler);
     }
-    expect(samples).toBeGreaterThan(500);
+    // The check ran all along: about 1,600 times in a run at load average 7.5, 333–454 in runs of this file
+    // at load average 10–12 (timers coalesce). 200 is still a check every ~45 ms, several
+    // per lease round (300 ms), so each hand-over is looked at while it happens.
+    expect(samples).toBeGreaterThan(200);
     expect(doubles).toBe(0);
     // Every hand-over (join, pause, leave) leaves buckets unheld for at most about a TTL plus a round.
     expect(maxUnheldMs).toBeLessThan(FAST.ttlMs + 2 * FAST.renewEveryMs);
