@@ -10,7 +10,7 @@ import type { Leg, Opportunity } from '../service/opportunity.js';
 import type { Kind } from '../service/services.js';
 import type { Lang } from '../store/schema.js';
 import type { AlertTexts } from './alert-texts.js';
-import type { BookSettings } from './book-settings.js';
+import type { BookSettings } from '../store/book-settings.js';
 import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved, pricedLegs, type Pricing } from './headline-figures.js';
 import { fmtOdds, fmtPct } from './printed.js';
 import { formatCountdown, formatStart } from './time.js';

@@ -9,7 +9,7 @@
  */
 import type { Names } from '../service/dictionaries-model.js';
 import type { Opportunity } from '../service/opportunity.js';
-import type { BookSettings } from './book-settings.js';
+import type { BookSettings } from '../store/book-settings.js';
 import { pricedLegs } from './headline-figures.js';
 import type { PricedLeg } from './leg-pricing.js';
 import { solveStakes, type SolveFailure, type StakeLegInput, type StakePlan } from './stake-solver.js';

@@ -10,7 +10,7 @@ import type { Names } from '../service/dictionaries-model.js';
 import type { Leg, Opportunity } from '../service/opportunity.js';
 import { isLive } from '../service/services.js';
 import type { AlertTexts } from './alert-texts.js';
-import type { BookSettings } from './book-settings.js';
+import type { BookSettings } from '../store/book-settings.js';
 import { commissionApplies, effectiveLayOdds, isLayLeg, priceLegs, type PricedLeg } from './leg-pricing.js';
 import { fmtPct, printedOdds } from './printed.js';
 import { arbProfitPct, middleIdealPct, valuebetProbability, type CannotCompute } from './stakes.js';

@@ -11,7 +11,7 @@
  */
 import type { Names } from '../service/dictionaries-model.js';
 import type { Leg } from '../service/opportunity.js';
-import type { BookSettings } from './book-settings.js';
+import type { BookSettings } from '../store/book-settings.js';
 
 /**
  * Exchanges' usual commission on net winnings, matched on the dictionary's bookmaker name (both

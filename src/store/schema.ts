@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { filterSettingsSchema } from '../service/filter-model.js';
 import { SERVICES, type Service } from '../service/services.js';
-import { bookSettingsMapSchema } from '../alerts/book-settings.js';
+import { bookSettingsMapSchema } from './book-settings.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -64,7 +64,7 @@ export const userSchema = z.object({
   mutedEvents: z.record(z.string(), z.number()).default({}),
   /** Service → alerts snoozed until (ms). */
   snoozedUntil: perService(z.number()),
-  /** Bookmaker id → the user's settings there (commission, max, min, step, status): see alerts/book-settings.ts. */
+  /** Bookmaker id → the user's settings there (commission, max, min, step, status): see book-settings.ts. */
   books: bookSettingsMapSchema.default({}),
   /** True while the user has blocked the bot: not polled until they come back. */
   blocked: z.boolean().default(false),

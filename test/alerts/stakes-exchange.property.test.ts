@@ -19,7 +19,7 @@
  * - break-even odds as the bookmaker or exchange shows them; the Russian text prints the same numbers.
  */
 import { describe, expect, it } from 'vitest';
-import type { BookSettings } from '../../src/alerts/book-settings.js';
+import type { BookSettings } from '../../src/store/book-settings.js';
 import { formatAlert, type AlertView } from '../../src/alerts/format.js';
 import { createRng, type Rng } from '../../src/sandbox/prng.js';
 import { namesFor, type Dictionaries } from '../../src/service/dictionaries-model.js';

@@ -4,7 +4,7 @@
  * these exact forms; whether the id is a bookmaker the dictionaries know is the feature's check.
  */
 import { withinCallbackLimit } from '../../lib/callback-data.js';
-import type { BookStatus } from '../../alerts/book-settings.js';
+import type { BookStatus } from '../../store/book-settings.js';
 import { CALLBACK_PREFIXES } from './registry.js';
 
 export type BooksAction = { type: 'status'; bookmakerId: number; status: BookStatus } | { type: 'reset'; bookmakerId: number };

@@ -7,7 +7,7 @@
  */
 import { Composer } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
-import { BOOK_STATUSES, type BookSettings, type BookStatus } from '../../alerts/book-settings.js';
+import { BOOK_STATUSES, type BookSettings, type BookStatus } from '../../store/book-settings.js';
 import { defaultCommissionPct, isKnownExchange } from '../../alerts/leg-pricing.js';
 import { fmtMoney } from '../../alerts/printed.js';
 import type { Translate } from '../../locales/i18n.js';

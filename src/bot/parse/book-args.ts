@@ -6,7 +6,7 @@
  * exchange). Every problem names a message key; nothing here touches the store.
  */
 import { isKnownExchange } from '../../alerts/leg-pricing.js';
-import { BOOK_LIMITS, BOOK_STATUSES, type BookSettings, type BookStatus } from '../../alerts/book-settings.js';
+import { BOOK_LIMITS, BOOK_STATUSES, type BookSettings, type BookStatus } from '../../store/book-settings.js';
 import { clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, type Parsed } from './values.js';
 
 export type BookChange = { bookmakerId: number; name: string; reset: true } | { bookmakerId: number; name: string; reset: false; set: BookSettings };
