@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import type { UserFromGetMe } from 'grammy/types';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { systemClock, type Clock } from './clock.js';
 import { openStore } from './store/store.js';
@@ -30,7 +30,8 @@ import type { LeaseTimings } from './cluster/leases.js';
 export type { App } from './roles/handle.js';
 
 export interface AppOptions {
-  config: Config & { BOT_TOKEN: string };
+  /** BOT_TOKEN is needed unless this is a cluster worker (ROLE=worker), which never talks to Telegram. */
+  config: Config;
   logger: Logger;
   clock?: Clock;
   /** Skips getMe at start (tests and the playground know the bot already). */
@@ -47,7 +48,10 @@ export async function startApp(opts: AppOptions): Promise<App> {
 }
 
 /** One process, lowdb, no Redis: what `npm start` runs without REDIS_URL. */
-async function startEmbedded({ config, logger, clock = systemClock, botInfo }: AppOptions): Promise<App> {
+async function startEmbedded({ config: settings, logger, clock = systemClock, botInfo }: AppOptions): Promise<App> {
+  const token = settings.BOT_TOKEN;
+  if (token === undefined) throw new ConfigError('BOT_TOKEN: expected the token from @BotFather (set it in .env or the environment)');
+  const config = { ...settings, BOT_TOKEN: token };
   await assertDataDirWritable(config.DATA_DIR);
   const store = await openStore({ dataDir: config.DATA_DIR, logger, clock });
   if (store.loadReport.movedAside) {
@@ -65,7 +69,7 @@ async function startEmbedded({ config, logger, clock = systemClock, botInfo }: A
 
 /** The embedded bot on its opened store; `startEmbedded` closes the store when this throws. */
 async function startOnStore(
-  { config, logger, clock, botInfo }: Required<Pick<AppOptions, 'config' | 'logger' | 'clock'>> & Pick<AppOptions, 'botInfo'>,
+  { config, logger, clock, botInfo }: { config: Config & { BOT_TOKEN: string }; logger: Logger; clock: Clock; botInfo?: UserFromGetMe | undefined },
   store: Awaited<ReturnType<typeof openStore>>,
 ): Promise<App> {
   const vault = await openCheckedVault(config, store, logger);

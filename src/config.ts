@@ -4,12 +4,26 @@
  */
 import { z } from 'zod';
 
+/** Whether a URL's host is this machine (127.0.0.0/8, ::1, localhost): the only hosts spoken to over plain http. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * A service or Bot API address: https, or http to this machine only (the playground, the tests,
+ * a local Bot API server). Over plain http to another host, the access keys' secrets, the tokens
+ * and the bot token would cross the network readable.
+ */
 const url = (fallback: string) =>
   z
     .string()
     .trim()
     .default(fallback)
     .pipe(z.url({ protocol: /^https?$/, error: 'an http(s) URL' }))
+    .refine((u) => new URL(u).protocol === 'https:' || isLoopbackHost(new URL(u).hostname), {
+      error: 'an https:// URL (plain http:// only to this machine: 127.0.0.1, ::1 or localhost)',
+    })
     .transform((u) => u.replace(/\/+$/, ''));
 
 const int = (fallback: number, min: number, max: number) =>

@@ -25,12 +25,13 @@ async function main(): Promise<void> {
   }
   // Before the first log line: every logger of the process cuts these by value.
   knownSecrets.add(...secretsOfSettings(config));
-  if (config.BOT_TOKEN === undefined) {
+  // A cluster worker reads the service and never talks to Telegram: it runs without the token.
+  if (config.BOT_TOKEN === undefined && config.ROLE !== 'worker') {
     console.error('BOT_TOKEN: expected the token from @BotFather (set it in .env or the environment)');
     process.exit(1);
   }
   const logger = createLogger(config.LOG_LEVEL, undefined, { format: config.LOG_FORMAT ?? defaultLogFormat() });
-  const app = await startApp({ config: { ...config, BOT_TOKEN: config.BOT_TOKEN }, logger });
+  const app = await startApp({ config, logger });
   logger.info('bot started');
 
   let signalled = false;

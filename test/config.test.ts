@@ -55,4 +55,17 @@ describe('config', () => {
       BB_LOCAL_ADDRESS: '127.0.0.2',
     });
   });
+
+  it('requires https for the auth, data and Bot API hosts, unless the host is this machine', () => {
+    for (const name of ['BB_AUTH_URL', 'BB_DICTS_URL', 'BB_ARBS_LIVE_URL', 'BB_VALUEBETS_PREMATCH_URL', 'TELEGRAM_API_ROOT']) {
+      expect(() => loadConfig({ [name]: 'http://api.example.com' })).toThrow(new RegExp(`^${name}: expected an https:// URL \\(plain http:// only to this machine`));
+      expect(() => loadConfig({ [name]: 'http://10.0.0.5:8080/x' })).toThrow(ConfigError);
+      for (const ok of ['https://api.example.com', 'http://127.0.0.1:9', 'http://127.8.0.1', 'http://localhost:8081', 'http://[::1]:8081']) {
+        expect(() => loadConfig({ [name]: ok }), `${name}=${ok}`).not.toThrow();
+      }
+    }
+    // A host merely named like a loopback one is not.
+    expect(() => loadConfig({ BB_AUTH_URL: 'http://127.0.0.1.example.com' })).toThrow(ConfigError);
+    expect(() => loadConfig({ BB_AUTH_URL: 'http://localhost.example.com' })).toThrow(ConfigError);
+  });
 });

@@ -19,7 +19,8 @@
  * answers "not modified", a success).
  *
  * A payload that is not an alert (zod) is discarded with a log line and fails its job (no retry);
- * the consumer never throws on one. A chat that blocked the bot answers undefined or false, as the
+ * the consumer never throws on one. So is a job the guard refuses (job-guard.ts): unsigned, forged,
+ * or to a chat the store does not list for its user. A chat that blocked the bot answers undefined or false, as the
  * outbox does.
  */
 import { randomBytes } from 'node:crypto';
@@ -29,6 +30,7 @@ import type { Logger } from '../logger.js';
 import type { SendingOutboxPort } from '../outbox/port.js';
 import { ALERT_QUEUE, alertJobSchema, bullPrefix, type SendAlertJob } from './alert-jobs.js';
 import { createClaims, type ClaimOutcome, type Claims, type RedisConnection } from './claims.js';
+import type { JobGuard } from './job-guard.js';
 
 export interface AlertConsumerOptions {
   connection: RedisConnection;
@@ -49,6 +51,8 @@ export interface AlertConsumerOptions {
   pendingWaitMs?: number;
   /** How long `close()` waits for the outbox to answer the jobs in hand (default 10 s). */
   closeTimeoutMs?: number;
+  /** Refuses jobs not signed by a worker of this cluster, or to a chat the store does not list for the user (job-guard.ts). */
+  guard?: Pick<JobGuard, 'check'>;
 }
 
 export interface AlertConsumerStats {
@@ -64,6 +68,8 @@ export interface AlertConsumerStats {
   unsure: number;
   /** Payloads discarded as not alerts. */
   invalid: number;
+  /** Jobs refused by the guard: unsigned, forged, or to a chat the store does not list for the user. */
+  refused: number;
   /** Claims that could not be taken (Redis trouble): the job is retried by BullMQ. */
   claimErrors: number;
 }
@@ -90,7 +96,7 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
   const claims = opts.claims ?? createClaims({ connection: opts.connection, prefix: opts.prefix });
   const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const pendingWaitMs = opts.pendingWaitMs ?? 3000;
-  const counts: AlertConsumerStats = { received: 0, sent: 0, edited: 0, repeats: 0, unsure: 0, invalid: 0, claimErrors: 0 };
+  const counts: AlertConsumerStats = { received: 0, sent: 0, edited: 0, repeats: 0, unsure: 0, invalid: 0, refused: 0, claimErrors: 0 };
   /** Sends of this consumer between claim and answer, by key: a second delivery here joins the first. */
   const sending = new Map<string, Promise<number | undefined>>();
   const inHand = new Set<Promise<unknown>>();
@@ -162,6 +168,13 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
       throw new UnrecoverableError('not an alert job');
     }
     const data = parsed.data;
+    const refusal = opts.guard?.check(data);
+    if (refusal !== undefined) {
+      counts.refused += 1;
+      // Neither text nor chat is logged: whoever wrote the job chose them.
+      log.warn({ jobId: job.id, type: data.type, refusal }, 'alert queue: refused a job not signed by this cluster or to a chat no user of it chose; not sent');
+      throw new UnrecoverableError(`alert job refused: ${refusal}`);
+    }
     if (data.type === 'edit') {
       counts.edited += 1;
       return outbox.edit(data.chatId, data.messageId, data.text, data.opts);

@@ -67,8 +67,11 @@ const editOptionsSchema = z
   })
   .strict();
 
+/** The worker's signature (job-guard.ts): HMAC-SHA256, base64url. */
+const sigSchema = z.string().max(64).optional();
+
 const sendJobSchema = z
-  .object({ v: z.literal(WIRE_VERSION), type: z.literal('send'), chatId: chatIdSchema, text: textSchema, opts: sendOptionsSchema })
+  .object({ v: z.literal(WIRE_VERSION), type: z.literal('send'), chatId: chatIdSchema, text: textSchema, opts: sendOptionsSchema, sig: sigSchema })
   .strict();
 const editJobSchema = z
   .object({
@@ -78,6 +81,7 @@ const editJobSchema = z
     messageId: z.number().int().positive().safe(),
     text: textSchema,
     opts: editOptionsSchema,
+    sig: sigSchema,
   })
   .strict();
 

@@ -59,7 +59,7 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
   let turnover: Promise<void> = Promise.resolve();
   const senderChanged = (held: boolean) => {
     turnover = turnover.then(async () => {
-      if (held && !consumer) consumer = deps.parts.startAlertConsumer({ ...ctx, outbox: front.outbox });
+      if (held && !consumer) consumer = deps.parts.startAlertConsumer({ ...ctx, outbox: front.outbox, vault: deps.vault, store: deps.store });
       else if (!held && consumer) {
         const leaving = consumer;
         consumer = undefined;

@@ -21,6 +21,7 @@ import { openRedisStore } from '../store/redis-store.js';
 import { createSharedServiceClient } from './shared-client.js';
 import { createRemoteOutbox } from './remote-outbox.js';
 import { startAlertConsumer } from './alert-consumer.js';
+import { ALERT_JOB_KEY_PURPOSE, createJobGuard } from './job-guard.js';
 
 /** What every factory gets. */
 export interface ClusterContext {
@@ -60,8 +61,8 @@ export interface AlertConsumerPart {
 export interface ClusterParts {
   openStore(ctx: ClusterContext): Promise<ClusterStore>;
   createClient(ctx: ClusterContext & { vault: Vault }): ClusterClient;
-  createRemoteOutbox(ctx: ClusterContext): RemoteOutboxPart;
-  startAlertConsumer(ctx: ClusterContext & { outbox: SendingOutboxPort }): AlertConsumerPart;
+  createRemoteOutbox(ctx: ClusterContext & { vault: Vault }): RemoteOutboxPart;
+  startAlertConsumer(ctx: ClusterContext & { outbox: SendingOutboxPort; vault: Vault; store: ClusterStore }): AlertConsumerPart;
 }
 
 /**
@@ -74,6 +75,11 @@ export const clusterParts: ClusterParts = {
     openRedisStore({ url: c.connection.url, prefix: c.prefix, logger: c.logger, clock: c.clock, loadAllAlerts: c.config.ROLE !== 'worker' }),
   createClient: (c) =>
     createSharedServiceClient({ config: c.config, logger: c.logger, clock: c.clock, redis: c.redis, prefix: c.prefix, vault: c.vault }),
-  createRemoteOutbox: (c) => createRemoteOutbox({ connection: c.connection, prefix: c.prefix, logger: c.logger }),
-  startAlertConsumer: (c) => startAlertConsumer({ connection: c.connection, prefix: c.prefix, outbox: c.outbox, logger: c.logger }),
+  createRemoteOutbox: (c) =>
+    createRemoteOutbox({ connection: c.connection, prefix: c.prefix, logger: c.logger, guard: createJobGuard({ key: c.vault.deriveKey(ALERT_JOB_KEY_PURPOSE) }) }),
+  startAlertConsumer: (c) =>
+    startAlertConsumer({
+      connection: c.connection, prefix: c.prefix, outbox: c.outbox, logger: c.logger,
+      guard: createJobGuard({ key: c.vault.deriveKey(ALERT_JOB_KEY_PURPOSE), store: c.store }),
+    }),
 };

@@ -24,6 +24,7 @@ import type { Logger } from '../logger.js';
 import type { OutboxEditOptions, OutboxPort, OutboxSendOptions } from '../outbox/port.js';
 import { ALERT_QUEUE, bullPrefix, editJob, editResultSchema, idempotencyId, sendJob, sendResultSchema, type AlertJob } from './alert-jobs.js';
 import type { RedisConnection } from './claims.js';
+import type { JobGuard } from './job-guard.js';
 
 export interface RemoteOutboxOptions {
   connection: RedisConnection;
@@ -34,6 +35,8 @@ export interface RemoteOutboxOptions {
   resultTimeoutMs?: number;
   /** How long a completed job (and so its answer to a repeat enqueue) is kept (default 1 hour). */
   keepCompletedMs?: number;
+  /** Signs each job (job-guard.ts), so a front that checks signatures takes it; without it jobs go unsigned. */
+  guard?: Pick<JobGuard, 'sign'>;
 }
 
 export interface RemoteOutboxStats {
@@ -55,6 +58,7 @@ const JOB_ATTEMPTS = 3;
 type Outcome<T> = { kind: 'answer'; value: T } | { kind: 'failed'; err: unknown } | { kind: 'timeout' } | { kind: 'closed' };
 
 export class RemoteOutbox implements OutboxPort {
+  private readonly sign: (job: AlertJob) => AlertJob;
   private readonly queue: Queue;
   private readonly events: QueueEvents;
   private readonly logger: Logger;
@@ -66,6 +70,7 @@ export class RemoteOutbox implements OutboxPort {
   private closed: Promise<void> | undefined;
 
   constructor(opts: RemoteOutboxOptions) {
+    this.sign = opts.guard ? (job) => opts.guard!.sign(job) : (job) => job;
     this.logger = opts.logger.child({ module: 'remote-outbox' });
     this.resultTimeoutMs = opts.resultTimeoutMs ?? 10 * 60_000;
     this.keepCompletedS = Math.max(1, Math.ceil((opts.keepCompletedMs ?? 60 * 60_000) / 1000));
@@ -94,11 +99,11 @@ export class RemoteOutbox implements OutboxPort {
   }
 
   send(chatId: number, text: string, opts: OutboxSendOptions = {}): Promise<number | undefined> {
-    return this.call(sendJob(chatId, text, opts), opts.idempotencyKey, (v) => sendResultSchema.parse(v) ?? undefined, undefined);
+    return this.call(this.sign(sendJob(chatId, text, opts)), opts.idempotencyKey, (v) => sendResultSchema.parse(v) ?? undefined, undefined);
   }
 
   edit(chatId: number, messageId: number, text: string, opts: OutboxEditOptions = {}): Promise<boolean> {
-    return this.call(editJob(chatId, messageId, text, opts), opts.idempotencyKey, (v) => editResultSchema.parse(v), false);
+    return this.call(this.sign(editJob(chatId, messageId, text, opts)), opts.idempotencyKey, (v) => editResultSchema.parse(v), false);
   }
 
   /** Resolves every call still waiting (undefined or false) and closes the connections. Safe to call twice. */

@@ -13,7 +13,7 @@
  */
 import type { UserFromGetMe } from 'grammy/types';
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { appHandle, type App } from '../roles/handle.js';
 import { storeCheck } from '../health/collect.js';
@@ -30,7 +30,8 @@ import type { ClusterContext, ClusterParts, ClusterStore } from './parts.js';
 import { createWorkerRole } from './worker-role.js';
 
 export interface ClusterRoleOptions {
-  config: Config & { BOT_TOKEN: string };
+  /** BOT_TOKEN is needed by the roles that talk to Telegram (front, all); a worker never does. */
+  config: Config;
   logger: Logger;
   clock: Clock;
   botInfo?: UserFromGetMe;
@@ -46,8 +47,11 @@ export async function startClusterRole(opts: ClusterRoleOptions): Promise<App> {
   const role = config.ROLE;
   // DATA_DIR still holds the generated encryption key, its fingerprint and the dictionaries cache.
   await assertDataDirWritable(config.DATA_DIR);
+  const token = config.BOT_TOKEN;
+  // Checked before anything opens: a front without a token could not start anyway.
+  if (role !== 'worker' && token === undefined) throw new ConfigError(`BOT_TOKEN: expected the token from @BotFather (ROLE=${role} talks to Telegram; only ROLE=worker runs without it)`);
   const redis = await connectRedis(url, `bb-${role}`, logger);
-  const ctx: ClusterContext & { config: { BOT_TOKEN: string } } = {
+  const ctx: ClusterContext = {
     config: { ...config, REDIS_URL: url }, logger, clock, redis, connection: { url }, prefix: config.REDIS_PREFIX,
   };
   let store: ClusterStore;
@@ -65,8 +69,8 @@ export async function startClusterRole(opts: ClusterRoleOptions): Promise<App> {
   const metrics = createBotMetrics();
 
   const worker = role === 'front' ? undefined : await createWorkerRole({ ctx, parts, store, vault, client, metrics: metrics.port, ...(opts.leaseTimings && { leaseTimings: opts.leaseTimings }) });
-  const front = role === 'worker' ? undefined : await createFrontRole({
-    ctx, parts, store, vault, client, metrics: metrics.port,
+  const front = role === 'worker' || token === undefined ? undefined : await createFrontRole({
+    ctx: { ...ctx, config: { ...ctx.config, BOT_TOKEN: token } }, parts, store, vault, client, metrics: metrics.port,
     ...(opts.botInfo && { botInfo: opts.botInfo }),
     ...(worker && { local: worker.scheduler }),
   });

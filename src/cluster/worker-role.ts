@@ -43,7 +43,7 @@ export interface WorkerRole {
 export async function createWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole> {
   const { ctx, store } = deps;
   const { config, logger, clock, prefix } = ctx;
-  const remote = deps.parts.createRemoteOutbox(ctx);
+  const remote = deps.parts.createRemoteOutbox({ ...ctx, vault: deps.vault });
   // Its own connection, failing at once while Redis is away: a renewal must not wait in a queue.
   const leaseConn: Redis = ctx.redis.duplicate({ connectionName: 'bb-leases', enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
   leaseConn.on('error', () => undefined);

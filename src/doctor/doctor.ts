@@ -4,6 +4,11 @@
  * failed (no valid settings, no token) is said to be skipped, which counts as not passed.
  */
 import { loadConfig, ConfigError, type Config } from '../config.js';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { silentLogger } from '../logger.js';
+import { StoreError } from '../store/errors.js';
+import { lockDataDir } from '../store/lock.js';
 import { checkDataDir, checkKeyPair, checkReachable, checkTelegram, checkWebhook, keyCheckNotice, type Verdict } from './checks.js';
 
 export interface DoctorOptions {
@@ -65,11 +70,31 @@ export async function runDoctor(opts: DoctorOptions): Promise<boolean> {
   report(await checkReachable('BB_DICTS_URL', config.BB_DICTS_URL));
 
   if (opts.key) {
-    const notice = await keyCheckNotice(config, opts.key.accessKey, now());
-    out(`… ${notice.line}`);
-    const secret = (await opts.key.secret()).trim();
-    if (secret === '') report({ ok: false, detail: 'no secret was given for --key: nothing was sent', fix: 'paste it at the prompt, pipe it on stdin, or set DOCTOR_SECRET_KEY' });
-    else for (const v of await checkKeyPair(config, opts.key.accessKey, secret, now)) report(v);
+    // The token ledger is the running bot's: it keeps its own copy and would write over the
+    // request recorded here (and the request would not count in its budget). Holding DATA_DIR's
+    // lock for the check keeps the bot from starting meanwhile, too.
+    const dataDir = resolve(config.DATA_DIR);
+    const lock = await mkdir(dataDir, { recursive: true })
+      .then(() => lockDataDir(dataDir, silentLogger))
+      .catch((err: unknown) => {
+        if (err instanceof StoreError && err.code === 'locked') {
+          report({ ok: false, detail: `--key: ${err.message.replace(/: stop it first.*$/, '')}; its token ledger would not count this request, so nothing was sent`, fix: 'stop the bot first, or check the key in the chat with /connect' });
+        } else {
+          report({ ok: false, detail: `--key: DATA_DIR cannot hold the token ledger (${(err as NodeJS.ErrnoException).code ?? 'error'}): nothing was sent`, fix: 'fix DATA_DIR first (see above)' });
+        }
+        return undefined;
+      });
+    if (lock) {
+      try {
+        const notice = await keyCheckNotice(config, opts.key.accessKey, now());
+        out(`… ${notice.line}`);
+        const secret = (await opts.key.secret()).trim();
+        if (secret === '') report({ ok: false, detail: 'no secret was given for --key: nothing was sent', fix: 'paste it at the prompt, pipe it on stdin, or set DOCTOR_SECRET_KEY' });
+        else for (const v of await checkKeyPair(config, opts.key.accessKey, secret, now)) report(v);
+      } finally {
+        await lock.release();
+      }
+    }
   }
 
   out(allOk ? 'all checks passed' : 'some checks failed: fix the lines marked ✗ and run the doctor again');

@@ -48,6 +48,22 @@ export interface HttpRequest {
   dispatcher?: Dispatcher;
   /** The caller's cancellation: its reason is rethrown as is, never mapped to a service error. */
   signal?: AbortSignal;
+  /** The longest answer read (default `MAX_RESPONSE_BYTES`); past it the exchange is aborted. */
+  maxBytes?: number;
+}
+
+/**
+ * The longest answer read from the service: a broken or hostile host streaming without end would
+ * otherwise fill the memory of every process reading it. A full page of items is far below this.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** An answer past `maxBytes`: the exchange was aborted there. */
+class ResponseTooLargeError extends Error {
+  override name = 'ResponseTooLargeError';
+  constructor(readonly maxBytes: number) {
+    super(`the answer is larger than ${maxBytes} bytes`);
+  }
 }
 
 /** A 2xx answer. */
@@ -105,6 +121,9 @@ export async function sendRequestText(req: HttpRequest): Promise<HttpTextRespons
   } catch (err) {
     if (err instanceof ServiceError) throw err;
     if (req.signal?.aborted) throw req.signal.reason;
+    if (err instanceof ResponseTooLargeError) {
+      throw new ServiceError('malformed', `${req.what}: the answer was larger than ${Math.round(err.maxBytes / 1024 / 1024)} MB; not read further`);
+    }
     if (isTimeout(err)) throw new ServiceError('timeout', `${req.what}: no answer within ${req.timeoutMs} ms`);
     throw new ServiceError('timeout', `${req.what}: the connection failed (${networkCause(err)})`);
   }
@@ -130,6 +149,7 @@ function exchange(req: HttpRequest, headers: Record<string, string>, body: strin
   const url = target(req.url);
   const dispatcher = req.dispatcher ?? getGlobalDispatcher();
   const { signal } = req;
+  const maxBytes = req.maxBytes ?? MAX_RESPONSE_BYTES;
   return new Promise<RawAnswer>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     let controller: { abort(reason: Error): void } | undefined;
@@ -162,9 +182,16 @@ function exchange(req: HttpRequest, headers: Record<string, string>, body: strin
         status = statusCode;
         retryAfter = headerValue(responseHeaders['retry-after']);
       },
-      onResponseData(_ctl, chunk) {
-        chunks.push(chunk);
+      onResponseData(ctl, chunk) {
         length += chunk.length;
+        if (length > maxBytes) {
+          // Stop reading at once: nothing past the cap is buffered.
+          const tooLarge = new ResponseTooLargeError(maxBytes);
+          ctl.abort(tooLarge);
+          finish(tooLarge);
+          return;
+        }
+        chunks.push(chunk);
       },
       onResponseEnd() {
         finish(undefined, { status, bytes: joinChunks(chunks, length), retryAfter });

@@ -1,11 +1,19 @@
 /**
  * One bot process per DATA_DIR: `DATA_DIR/bot.lock` holds the pid of the process that owns the
- * directory. A second process would write the same db.json and delete the live writer's temp
- * file at start-up, so it is refused with one line naming the holder. A lock whose pid is no
- * longer running (a crash, a killed container) is taken over with a warning; a lock naming this
- * very pid but not held in this process is stale too (containers reuse pid 1).
+ * directory, with its host name and the machine's boot id on the next lines. A second process
+ * would write the same db.json and delete the live writer's temp file at start-up, so it is
+ * refused with one line naming the holder. A lock whose pid is no longer running (a crash) is
+ * taken over with a warning; so is one from an earlier boot of this machine, and one naming this
+ * very pid but not held in this process (containers reuse pid 1).
+ *
+ * Containers sharing a volume see each other's lock but not each other's processes: every one is
+ * pid 1, and "pid 1 is running" says nothing about another container. So a lock written under
+ * another host name (a container's host name is its own) is never taken over by guessing: the
+ * start is refused, naming that host, until it stops (releasing the lock) or the file is deleted.
  */
+import { readFileSync } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { isErrno } from './atomic-json-file.js';
@@ -38,13 +46,17 @@ export async function lockDataDir(dataDir: string, log: Logger): Promise<DataDir
           if (released) return;
           released = true;
           heldHere.delete(file);
-          if ((await readPid(file)) === process.pid) await rm(file, { force: true });
+          if ((await readHolder(file))?.pid === process.pid) await rm(file, { force: true });
         },
       };
     }
-    const pid = await readPid(file);
-    if (pid !== undefined && pid !== process.pid && isRunning(pid)) throw refusal(dataDir, file, pid);
-    log.warn({ file, stalePid: pid ?? null }, 'took over the DATA_DIR lock of a bot process that is no longer running');
+    const holder = await readHolder(file);
+    const pid = holder?.pid;
+    const here = thisMachine();
+    if (holder?.host !== undefined && holder.host !== here.host) throw refusalElsewhere(dataDir, file, holder.pid, holder.host);
+    const sameBoot = holder?.boot === undefined || here.boot === undefined || holder.boot === here.boot;
+    if (pid !== undefined && pid !== process.pid && sameBoot && isRunning(pid)) throw refusal(dataDir, file, pid);
+    log.warn({ file, stalePid: pid ?? null }, sameBoot ? 'took over the DATA_DIR lock of a bot process that is no longer running' : 'took over the DATA_DIR lock of a bot process from before this machine restarted');
     await rm(file, { force: true });
   }
   throw new StoreError('locked', `could not take the lock ${file}: another process keeps replacing it; stop the other bot process`);
@@ -57,12 +69,32 @@ function refusal(dataDir: string, file: string, pid: number): StoreError {
   );
 }
 
+function refusalElsewhere(dataDir: string, file: string, pid: number | undefined, host: string): StoreError {
+  return new StoreError(
+    'locked',
+    `DATA_DIR ${dataDir} is in use by a bot process on host ${host} (pid ${pid ?? '?'}; another container sharing this volume?): stop it first or give this one its own DATA_DIR; if no bot runs on ${host}, delete ${file}`,
+  );
+}
+
+/** This process's host name and the machine's boot id (Linux; undefined elsewhere). */
+function thisMachine(): { host: string; boot: string | undefined } {
+  let boot: string | undefined;
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    boot = undefined;
+  }
+  return { host: hostname(), boot };
+}
+
 /** Creates the lock file with our pid; false when it already exists. */
 async function create(file: string): Promise<boolean> {
   try {
     const handle = await open(file, 'wx', 0o600);
     try {
-      await handle.writeFile(`${process.pid}\n`, 'utf8');
+      const { host, boot } = thisMachine();
+      // Pid first, alone on its line, as earlier versions read it.
+      await handle.writeFile(`${process.pid}\n${host}\n${boot ?? ''}\n`, 'utf8');
     } finally {
       await handle.close();
     }
@@ -73,15 +105,25 @@ async function create(file: string): Promise<boolean> {
   }
 }
 
-/** The pid in the lock file; undefined when it is gone or holds no pid (a crash while writing it). */
-async function readPid(file: string): Promise<number | undefined> {
+/**
+ * Who holds the lock: its pid (undefined when the file holds none: a crash while writing it), and
+ * the host name and boot id when written (an earlier version wrote the pid only). Undefined when
+ * there is no file.
+ */
+async function readHolder(file: string): Promise<{ pid: number | undefined; host: string | undefined; boot: string | undefined } | undefined> {
+  let text: string;
   try {
-    const text = (await readFile(file, 'utf8')).trim();
-    return /^\d{1,10}$/.test(text) ? Number(text) : undefined;
+    text = await readFile(file, 'utf8');
   } catch (e) {
     if (isErrno(e, 'ENOENT')) return undefined;
     throw e;
   }
+  const [pidLine = '', host = '', boot = ''] = text.split('\n').map((l) => l.trim());
+  return {
+    pid: /^\d{1,10}$/.test(pidLine) ? Number(pidLine) : undefined,
+    host: host === '' ? undefined : host,
+    boot: boot === '' ? undefined : boot,
+  };
 }
 
 function isRunning(pid: number): boolean {

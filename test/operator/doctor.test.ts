@@ -3,7 +3,9 @@
  * failure an operator meets, each named with its fix.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { silentLogger } from '../../src/logger.js';
+import { openStore } from '../../src/store/store.js';
 import { join } from 'node:path';
 import { Api } from 'grammy';
 import { describe, expect, it } from 'vitest';
@@ -138,6 +140,28 @@ describe('npm run doctor', () => {
     expect(tokens() - before).toBe(2);
     const ledger = JSON.parse(await readFile(join(dataDir, 'token-ledger.json'), 'utf8')) as { keys: Record<string, number[]> };
     expect(Object.values(ledger.keys).flat()).toHaveLength(2);
+  });
+
+  it('refuses --key while the bot holds DATA_DIR (its ledger would not count the request): nothing asked, nothing sent', async () => {
+    const dataDir = await tempDir('bb-doctor-running-');
+    const running = await openStore({ dataDir, logger: silentLogger });
+    try {
+      const tokens = () => standIns.sandbox.counters().requests.token ?? 0;
+      const before = tokens();
+      let asked = false;
+      const { ok, text } = await doctor({ DATA_DIR: dataDir }, { key: { accessKey: standIns.sandbox.demoKey.accessKey, secret: async () => ((asked = true), standIns.sandbox.demoKey.secret) } });
+      expect(ok).toBe(false);
+      expect(text).toMatch(/✗ --key: DATA_DIR \S+ is in use by another bot process \(pid \d+\); its token ledger would not count this request, so nothing was sent/);
+      expect(text).toContain('fix: stop the bot first');
+      expect(asked).toBe(false);
+      expect(tokens()).toBe(before);
+    } finally {
+      await running.close();
+    }
+    // Stopped: the check runs, and leaves no lock behind.
+    const after = await doctor({ DATA_DIR: dataDir }, { key: { accessKey: standIns.sandbox.demoKey.accessKey, secret: async () => standIns.sandbox.demoKey.secret } });
+    expect(after.text).toContain('✓ the service accepts the key pair');
+    expect(await readdir(dataDir)).not.toContain('bot.lock');
   });
 
   it('says so when the token request it spent cannot be recorded in the ledger', async () => {

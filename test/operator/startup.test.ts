@@ -71,8 +71,8 @@ describe('start-up failures in words', () => {
   }, 20_000);
 
   it('names TELEGRAM_API_ROOT when the host name does not resolve', async () => {
-    const run = await runMain({ TELEGRAM_API_ROOT: 'http://no-such-host.invalid' });
-    expectOneLine(run, /^TELEGRAM_API_ROOT: cannot reach the Bot API at http:\/\/no-such-host\.invalid: the host name does not resolve \((ENOTFOUND|EAI_AGAIN)\)/);
+    const run = await runMain({ TELEGRAM_API_ROOT: 'https://no-such-host.invalid' });
+    expectOneLine(run, /^TELEGRAM_API_ROOT: cannot reach the Bot API at https:\/\/no-such-host\.invalid: the host name does not resolve \((ENOTFOUND|EAI_AGAIN)\)/);
   }, 20_000);
 
   it('names TELEGRAM_API_ROOT when TLS fails (https to a server that speaks plain HTTP)', async () => {

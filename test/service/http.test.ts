@@ -5,6 +5,7 @@ import {
   CONNECTIONS_PER_HOST,
   createServiceAgent,
   kindForStatus,
+  MAX_RESPONSE_BYTES,
   parseRetryAfter,
   requireJson,
   sendRequest,
@@ -51,6 +52,8 @@ describe('kindForStatus', () => {
   });
 });
 
+let endlessSent = 0;
+
 describe('sendRequest over real HTTP', () => {
   let server: LocalServer;
   const base = (path: string, extra: Partial<HttpRequest> = {}): HttpRequest => ({
@@ -89,6 +92,22 @@ describe('sendRequest over real HTTP', () => {
           res.write('{"items":[');
           for (let i = 0; i < 2_000; i++) res.write(`${i === 0 ? '' : ','}{"id":"item-${i}","league":"Лига ${i}","value":${i}.5}`);
           return void res.end(']}');
+        case '/endless': {
+          // A host that streams without end: the client must stop reading at the cap.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"items":[');
+          const piece = `${'{"id":"x"},'.repeat(1000)}`;
+          let sent = 0;
+          const more = () => {
+            while (!res.destroyed && sent < 64 * 1024 * 1024) {
+              sent += piece.length;
+              if (!res.write(piece)) return void res.once('drain', more);
+            }
+            res.end(']}');
+          };
+          res.on('close', () => (endlessSent = sent));
+          return more();
+        }
         case '/hang':
           return; // never answers
         case '/stall':
@@ -100,6 +119,18 @@ describe('sendRequest over real HTTP', () => {
     });
   });
   afterAll(() => server.close());
+
+  it('stops reading an answer past the size cap (8 MB by default) and says so', async () => {
+    const err = await failure(base('/endless', { maxBytes: 256 * 1024 }));
+    expect(err.kind).toBe('malformed');
+    expect(err.message).toMatch(/^test call: the answer was larger than/);
+    // The server saw the connection closed long before it had written all it meant to.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(endlessSent).toBeLessThan(16 * 1024 * 1024);
+    expect(MAX_RESPONSE_BYTES).toBe(8 * 1024 * 1024);
+    // Below the cap, an answer of several chunks is read whole.
+    expect((await sendRequest(base('/big', { maxBytes: 1024 * 1024 }))).bodyIsJson).toBe(true);
+  });
 
   async function failure(req: HttpRequest): Promise<ServiceError> {
     const err = await sendRequest(req).then(

@@ -6,6 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { access, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { storeCheck } from '../../src/health/collect.js';
 import { startHealthServer, type HealthServer } from '../../src/health/server.js';
@@ -58,7 +60,7 @@ describe('the DATA_DIR lock', () => {
   it('refuses a second store on the same directory while the first is open, and allows it after close', async () => {
     const dir = await tempDir();
     const first = await openAt(dir);
-    expect((await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).trim()).toBe(String(process.pid));
+    expect((await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).split('\n')[0]).toBe(String(process.pid));
     const err = await refusal(dir);
     expect(err.message).toContain(`in use by another bot process (pid ${process.pid})`);
     expect(err.message.split('\n')).toHaveLength(1);
@@ -87,8 +89,47 @@ describe('the DATA_DIR lock', () => {
     await writeFile(join(dir, LOCK_FILE_NAME), `${pid}\n`);
     const log = captureLogs();
     await openAt(dir, log.logger);
-    expect((await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).trim()).toBe(String(process.pid));
+    expect((await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).split('\n')[0]).toBe(String(process.pid));
     expect(log.records().some((r) => r.level === WARN && String(r.msg).includes('took over the DATA_DIR lock'))).toBe(true);
+  });
+});
+
+describe('the DATA_DIR lock across containers sharing a volume', () => {
+  const bootId = existsSync('/proc/sys/kernel/random/boot_id') ? readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() : '';
+
+  it('names its holder\'s host and boot beside the pid', async () => {
+    const dir = await tempDir();
+    await openAt(dir);
+    expect((await readFile(join(dir, LOCK_FILE_NAME), 'utf8')).split('\n').slice(0, 3)).toEqual([String(process.pid), hostname(), bootId]);
+  });
+
+  it('never takes over a lock written under another host name, whatever its pid (every container is pid 1)', async () => {
+    const dir = await tempDir();
+    // A pid that runs here says nothing of the other container; one that does not run here neither.
+    for (const pid of [1, process.pid, 999_999]) {
+      await writeFile(join(dir, LOCK_FILE_NAME), `${pid}\nother-container-7f3a\n${bootId}\n`);
+      const err = await refusal(dir);
+      expect(err.message).toContain('on host other-container-7f3a');
+      expect(err.message).toContain(`delete ${join(dir, LOCK_FILE_NAME)}`);
+      expect(err.message.split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('takes over a lock of this host from before the machine restarted, even when its pid runs again', async (ctx) => {
+    if (bootId === '') return ctx.skip();
+    const dir = await tempDir();
+    const pid = await otherProcess();
+    await writeFile(join(dir, LOCK_FILE_NAME), `${pid}\n${hostname()}\n00000000-0000-0000-0000-000000000000\n`);
+    const log = captureLogs();
+    await openAt(dir, log.logger);
+    expect(log.records().some((r) => r.level === WARN && String(r.msg).includes('from before this machine restarted'))).toBe(true);
+  });
+
+  it('reads a lock of an earlier version (the pid alone): a live holder is still refused', async () => {
+    const dir = await tempDir();
+    const pid = await otherProcess();
+    await writeFile(join(dir, LOCK_FILE_NAME), `${pid}\n`);
+    expect((await refusal(dir)).message).toContain(`(pid ${pid})`);
   });
 });
 

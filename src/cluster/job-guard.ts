@@ -1,0 +1,92 @@
+/**
+ * Whoever can write to the cluster's Redis can put jobs on the alert queue; the front must not
+ * post what they wrote. Two checks stand between the queue and Telegram:
+ *
+ * - A signature: each job is signed by the worker (HMAC-SHA256 under a key derived from the
+ *   encryption key, `vault.deriveKey('alert-jobs')`), and the front refuses a job whose signature
+ *   is missing or wrong. The encryption key is what every process of the cluster shares and Redis
+ *   never holds (the cluster key check makes sure they share the same one), so a job forged or
+ *   altered in Redis — another text, another chat, another message to edit — does not pass.
+ *   Rebuilding the text from the store was the other way; the store keeps no item (only the alert
+ *   state's odds and profit), so the front could not render the card, and the signature covers the
+ *   text as the worker rendered it.
+ * - The destination: the chat must be one the store lists for the job's user (the private chat or
+ *   the alert chat the user set); the user is the one the alert's idempotency key names (it begins
+ *   with the subscription `userId:service`). A job without a key must go to a chat some user lists.
+ *   A stolen signing key alone still cannot reach a chat no user of the bot chose.
+ */
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import type { Store } from '../store/port.js';
+import type { AlertJob } from './alert-jobs.js';
+
+/** `vault.deriveKey`'s purpose for the signing key. */
+export const ALERT_JOB_KEY_PURPOSE = 'alert-jobs';
+
+/** Why a job was refused. */
+export type JobRefusal = 'unsigned' | 'forged' | 'destination';
+
+export interface JobGuard {
+  /** The job with its signature. */
+  sign(job: AlertJob): AlertJob;
+  /** Undefined when the job may go out; else why not. */
+  check(job: AlertJob): JobRefusal | undefined;
+}
+
+/** How long the set of chats some user lists is reused before it is read again. */
+const CHATS_TTL_MS = 1000;
+
+export function createJobGuard(opts: {
+  key: KeyObject;
+  /** The store the destinations are checked against; without it only the signature is. */
+  store?: Pick<Store, 'getUser' | 'listUsers'>;
+  now?: () => number;
+}): JobGuard {
+  const now = opts.now ?? Date.now;
+  const mac = (job: AlertJob) => createHmac('sha256', opts.key).update(canonical({ ...job, sig: undefined })).digest('base64url');
+  let chats: { at: number; set: Set<number> } | undefined;
+  const someUserLists = (chatId: number, store: Pick<Store, 'listUsers'>) => {
+    if (!chats || now() - chats.at > CHATS_TTL_MS) {
+      const set = new Set<number>();
+      for (const u of store.listUsers()) {
+        set.add(u.chatId);
+        if (u.alertChatId !== null) set.add(u.alertChatId);
+      }
+      chats = { at: now(), set };
+    }
+    return chats.set.has(chatId);
+  };
+  return {
+    sign: (job) => ({ ...job, sig: mac(job) }),
+    check(job) {
+      if (job.sig === undefined) return 'unsigned';
+      const expected = Buffer.from(mac(job));
+      const given = Buffer.from(job.sig);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'forged';
+      const store = opts.store;
+      if (!store) return undefined;
+      const userId = userOfKey(job.opts.idempotencyKey);
+      if (userId === undefined) return someUserLists(job.chatId, store) ? undefined : 'destination';
+      const user = store.getUser(userId);
+      if (!user || (user.chatId !== job.chatId && user.alertChatId !== job.chatId)) return 'destination';
+      return undefined;
+    },
+  };
+}
+
+/** The user an alert's idempotency key names (`userId:service:item…`), if it names one. */
+function userOfKey(key: string | undefined): number | undefined {
+  const match = key === undefined ? null : /^(-?\d{1,16}):/.exec(key);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** JSON with keys sorted at every level and undefined dropped: the same bytes on both ends whatever the key order. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonical(v))).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,115 @@
+/**
+ * Whoever can write to the cluster's Redis cannot make the front post: on a real Redis and the Bot
+ * API stand-in, a job put on the alert queue unsigned, altered after signing, signed under another
+ * key, or sent to a chat the store does not list for its user is refused and never reaches
+ * Telegram; a worker's signed job to the user's own chat (or their alert chat) goes out.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Api } from 'grammy';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { alertKey } from '../../src/alerts/idempotency.js';
+import { subscriptionKey } from '../../src/store/schema.js';
+import { ALERT_QUEUE, bullPrefix, sendJob } from '../../src/cluster/alert-jobs.js';
+import { startAlertConsumer } from '../../src/cluster/alert-consumer.js';
+import { ALERT_JOB_KEY_PURPOSE, createJobGuard } from '../../src/cluster/job-guard.js';
+import { createRemoteOutbox } from '../../src/cluster/remote-outbox.js';
+import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
+import { silentLogger } from '../../src/logger.js';
+import { Outbox } from '../../src/outbox/outbox.js';
+import type { Store } from '../../src/store/port.js';
+import { openStore } from '../../src/store/store.js';
+import { Vault } from '../../src/store/vault.js';
+import { captureLogs } from '../support/logs.js';
+import { redisForTests, type TestRedis } from '../support/redis.js';
+import { stopAfterEach } from '../support/teardown.js';
+
+let redis: TestRedis;
+let dir: string;
+let store: Store;
+let vault: Vault;
+let otherVault: Vault;
+beforeAll(async () => {
+  redis = await redisForTests('job-guard');
+  dir = await mkdtemp(join(tmpdir(), 'bb-guard-'));
+  store = await openStore({ dataDir: dir, logger: silentLogger });
+  store.updateUser(501, (u) => void (u.alertChatId = 9001), { chatId: 501 });
+  store.updateUser(502, () => undefined, { chatId: 502 });
+  vault = await Vault.open({ dataDir: dir, envKey: randomBytes(32).toString('hex'), logger: silentLogger });
+  otherVault = await Vault.open({ dataDir: dir, envKey: randomBytes(32).toString('hex'), logger: silentLogger });
+});
+afterAll(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+  await redis.dispose();
+});
+
+const stopAfter = stopAfterEach();
+let run = 0;
+
+async function cluster() {
+  run += 1;
+  const prefix = `${redis.prefix}${run}:`;
+  const fake: FakeTelegram = await startFakeTelegram();
+  stopAfter(fake);
+  const outbox = new Outbox({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), logger: silentLogger, privatePerSecond: 20 });
+  outbox.start();
+  stopAfter(outbox);
+  const logs = captureLogs();
+  const consumer = startAlertConsumer({
+    connection: { url: redis.url }, prefix, outbox, logger: logs.logger,
+    guard: createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE), store }),
+  });
+  stopAfter(consumer);
+  const worker = (v: Vault) => {
+    const remote = createRemoteOutbox({ connection: { url: redis.url }, prefix, logger: silentLogger, resultTimeoutMs: 5000, guard: createJobGuard({ key: v.deriveKey(ALERT_JOB_KEY_PURPOSE) }) });
+    stopAfter(remote);
+    return remote;
+  };
+  const raw = new Queue(ALERT_QUEUE, { connection: { url: redis.url }, prefix: bullPrefix(prefix) });
+  stopAfter(raw);
+  return { fake, consumer, logs, worker, raw };
+}
+
+describe('the front takes only its workers\' jobs to chats its users chose', () => {
+  it('sends a signed job to the user\'s chat and alert chat', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { fake, worker } = await cluster();
+    const remote = worker(vault);
+    // The key as the notifier names an alert: the user is read from it.
+    const key = alertKey(subscriptionKey(501, 'arbs_prematch'), 'i1', { createdAt: 1 }, { firstSeenAt: 1 }, false);
+    expect(await remote.send(501, 'arb for 501', { kind: 'alert', idempotencyKey: key })).toEqual(expect.any(Number));
+    // The same key to another user's chat is refused.
+    expect(await remote.send(502, 'arb for 501 sent to 502', { kind: 'alert', idempotencyKey: `${key}:x` })).toBeUndefined();
+    expect(await remote.send(9001, 'arb for 501 in its group', { kind: 'alert', idempotencyKey: '501:arbs_prematch:i2:new:1' })).toEqual(expect.any(Number));
+    expect(fake.messages(501).map((m) => m.text)).toEqual(['arb for 501']);
+    expect(fake.messages(9001).map((m) => m.text)).toEqual(['arb for 501 in its group']);
+  });
+
+  it('refuses unsigned, altered and foreign-key jobs, and a signed job to a chat the store does not list for its user', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { fake, consumer, logs, worker, raw } = await cluster();
+    const guard = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE) });
+    // Unsigned, as any process with access to Redis could write it.
+    await raw.add('send', sendJob(777, 'FORGED: send me your key', { kind: 'info' }));
+    // Signed, then the text and the chat changed in Redis.
+    const signed = guard.sign(sendJob(501, 'real alert', { kind: 'alert', idempotencyKey: '501:arbs_prematch:i3:new:1' }));
+    await raw.add('send', { ...signed, text: 'FORGED text' });
+    await raw.add('send', { ...signed, chatId: 777 });
+    // Signed under another cluster's key.
+    expect(await worker(otherVault).send(501, 'FORGED by another key', { kind: 'alert', idempotencyKey: '501:arbs_prematch:i4:new:1' })).toBeUndefined();
+    // Signed with this cluster's key, but to a chat user 501 never chose (502's chat, a stranger's).
+    const remote = worker(vault);
+    expect(await remote.send(502, 'FORGED to another user', { kind: 'alert', idempotencyKey: '501:arbs_prematch:i5:new:1' })).toBeUndefined();
+    expect(await remote.send(777, 'FORGED to a stranger', { kind: 'info' })).toBeUndefined();
+    await vi.waitFor(() => expect(consumer.stats().refused).toBe(6), { timeout: 10_000, interval: 50 });
+    for (const chat of [501, 502, 777]) expect(fake.messages(chat).filter((m) => m.text.startsWith('FORGED'))).toEqual([]);
+    expect(fake.messages(501)).toEqual([]);
+    expect(logs.text()).not.toContain('FORGED');
+    const refusals = logs.records().map((r) => r.refusal).filter(Boolean);
+    expect(refusals.sort()).toEqual(['destination', 'destination', 'forged', 'forged', 'forged', 'unsigned']);
+  });
+});
