@@ -27,6 +27,8 @@ export interface AlertView {
   currency?: string;
   /** The user's settings per bookmaker id (commission, max, min, step, status); none = defaults. */
   books?: Readonly<Record<string, BookSettings>>;
+  /** Leg index → the stake a bookmaker accepted ("✏️ Leg limited"): the other legs are solved around it. */
+  fixedLegs?: Readonly<Record<number, number>>;
 }
 
 /** The icon before each kind's headline. */

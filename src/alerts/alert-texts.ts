@@ -55,6 +55,8 @@ export interface AlertTexts {
   stakesTitleCapped(amount: string, total: string, capped: string): string;
   /** One capped leg in that title: "Betano capped at 300". */
   cappedAt(bookmaker: string, max: string): string;
+  /** One fixed leg in a title: "1) Pinnacle fixed at 150". */
+  fixedAt(n: number, bookmaker: string, amount: string): string;
   /** A back leg's stake line. */
   stakeLine(n: number, bookmaker: string, stake: string, payout: string, capped: boolean): string;
   /** A lay leg's stake line: the lay stake, the liability, what it returns if the selection loses. */
@@ -71,7 +73,9 @@ export interface AlertTexts {
   gone(kind: Kind, duration: string): string;
   /** Card footer: id, service and how long ago the service found it. */
   cardFooter(id: string, service: string, foundAgo: string | undefined): string;
-  buttons: { event: string; stakes: string; mute: string; snooze: string };
+  buttons: { event: string; stakes: string; mute: string; snooze: string; limited: string };
+  /** The title of stakes re-solved around legs fixed at the amounts the bookmakers accepted. */
+  stakesTitleFixed(amount: string, total: string, fixed: string): string;
 }
 
 const en: AlertTexts = {
@@ -115,6 +119,7 @@ const en: AlertTexts = {
   afterPctCommission: (pct) => `after ${pct}% commission`,
   stakesTitleCapped: (a, total, capped) => `💰 Stakes for ${a} (total ${total}: ${capped}):`,
   cappedAt: (book, max) => `${book} capped at ${max}`,
+  fixedAt: (n, book, amount) => `${n}) ${book} fixed at ${amount}`,
   stakeLine: (n, book, stake, payout, capped) => `${n}) ${book} ${stake}${capped ? ' (capped)' : ''} → ${payout}`,
   layStakeLine: (n, book, stake, liability, payout, capped) =>
     `${n}) ${book} lay ${stake} · liability ${liability}${capped ? ' (capped)' : ''} → ${payout}`,
@@ -126,7 +131,8 @@ const en: AlertTexts = {
   moreLegs: (n) => `… and ${n} more`,
   gone: (_kind, d) => `⛔ Gone after ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
-  buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h' },
+  buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h', limited: '✏️ Leg limited' },
+  stakesTitleFixed: (a, total, fixed) => `💰 Stakes for ${a} with ${fixed} (total ${total}):`,
 };
 
 const RU_GONE: Record<Kind, string> = {
@@ -176,6 +182,7 @@ const ru: AlertTexts = {
   afterPctCommission: (pct) => `после комиссии ${pct}%`,
   stakesTitleCapped: (a, total, capped) => `💰 Ставки на ${a} (всего ${total}: ${capped}):`,
   cappedAt: (book, max) => `${book} — не больше ${max}`,
+  fixedAt: (n, book, amount) => `${n}) ${book} — ровно ${amount}`,
   stakeLine: (n, book, stake, payout, capped) => `${n}) ${book} ${stake}${capped ? ' (лимит)' : ''} → ${payout}`,
   layStakeLine: (n, book, stake, liability, payout, capped) =>
     `${n}) ${book} против ${stake} · ответственность ${liability}${capped ? ' (лимит)' : ''} → ${payout}`,
@@ -187,7 +194,8 @@ const ru: AlertTexts = {
   moreLegs: (n) => `… и ещё ${n}`,
   gone: (kind, d) => `⛔ ${RU_GONE[kind]} через ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
-  buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч' },
+  buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч', limited: '✏️ Порезали исход' },
+  stakesTitleFixed: (a, total, fixed) => `💰 Ставки на ${a}, ${fixed} (всего ${total}):`,
 };
 
 const TEXTS: Record<Lang, AlertTexts> = { en, ru };

@@ -148,7 +148,8 @@ function unitOf(leg: StakeLegInput, budgetCents: number): Unit | SolveRefusal {
   const costRate = leg.lay ? S * (o - 1) : S;
   const payRate = leg.lay ? S * (o - c) : S * (1 + (o - 1) * (1 - c));
   const capCents = leg.max !== undefined ? toCents(leg.max) : undefined;
-  const limit = Math.min(capCents ?? Number.POSITIVE_INFINITY, budgetCents);
+  // A fixed stake is what the bookmaker took: only the bankroll limits it.
+  const limit = Math.min(fixed === undefined ? (capCents ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY, budgetCents);
   let hi = Math.floor(limit / costRate);
   while (hi > 0 && cost(hi) > limit) hi -= 1;
   while (cost(hi + 1) <= limit) hi += 1;
@@ -208,7 +209,7 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
     units.push(u);
   }
   // A leg whose own minimum is over its own cap has no stake at all (the user's settings at that bookmaker).
-  if (units.some((u) => u.capCents !== undefined && u.cost(u.lo) > u.capCents)) return fail('leg-limits-conflict');
+  if (units.some((u, i) => legs[i]?.fixed === undefined && u.capCents !== undefined && u.cost(u.lo) > u.capCents)) return fail('leg-limits-conflict');
   if (units.some((u) => u.lo > u.hi)) return fail('bankroll-too-small');
   // Every leg's least stake does not fit: no stakes at all, which is not the odds' fault.
   if (units.reduce((sum, u) => sum + u.cost(u.lo), 0) > B) return fail('bankroll-too-small');

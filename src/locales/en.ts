@@ -338,6 +338,8 @@ export const en = {
   btn_book_status: '{name}: {status}',
   btn_book_reset: '↺ {name}',
   book_button_done: '{name}: {status}',
+  ask_leg_limit: 'Which leg did the bookmaker limit, and how much did it accept? Send the leg’s number and the amount, like <code>1 150</code>.',
+  leg_limit_bad: 'Send the leg’s number (1 to {n}) and the accepted amount, like <code>1 150</code>.',
 
   // Admin
   stats_title: '📊 <b>Stats</b>',

@@ -338,6 +338,8 @@ export const ru: Record<MessageKey, string> = {
   btn_book_status: '{name}: {status}',
   btn_book_reset: '↺ {name}',
   book_button_done: '{name}: {status}',
+  ask_leg_limit: 'На каком исходе букмекер порезал ставку и сколько принял? Пришлите номер исхода и сумму, например <code>1 150</code>.',
+  leg_limit_bad: 'Пришлите номер исхода (от 1 до {n}) и принятую сумму, например <code>1 150</code>.',
 
   // Admin
   stats_title: '📊 <b>Статистика</b>',

@@ -16,7 +16,15 @@ import { waitWords } from '../ui/time-words.js';
 export const MAX_CARDS = 5;
 
 /** Sends the answer to a lookup: the cards, or why there are none. */
-export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: LookupRequest, result: LookupResult, bankroll?: number): Promise<void> {
+export async function sendLookupResult(
+  rt: BotRuntime,
+  ctx: BotContext,
+  req: LookupRequest,
+  result: LookupResult,
+  bankroll?: number,
+  /** Legs fixed at what a bookmaker accepted ("✏️ Leg limited"): the other legs are re-solved. */
+  fixedLegs?: Readonly<Record<number, number>>,
+): Promise<void> {
   const t = ctx.t;
   switch (result.kind) {
     case 'no_key':
@@ -36,7 +44,7 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
     }
     case 'found': {
       const names = await namesForLang(rt, ctx.lang);
-      const view = viewFor(ctx.user, ctx.lang, rt.clock.now(), bankroll);
+      const view = { ...viewFor(ctx.user, ctx.lang, rt.clock.now(), bankroll), ...(fixedLegs ? { fixedLegs } : {}) };
       const notes: string[] = [];
       if (req.what === 'event') notes.push(t('event_items', { id: req.id, n: result.items.length }));
       if (result.source === 'latest') notes.push(t('from_latest'));

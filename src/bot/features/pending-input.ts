@@ -8,6 +8,7 @@ import { KNOWN_COMMANDS, leadingCommand } from '../commands.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { acceptStakeAmount } from './alert-actions.js';
+import { acceptLegLimit } from './leg-limited.js';
 import { acceptAccessKey, acceptSecret, deleteSecretMessage } from './connect.js';
 
 export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
@@ -43,6 +44,9 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
       case 'stake-amount':
         if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptStakeAmount(rt, ctx, text, pending);
+      case 'leg-limit':
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
+        return acceptLegLimit(rt, ctx, text, pending);
     }
   });
 
