@@ -305,3 +305,51 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
     candidates,
   };
 }
+
+/** A leg rejected after the other legs were placed: how to hedge it at new odds. */
+export interface HedgePlan {
+  /** The smallest return of the placed legs (cents-exact, in currency units). */
+  covered: number;
+  /** Σ money at risk of the placed legs. */
+  spent: number;
+  /**
+   * The odds (as the bookmaker or exchange shows them, for the rejected leg's side and commission)
+   * at which a hedge breaks even; Infinity when no odds would (the placed legs return no more than they cost).
+   */
+  breakEvenOdds: number;
+}
+
+/** What a hedge at `odds` gives: its stake (a lay leg: the lay stake), money at risk, and the worst case. */
+export interface HedgeAt {
+  stake: number;
+  liability: number;
+  worstProfit: number;
+}
+
+/**
+ * A rejected leg (stake-maths.md §1.5): with the placed legs returning at least `covered` whichever
+ * of them wins and `spent` at risk, a hedge of the rejected outcome at effective odds o' needs
+ * covered/o' at risk, breaks even at o' = 1 + spent/(covered − spent) and then makes
+ * covered − spent − covered/o'.
+ */
+export function hedgePlan(placed: readonly SolvedLeg[], rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgePlan {
+  const covered = Math.min(...placed.map((l) => l.payout));
+  const spent = placed.reduce((s, l) => s + l.liability, 0);
+  const effective = covered > spent ? 1 + spent / (covered - spent) : Number.POSITIVE_INFINITY;
+  return { covered, spent, breakEvenOdds: displayedFor(effective, rejected.lay, rejected.commission) };
+}
+
+/** The hedge at `odds` (as shown), rounded up to the cent so the hedged outcome still returns `covered`. */
+export function hedgeAt(plan: HedgePlan, odds: number, rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgeAt | undefined {
+  if (!Number.isFinite(odds) || odds <= 1) return undefined;
+  const effective = effectiveOdds(odds, rejected.lay, rejected.commission);
+  if (!Number.isFinite(effective) || effective <= 1) return undefined;
+  const liabilityCents = Math.ceil(Number(((plan.covered * 100) / effective).toFixed(6)));
+  const liability = liabilityCents / 100;
+  // A lay hedge is staked as its lay stake: liability / (L − 1), to the cent.
+  const stake = rejected.lay ? Math.ceil(Number(((liabilityCents / (odds - 1))).toFixed(6))) / 100 : liability;
+  const money = rejected.lay ? Math.round(stake * (odds - 1) * 100) / 100 : liability;
+  const hedgeReturn = rejected.lay ? money + Math.round(stake * (1 - rejected.commission) * 100) / 100 : Math.round(money * effective * 100) / 100;
+  const worstProfit = Math.round((Math.min(plan.covered, hedgeReturn) - plan.spent - money) * 100) / 100;
+  return { stake, liability: money, worstProfit };
+}

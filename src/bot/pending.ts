@@ -11,7 +11,8 @@ export type PendingInput =
   | { kind: 'connect-key'; service: Service }
   | { kind: 'connect-secret'; service: Service; accessKey: string }
   | { kind: 'stake-amount'; service: Service; itemId: string; ownerId: number }
-  | { kind: 'leg-limit'; service: Service; itemId: string; ownerId: number };
+  | { kind: 'leg-limit'; service: Service; itemId: string; ownerId: number }
+  | { kind: 'hedge-odds'; service: Service; itemId: string; ownerId: number; leg: number };
 
 /** How long a question waits for its answer. */
 export const PENDING_TTL_MS = 10 * 60_000;

@@ -49,4 +49,31 @@ describe('✏️ Leg limited', () => {
     await h.say(ALICE, '1 100');
     expect(h.last(ALICE.id).text).not.toContain('fixed at 100');
   });
+
+  it('a leg rejected after the others were placed: break-even odds to hedge it, then the hedge stake at the typed odds', async () => {
+    await h.connect();
+    await h.say(ALICE, '/settings bankroll 1000');
+    await h.say(ALICE, '/settings step 5');
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
+    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+    await h.press(ALICE, alert, limited);
+    // The alert showed 495 @ 2.10 (→ 1039.50) and 505 @ 2.05; leg 2 was refused.
+    await h.say(ALICE, '2 0');
+    const asked = h.last(ALICE.id).text;
+    expect(asked).toContain('Leg 2 (Bwin) rejected');
+    expect(asked).toContain('1) Pinnacle 495 @ 2.10');
+    // break-even 1 + 495/(1039.50 − 495) = 1.909 (= 2.10 / 1.10)
+    expect(asked).toContain('break-even odds to hedge it are <b>1.909</b>');
+    await h.say(ALICE, 'abc');
+    expect(h.last(ALICE.id).text).toContain('Send decimal odds above 1');
+    // at 1.98: 1039.50 / 1.98 = 525.00; worst 1039.50 − 495 − 525 = +19.50 (stake-maths.md 1.6)
+    await h.say(ALICE, '1.98');
+    expect(h.last(ALICE.id).text).toContain('Hedge leg 2 (Bwin) at 1.98: 525.00. Worst case after the hedge: <b>+19.50</b>.');
+    // below break-even it says so: 1039.50 / 1.85 = 561.89… → 561.90 (up to the cent) → 1039.50 − 495 − 561.90 = −17.40
+    await h.press(ALICE, alert, limited);
+    await h.say(ALICE, '2 rejected');
+    await h.say(ALICE, '1.85');
+    expect(h.last(ALICE.id).text).toContain('Worst case after the hedge: <b>−17.40</b> (below the break-even 1.909: a loss).');
+  });
 });
