@@ -23,7 +23,11 @@ export function alertButtons(item: Opportunity, t: AlertTexts, state: 'new' | 'm
   const stakesUseful = legOdds(item) !== undefined && !item.masked;
   const rows = [
     eventButton,
-    stakesUseful ? b(t.buttons.stakes, { type: 'stakes', service, itemId: item.id }) : [],
+    [
+      ...(stakesUseful ? b(t.buttons.stakes, { type: 'stakes', service, itemId: item.id }) : []),
+      // An arb's leg the bookmaker limited: the other legs re-solved around what it accepted.
+      ...(stakesUseful && item.kind === 'arbs' ? b(t.buttons.limited, { type: 'limited', service, itemId: item.id }) : []),
+    ],
     [...muteButton, ...b(t.buttons.snooze, { type: 'snooze', service })],
   ];
   return rows.filter((row) => row.length > 0);

@@ -29,6 +29,8 @@ export interface AlertView {
   books?: Readonly<Record<string, BookSettings>>;
   /** The stakes are for an amount the user typed ("Other amount"), not for their bankroll. */
   otherAmount?: boolean;
+  /** Leg index → the stake a bookmaker accepted ("✏️ Leg limited"): the other legs are solved around it. */
+  fixedLegs?: Readonly<Record<number, number>>;
 }
 
 /** The icon before each kind's headline. */

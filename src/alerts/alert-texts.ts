@@ -63,6 +63,8 @@ export interface AlertTexts {
   stakesTitleCapped(amount: string, total: string, capped: string): string;
   /** One capped leg in that title: "Betano capped at 300". */
   cappedAt(bookmaker: string, max: string): string;
+  /** One fixed leg in a title: "1) Pinnacle fixed at 150". */
+  fixedAt(n: number, bookmaker: string, amount: string): string;
   /** A back leg's stake line. */
   stakeLine(n: number, bookmaker: string, stake: string, payout: string, capped: boolean): string;
   /** A lay leg's stake line: the lay stake, the liability, what it returns if the selection loses. */
@@ -79,9 +81,10 @@ export interface AlertTexts {
   gone(kind: Kind, duration: string): string;
   /** Card footer: id, service and how long ago the service found it. */
   cardFooter(id: string, service: string, foundAgo: string | undefined): string;
-  /** The alert's last line: its id (markup given), to copy for /item. */
   idLine(id: string): string;
-  buttons: { event: string; stakes: string; mute: string; snooze: string };
+  buttons: { event: string; stakes: string; mute: string; snooze: string; limited: string };
+  /** The title of stakes re-solved around legs fixed at the amounts the bookmakers accepted. */
+  stakesTitleFixed(amount: string, total: string, fixed: string): string;
 }
 
 const en: AlertTexts = {
@@ -129,6 +132,7 @@ const en: AlertTexts = {
   afterPctCommission: (pct) => `after ${pct}% commission`,
   stakesTitleCapped: (a, total, capped) => `💰 Stakes for ${a} (total ${total}: ${capped}):`,
   cappedAt: (book, max) => `${book} capped at ${max}`,
+  fixedAt: (n, book, amount) => `${n}) ${book} fixed at ${amount}`,
   stakeLine: (n, book, stake, payout, capped) => `${n}) ${book} ${stake}${capped ? ' (capped)' : ''} → ${payout}`,
   layStakeLine: (n, book, stake, liability, payout, capped) =>
     `${n}) ${book} lay ${stake} · liability ${liability}${capped ? ' (capped)' : ''} → ${payout}`,
@@ -141,7 +145,8 @@ const en: AlertTexts = {
   gone: (_kind, d) => `⛔ Gone after ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
   idLine: (id) => `🆔 ${id} · for /item`,
-  buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h' },
+  buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h', limited: '✏️ Leg limited' },
+  stakesTitleFixed: (a, total, fixed) => `💰 Stakes for ${a} with ${fixed} (total ${total}):`,
 };
 
 const RU_GONE: Record<Kind, string> = {
@@ -195,6 +200,7 @@ const ru: AlertTexts = {
   afterPctCommission: (pct) => `после комиссии ${pct}%`,
   stakesTitleCapped: (a, total, capped) => `💰 Ставки на ${a} (всего ${total}: ${capped}):`,
   cappedAt: (book, max) => `${book} — не больше ${max}`,
+  fixedAt: (n, book, amount) => `${n}) ${book} — ровно ${amount}`,
   stakeLine: (n, book, stake, payout, capped) => `${n}) ${book} ${stake}${capped ? ' (лимит)' : ''} → ${payout}`,
   layStakeLine: (n, book, stake, liability, payout, capped) =>
     `${n}) ${book} против ${stake} · ответственность ${liability}${capped ? ' (лимит)' : ''} → ${payout}`,
@@ -207,7 +213,8 @@ const ru: AlertTexts = {
   gone: (kind, d) => `⛔ ${RU_GONE[kind]} через ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
   idLine: (id) => `🆔 ${id} · для /item`,
-  buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч' },
+  buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч', limited: '✏️ Порезали исход' },
+  stakesTitleFixed: (a, total, fixed) => `💰 Ставки на ${a}, ${fixed} (всего ${total}):`,
 };
 
 const TEXTS: Record<Lang, AlertTexts> = { en, ru };

@@ -69,7 +69,7 @@ export function mathsLines(ctx: LineContext): string[] {
     case 'arbs': {
       const mismatch = serviceMismatch(item, pricingOf(ctx));
       const warn = mismatch ? [t.serviceMismatch(fmtPct(mismatch.service), fmtPct(mismatch.ours))] : [];
-      const r = alertStakes(item, ctx.names, view);
+      const r = alertStakes(item, ctx.names, view, view.fixedLegs);
       if (!r) return [t.maskedNote];
       if (!r.ok) return [...warn, cannot(ctx, r), ...notes];
       return [...warn, ...arbLines(ctx, r, money), ...notes];
@@ -135,7 +135,13 @@ function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string):
   });
   const basis = stakeBasis(ctx, money);
   const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
-  const title = sameCents
+  const fixed = Object.entries(view.fixedLegs ?? {}).flatMap(([i, amount]) => {
+    const source = item.legs[Number(i)];
+    return source ? [t.fixedAt(Number(i) + 1, bookmakerName(ctx, source), money(amount))] : [];
+  });
+  const title = fixed.length > 0
+    ? t.stakesTitleFixed(basis, money(r.total), fixed.join(', '))
+    : sameCents
     ? t.stakesTitle(basis)
     : capped.length > 0
       ? t.stakesTitleCapped(basis, money(r.total), capped.join(', '))

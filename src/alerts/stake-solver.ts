@@ -148,7 +148,8 @@ function unitOf(leg: StakeLegInput, budgetCents: number): Unit | SolveRefusal {
   const costRate = leg.lay ? S * (o - 1) : S;
   const payRate = leg.lay ? S * (o - c) : S * (1 + (o - 1) * (1 - c));
   const capCents = leg.max !== undefined ? toCents(leg.max) : undefined;
-  const limit = Math.min(capCents ?? Number.POSITIVE_INFINITY, budgetCents);
+  // A fixed stake is what the bookmaker took: only the bankroll limits it.
+  const limit = Math.min(fixed === undefined ? (capCents ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY, budgetCents);
   let hi = Math.floor(limit / costRate);
   while (hi > 0 && cost(hi) > limit) hi -= 1;
   while (cost(hi + 1) <= limit) hi += 1;
@@ -208,7 +209,7 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
     units.push(u);
   }
   // A leg whose own minimum is over its own cap has no stake at all (the user's settings at that bookmaker).
-  if (units.some((u) => u.capCents !== undefined && u.cost(u.lo) > u.capCents)) return fail('leg-limits-conflict');
+  if (units.some((u, i) => legs[i]?.fixed === undefined && u.capCents !== undefined && u.cost(u.lo) > u.capCents)) return fail('leg-limits-conflict');
   if (units.some((u) => u.lo > u.hi)) return fail('bankroll-too-small');
   // Every leg's least stake does not fit: no stakes at all, which is not the odds' fault.
   if (units.reduce((sum, u) => sum + u.cost(u.lo), 0) > B) return fail('bankroll-too-small');
@@ -303,4 +304,52 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
     breakEven,
     candidates,
   };
+}
+
+/** A leg rejected after the other legs were placed: how to hedge it at new odds. */
+export interface HedgePlan {
+  /** The smallest return of the placed legs (cents-exact, in currency units). */
+  covered: number;
+  /** Σ money at risk of the placed legs. */
+  spent: number;
+  /**
+   * The odds (as the bookmaker or exchange shows them, for the rejected leg's side and commission)
+   * at which a hedge breaks even; Infinity when no odds would (the placed legs return no more than they cost).
+   */
+  breakEvenOdds: number;
+}
+
+/** What a hedge at `odds` gives: its stake (a lay leg: the lay stake), money at risk, and the worst case. */
+export interface HedgeAt {
+  stake: number;
+  liability: number;
+  worstProfit: number;
+}
+
+/**
+ * A rejected leg (stake-maths.md §1.5): with the placed legs returning at least `covered` whichever
+ * of them wins and `spent` at risk, a hedge of the rejected outcome at effective odds o' needs
+ * covered/o' at risk, breaks even at o' = 1 + spent/(covered − spent) and then makes
+ * covered − spent − covered/o'.
+ */
+export function hedgePlan(placed: readonly SolvedLeg[], rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgePlan {
+  const covered = Math.min(...placed.map((l) => l.payout));
+  const spent = placed.reduce((s, l) => s + l.liability, 0);
+  const effective = covered > spent ? 1 + spent / (covered - spent) : Number.POSITIVE_INFINITY;
+  return { covered, spent, breakEvenOdds: displayedFor(effective, rejected.lay, rejected.commission) };
+}
+
+/** The hedge at `odds` (as shown), rounded up to the cent so the hedged outcome still returns `covered`. */
+export function hedgeAt(plan: HedgePlan, odds: number, rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgeAt | undefined {
+  if (!Number.isFinite(odds) || odds <= 1) return undefined;
+  const effective = effectiveOdds(odds, rejected.lay, rejected.commission);
+  if (!Number.isFinite(effective) || effective <= 1) return undefined;
+  const liabilityCents = Math.ceil(Number(((plan.covered * 100) / effective).toFixed(6)));
+  const liability = liabilityCents / 100;
+  // A lay hedge is staked as its lay stake: liability / (L − 1), to the cent.
+  const stake = rejected.lay ? Math.ceil(Number(((liabilityCents / (odds - 1))).toFixed(6))) / 100 : liability;
+  const money = rejected.lay ? Math.round(stake * (odds - 1) * 100) / 100 : liability;
+  const hedgeReturn = rejected.lay ? money + Math.round(stake * (1 - rejected.commission) * 100) / 100 : Math.round(money * effective * 100) / 100;
+  const worstProfit = Math.round((Math.min(plan.covered, hedgeReturn) - plan.spent - money) * 100) / 100;
+  return { stake, liability: money, worstProfit };
 }

@@ -12,7 +12,9 @@ export type PendingInput =
   | { kind: 'connect-secret'; service: Service; accessKey: string }
   | { kind: 'stake-amount'; service: Service; itemId: string; ownerId: number }
   /** /item or /event sent without an id: the next message is the id. */
-  | { kind: 'lookup-id'; what: 'item' | 'event' };
+  | { kind: 'lookup-id'; what: 'item' | 'event' }
+  | { kind: 'leg-limit'; service: Service; itemId: string; ownerId: number }
+  | { kind: 'hedge-odds'; service: Service; itemId: string; ownerId: number; leg: number };
 
 /** How long a question waits for its answer. */
 export const PENDING_TTL_MS = 10 * 60_000;

@@ -346,6 +346,14 @@ export const en = {
   cmd_glossary: 'What market codes and betting words mean',
   help_glossary: '/glossary — what the market codes (ITO1(0.5), BTS: no, X2…) and words (arb, middle, yield, CLV…) mean; <code>/glossary ITO1</code> explains one',
   glossary_not_found: 'The glossary has nothing for “{query}”. /glossary lists every market code and word.',
+  ask_leg_limit: 'Which leg did the bookmaker limit, and how much did it accept? Send the leg’s number and the amount, like <code>1 150</code>; <code>2 0</code> if it was rejected after the others were placed.',
+  leg_limit_bad: 'Send the leg’s number (1 to {n}) and the accepted amount, like <code>1 150</code>.',
+  leg_rejected: '❌ Leg {leg} ({book}) rejected. With the other legs placed as the alert showed ({placed}), the break-even odds to hedge it are <b>{odds}</b>. Send the odds you can get for it now (like <code>1.95</code>) for the hedge stake.',
+  leg_rejected_nothing: 'With the other legs as the alert showed, no odds would make a hedge break even: the placed legs return less than they cost.',
+  hedge_result: 'Hedge leg {leg} ({book}) at {odds}: {stake}. Worst case after the hedge: <b>{worst}</b>{below}.',
+  hedge_below: ' (below the break-even {odds}: a loss)',
+  hedge_bad_odds: 'Send decimal odds above 1, like <code>1.95</code>.',
+  hedge_lay_stake: 'lay {stake} · liability {liability}',
 
   // Admin
   stats_title: '📊 <b>Stats</b>',

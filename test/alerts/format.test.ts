@@ -212,6 +212,7 @@ describe('formatAlert: arbs', () => {
     expect(r.buttons.flat().map((b) => b.text)).toEqual([
       '📋 Всё по событию',
       '💰 Другая сумма',
+      '✏️ Порезали исход',
       '🔕 Скрыть событие',
       '😴 Пауза 1 ч',
     ]);
@@ -228,11 +229,12 @@ describe('formatAlert: arbs', () => {
     expectClean(r);
   });
 
-  it('has the four buttons, each decoding to the right action', () => {
+  it('has the five buttons, each decoding to the right action', () => {
     const r = formatAlert(arb, names.en, view('en'), { state: 'new' });
     expect(r.buttons.flat().map((b) => b.text)).toEqual([
       '📋 All for this event',
       '💰 Other amount',
+      '✏️ Leg limited',
       '🔕 Mute event',
       '😴 Snooze 1 h',
     ]);
@@ -240,6 +242,7 @@ describe('formatAlert: arbs', () => {
     expect(actions).toEqual([
       { type: 'event', service: 'arbs_prematch', eventId: 'e1' },
       { type: 'stakes', service: 'arbs_prematch', itemId: 'a1' },
+      { type: 'limited', service: 'arbs_prematch', itemId: 'a1' },
       { type: 'mute', service: 'arbs_prematch', eventId: 'e1' },
       { type: 'snooze', service: 'arbs_prematch' },
     ]);
@@ -496,7 +499,7 @@ describe('formatAlert: moved and gone', () => {
     expect(r.text).toContain('✏️ Changed: +2.44% → +3.61%');
     expect(r.text).toContain('1) Pinnacle · 1 · <b>2.15</b> ▲ (was 2.10)');
     expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
-    expect(callbackTypes(r)).toEqual(['event', 'stakes', 'mute', 'snooze']);
+    expect(callbackTypes(r)).toEqual(['event', 'stakes', 'limited', 'mute', 'snooze']);
     expectClean(r);
   });
 

@@ -12,7 +12,7 @@ import {
   effectiveBackOdds,
   effectiveLayOdds,
 } from '../../src/alerts/leg-pricing.js';
-import { solveStakes, type StakeLegInput, type StakePlan } from '../../src/alerts/stake-solver.js';
+import { hedgeAt, hedgePlan, solveStakes, type SolvedLeg, type StakeLegInput, type StakePlan } from '../../src/alerts/stake-solver.js';
 import { createRng } from '../../src/sandbox/prng.js';
 
 const leg = (odds: number, extra: Partial<StakeLegInput> = {}): StakeLegInput => ({
@@ -276,5 +276,41 @@ describe('the solver against a brute force over every stake vector', () => {
     // Measured ~2–3 ms on the shared 2-core machine; the bound leaves room for a loaded CI.
     expect(perSolve).toBeLessThan(50);
     expect(candidates / runs).toBeLessThan(20_000);
+  });
+});
+
+describe('a leg rejected after the others were placed (stake-maths.md 1.6)', () => {
+  const placed = (stake: number, odds: number): SolvedLeg => ({
+    bookmakerId: 1,
+    bookmaker: 'B',
+    odds,
+    effectiveOdds: odds,
+    lay: false,
+    commission: 0,
+    stake,
+    liability: stake,
+    payout: Math.round(stake * odds * 100) / 100,
+    capped: false,
+    max: undefined,
+  });
+
+  it('3-way: 200 @ 2.60 and 145 @ 3.60 placed, away rejected: break-even 2.971; at 3.10 hedge 167.75 → +7.25; at 2.90 → −4.32', () => {
+    const plan = hedgePlan([placed(200, 2.6), placed(145, 3.6)], { lay: false, commission: 0 });
+    expect(plan.covered).toBe(520);
+    expect(plan.spent).toBe(345);
+    expect(plan.breakEvenOdds).toBeCloseTo(2.9714, 4);
+    expect(hedgeAt(plan, 3.1, { lay: false, commission: 0 })).toEqual({ stake: 167.75, liability: 167.75, worstProfit: 7.25 });
+    expect(hedgeAt(plan, 2.9, { lay: false, commission: 0 })?.worstProfit).toBe(-4.32);
+    expect(hedgeAt(plan, 1, { lay: false, commission: 0 })).toBeUndefined();
+  });
+
+  it('a hedge on an exchange: a lay of the placed selection at 5 % commission, staked as its lay stake', () => {
+    // 2-way: 495 @ 2.10 placed (returns 1039.50); the other side is hedged by laying... i.e. backing "not leg 1"
+    const plan = hedgePlan([placed(495, 2.1)], { lay: true, commission: 0.05 });
+    // break-even as lay odds: the hedge needs effective 1.9091 → L = 1 + 0.95 / 0.9091 = 2.045
+    expect(plan.breakEvenOdds).toBeCloseTo(2.045, 3);
+    const at = hedgeAt(plan, 2.0, { lay: true, commission: 0.05 });
+    // lay at 2.00: effective 1.95 → liability ⌈1039.50 / 1.95⌉ = 533.08; lay stake 533.08; wins 533.08 × 0.95 = 506.43
+    expect(at).toEqual({ stake: 533.08, liability: 533.08, worstProfit: Math.round((Math.min(1039.5, 533.08 + 506.43) - 495 - 533.08) * 100) / 100 });
   });
 });

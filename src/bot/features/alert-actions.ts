@@ -18,6 +18,7 @@ import { fmtNum } from '../ui/filter-text.js';
 import { serviceLabel } from '../../locales/services.js';
 import { kindOf } from '../../service/services.js';
 import { formatClockTime } from '../ui/time-words.js';
+import { askLegLimit } from './leg-limited.js';
 import { sendLookupResult } from './lookup.js';
 
 export const MUTE_MS = 24 * 3_600_000;
@@ -120,6 +121,11 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         }
         rt.pending.set(privateChat, userId, input);
         await ctx.answerCallbackQuery({ text: ctx.tp('stake_asked_private') });
+        return;
+      }
+      case 'limited': {
+        if (await refuseWhileSecretExpected(rt, ctx)) return;
+        await askLegLimit(rt, ctx, action.service, action.itemId, user);
         return;
       }
       case 'mute': {

@@ -23,7 +23,15 @@ import { waitWords } from '../ui/time-words.js';
 export const MAX_CARDS = 5;
 
 /** Sends the answer to a lookup: the cards, or why there are none. */
-export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: LookupRequest, result: LookupResult, bankroll?: number): Promise<void> {
+export async function sendLookupResult(
+  rt: BotRuntime,
+  ctx: BotContext,
+  req: LookupRequest,
+  result: LookupResult,
+  bankroll?: number,
+  /** Legs fixed at what a bookmaker accepted ("✏️ Leg limited"): the other legs are re-solved. */
+  fixedLegs?: Readonly<Record<number, number>>,
+): Promise<void> {
   const t = ctx.t;
   switch (result.kind) {
     case 'no_key':
@@ -54,7 +62,7 @@ export async function sendLookupResult(rt: BotRuntime, ctx: BotContext, req: Loo
       // A valuebet is one bet: "another amount" is that bet's stake, said above the card (whose
       // Kelly line stays about the bankroll); an arb's or middle's card splits the amount itself.
       const oneBet = bankroll !== undefined && first?.kind === 'valuebets' ? valuebetStakeLine(t, first, bankroll) : undefined;
-      const view = viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined);
+      const view = { ...viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined), ...(fixedLegs ? { fixedLegs } : {}) };
       const notes: string[] = oneBet === undefined ? [] : [oneBet];
       if (req.what === 'event') {
         // Named by its teams, as everywhere else; the id stays for /event.

@@ -8,6 +8,7 @@ import { KNOWN_COMMANDS, leadingCommand } from '../commands.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { acceptStakeAmount } from './alert-actions.js';
+import { acceptHedgeOdds, acceptLegLimit } from './leg-limited.js';
 import { acceptAccessKey, acceptSecret, deleteSecretMessage } from './connect.js';
 import { acceptLookupId } from './lookup.js';
 
@@ -47,6 +48,12 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
       case 'lookup-id':
         if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptLookupId(rt, ctx, text, pending.what);
+      case 'leg-limit':
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
+        return acceptLegLimit(rt, ctx, text, pending);
+      case 'hedge-odds':
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
+        return acceptHedgeOdds(rt, ctx, text, pending);
     }
   });
 

@@ -1,0 +1,79 @@
+/**
+ * "✏️ Leg limited" under an arb alert (issue 22, item 4): the bot asks which leg and how much the
+ * bookmaker accepted and answers at once with the stakes re-solved around it, on the user's steps
+ * and caps; bad answers keep the question open and change nothing.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeAlertAction } from '../../src/alerts/callbacks.js';
+import { makeItem } from './fakes.js';
+import { ALICE, createHarness, recordGroupAlert, type Harness } from './harness.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await createHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const limited = encodeAlertAction({ type: 'limited', service: 'arbs_prematch', itemId: 'a1' }) ?? '';
+
+describe('✏️ Leg limited', () => {
+  it('re-solves the other legs around the accepted amount, within a second of the answer, on the user\'s step', async () => {
+    await h.connect();
+    await h.say(ALICE, '/settings bankroll 1000');
+    await h.say(ALICE, '/book pinnacle max=300 step=5');
+    await h.say(ALICE, '/settings step 5');
+    // 2.10 at Pinnacle (7) / 2.05 at Bwin (3)
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
+    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+    await h.press(ALICE, alert, limited);
+    expect(h.last(ALICE.id).text).toContain('Which leg did the bookmaker limit');
+    // a bad answer: the question stays open
+    await h.say(ALICE, 'a lot');
+    expect(h.last(ALICE.id).text).toContain('Send the leg’s number (1 to 2)');
+    await h.say(ALICE, '3 150');
+    expect(h.last(ALICE.id).text).toContain('Send the leg’s number (1 to 2)');
+    const started = performance.now();
+    await h.say(ALICE, '1 150');
+    const card = h.last(ALICE.id).text;
+    // real time, through the fake Bot API over a socket
+    expect(performance.now() - started).toBeLessThan(1000);
+    // 150 × 2.10 = 315.00; Bwin on the 5-grid: 155 × 2.05 = 317.75 → worst 315 − 305 = +10.00
+    expect(card).toContain('💰 Stakes for 1000 with 1) Pinnacle fixed at 150 (total 305):');
+    expect(card).toContain('1) Pinnacle 150 → 315.00');
+    expect(card).toContain('2) Bwin 155 → 317.75');
+    expect(card).toContain('Worst case after rounding: +10.00');
+    // the question is closed: a number now is no answer to it
+    await h.say(ALICE, '1 100');
+    expect(h.last(ALICE.id).text).not.toContain('fixed at 100');
+  });
+
+  it('a leg rejected after the others were placed: break-even odds to hedge it, then the hedge stake at the typed odds', async () => {
+    await h.connect();
+    await h.say(ALICE, '/settings bankroll 1000');
+    await h.say(ALICE, '/settings step 5');
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
+    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+    await h.press(ALICE, alert, limited);
+    // The alert showed 495 @ 2.10 (→ 1039.50) and 505 @ 2.05; leg 2 was refused.
+    await h.say(ALICE, '2 0');
+    const asked = h.last(ALICE.id).text;
+    expect(asked).toContain('Leg 2 (Bwin) rejected');
+    expect(asked).toContain('1) Pinnacle 495 @ 2.10');
+    // break-even 1 + 495/(1039.50 − 495) = 1.909 (= 2.10 / 1.10)
+    expect(asked).toContain('break-even odds to hedge it are <b>1.909</b>');
+    await h.say(ALICE, 'abc');
+    expect(h.last(ALICE.id).text).toContain('Send decimal odds above 1');
+    // at 1.98: 1039.50 / 1.98 = 525.00; worst 1039.50 − 495 − 525 = +19.50 (stake-maths.md 1.6)
+    await h.say(ALICE, '1.98');
+    expect(h.last(ALICE.id).text).toContain('Hedge leg 2 (Bwin) at 1.98: 525.00. Worst case after the hedge: <b>+19.50</b>.');
+    // below break-even it says so: 1039.50 / 1.85 = 561.89… → 561.90 (up to the cent) → 1039.50 − 495 − 561.90 = −17.40
+    await h.press(ALICE, alert, limited);
+    await h.say(ALICE, '2 rejected');
+    await h.say(ALICE, '1.85');
+    expect(h.last(ALICE.id).text).toContain('Worst case after the hedge: <b>−17.40</b> (below the break-even 1.909: a loss).');
+  });
+});
