@@ -54,8 +54,13 @@ export interface AlertTexts {
   cardFooter(id: string, service: string, foundAgo: string | undefined): string;
   /** The alert's last line: its id (markup given), to copy for /item. */
   idLine(id: string): string;
+  /** The snooze button: it pauses every alert of the service (kind × live/prematch), not this one. */
+  snoozeAll(kind: Kind, live: boolean): string;
   buttons: { event: string; stakes: string; mute: string; snooze: string };
 }
+
+const EN_PLURAL: Record<Kind, string> = { arbs: 'arbs', middles: 'middles', valuebets: 'valuebets' };
+const RU_PLURAL: Record<Kind, string> = { arbs: 'вилки', middles: 'коридоры', valuebets: 'валуи' };
 
 const en: AlertTexts = {
   kind: { arbs: 'Arb', middles: 'Middle', valuebets: 'Value bet' },
@@ -97,6 +102,7 @@ const en: AlertTexts = {
   gone: (_kind, d) => `⛔ Gone after ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
   idLine: (id) => `🆔 ${id} · for /item`,
+  snoozeAll: (kind, live) => `😴 All ${live ? 'live' : 'prematch'} ${EN_PLURAL[kind]} · 1 h`,
   buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h' },
 };
 
@@ -146,6 +152,7 @@ const ru: AlertTexts = {
   gone: (kind, d) => `⛔ ${RU_GONE[kind]} через ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
   idLine: (id) => `🆔 ${id} · для /item`,
+  snoozeAll: (kind, live) => `😴 Все ${live ? 'лайв' : 'прематч'}-${RU_PLURAL[kind]} · 1 ч`,
   buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч' },
 };
 

@@ -26,6 +26,7 @@ import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
 import { lookupFeature } from './features/lookup.js';
 import { listsFeature } from './features/lists.js';
+import { mutedFeature } from './features/muted.js';
 import { membershipFeature, returningUserFeature } from './features/membership.js';
 import { pauseFeature } from './features/pause.js';
 import { pendingInputFeature } from './features/pending-input.js';
@@ -134,6 +135,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     settingsFeature(rt),
     lookupFeature(rt),
     listsFeature(rt),
+    mutedFeature(rt),
     alertActionsFeature(rt),
     forgetFeature(rt),
     adminFeature(rt),

@@ -16,6 +16,7 @@ const MENU: [command: string, description: MessageKey][] = [
   ['event', 'cmd_event'],
   ['sports', 'cmd_sports'],
   ['bookmakers', 'cmd_bookmakers'],
+  ['muted', 'cmd_muted'],
   ['forget', 'cmd_forget'],
   ['cancel', 'cmd_cancel'],
 ];

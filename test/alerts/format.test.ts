@@ -209,7 +209,7 @@ describe('formatAlert: arbs', () => {
       '📋 Всё по событию',
       '💰 Другая сумма',
       '🔕 Скрыть событие',
-      '😴 Пауза 1 ч',
+      '😴 Все прематч-вилки · 1 ч',
     ]);
     expectClean(r);
   });
@@ -230,7 +230,7 @@ describe('formatAlert: arbs', () => {
       '📋 All for this event',
       '💰 Other amount',
       '🔕 Mute event',
-      '😴 Snooze 1 h',
+      '😴 All prematch arbs · 1 h',
     ]);
     const actions = r.buttons.flat().map((b) => decodeAlertAction(b.callbackData));
     expect(actions).toEqual([

@@ -18,6 +18,8 @@ export const CALLBACK_PREFIXES = {
   forget: 'fg:',
   /** The buttons of a guided flow's current prompt (`flow.ts`). */
   flow: 'cv:',
+  /** Mute controls: the offer after "Mute event", and /muted (`mutes.ts`). */
+  mutes: 'm:',
 } as const;
 
 export type CallbackKind = keyof typeof CALLBACK_PREFIXES;

@@ -6,10 +6,12 @@ import {
   decodeFiltersAction,
   decodeFlowButton,
   decodeForgetAnswer,
+  decodeMuteAction,
   encodeAlertAction,
   encodeFiltersAction,
   encodeFlowButton,
   encodeForgetAnswer,
+  encodeMuteAction,
   kindPattern,
   prefixCollisions,
   type CallbackKind,
@@ -24,6 +26,13 @@ const samples: Record<CallbackKind, string[]> = {
   filters: [encodeFiltersAction({ type: 'pause', service: 'arbs_live' }), encodeFiltersAction({ type: 'deleteNo', service: 'valuebets_live' })],
   forget: [encodeForgetAnswer({ type: 'no' }), encodeForgetAnswer({ type: 'yes', issuedAt: 1_700_000_000_000 })],
   flow: [encodeFlowButton({ type: 'field', field: 'lang' }), encodeFlowButton({ type: 'done' }), encodeFlowButton({ type: 'toggle', id: 7 })],
+  mutes: [
+    encodeMuteAction({ type: 'event', duration: 'hour', service: 'arbs_live', eventId: 'e1' })!,
+    encodeMuteAction({ type: 'league', duration: 'forever', service: 'middles_prematch', itemId: 'a1' })!,
+    encodeMuteAction({ type: 'bookmaker', duration: 'day', bookmakerId: 7 })!,
+    encodeMuteAction({ type: 'lift', tag: '0a1b2c3d' })!,
+    encodeMuteAction({ type: 'wake', service: 'valuebets_live' })!,
+  ],
 };
 
 const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
@@ -31,6 +40,7 @@ const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
   filters: decodeFiltersAction,
   forget: decodeForgetAnswer,
   flow: decodeFlowButton,
+  mutes: decodeMuteAction,
 };
 
 describe('callback data registry', () => {
