@@ -1,6 +1,7 @@
 /**
  * The buttons under alerts: all items of the event, stakes for another amount, mute the event
- * (24 h, with an offer to mute longer or wider), snooze the whole service (1 h). Only the alert's owner may use them; others get a polite no.
+ * (24 h, with an offer to mute longer or wider), snooze the whole service (1 h). Only the
+ * alert's owner may use them; others get a polite no.
  */
 import { Composer } from 'grammy';
 import { eventMuteKey } from '../../store/mutes.js';
