@@ -1,12 +1,13 @@
 /**
  * The buttons under an alert: all items of the event, stakes for another amount (only where the
- * odds are shown), mute the event, snooze the filter; a gone alert keeps the event and mute
+ * odds are shown), mute the event, snooze the whole service; a gone alert keeps the event and mute
  * buttons. A button whose data would not fit Telegram's 64 bytes is left out.
  */
 import type { Opportunity } from '../service/opportunity.js';
 import type { AlertTexts } from './alert-texts.js';
 import { encodeAlertAction, type AlertAction } from './callbacks.js';
 import { legOdds } from './headline-figures.js';
+import { isLive } from '../service/services.js';
 
 /** Inline keyboard rows: each button's text and callback data. */
 export type AlertButtonRows = { text: string; callbackData: string }[][];
@@ -21,6 +22,8 @@ export function alertButtons(item: Opportunity, t: AlertTexts, state: 'new' | 'm
   const muteButton = b(t.buttons.mute, { type: 'mute', service, eventId: item.event.id });
   if (state === 'gone') return [[...eventButton, ...muteButton]].filter((row) => row.length > 0);
   const stakesUseful = legOdds(item) !== undefined && !item.masked;
+  // The snooze pauses the whole service, so it says so and has a row of its own (not beside the
+  // event's mute, where it read as "this event for an hour").
   const rows = [
     eventButton,
     [
@@ -28,7 +31,8 @@ export function alertButtons(item: Opportunity, t: AlertTexts, state: 'new' | 'm
       // An arb's leg the bookmaker limited: the other legs re-solved around what it accepted.
       ...(stakesUseful && item.kind === 'arbs' ? b(t.buttons.limited, { type: 'limited', service, itemId: item.id }) : []),
     ],
-    [...muteButton, ...b(t.buttons.snooze, { type: 'snooze', service })],
+    muteButton,
+    b(t.snoozeAll(item.kind, isLive(service)), { type: 'snooze', service }),
   ];
   return rows.filter((row) => row.length > 0);
 }

@@ -82,10 +82,15 @@ export interface AlertTexts {
   /** Card footer: id, service and how long ago the service found it. */
   cardFooter(id: string, service: string, foundAgo: string | undefined): string;
   idLine(id: string): string;
+  /** The snooze button: it pauses every alert of the service (kind × live/prematch), not this one. */
+  snoozeAll(kind: Kind, live: boolean): string;
   buttons: { event: string; stakes: string; mute: string; snooze: string; limited: string };
   /** The title of stakes re-solved around legs fixed at the amounts the bookmakers accepted. */
   stakesTitleFixed(amount: string, total: string, fixed: string): string;
 }
+
+const EN_PLURAL: Record<Kind, string> = { arbs: 'arbs', middles: 'middles', valuebets: 'valuebets' };
+const RU_PLURAL: Record<Kind, string> = { arbs: 'вилки', middles: 'коридоры', valuebets: 'валуи' };
 
 const en: AlertTexts = {
   kind: { arbs: 'Arb', middles: 'Middle', valuebets: 'Value bet' },
@@ -145,6 +150,7 @@ const en: AlertTexts = {
   gone: (_kind, d) => `⛔ Gone after ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
   idLine: (id) => `🆔 ${id} · for /item`,
+  snoozeAll: (kind, live) => `😴 All ${live ? 'live' : 'prematch'} ${EN_PLURAL[kind]} · 1 h`,
   buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h', limited: '✏️ Leg limited' },
   stakesTitleFixed: (a, total, fixed) => `💰 Stakes for ${a} with ${fixed} (total ${total}):`,
 };
@@ -213,6 +219,7 @@ const ru: AlertTexts = {
   gone: (kind, d) => `⛔ ${RU_GONE[kind]} через ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
   idLine: (id) => `🆔 ${id} · для /item`,
+  snoozeAll: (kind, live) => `😴 Все ${live ? 'лайв' : 'прематч'}-${RU_PLURAL[kind]} · 1 ч`,
   buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч', limited: '✏️ Порезали исход' },
   stakesTitleFixed: (a, total, fixed) => `💰 Ставки на ${a}, ${fixed} (всего ${total}):`,
 };

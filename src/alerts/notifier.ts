@@ -20,6 +20,7 @@ import { namesFor, type Names } from '../service/dictionaries-model.js';
 import type { Opportunity } from '../service/opportunity.js';
 import type { AlertEntry, UserRecord } from '../store/schema.js';
 import type { Store } from '../store/port.js';
+import { isMutedItem } from '../store/mutes.js';
 import { MinuteCounter } from '../scheduler/minute-counter.js';
 import type { Notifier, SubscriptionRef } from '../scheduler/port.js';
 import { noticeText } from './notice-text.js';
@@ -177,9 +178,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         try {
           switch (event.type) {
             case 'new': {
-              const mutedUntil = user.mutedEvents[event.item.event.id];
               const snoozedUntil = user.snoozedUntil[sub.service];
-              if ((mutedUntil !== undefined && mutedUntil > now) || (snoozedUntil !== undefined && snoozedUntil > now)) {
+              if (isMutedItem(user, event.item, now) || (snoozedUntil !== undefined && snoozedUntil > now)) {
                 counts.skipped += 1;
                 break;
               }

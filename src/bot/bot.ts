@@ -29,6 +29,7 @@ import { booksFeature } from './features/books.js';
 import { glossaryFeature } from './features/glossary.js';
 import { lookupFeature } from './features/lookup.js';
 import { listsFeature } from './features/lists.js';
+import { mutedFeature } from './features/muted.js';
 import { membershipFeature, returningUserFeature } from './features/membership.js';
 import { pauseFeature } from './features/pause.js';
 import { pendingInputFeature } from './features/pending-input.js';
@@ -133,6 +134,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     lookupFeature(rt),
     listsFeature(rt),
     glossaryFeature(),
+    mutedFeature(rt),
     alertActionsFeature(rt),
     forgetFeature(rt),
     booksFeature(rt),

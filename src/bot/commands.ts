@@ -18,6 +18,7 @@ const MENU: [command: string, description: MessageKey][] = [
   ['sports', 'cmd_sports'],
   ['bookmakers', 'cmd_bookmakers'],
   ['glossary', 'cmd_glossary'],
+  ['muted', 'cmd_muted'],
   ['forget', 'cmd_forget'],
   ['cancel', 'cmd_cancel'],
 ];

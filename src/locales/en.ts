@@ -28,6 +28,7 @@ export const en = {
   cmd_cancel: 'Stop the current step',
   cmd_sports: 'Sports: names and ids for /filter',
   cmd_bookmakers: 'Bookmakers: names and ids for /filter',
+  cmd_muted: 'Muted events, leagues, bookmakers and snoozes',
 
   // Start and help
   start_intro:
@@ -43,6 +44,7 @@ export const en = {
     '/settings — language, time zone, bankroll, quiet hours, where alerts go\n' +
     '/item <code>&lt;item_id&gt;</code>, /event <code>&lt;event_id&gt;</code> — full cards\n' +
     '/sports, /bookmakers — names and ids for /filter\n' +
+    '/muted — what is muted or snoozed, with buttons to lift it\n' +
     '/forget — delete everything stored about you\n' +
     '/cancel — stop the current step\n' +
     'Inline: type <code>@{bot} &lt;id or words&gt;</code> in any chat to share a card.',
@@ -235,7 +237,7 @@ export const en = {
   settings_done: 'Settings saved.',
   setting_saved: '✅ Saved.',
   settings_usage:
-    'One line: <code>/settings lang en|ru</code>, <code>/settings tz Europe/Moscow</code>, <code>/settings bankroll 500</code>, <code>/settings step 5</code>, <code>/settings quiet 23:00-07:00</code> or <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>. Or just /settings for the menu.',
+    'One line: <code>/settings lang en|ru</code>, <code>/settings tz Berlin</code> (or <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> or <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>. Or just /settings for the menu.',
   unknown_setting: '“{value}” is not a setting. Settings: lang, tz, bankroll, step, quiet, alerts.',
   set_lang: '🌐 Language',
   set_tz: '🕒 Time zone',
@@ -281,7 +283,6 @@ export const en = {
   not_your_alert: 'This alert belongs to someone else, so its buttons are theirs.',
   ask_stake_amount: 'Send the amount to split (your bankroll is {bankroll}):',
   stake_try_again: 'Send another amount, or /cancel.',
-  event_muted: 'This event is muted for 24 h.',
   filter_snoozed: '{service}: alerts snoozed until {until}.',
 
   // Inline mode
@@ -400,6 +401,35 @@ export const en = {
   fb_odds_valuebet: '🎯 <b>Odds of the bet.</b> Send the minimum (like <code>1.5</code>) or a range (like <code>1.5-3.5</code>).',
   ask_stake_amount_valuebet: 'Send the amount to bet on this valuebet (your bankroll is {bankroll}):',
   stake_used_valuebet: '💰 A bet of {amount} at {odds} returns {payout} if it wins ({profit}).',
+
+  // botux: attention controls
+  mute_done_event: '🔕 Muted for 24 h: {name}.',
+  mute_offer: '🔕 <b>{name}</b>: muted for 24 h. Mute it longer, or mute its league or a bookmaker, with the buttons below. /muted lists every mute and lifts it.',
+  mute_offer_private: 'I sent the choices for longer or wider mutes to our private chat.',
+  mute_scope_event: 'Event',
+  mute_scope_league: 'League',
+  dur_hour: '1 h',
+  dur_day: '24 h',
+  dur_forever: 'for good',
+  mute_for_hour: 'for 1 h',
+  mute_for_day: 'for 24 h',
+  mute_for_forever: 'for good',
+  btn_unmute: '↩️ Unmute the event',
+  mute_set: '🔕 Muted {duration}: {name}.',
+  mute_item_gone: 'That alert is no longer in my latest list, so I cannot tell its league now. Use the button under a newer alert.',
+  mute_lifted: '↩️ Unmuted: {name}.',
+  mute_gone: 'That mute has already ended.',
+  mute_private_only: 'Mutes are yours alone: use these buttons in our private chat.',
+  snooze_lifted: '▶️ {service}: alerts are back on.',
+  muted_title: '🔕 <b>Muted and snoozed</b>',
+  muted_none: 'Nothing is muted or snoozed. The 🔕 and 😴 buttons under each alert do that.',
+  muted_event_line: '📅 {name} — {until}',
+  muted_league_line: '🏆 {name} — {until}',
+  muted_bookmaker_line: '🏦 {name} — {until}',
+  muted_snooze_line: '😴 {service}: every alert of the service, {until}',
+  muted_hint: 'A button lifts its mute or snooze.',
+  until_time: 'until {time}',
+  filters_snoozed: '😴 All its alerts snoozed until {until} (/muted lifts it).',
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

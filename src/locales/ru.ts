@@ -26,6 +26,7 @@ export const ru: Record<MessageKey, string> = {
   cmd_cancel: 'Прервать текущий шаг',
   cmd_sports: 'Виды спорта: названия и id для /filter',
   cmd_bookmakers: 'Букмекеры: названия и id для /filter',
+  cmd_muted: 'Скрытые события, лиги, букмекеры и паузы',
 
   // Start and help
   start_intro:
@@ -41,6 +42,7 @@ export const ru: Record<MessageKey, string> = {
     '/settings — язык, часовой пояс, банк, тихие часы, куда слать оповещения\n' +
     '/item <code>&lt;item_id&gt;</code>, /event <code>&lt;event_id&gt;</code> — полные карточки\n' +
     '/sports, /bookmakers — названия и id для /filter\n' +
+    '/muted — что скрыто или отложено, с кнопками, чтобы вернуть\n' +
     '/forget — удалить всё, что о вас хранится\n' +
     '/cancel — прервать текущий шаг\n' +
     'Инлайн: наберите <code>@{bot} &lt;id или слова&gt;</code> в любом чате, чтобы поделиться карточкой.',
@@ -235,7 +237,7 @@ export const ru: Record<MessageKey, string> = {
   settings_done: 'Настройки сохранены.',
   setting_saved: '✅ Сохранено.',
   settings_usage:
-    'Одной строкой: <code>/settings lang en|ru</code>, <code>/settings tz Europe/Moscow</code>, <code>/settings bankroll 500</code>, <code>/settings step 5</code>, <code>/settings quiet 23:00-07:00</code> или <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>. Или просто /settings — меню.',
+    'Одной строкой: <code>/settings lang en|ru</code>, <code>/settings tz Москва</code> (или <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> или <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>. Или просто /settings — меню.',
   unknown_setting: '«{value}» — нет такой настройки. Настройки: lang, tz, bankroll, step, quiet, alerts.',
   set_lang: '🌐 Язык',
   set_tz: '🕒 Часовой пояс',
@@ -281,7 +283,6 @@ export const ru: Record<MessageKey, string> = {
   not_your_alert: 'Это оповещение другого пользователя, и его кнопки — тоже.',
   ask_stake_amount: 'Отправьте сумму для распределения (ваш банк — {bankroll}):',
   stake_try_again: 'Отправьте другую сумму или /cancel.',
-  event_muted: 'Событие заглушено на 24 ч.',
   filter_snoozed: '{service}: оповещения отложены до {until}.',
 
   // Inline mode
@@ -400,4 +401,33 @@ export const ru: Record<MessageKey, string> = {
   fb_odds_valuebet: '🎯 <b>Коэффициент ставки.</b> Отправьте минимум (например <code>1.5</code>) или диапазон (например <code>1.5-3.5</code>).',
   ask_stake_amount_valuebet: 'Отправьте сумму ставки на этот валуй (ваш банк — {bankroll}):',
   stake_used_valuebet: '💰 Ставка {amount} по коэффициенту {odds} вернёт {payout}, если сыграет ({profit}).',
+
+  // botux: attention controls
+  mute_done_event: '🔕 Скрыто на 24 ч: {name}.',
+  mute_offer: '🔕 <b>{name}</b>: скрыто на 24 ч. Кнопками ниже можно скрыть дольше или скрыть лигу или букмекера. /muted покажет всё скрытое и вернёт.',
+  mute_offer_private: 'Варианты, как скрыть дольше или шире, я отправил в личный чат.',
+  mute_scope_event: 'Событие',
+  mute_scope_league: 'Лига',
+  dur_hour: '1 ч',
+  dur_day: '24 ч',
+  dur_forever: 'навсегда',
+  mute_for_hour: 'на 1 ч',
+  mute_for_day: 'на 24 ч',
+  mute_for_forever: 'навсегда',
+  btn_unmute: '↩️ Вернуть событие',
+  mute_set: '🔕 Скрыто {duration}: {name}.',
+  mute_item_gone: 'Этого оповещения уже нет в моём последнем списке, поэтому его лигу я сейчас не определю. Нажмите кнопку под более новым оповещением.',
+  mute_lifted: '↩️ Возвращено: {name}.',
+  mute_gone: 'Это скрытие уже закончилось.',
+  mute_private_only: 'Скрытия — только ваши: нажимайте эти кнопки в нашем личном чате.',
+  snooze_lifted: '▶️ {service}: оповещения снова идут.',
+  muted_title: '🔕 <b>Скрыто и отложено</b>',
+  muted_none: 'Ничего не скрыто и не отложено. Это делают кнопки 🔕 и 😴 под каждым оповещением.',
+  muted_event_line: '📅 {name} — {until}',
+  muted_league_line: '🏆 {name} — {until}',
+  muted_bookmaker_line: '🏦 {name} — {until}',
+  muted_snooze_line: '😴 {service}: все оповещения сервиса, {until}',
+  muted_hint: 'Кнопка возвращает скрытое или отложенное.',
+  until_time: 'до {time}',
+  filters_snoozed: '😴 Все его оповещения отложены до {until} (/muted вернёт).',
 };

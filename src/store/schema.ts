@@ -62,6 +62,8 @@ export const userSchema = z.object({
   status: perService(serviceStatusSchema),
   /** Event id → muted until (ms). */
   mutedEvents: z.record(z.string(), z.number()).default({}),
+  /** Mutes of events, leagues and bookmakers with their names (see mutes.ts): key → until (ms) and name. */
+  mutes: z.record(z.string(), z.object({ until: z.number(), label: z.string() })).default({}),
   /** Service → alerts snoozed until (ms). */
   snoozedUntil: perService(z.number()),
   /** Bookmaker id → the user's settings there (commission, max, min, step, status): see book-settings.ts. */

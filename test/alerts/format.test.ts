@@ -214,7 +214,7 @@ describe('formatAlert: arbs', () => {
       '💰 Другая сумма',
       '✏️ Порезали исход',
       '🔕 Скрыть событие',
-      '😴 Пауза 1 ч',
+      '😴 Все прематч-вилки · 1 ч',
     ]);
     expectClean(r);
   });
@@ -236,7 +236,7 @@ describe('formatAlert: arbs', () => {
       '💰 Other amount',
       '✏️ Leg limited',
       '🔕 Mute event',
-      '😴 Snooze 1 h',
+      '😴 All prematch arbs · 1 h',
     ]);
     const actions = r.buttons.flat().map((b) => decodeAlertAction(b.callbackData));
     expect(actions).toEqual([

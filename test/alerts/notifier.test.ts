@@ -149,6 +149,29 @@ describe('notifier', () => {
     expect(outbox.sent).toHaveLength(2);
   });
 
+  it('skips new alerts of a muted league or bookmaker, until the mute ends', async () => {
+    addUser(store, 1, ['arbs_prematch']);
+    const other = (id: string) => ({ ...opp(id), event: { ...opp(id).event, league: 'WTA Doha' } });
+    store.updateUser(1, (u) => {
+      u.mutes['l:6:atp doha'] = { until: clock.now() + 60_000, label: 'Tennis · ATP Doha' };
+    });
+    read([opp('a'), other('b')]);
+    await notifier.idle();
+    expect(outbox.sent.map((s) => s.text.includes('WTA Doha'))).toEqual([true]);
+    store.updateUser(1, (u) => {
+      u.mutes['b:21'] = { until: clock.now() + 60_000, label: '1XBet' };
+    });
+    read([opp('a'), other('b'), other('c')]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(1);
+    await clock.advance(61_000);
+    // Items first seen while muted stay unalerted (as with event mutes); a new one alerts again.
+    read([opp('a'), other('b'), other('c'), opp('d')]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(2);
+    expect(outbox.sent[1]!.text).toContain('ATP Doha');
+  });
+
   it('holds alerts during quiet hours until they end', async () => {
     // 10:00 UTC is 13:00 in Moscow: quiet from 12:00 to 14:30 local.
     addUser(store, 1, ['arbs_prematch'], { quietHours: { from: '12:00', to: '14:30' } });

@@ -29,7 +29,7 @@ describe('muted events', () => {
     expect(Object.keys(muted)).toHaveLength(MAX_MUTED_EVENTS);
     expect(Object.hasOwn(muted, `forged-${MAX_MUTED_EVENTS + 19}`)).toBe(true);
     expect(Object.hasOwn(muted, 'forged-0')).toBe(false);
-    expect(h.callbackText()).toContain('muted for 24 h');
+    expect(h.callbackText()).toContain('Muted for 24 h');
   });
 });
 

@@ -194,7 +194,7 @@ describe('/filter builder', () => {
     await press('Arbs · live');
     const alert = await h.plant(ALICE.id, 'an alert', [['Mute', 'a:mute:0:ev42']]);
     await h.press(ALICE, alert, 'a:mute:0:ev42');
-    expect(h.callbackText()).toContain('muted for 24 h');
+    expect(h.callbackText()).toContain('Muted for 24 h');
     expect(h.store.getUser(ALICE.id)?.mutedEvents.ev42).toBe(h.clock.now() + 24 * 3_600_000);
     const sports = h.sent(ALICE.id).filter((m) => m.text.includes('Arbs · live: sports')).at(-1)!;
     await h.press(ALICE, sports, h.button(sports, 'All sports'));

@@ -8,6 +8,7 @@
  *   filters.ts   f: /filters' pause, resume, edit and delete
  *   forget.ts    fg: /forget's confirmation
  *   flow.ts      cv: a guided flow's prompt (/filter's builder, /settings)
+ *   mutes.ts     m: mute controls (the offer after "Mute event", /muted)
  *
  * Data flows one way: alerts are formatted on the alerts side, which `bot/` imports and which
  * imports nothing from `bot/`. So the alert codec stays a pure module in `src/alerts/callbacks.ts`
@@ -19,4 +20,5 @@ export * from './books.js';
 export * from './filters.js';
 export * from './flow.js';
 export * from './forget.js';
+export * from './mutes.js';
 export * from './registry.js';

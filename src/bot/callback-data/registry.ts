@@ -20,6 +20,8 @@ export const CALLBACK_PREFIXES = {
   flow: 'cv:',
   /** /books: a bookmaker's status and reset (`books.ts`). */
   books: 'bk:',
+  /** Mute controls: the offer after "Mute event", and /muted (`mutes.ts`). */
+  mutes: 'm:',
 } as const;
 
 export type CallbackKind = keyof typeof CALLBACK_PREFIXES;

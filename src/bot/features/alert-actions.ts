@@ -1,9 +1,10 @@
 /**
  * The buttons under alerts: all items of the event, stakes for another amount, mute the event
- * (24 h), snooze the filter (1 h). Only the alert's owner may use them; others get a polite no.
+ * (24 h, with an offer to mute longer or wider), snooze the whole service (1 h). Only the
+ * alert's owner may use them; others get a polite no.
  */
 import { Composer } from 'grammy';
-import { withMutedEvent } from '../../store/muted-events.js';
+import { eventMuteKey } from '../../store/mutes.js';
 import { subscriptionKey } from '../../store/schema.js';
 import { lookup } from '../actions/lookup.js';
 import { decodeAlertAction, kindPattern, type AlertAction } from '../callback-data/index.js';
@@ -20,6 +21,9 @@ import { kindOf } from '../../service/services.js';
 import { formatClockTime } from '../ui/time-words.js';
 import { askLegLimit } from './leg-limited.js';
 import { sendLookupResult } from './lookup.js';
+import { eventName, heldItemOf, muteOffer, storeMute } from './muted.js';
+import { namesForLang } from '../ui/cards.js';
+import { quietly } from '../ui/quietly.js';
 
 export const MUTE_MS = 24 * 3_600_000;
 export const SNOOZE_MS = 3_600_000;
@@ -129,10 +133,19 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         return;
       }
       case 'mute': {
-        rt.store.updateUser(userId, (draft) => {
-          draft.mutedEvents = withMutedEvent(draft.mutedEvents, action.eventId, now + MUTE_MS, now);
-        });
-        await ctx.answerCallbackQuery({ text: ctx.tp('event_muted') });
+        // Answered first, naming the event, so the tap feels done; the offer to mute longer or
+        // wider follows in the private chat (mutes are the user's own, never a group's).
+        const held = await heldItemOf(rt, userId, action.service, (o) => o.event.id === action.eventId);
+        const name = held ? eventName(held) : action.eventId;
+        const privateChat = user?.chatId ?? userId;
+        const done = ctx.tp('mute_done_event', { name });
+        await ctx.answerCallbackQuery({ text: chatId === privateChat ? done : `${done} ${ctx.tp('mute_offer_private')}` });
+        storeMute(rt, userId, eventMuteKey(action.eventId), { until: now + MUTE_MS, label: name }, now);
+        const names = await namesForLang(rt, ctx.lang);
+        const offer = muteOffer(ctx, held, action.service, action.eventId, names);
+        await quietly(ctx.log, 'offering longer or wider mutes', () =>
+          ctx.api.sendMessage(privateChat, ctx.t('mute_offer', { name }), { reply_markup: offer }),
+        );
         return;
       }
       case 'snooze': {

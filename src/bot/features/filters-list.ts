@@ -1,4 +1,4 @@
-/** /filters: each service's filter and state, with buttons to pause, resume, edit and delete. */
+/** /filters: each service's filter and state (a snooze too), with buttons to pause, resume, edit and delete. */
 import { Composer } from 'grammy';
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
 import { SERVICES, type Service } from '../../service/services.js';
@@ -14,6 +14,7 @@ import { MESSAGE_MAX, plainLength } from '../ui/plain.js';
 import { serviceLabel } from '../../locales/services.js';
 import { leaveFlows, refuseWhileSecretExpected } from '../flows.js';
 import { editInPlace } from '../ui/rendered.js';
+import { formatClockTime } from '../ui/time-words.js';
 
 type View = { text: string; markup: InlineKeyboardMarkup };
 
@@ -23,22 +24,25 @@ async function renderList(rt: BotRuntime, ctx: BotContext, user: Readonly<UserRe
   const names = await namesForLang(rt, ctx.lang);
   // Six filters with eight long names in each list would pass Telegram's 4,096 characters:
   // fewer names a list until the whole fits (one name each always does, names being clipped).
-  let view = renderWith(ctx, user, services, names, LIST_NAMES);
+  const now = rt.clock.now();
+  let view = renderWith(ctx, user, services, names, LIST_NAMES, now);
   for (const maxNames of [4, 2, 1]) {
     if (plainLength(view.text) <= MESSAGE_MAX) break;
-    view = renderWith(ctx, user, services, names, maxNames);
+    view = renderWith(ctx, user, services, names, maxNames, now);
   }
   return view;
 }
 
-function renderWith(ctx: BotContext, user: Readonly<UserRecord>, services: Service[], names: Names, maxNames: number): View {
+function renderWith(ctx: BotContext, user: Readonly<UserRecord>, services: Service[], names: Names, maxNames: number, now: number): View {
   const blocks: string[] = [ctx.t('filters_title')];
   const rows: InlineKeyboardButton[][] = [];
   for (const s of services) {
     const record = user.filters[s];
     if (!record) continue;
     const label = serviceLabel(s, ctx.t);
-    blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${filterState(record, ctx.t)}\n${describeFilter(s, record.settings, names, ctx.t, maxNames)}`);
+    const snoozed = user.snoozedUntil[s];
+    const snoozeLine = snoozed !== undefined && snoozed > now ? `\n${ctx.t('filters_snoozed', { until: formatClockTime(snoozed, user.timeZone, ctx.lang) })}` : '';
+    blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${filterState(record, ctx.t)}${snoozeLine}\n${describeFilter(s, record.settings, names, ctx.t, maxNames)}`);
     const data = (type: FiltersActionType) => encodeFiltersAction({ type, service: s });
     rows.push([
       record.paused ? { text: `▶ ${label}`, callback_data: data('resume') } : { text: `⏸ ${label}`, callback_data: data('pause') },

@@ -7,11 +7,13 @@ import {
   decodeFiltersAction,
   decodeFlowButton,
   decodeForgetAnswer,
+  decodeMuteAction,
   encodeAlertAction,
   encodeBooksAction,
   encodeFiltersAction,
   encodeFlowButton,
   encodeForgetAnswer,
+  encodeMuteAction,
   kindPattern,
   prefixCollisions,
   type CallbackKind,
@@ -27,6 +29,13 @@ const samples: Record<CallbackKind, string[]> = {
   forget: [encodeForgetAnswer({ type: 'no' }), encodeForgetAnswer({ type: 'yes', issuedAt: 1_700_000_000_000 })],
   flow: [encodeFlowButton({ type: 'field', field: 'lang' }), encodeFlowButton({ type: 'done' }), encodeFlowButton({ type: 'toggle', id: 7 })],
   books: [encodeBooksAction({ type: 'status', bookmakerId: 31, status: 'closed' }), encodeBooksAction({ type: 'reset', bookmakerId: 7 })],
+  mutes: [
+    encodeMuteAction({ type: 'event', duration: 'hour', service: 'arbs_live', eventId: 'e1' })!,
+    encodeMuteAction({ type: 'league', duration: 'forever', service: 'middles_prematch', itemId: 'a1' })!,
+    encodeMuteAction({ type: 'bookmaker', duration: 'day', bookmakerId: 7 })!,
+    encodeMuteAction({ type: 'lift', tag: '0a1b2c3d' })!,
+    encodeMuteAction({ type: 'wake', service: 'valuebets_live' })!,
+  ],
 };
 
 const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
@@ -35,6 +44,7 @@ const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
   forget: decodeForgetAnswer,
   flow: decodeFlowButton,
   books: decodeBooksAction,
+  mutes: decodeMuteAction,
 };
 
 describe('callback data registry', () => {
