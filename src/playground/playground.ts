@@ -94,9 +94,10 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     print(`${dim(`── ${label} ──`)}\n${htmlToTerminal(message.text, { ansi })}`);
     if (!keyboard) return;
     const bare = keyboards.bare(keyboard);
-    print(formatButtons(message.reply_markup, 1, bare ? '' : `${keyboard.tag}.`));
+    // What the brackets show is what to type: `2`, `3.2`, or `#3.2` where a typed 3.2 would be an answer.
+    print(formatButtons(message.reply_markup, 1, bare ? '' : `${keyboard.takesNumber ? '#' : ''}${keyboard.tag}.`));
     if (keyboard.takesNumber && keyboards.open === keyboard && before !== keyboard) {
-      print(dim(`  (type your number as the answer; ${keyboard.tag}.1 presses the first button, #3.2 an alert's)`));
+      print(dim(`  (type your number as the answer; #${keyboard.tag}.1 presses the first button)`));
     }
   };
   const showInline = (query: string, answer: InlineAnswer) => {
