@@ -116,7 +116,7 @@ export const en = {
   connect_not_deleted: '⚠️ I could not delete your message with the secret: please delete it yourself.',
   connect_ok: '✅ Key <code>{key}</code> connected: the pair works for {service}.',
   connect_ok_replaced: '✅ Key <code>{key}</code> connected instead of your old key: the pair works for {service}. Your filters were moved to it.',
-  connect_rewrite_failed: '⚠️ I could not write these filters for the new key: {list}. Open /filters and save them again.',
+  connect_rewrite_failed: '⚠️ I could not write {n#this filter|these filters} for the new key: {list}. Open /filters and save {n#it|them} again.',
   connect_no_access:
     '⚠️ The pair for <code>{key}</code> is right, but it has no access to {service}. I saved the key: build filters for the services your plan includes.',
   connect_wrong:
@@ -277,7 +277,7 @@ export const en = {
   event_items: '📋 {teams} (event <code>{id}</code>): {n} {n#opportunity|opportunities}.',
   from_latest: 'ℹ️ The service did not answer this lookup, so this is from the latest list I hold.',
   more_items: '… and {n} more.',
-  lookup_unshowable: '⚠️ {n} of these items came from the service with data I cannot show, so they were left out. Try again later.',
+  lookup_unshowable: '⚠️ {n} of these items came from the service with data I cannot show, so {n#it was|they were} left out. Try again later.',
 
   // Alert buttons
   not_your_alert: 'This alert belongs to someone else, so its buttons are theirs.',

@@ -46,7 +46,6 @@ const en: readonly GlossarySection[] = [
         term: 'Lay 1 · Lay X · Lay 2 · Lay TO(x) · Lay TU(x)',
         meaning: 'a lay bet at an exchange, against the outcome: you win the backer’s stake if it does not happen and pay (odds − 1) × stake if it does.',
       },
-      { codes: [], term: 'Match · 1st half · 1st set …', meaning: 'the part of the event a market is for, shown after the event when it is not the whole match.' },
     ],
   },
   {
@@ -95,7 +94,6 @@ const ru: readonly GlossarySection[] = [
         term: 'Против П1 · Против Х · Против П2 · Против ТБ(x) · Против ТМ(x)',
         meaning: 'ставка «против» (лэй) на бирже: вы выигрываете ставку того, кто ставит «за», если исход не случится, и платите (коэффициент − 1) × ставку, если случится.',
       },
-      { codes: [], term: 'Матч · 1-й тайм · 1-й сет …', meaning: 'часть события, к которой относится рынок; показывается после события, если это не весь матч.' },
     ],
   },
   {

@@ -4,7 +4,8 @@
  * press an alert's second button instead. So every message with buttons gets a number of its own
  * (`3`), and its buttons are `3.1`, `3.2`, …; a bare `2` presses button 2 of the open question
  * (the newest keyboard that is not an alert's), and goes as text when that question takes a typed
- * number (a minimum profit of 2 %), or when no question is open.
+ * number (a minimum profit of 2 %), or when no question is open. While such a question is open,
+ * `1.5` is an answer too, not button 5 of message 1: `#1.5` always presses.
  */
 import { callbackKind } from '../bot/callback-data/registry.js';
 import { translator, LANGS, type MessageKey } from '../locales/i18n.js';
@@ -36,7 +37,11 @@ export type Route =
   | { kind: 'press'; keyboard: Keyboard; button: ButtonRef }
   /** `3.9` or `3.1` of a message that no longer has that button. */
   | { kind: 'no-button'; tag: number; number: number }
-  | { kind: 'text' };
+  /** `pressInstead`: the line also names a button (`1.5`), taken as the open question's answer. */
+  | { kind: 'text'; pressInstead?: string };
+
+/** What a typed number or range looks like (1.5, 2, 1.5-10, -2): an answer to a number question. */
+const NUMBERISH = /^[-+]?\d[\d\s.,]*(?:-[-+]?\d[\d\s.,]*)?$/;
 
 export class KeyboardRouter {
   private nextTag = 1;
@@ -87,7 +92,13 @@ export class KeyboardRouter {
 
   /** What a typed line does. */
   route(line: string): Route {
-    const full = /^(\d{1,4})\.(\d{1,2})$/.exec(line);
+    const explicit = line.startsWith('#');
+    const full = /^#?(\d{1,4})\.(\d{1,2})$/.exec(line);
+    const open = this.open;
+    if (!explicit && open?.takesNumber && NUMBERISH.test(line)) {
+      const named = full && this.byTag.get(Number(full[1]))?.buttons.some((b) => b.number === Number(full[2]));
+      return named ? { kind: 'text', pressInstead: `#${line}` } : { kind: 'text' };
+    }
     if (full) {
       const tag = Number(full[1]);
       const number = Number(full[2]);
@@ -95,7 +106,6 @@ export class KeyboardRouter {
       const button = keyboard?.buttons.find((b) => b.number === number);
       return keyboard && button ? { kind: 'press', keyboard, button } : { kind: 'no-button', tag, number };
     }
-    const open = this.open;
     if (/^\d{1,2}$/.test(line) && open && !open.takesNumber) {
       const button = open.buttons.find((b) => b.number === Number(line));
       if (button) return { kind: 'press', keyboard: open, button };

@@ -94,9 +94,10 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     print(`${dim(`── ${label} ──`)}\n${htmlToTerminal(message.text, { ansi })}`);
     if (!keyboard) return;
     const bare = keyboards.bare(keyboard);
-    print(formatButtons(message.reply_markup, 1, bare ? '' : `${keyboard.tag}.`));
+    // What the brackets show is what to type: `2`, `3.2`, or `#3.2` where a typed 3.2 would be an answer.
+    print(formatButtons(message.reply_markup, 1, bare ? '' : `${keyboard.takesNumber ? '#' : ''}${keyboard.tag}.`));
     if (keyboard.takesNumber && keyboards.open === keyboard && before !== keyboard) {
-      print(dim(`  (type the number as your answer; ${keyboard.tag}.1 presses the first button)`));
+      print(dim(`  (type your number as the answer; #${keyboard.tag}.1 presses the first button)`));
     }
   };
   const showInline = (query: string, answer: InlineAnswer) => {
@@ -141,6 +142,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     if (route.kind === 'text') {
       if (line.startsWith('/')) keyboards.acted({ command: true });
       telegram.sendText(user, line);
+      if (route.pressInstead) print(dim(`  (sent as your answer; ${route.pressInstead} presses that button instead)`));
       return;
     }
     try {
@@ -160,7 +162,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     [
       'Playground: the real bot, a local Data Service sandbox and a local Telegram stand-in. Nothing leaves this machine.',
       `You are "${user.first_name}" (Telegram id ${user.id}). Type a message and press Enter.`,
-      'Buttons: a number presses a button of the open question ([2 …]); every message with buttons has a number, and 3.2 presses its second button (alerts show theirs that way). Where a question takes a number, a typed number is the answer.',
+      'Buttons: a number presses a button of the open question ([2 …]); every message with buttons has a number, and 3.2 presses its second button (alerts show theirs that way). Where a question takes a number, a typed number (2, 1.5) is the answer, and #3.2 presses.',
       `Inline mode: @bot words (as @${telegram.botUser.username} words in any Telegram chat; on a real bot, switch it on with /setinline in @BotFather).`,
       `Try: /start, then /connect ${demo.accessKey} ${demo.secret}, then /filter arbs_prematch, then wait for alerts.`,
       `The bot's log: ${logFile} (this folder is removed when you quit). Ctrl-C quits.`,

@@ -5,7 +5,7 @@
  * band. Deterministic given the item's own random stream and the event's quotes.
  */
 import { coverMarket, middleMarket, type Outcome } from './catalog.js';
-import { EXCHANGE_BOOKMAKERS, LAY_OF } from './dictionaries.js';
+import { EXCHANGE_BOOKMAKERS, LAY_OF, TYPE } from './dictionaries.js';
 import { arbProfit, oddsForProfit, round } from './pricing.js';
 import { createRng, type Rng } from './prng.js';
 import type { Kind } from '../service/services.js';
@@ -32,8 +32,7 @@ export function priceItem(
   const outcomes = pickedLeg >= 0 ? [market[pickedLeg] as Outcome] : market;
   const books = freeBooks(rng, bookmakers, outcomes, event);
   if (!books) return undefined;
-  const signature = market.map((o) => `${o.typeId}:${o.line}`).join(',');
-  const known = event.quotes.chances.get(signature);
+  const known = knownChances(event, market);
   let odds: number[];
   let probability = 0;
   if (kind === 'valuebets') {
@@ -45,11 +44,10 @@ export function priceItem(
       const o = round(rng.uniform(1.4, 4.5));
       probability = Math.min(0.95, round((1 + target / 100) / o, 4));
       odds = [o];
-      event.quotes.chances.set(signature, chancesAround(rng, market.length, pickedLeg, probability));
+      settleChances(rng, kind, event, market, { index: pickedLeg, p: probability });
     }
   } else {
-    const q = known ?? drawChances(rng, kind, market.length);
-    if (!known) event.quotes.chances.set(signature, q);
+    const q = known ?? settleChances(rng, kind, event, market);
     const target = profit ?? (kind === 'arbs' ? Math.min(12, 0.1 + rng.exp(1.4)) : rng.uniform(-3, 0.8));
     odds = oddsForProfit(q, target);
     // Rounding the odds can push a thin arb below zero: lengthen the longest leg until it pays.
@@ -144,6 +142,55 @@ function freeBooks(rng: Rng, bookmakers: readonly number[], outcomes: readonly O
     books.push(b);
   }
   return books;
+}
+
+/**
+ * The match result's markets (1, X, 2, 1X, X2, 12) share one set of chances per event, home /
+ * draw / away, so a "2" priced inside 1X–2 agrees with the same "2" inside 1–X–2; every other
+ * market has its own (its outcomes never appear in another's).
+ */
+const RESULT_COVER: Readonly<Record<number, readonly [number, number, number]>> = {
+  [TYPE.home]: [1, 0, 0],
+  [TYPE.draw]: [0, 1, 0],
+  [TYPE.away]: [0, 0, 1],
+  [TYPE.homeOrDraw]: [1, 1, 0],
+  [TYPE.drawOrAway]: [0, 1, 1],
+  [TYPE.homeOrAway]: [1, 0, 1],
+};
+const RESULT_KEY = 'result';
+
+const isResultMarket = (market: readonly Outcome[]): boolean => market.every((o) => RESULT_COVER[o.typeId] !== undefined);
+const signatureOf = (market: readonly Outcome[]): string => market.map((o) => `${o.typeId}:${o.line}`).join(',');
+const fromResult = (market: readonly Outcome[], result: readonly number[]): number[] =>
+  market.map((o) => (RESULT_COVER[o.typeId] ?? [0, 0, 0]).reduce((s, covers, i) => s + covers * (result[i] ?? 0), 0));
+
+/** The chances the event already gives this market's outcomes, if any. */
+function knownChances(event: SimEvent, market: readonly Outcome[]): number[] | undefined {
+  if (!isResultMarket(market)) return event.quotes.chances.get(signatureOf(market));
+  const result = event.quotes.chances.get(RESULT_KEY);
+  return result && fromResult(market, result);
+}
+
+/** Draws the market's chances (outcome `pinned.index` at `pinned.p` when given), records them on the event. */
+function settleChances(rng: Rng, kind: Kind, event: SimEvent, market: readonly Outcome[], pinned?: { index: number; p: number }): number[] {
+  if (!isResultMarket(market)) {
+    const q = pinned ? chancesAround(rng, market.length, pinned.index, pinned.p) : drawChances(rng, kind, market.length);
+    event.quotes.chances.set(signatureOf(market), q);
+    return q;
+  }
+  let result: number[];
+  const cover = pinned ? RESULT_COVER[market[pinned.index]?.typeId ?? -1] : undefined;
+  if (pinned && cover) {
+    // Home / draw / away with the pinned outcome's results summing to p, the others to 1 − p.
+    const w = cover.map(() => rng.uniform(0.6, 1.4));
+    const inside = w.reduce((s, x, i) => s + (cover[i] ? x : 0), 0);
+    const outside = w.reduce((s, x, i) => s + (cover[i] ? 0 : x), 0);
+    result = w.map((x, i) => (cover[i] ? (pinned.p * x) / inside : ((1 - pinned.p) * x) / outside));
+  } else {
+    result = drawChances(rng, kind, 3);
+  }
+  event.quotes.chances.set(RESULT_KEY, result);
+  return fromResult(market, result);
 }
 
 /** The chances of a market's outcomes: near even for two (closer for a middle), weighted for three. */

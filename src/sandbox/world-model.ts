@@ -64,7 +64,7 @@ export interface SimEvent {
 export interface EventQuotes {
   /** Leg key → the id of the alive item quoting it. */
   held: Map<string, string>;
-  /** Market signature (its outcomes in order) → their chances, summing to 1. */
+  /** Market signature (its outcomes in order) → their chances, summing to 1; 'result': home / draw / away, shared by 1, X, 2, 1X, X2 and 12. */
   chances: Map<string, number[]>;
 }
 

@@ -44,6 +44,17 @@ describe('the glossary', () => {
   });
 });
 
+describe('pronouns follow the count', () => {
+  it('one item or filter is "it", several are "them"', () => {
+    const en = translator('en');
+    expect(en('lookup_unshowable', { n: 1 })).toContain('so it was left out');
+    expect(en('lookup_unshowable', { n: 3 })).toContain('so they were left out');
+    expect(en('connect_rewrite_failed', { n: 1, list: 'Arbs · live' })).toBe('⚠️ I could not write this filter for the new key: Arbs · live. Open /filters and save it again.');
+    expect(en('connect_rewrite_failed', { n: 2, list: 'a, b' })).toContain('these filters for the new key: a, b. Open /filters and save them again.');
+    expect(translator('ru')('connect_rewrite_failed', { n: 1, list: 'x' })).toContain('этот фильтр для нового ключа: x. Откройте /filters и сохраните его снова.');
+  });
+});
+
 describe('Russian counts', () => {
   it('take the form of their number', () => {
     const t = translator('ru');

@@ -113,11 +113,17 @@ describe('playground', () => {
     await seen(/Done ✓\]/, at);
     input.write(`${buttonNumber(/Done ✓/, at)}\n`);
     at = await seen(/Profit, %/, at);
-    // Its ready answer is pressed as <n>.1; a bare 1 is a minimum of 1 %.
-    await seen(/\[\d+\.1 From 0 %\]/, at);
+    // Its ready answer is pressed as #<n>.1; a bare 1 is a minimum of 1 %.
+    await seen(/\[#\d+\.1 From 0 %\]/, at);
     input.write('1\n');
     at = await seen(/Odds of every leg/, at);
     expect(screen.slice(at - 400, at)).not.toContain('✔️ From 0 %');
+    // A decimal is an answer too, even where it also names a button of an alert (1.2: alert 1's "Other amount").
+    await seen(/\[#\d+\.1 Any odds\]/, at);
+    input.write('1.2\n');
+    at = await seen(/Only events starting within/, at);
+    expect(screen.slice(at - 600, at)).toContain('(sent as your answer; #1.2 presses that button instead)');
+    expect(screen.slice(at - 600, at)).not.toContain('Send the amount to split');
     input.write('/cancel\n');
     await seen(/Stopped/, at);
   }, 60_000);

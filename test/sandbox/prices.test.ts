@@ -65,3 +65,36 @@ describe('sandbox prices', () => {
     expect(pairs).toBeGreaterThan(0);
   });
 });
+
+describe('sandbox prices: the match result', () => {
+  it('prices 1, X, 2, 1X, X2 and 12 of one event from one home / draw / away (normalised implied chances agree)', () => {
+    // Normalised implied chances (1/odds ÷ Σ 1/odds) do not depend on an arb's profit, so two arbs
+    // on one event must give the same outcome about the same chance; moves nudge them a little.
+    const cover: Record<number, [number, number, number]> = { 1: [1, 0, 0], 2: [0, 1, 0], 3: [0, 0, 1], 4: [1, 1, 0], 5: [1, 0, 1], 6: [0, 1, 1] };
+    let compared = 0;
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const w = world(seed);
+      for (let t = START; t <= START + 2 * 3_600_000; t += 60_000) {
+        for (const service of ['arbs_prematch', 'arbs_live'] as const) {
+          // For each event: the chance of "away" (index 2) as each result-market item implies it.
+          const away = new Map<string, number[]>();
+          for (const item of w.alive(service, t)) {
+            if (!item.legs.every((l) => cover[l.typeId])) continue;
+            const inv = item.legs.map((l) => 1 / l.odds);
+            const sum = inv.reduce((s, x) => s + x, 0);
+            const leg = item.legs.findIndex((l) => (cover[l.typeId] as number[])[2] === 1 && (cover[l.typeId] as number[])[0] === 0 && (cover[l.typeId] as number[])[1] === 0);
+            if (leg < 0) continue;
+            away.set(item.event.id, [...(away.get(item.event.id) ?? []), (inv[leg] as number) / sum]);
+          }
+          for (const chances of away.values()) {
+            for (const c of chances.slice(1)) {
+              compared++;
+              expect(Math.abs(c - (chances[0] as number))).toBeLessThan(0.1);
+            }
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
+});

@@ -51,7 +51,9 @@ function outcomeText(ctx: BotContext, outcome: ConnectOutcome): string {
     case 'connected': {
       const lines = [ctx.t(outcome.replacedKey ? 'connect_ok_replaced' : 'connect_ok', { key, service: serviceLabel(outcome.service, ctx.t) })];
       if (outcome.rewriteFailed.length > 0) {
-        lines.push(ctx.t('connect_rewrite_failed', { list: outcome.rewriteFailed.map((s) => serviceLabel(s, ctx.t)).join(', ') }));
+        lines.push(
+          ctx.t('connect_rewrite_failed', { list: outcome.rewriteFailed.map((s) => serviceLabel(s, ctx.t)).join(', '), n: outcome.rewriteFailed.length }),
+        );
       }
       return lines.join('\n\n');
     }
