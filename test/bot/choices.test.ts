@@ -62,6 +62,21 @@ describe('the builder warns about a filter that can never alert', () => {
     expect(h.labels(closed!)).toEqual([]);
   });
 
+  it('the builder takes typed names too: exact names select, a part of a name still searches', async () => {
+    await h.say(ALICE, '/filter');
+    await press('Arbs · live');
+    await h.say(ALICE, 'football, Table tennis');
+    expect(prompt().text).toContain('Selected (2): Football, Table tennis');
+    await h.say(ALICE, 'footbal');
+    expect(prompt().text).toContain('type names or ids separated by commas');
+    const sports = h.sent(ALICE.id).filter((m) => h.labels(m).includes('Done ✓')).at(-1)!;
+    await h.press(ALICE, sports, h.button(sports, 'Done'));
+    await h.say(ALICE, 'pinnacle, BWIN');
+    expect(prompt().text).toContain('Selected (2): Bwin, Pinnacle');
+    await h.say(ALICE, 'bet');
+    expect(prompt().text).toContain('Search: “bet”');
+  });
+
   it('the valuebet builder asks for the odds of the bet, not of every leg', async () => {
     await h.say(ALICE, '/filter');
     for (const label of ['Valuebets · live', 'All sports', 'All bookmakers', 'Any']) await press(label);

@@ -136,7 +136,7 @@ describe('/filter builder', () => {
     await h.say(ALICE, 'arbs_live');
     await h.say(ALICE, '1,999');
     expect(prompt().text).toContain('Unknown ids: 999');
-    await h.say(ALICE, 'football');
+    await h.say(ALICE, 'footbal');
     expect(prompt().text).toContain('choose with the buttons');
     await h.say(ALICE, '1,5');
     expect(prompt().text).toContain('Selected (2): Football, Basketball');

@@ -1,11 +1,13 @@
 /**
  * A paged multi-select inside a conversation (sports, bookmakers): 8 options a page, toggles,
- * "All", "Done", and for long lists a search by typed name. Typed ids ("1,5,6") work too.
+ * "All", "Done", and for long lists a search by typed name. Typed ids ("1,5,6") and exact names
+ * ("football, tennis") select too.
  */
 import type { InlineKeyboardButton } from 'grammy/types';
 import { escapeHtml } from '../../lib/html.js';
 import type { Translate } from '../../locales/i18n.js';
 import type { ConvContext } from '../context.js';
+import { matchName } from '../parse/dict-names.js';
 import { clipEcho } from '../parse/values.js';
 import { clipName } from '../ui/plain.js';
 import { btn, closePrompt, editPrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
@@ -54,6 +56,22 @@ function render(t: Translate, o: MultiSelectOptions, shown: [number, string][], 
   return { text: lines.join('\n'), markup: keyboard(rows) };
 }
 
+/**
+ * The ids of a typed list of names ("football, tennis"), when every name is one of the options
+ * exactly (case and spaces aside); undefined otherwise, so the text is read as ids or a search.
+ */
+function namedIds(text: string, options: [number, string][]): number[] | undefined {
+  if (text.length > 400 || !/\p{L}/u.test(text)) return undefined;
+  const dict = Object.fromEntries(options.map(([id, name]) => [String(id), name]));
+  const ids: number[] = [];
+  for (const word of text.split(',').map((w) => w.trim())) {
+    const match = word === '' ? undefined : matchName(word, [dict]);
+    if (!match?.ok) return undefined;
+    ids.push(match.id);
+  }
+  return ids;
+}
+
 /** Runs the multi-select; resolves with the chosen ids ([] = all). */
 export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Translate, o: MultiSelectOptions): Promise<number[]> {
   const known = new Set(o.options.map(([id]) => id));
@@ -93,7 +111,10 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
     }
 
     const text = answer.text.trim();
-    if (/^\d+(\s*,\s*\d+)*$/.test(text)) {
+    const named = namedIds(text, o.options);
+    if (named) {
+      for (const id of named) selected.add(id);
+    } else if (/^\d+(\s*,\s*\d+)*$/.test(text)) {
       const ids = text.split(',').map((s) => Number(s.trim()));
       const unknown = ids.filter((id) => !known.has(id));
       if (unknown.length > 0) {
