@@ -41,7 +41,7 @@ describe('✏️ Leg limited', () => {
     // real time, through the fake Bot API over a socket
     expect(performance.now() - started).toBeLessThan(1000);
     // 150 × 2.10 = 315.00; Bwin on the 5-grid: 155 × 2.05 = 317.75 → worst 315 − 305 = +10.00
-    expect(card).toContain('💰 Stakes for 1000 with 1) Pinnacle fixed at 150 (total 305):');
+    expect(card).toContain('💰 Stakes for bankroll 1000 with 1) Pinnacle fixed at 150 (total 305):');
     expect(card).toContain('1) Pinnacle 150 → 315.00');
     expect(card).toContain('2) Bwin 155 → 317.75');
     expect(card).toContain('Worst case after rounding: +10.00');
