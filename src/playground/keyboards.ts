@@ -21,6 +21,9 @@ const NUMBER_PROMPTS: readonly MessageKey[] = ['fb_profit', 'fb_profit_middles',
 const plain = (html: string) => htmlToTerminal(html, { ansi: false }).trim();
 const NUMBER_PROMPT_TEXTS = LANGS.flatMap((lang) => NUMBER_PROMPTS.map((key) => plain(translator(lang)(key))));
 
+/** How many numbered messages stay pressable (the newest). */
+const KEPT = 1_000;
+
 /** A message with buttons as the playground numbered it. */
 export interface Keyboard {
   /** Its number in this session (1, 2, …), the `3` of `3.2`. */
@@ -70,6 +73,12 @@ export class KeyboardRouter {
     const keyboard: Keyboard = { tag: known?.tag ?? this.nextTag++, message, buttons, alert, takesNumber };
     this.byMessage.set(key, keyboard);
     this.byTag.set(keyboard.tag, keyboard);
+    // Bounded for a long session (an alert every few seconds): the oldest numbers are long off the screen.
+    const oldest = this.byTag.get(keyboard.tag - KEPT);
+    if (oldest && oldest.tag !== this.openTag) {
+      this.byTag.delete(oldest.tag);
+      this.byMessage.delete(`${oldest.message.chat_id}:${oldest.message.message_id}`);
+    }
     // A new or redrawn question is what the person is answering; an alert never is.
     if (!alert) this.openTag = keyboard.tag;
     return keyboard;

@@ -202,6 +202,8 @@ class ServiceWorld {
     item.alive = false;
     this.items.delete(item.id);
     releaseLegs(item);
+    // An injected item's event was its own: it goes with it.
+    if (item.injected) this.injectedEvents.delete(item.event.id);
     this.record({ at, service: this.service, type: 'gone', id: item.id }, item);
     if (item.injected || this.opts.profile) return;
     // Replace a natural item after a short pause, so about itemsPerService stay alive.

@@ -79,3 +79,13 @@ describe('KeyboardRouter', () => {
     expect(k.open).toBeUndefined();
   });
 });
+
+describe('KeyboardRouter over a long session', () => {
+  it('keeps the newest thousand numbered messages pressable and forgets older ones', () => {
+    const k = new KeyboardRouter();
+    const first = k.shown(alert());
+    for (let i = 0; i < 1_000; i++) k.shown(alert());
+    expect(k.route(`${first?.tag}.1`)).toEqual({ kind: 'no-button', tag: first?.tag, number: 1 });
+    expect(k.route(`${(first?.tag ?? 0) + 1}.1`)).toMatchObject({ kind: 'press' });
+  });
+});
