@@ -135,6 +135,13 @@ export const configSchema = z.object({
       .refine((n) => n >= 1 && n <= 65535, { error: PORT_ERROR })
       .optional(),
   ),
+  // On a public interface /healthz shows its reasons and details only with this bearer token.
+  HEALTH_TOKEN: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[\w-]{16,256}$/, { error: '16 to 256 letters, digits, "_" or "-" (openssl rand -hex 32)' })
+      .optional(),
+  ),
   // Loopback by default: the operator port is for a local scraper or a reverse proxy; the image
   // sets 0.0.0.0 so Docker's port mapping reaches it.
   HTTP_HOST: z

@@ -79,8 +79,9 @@ export function secretsOfSettings(settings: {
   TELEGRAM_WEBHOOK_SECRET?: string | undefined;
   ENCRYPTION_KEY?: string | undefined;
   REDIS_URL?: string | undefined;
+  HEALTH_TOKEN?: string | undefined;
 }): (string | undefined)[] {
-  return [settings.BOT_TOKEN, settings.TELEGRAM_WEBHOOK_SECRET, settings.ENCRYPTION_KEY, ...urlCredentials(settings.REDIS_URL)];
+  return [settings.BOT_TOKEN, settings.TELEGRAM_WEBHOOK_SECRET, settings.ENCRYPTION_KEY, settings.HEALTH_TOKEN, ...urlCredentials(settings.REDIS_URL)];
 }
 
 /** The user name and password of a URL (decoded), when it has them. */
