@@ -152,8 +152,15 @@ export const configSchema = z.object({
     .pipe(z.union([z.ipv4(), z.ipv6(), z.literal('localhost')], { error: 'an IP address to listen on, like 127.0.0.1 or 0.0.0.0' })),
 
   // The cluster (README "Scale out"): empty runs the embedded bot (one process, lowdb, no Redis).
+  // Whoever can write to the bot's Redis can read the sealed secrets and fill the alert queue: one
+  // on another host must ask for a password (and take rediss:// across networks).
   REDIS_URL: optionalString.pipe(
-    z.url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL, like redis://127.0.0.1:6379 (leave empty for one process without Redis)' }).optional(),
+    z
+      .url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL, like redis://127.0.0.1:6379 (leave empty for one process without Redis)' })
+      .refine((u) => new URL(u).password !== '' || isLoopbackHost(new URL(u).hostname), {
+        error: 'a URL with the Redis password, like redis://:password@host:6379 (rediss:// for TLS): a Redis on another host must not be open to anyone who reaches it',
+      })
+      .optional(),
   ),
   REDIS_PREFIX: z
     .string()

@@ -53,6 +53,15 @@ async function lowdbWithData(dataDir: string, vault?: Vault): Promise<Database> 
 
 const envFor = (dataDir: string, prefix: string) => ({ DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_PREFIX: prefix });
 
+
+/** The Redis URL as the command shows it: without its password (the private test server has one). */
+const shownUrl = () => {
+  const url = new URL(redis.url);
+  url.username = '';
+  url.password = '';
+  return url.toString().replace(/\/$/, '');
+};
+
 describe.skipIf(!redis.available)('npm run migrate', () => {
   it('copies a DATA_DIR into Redis and says what it copied in one line, and that the key stays where it is', async () => {
     const dataDir = await tempDir();
@@ -61,7 +70,7 @@ describe.skipIf(!redis.available)('npm run migrate', () => {
     const prefix = stores.freshPrefix();
     const { code, lines } = await migrate('redis', envFor(dataDir, prefix));
     expect(code).toBe(0);
-    expect(lines[0]).toBe(`copied 2 users and 3 alert entries (2 subscriptions) from ${join(dataDir, 'db.json')} to Redis at ${redis.url} (prefix ${prefix})`);
+    expect(lines[0]).toBe(`copied 2 users and 3 alert entries (2 subscriptions) from ${join(dataDir, 'db.json')} to Redis at ${shownUrl()} (prefix ${prefix})`);
     expect(lines[1]).toMatch(/encryption key was not copied .* ENCRYPTION_KEY/);
 
     const copy = await stores.open({ prefix });
@@ -105,7 +114,7 @@ describe.skipIf(!redis.available)('npm run migrate', () => {
     const back = await tempDir();
     const copied = await migrate('lowdb', envFor(back, prefix));
     expect(copied.code).toBe(0);
-    expect(copied.lines[0]).toBe(`copied 2 users and 3 alert entries (2 subscriptions) from Redis at ${redis.url} (prefix ${prefix}) to ${join(back, 'db.json')}`);
+    expect(copied.lines[0]).toBe(`copied 2 users and 3 alert entries (2 subscriptions) from Redis at ${shownUrl()} (prefix ${prefix}) to ${join(back, 'db.json')}`);
     const reread = await openStore({ dataDir: back, logger: silentLogger });
     expect(reread.snapshot()).toEqual(data);
     reread.updateUser(8, (u) => void (u.bankroll = 1));
