@@ -135,6 +135,13 @@ export const configSchema = z.object({
       .refine((n) => n >= 1 && n <= 65535, { error: PORT_ERROR })
       .optional(),
   ),
+  // On a public interface /healthz shows its reasons and details only with this bearer token.
+  HEALTH_TOKEN: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[\w-]{16,256}$/, { error: '16 to 256 letters, digits, "_" or "-" (openssl rand -hex 32)' })
+      .optional(),
+  ),
   // Loopback by default: the operator port is for a local scraper or a reverse proxy; the image
   // sets 0.0.0.0 so Docker's port mapping reaches it.
   HTTP_HOST: z
@@ -145,8 +152,15 @@ export const configSchema = z.object({
     .pipe(z.union([z.ipv4(), z.ipv6(), z.literal('localhost')], { error: 'an IP address to listen on, like 127.0.0.1 or 0.0.0.0' })),
 
   // The cluster (docs/cluster.md): empty runs the embedded bot (one process, lowdb, no Redis).
+  // Whoever can write to the bot's Redis can read the sealed secrets and fill the alert queue: one
+  // on another host must ask for a password (and take rediss:// across networks).
   REDIS_URL: optionalString.pipe(
-    z.url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL, like redis://127.0.0.1:6379 (leave empty for one process without Redis)' }).optional(),
+    z
+      .url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL, like redis://127.0.0.1:6379 (leave empty for one process without Redis)' })
+      .refine((u) => new URL(u).password !== '' || isLoopbackHost(new URL(u).hostname), {
+        error: 'a URL with the Redis password, like redis://:password@host:6379 (rediss:// for TLS): a Redis on another host must not be open to anyone who reaches it',
+      })
+      .optional(),
   ),
   REDIS_PREFIX: z
     .string()

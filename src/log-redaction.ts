@@ -32,8 +32,23 @@ const MAX_SECRETS = 4096;
 
 export function createSecretRegistry(): SecretRegistry {
   const values = new Set<string>();
-  let pattern: RegExp | null = null;
-  let dirty = false;
+  // Each form of each secret, found by its first MIN_SECRET_LENGTH characters: one lookup per
+  // position of a text, however many secrets (a regex of thousands of alternatives took 0.2 ms a string).
+  let byPrefix: Map<string, string[]> | null = null;
+  const index = () => {
+    const map = new Map<string, string[]>();
+    for (const v of values) {
+      for (const form of new Set([v, encodeURIComponent(v), JSON.stringify(v).slice(1, -1)])) {
+        const prefix = form.slice(0, MIN_SECRET_LENGTH);
+        const list = map.get(prefix) ?? [];
+        list.push(form);
+        // Longest first, so a secret that contains another is cut whole.
+        list.sort((a, b) => b.length - a.length);
+        map.set(prefix, list);
+      }
+    }
+    return map;
+  };
   return {
     add(...added) {
       for (const value of added) {
@@ -41,25 +56,26 @@ export function createSecretRegistry(): SecretRegistry {
         // Re-adding moves a value to the newest end, so the ones in use stay.
         values.delete(value);
         values.add(value);
-        dirty = true;
+        byPrefix = null;
       }
       while (values.size > MAX_SECRETS) values.delete(values.values().next().value as string);
     },
     cut(text) {
-      if (values.size === 0) return text;
-      if (dirty || pattern === null) {
-        const forms = new Set<string>();
-        for (const v of values) {
-          forms.add(v);
-          forms.add(encodeURIComponent(v));
-          forms.add(JSON.stringify(v).slice(1, -1));
+      if (values.size === 0 || text.length < MIN_SECRET_LENGTH) return text;
+      byPrefix ??= index();
+      let out = '';
+      let from = 0;
+      for (let i = 0; i + MIN_SECRET_LENGTH <= text.length; ) {
+        const found = byPrefix.get(text.slice(i, i + MIN_SECRET_LENGTH))?.find((form) => text.startsWith(form, i));
+        if (found === undefined) {
+          i++;
+          continue;
         }
-        // Longest first, so a secret that contains another is cut whole.
-        const sorted = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
-        pattern = new RegExp(sorted.join('|'), 'g');
-        dirty = false;
+        out += `${text.slice(from, i)}[redacted]`;
+        i += found.length;
+        from = i;
       }
-      return text.replace(pattern, '[redacted]');
+      return from === 0 ? text : out + text.slice(from);
     },
     get size() {
       return values.size;
@@ -79,8 +95,9 @@ export function secretsOfSettings(settings: {
   TELEGRAM_WEBHOOK_SECRET?: string | undefined;
   ENCRYPTION_KEY?: string | undefined;
   REDIS_URL?: string | undefined;
+  HEALTH_TOKEN?: string | undefined;
 }): (string | undefined)[] {
-  return [settings.BOT_TOKEN, settings.TELEGRAM_WEBHOOK_SECRET, settings.ENCRYPTION_KEY, ...urlCredentials(settings.REDIS_URL)];
+  return [settings.BOT_TOKEN, settings.TELEGRAM_WEBHOOK_SECRET, settings.ENCRYPTION_KEY, settings.HEALTH_TOKEN, ...urlCredentials(settings.REDIS_URL)];
 }
 
 /** The user name and password of a URL (decoded), when it has them. */
@@ -269,6 +286,3 @@ function clip(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max)}…[${s.length - max} more chars]`;
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}

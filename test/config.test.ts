@@ -68,4 +68,12 @@ describe('config', () => {
     expect(() => loadConfig({ BB_AUTH_URL: 'http://127.0.0.1.example.com' })).toThrow(ConfigError);
     expect(() => loadConfig({ BB_AUTH_URL: 'http://localhost.example.com' })).toThrow(ConfigError);
   });
+
+  it('requires the Redis password in REDIS_URL for a Redis on another host', () => {
+    expect(() => loadConfig({ REDIS_URL: 'redis://redis:6379' })).toThrow(/^REDIS_URL: expected a URL with the Redis password, like redis:\/\/:password@host:6379/);
+    expect(() => loadConfig({ REDIS_URL: 'rediss://10.0.0.7:6380' })).toThrow(ConfigError);
+    for (const ok of ['redis://:s3cret-pass@redis:6379', 'rediss://bot:s3cret@10.0.0.7:6380/0', 'redis://127.0.0.1:6379', 'redis://localhost:6379']) {
+      expect(() => loadConfig({ REDIS_URL: ok }), ok).not.toThrow();
+    }
+  });
 });

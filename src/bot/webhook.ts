@@ -7,12 +7,16 @@
  * Telegram never sends the update again. An update_id seen before (Telegram re-sends when an
  * answer was lost, and an attacker who learnt the secret could replay) is answered 200 and not
  * handled twice.
+ *
+ * Refused posts are logged at most once a minute, with how many were refused since the last
+ * line: anyone can post to a public URL, and a line per post would let them fill the logs.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createConcurrentSink, type UpdateSink } from '@grammyjs/runner';
 import type { Update } from 'grammy/types';
 import { z } from 'zod';
+import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { WebhookStats } from '../health/collect.js';
 import { readBody } from '../lib/read-body.js';
@@ -21,6 +25,8 @@ import { readBody } from '../lib/read-body.js';
 const MAX_BODY_BYTES = 1_000_000;
 /** update_ids remembered for replay checks (Telegram re-sends only recent ones). */
 const REMEMBERED_IDS = 10_000;
+/** At most one log line about refused posts in this long. */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
 /** Updates handled at once, as @grammyjs/runner does under long polling. */
 const CONCURRENCY = 500;
 
@@ -41,6 +47,8 @@ export interface WebhookReceiverOptions {
   secret: string;
   handleUpdate: (update: Update) => Promise<void>;
   logger: Logger;
+  /** For the once-a-minute log of refused posts; default the system clock. */
+  clock?: Pick<Clock, 'now'>;
 }
 
 export function createWebhookReceiver(opts: WebhookReceiverOptions): WebhookReceiver {
@@ -50,6 +58,17 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): WebhookRece
   const order: number[] = [];
   const counts: WebhookStats = { accepted: 0, refused: { secret: 0, replay: 0, body: 0 } };
   let open = true;
+  const clock = opts.clock ?? systemClock;
+  let refusalLoggedAt = -Infinity;
+  let refusedSinceLog = 0;
+  const logRefusal = () => {
+    refusedSinceLog += 1;
+    const now = clock.now();
+    if (now - refusalLoggedAt < REFUSAL_LOG_INTERVAL_MS) return;
+    log.warn({ refused: refusedSinceLog }, 'posts to the webhook without the right secret token were refused (logged at most once a minute)');
+    refusalLoggedAt = now;
+    refusedSinceLog = 0;
+  };
   const sink: UpdateSink<Update> = createConcurrentSink<Update, unknown>(
     { consume: (update) => opts.handleUpdate(update) },
     async (err) => {
@@ -80,7 +99,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): WebhookRece
     handle(req, res) {
       if (!secretMatches(req.headers['x-telegram-bot-api-secret-token'])) {
         counts.refused.secret += 1;
-        log.warn('a post to the webhook without the right secret token was refused');
+        logRefusal();
         req.resume();
         reply(res, 401, 'unauthorized\n');
         return;

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { redactSecrets } from '../logger.js';
+import { knownSecrets, secretsOfSettings } from '../log-redaction.js';
 import { runCluster } from './cluster-run.js';
 
 const USAGE = 'usage: npm run cluster  (settings from .env or the environment: WORKERS, default 2; BB_LOCAL_ADDRESSES, one per worker; REDIS_URL, else a private redis-server)';
@@ -26,6 +27,8 @@ async function main(): Promise<number> {
     return 2;
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
+  // Cut from every line this command prints or logs, by value.
+  knownSecrets.add(...secretsOfSettings(process.env));
   const dist = dirname(dirname(fileURLToPath(import.meta.url)));
   const env = { ...process.env };
   // Pretty lines for a person at a terminal (the children's output is a pipe, which would mean JSON).

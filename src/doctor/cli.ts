@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { redactSecrets } from '../logger.js';
+import { knownSecrets, secretsOfSettings } from '../log-redaction.js';
 import { runDoctor } from './doctor.js';
 
 const USAGE = 'usage: npm run doctor [-- --fix] [-- --key ACCESS_KEY]  (the secret: a prompt, stdin or DOCTOR_SECRET_KEY)';
@@ -67,6 +68,8 @@ async function main(): Promise<number> {
     return args === USAGE ? 0 : 2;
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
+  // Cut from every line this command prints or logs, by value.
+  knownSecrets.add(...secretsOfSettings(process.env));
   const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const ok = await runDoctor({
     env: process.env,

@@ -3,9 +3,16 @@
  * bot, the store is writable and the scheduler ticking (in a cluster: what the process's role
  * checks, and its details); `/metrics` serves Prometheus text; in
  * webhook mode, POSTs to the webhook's path go to the webhook receiver.
+ *
+ * On an interface other hosts reach (HTTP_HOST other than loopback, as in the Docker image),
+ * `/healthz` says only whether each check passes: its reasons and details name files, pids, host
+ * names and queue state, which a stranger scanning the port has no business reading. They are
+ * shown to a request with `Authorization: Bearer <HEALTH_TOKEN>` when HEALTH_TOKEN is set.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isLoopbackHost } from '../config.js';
 import { listen } from '../lib/listen.js';
 
 export interface HealthCheck {
@@ -26,6 +33,10 @@ export interface HealthServerOptions {
   webhook?: { path: string; handle(req: IncomingMessage, res: ServerResponse): void };
   /** What this process is doing, shown under `details` (a cluster's role: its leases, its queue). */
   details?: () => Record<string, unknown>;
+  /** Reasons and details only with this bearer token (default: when `host` is not loopback, none without it). */
+  detailsToken?: string;
+  /** Whether reasons and details need `detailsToken` (default: `host` is not loopback). */
+  guarded?: boolean;
 }
 
 export interface HealthServer {
@@ -36,6 +47,7 @@ export interface HealthServer {
 }
 
 export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
+  const guarded = opts.guarded ?? !isLoopbackHost(opts.host ?? '127.0.0.1');
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (opts.webhook && req.method === 'POST' && path === opts.webhook.path) {
@@ -48,8 +60,13 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
       return;
     }
     if (path === '/healthz') {
+      const full = !guarded || tokenMatches(req.headers.authorization, opts.detailsToken);
       void runChecks(opts.checks).then(({ results, reasons }) => {
         const ok = Object.values(results).every(Boolean);
+        if (!full) {
+          res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ok, checks: results }));
+          return;
+        }
         let details: Record<string, unknown> | undefined;
         try {
           details = opts.details?.();
@@ -82,6 +99,14 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
         server.closeAllConnections();
       }),
   };
+}
+
+/** Whether `Authorization` is `Bearer <token>` (compared in constant time); false without a token. */
+function tokenMatches(header: string | undefined, token: string | undefined): boolean {
+  if (token === undefined || header === undefined) return false;
+  const given = Buffer.from(header.replace(/^Bearer\s+/i, ''));
+  const expected = Buffer.from(token);
+  return /^Bearer\s/i.test(header) && given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

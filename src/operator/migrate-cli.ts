@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createLogger, redactSecrets } from '../logger.js';
+import { knownSecrets, secretsOfSettings } from '../log-redaction.js';
 import { MIGRATE_USAGE, parseMigrateArgs, runMigrate } from './migrate.js';
 
 async function main(): Promise<number> {
@@ -14,6 +15,8 @@ async function main(): Promise<number> {
     return args === MIGRATE_USAGE ? 0 : 2;
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
+  // Cut from every line this command prints or logs, by value.
+  knownSecrets.add(...secretsOfSettings(process.env));
   return runMigrate({
     args,
     env: process.env,

@@ -9,7 +9,7 @@ import type { BotMetrics } from '../health/metrics.js';
 import { startHealthServer, type HealthCheck, type HealthServer } from '../health/server.js';
 
 export interface OperatorPortOptions {
-  config: Pick<Config, 'HTTP_PORT' | 'HTTP_HOST'>;
+  config: Pick<Config, 'HTTP_PORT' | 'HTTP_HOST' | 'HEALTH_TOKEN'>;
   logger: Logger;
   checks: readonly HealthCheck[];
   metrics: BotMetrics;
@@ -29,6 +29,7 @@ export async function openOperatorPort(opts: OperatorPortOptions): Promise<Healt
     metrics: opts.metrics,
     ...(webhook && { webhook: { path: webhook.path, handle: (req, res) => webhook.receiver.handle(req, res) } }),
     ...(opts.details && { details: opts.details }),
+    ...(config.HEALTH_TOKEN !== undefined && { detailsToken: config.HEALTH_TOKEN }),
   });
   logger.info(
     { host: config.HTTP_HOST, port: health.port, ...(webhook && { webhookPath: webhook.path }) },

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { HOUR_MS } from './token-plan.js';
 
@@ -109,13 +110,16 @@ export class TokenLedger {
       else this.byKey.delete(id);
     }
     const file = this.file;
-    const temp = `${file}.tmp`;
+    // A temp file of this process's own: another process writing the same ledger (the doctor, a
+    // second process on this DATA_DIR) never renames a half-written file of ours into place.
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     this.saving = (async () => {
       try {
         await writeFile(temp, JSON.stringify({ version: 1, keys }), { mode: 0o600 });
         await rename(temp, file);
       } catch (err) {
         this.dirty = true;
+        await rm(temp, { force: true }).catch(() => undefined);
         throw err;
       } finally {
         this.saving = undefined;

@@ -108,12 +108,12 @@ describe('npm run cluster: the processes', () => {
 
   it('forwards SIGINT too, and uses REDIS_URL instead of starting a Redis', async () => {
     const redis = fakeRedis();
-    const { lines, signals, done } = run({ ...BASE, REDIS_URL: 'redis://10.1.2.3:6379' }, { startRedis: redis.start });
+    const { lines, signals, done } = run({ ...BASE, REDIS_URL: 'redis://:pw-0123456789@10.1.2.3:6379' }, { startRedis: redis.start });
     await expect.poll(() => lines.filter((l) => l.includes('"role"')).length, { timeout: 10_000 }).toBe(3);
     signals.emit('SIGINT', 'SIGINT');
     expect(await done).toBe(0);
     expect(lines.filter((l) => l.endsWith('got SIGINT'))).toHaveLength(3);
-    expect(lines.filter((l) => l.includes('redis://10.1.2.3:6379'))).toHaveLength(3);
+    expect(lines.filter((l) => l.includes('10.1.2.3:6379'))).toHaveLength(3);
     expect(redis.calls).toEqual([]);
   });
 

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,5 +115,30 @@ describe('TokenLedger writes', () => {
     await Promise.all([ledger.save(T0 + 2), ledger.save(T0 + 2)]);
     const back = new TokenLedger(file);
     expect(back.load(T0 + 3)).toEqual({ loaded: 2 });
+  });
+
+  it('two writers of one ledger (the bot and the doctor) each stage their own temp file: the file is always whole', async () => {
+    const file = join(dir, 'token-ledger.json');
+    const a = new TokenLedger(file);
+    const b = new TokenLedger(file);
+    a.load(T0);
+    b.load(T0);
+    // Ledgers of very different sizes: a shared temp file would get one's bytes over the other's.
+    for (let i = 0; i < 400; i++) a.record(`key-a-${i}-${'x'.repeat(40)}`, T0);
+    const seen: string[] = [];
+    let reading = true;
+    const reader = (async () => {
+      while (reading) seen.push(await readFile(file, 'utf8').catch(() => ''));
+    })();
+    for (let round = 0; round < 40; round++) {
+      a.record('key-a', T0 + round);
+      b.record('key-b', T0 + round);
+      await Promise.all([a.save(T0 + round), b.save(T0 + round)]);
+    }
+    reading = false;
+    await reader;
+    for (const text of seen.filter((t) => t !== '')) expect(() => JSON.parse(text) as unknown).not.toThrow();
+    expect(() => JSON.parse(readFileSync(file, 'utf8')) as unknown).not.toThrow();
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
