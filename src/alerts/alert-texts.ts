@@ -55,6 +55,10 @@ export interface AlertTexts {
   stakesTitleCapped(amount: string, total: string, capped: string): string;
   /** One capped leg in that title: "Betano capped at 300". */
   cappedAt(bookmaker: string, max: string): string;
+  /** The stakes put all the profit on one leg, the others breaking even. */
+  stakesTitleProfitOn(amount: string, total: string, leg: string): string;
+  /** Profit per winning leg: "If it wins: 1) +71.00 · 2) +4.50". */
+  ifLegWins(list: string): string;
   /** One fixed leg in a title: "1) Pinnacle fixed at 150". */
   fixedAt(n: number, bookmaker: string, amount: string): string;
   /** A back leg's stake line. */
@@ -133,6 +137,8 @@ const en: AlertTexts = {
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
   buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h', limited: '✏️ Leg limited' },
   stakesTitleFixed: (a, total, fixed) => `💰 Stakes for ${a} with ${fixed} (total ${total}):`,
+  stakesTitleProfitOn: (a, total, leg) => `💰 Stakes for ${a}, all profit on ${leg} (total ${total}):`,
+  ifLegWins: (list) => `Profit if it wins: ${list}`,
 };
 
 const RU_GONE: Record<Kind, string> = {
@@ -196,6 +202,8 @@ const ru: AlertTexts = {
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
   buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч', limited: '✏️ Порезали исход' },
   stakesTitleFixed: (a, total, fixed) => `💰 Ставки на ${a}, ${fixed} (всего ${total}):`,
+  stakesTitleProfitOn: (a, total, leg) => `💰 Ставки на ${a}, вся прибыль на ${leg} (всего ${total}):`,
+  ifLegWins: (list) => `Прибыль, если зайдёт: ${list}`,
 };
 
 const TEXTS: Record<Lang, AlertTexts> = { en, ru };

@@ -353,3 +353,109 @@ export function hedgeAt(plan: HedgePlan, odds: number, rejected: Pick<StakeLegIn
   const worstProfit = Math.round((Math.min(plan.covered, hedgeReturn) - plan.spent - money) * 100) / 100;
   return { stake, liability: money, worstProfit };
 }
+
+/**
+ * Stakes with all the profit on leg `p` and every other outcome breaking even or better
+ * (stake-maths.md §1.5, "Algorithm B"): for each unit count of leg p, the other legs take the
+ * least fixed point of u_j = max(lo_j, fewest units whose return reaches the total T(u)), found by
+ * iterating from the minimums. The map is monotone (more units → more total → more units), so the
+ * iteration from below reaches its least fixed point (Knaster–Tarski): the cheapest way to keep
+ * every other outcome ≥ 0 for that count, hence the best profit on leg p for it. The best count
+ * wins (ties: the smaller total). Counts are scanned from the top down and the scan stops once the
+ * bound u_p·(return − cost/f), f = 1 − Σ_{j≠p} 1/o'_j, falls below the best found.
+ */
+export function solveProfitOn(legs: readonly StakeLegInput[], bankroll: number, p: number): StakePlan | SolveFailure {
+  const base = solveStakes(legs, bankroll);
+  if (!base.ok && base.reason !== 'no-guaranteed-profit') return base;
+  if (p < 0 || p >= legs.length) return fail('no-odds');
+  const B = toCents(bankroll);
+  const eff = legs.map((l) => effectiveOdds(l.odds, l.lay, l.commission));
+  const sumInv = eff.reduce((s, o) => s + 1 / o, 0);
+  const profitPct = (1 / sumInv - 1) * 100;
+  if (sumInv >= 1) return fail('no-guaranteed-profit', profitPct);
+  const units: Unit[] = [];
+  for (const leg of legs) {
+    const u = unitOf(leg, B);
+    if (typeof u === 'string') return fail(u);
+    units.push(u);
+  }
+  const lp = units[p] as Unit;
+  const f = 1 - (sumInv - 1 / (eff[p] ?? 1));
+  const slack = units.length + 2;
+  let best: Best | undefined;
+  let candidates = 0;
+  const chosen = new Array<number>(units.length).fill(0);
+  for (let k = lp.hi; k >= lp.lo; k--) {
+    const bound = lp.pay(k) - lp.cost(k) / f + slack;
+    if (best && bound < best.worst) break;
+    candidates += 1;
+    units.forEach((u, i) => (chosen[i] = i === p ? k : u.lo));
+    let feasible = true;
+    for (let round = 0; round < 1000; round++) {
+      const total = units.reduce((s, u, i) => s + u.cost(chosen[i] ?? 0), 0);
+      if (total > B) {
+        feasible = false;
+        break;
+      }
+      let changed = false;
+      for (let i = 0; i < units.length; i++) {
+        if (i === p) continue;
+        const need = leastUnits(units[i] as Unit, total);
+        if (need === undefined) {
+          feasible = false;
+          break;
+        }
+        if (need > (chosen[i] ?? 0)) {
+          chosen[i] = need;
+          changed = true;
+        }
+      }
+      if (!feasible || !changed) break;
+    }
+    if (!feasible) continue;
+    const total = units.reduce((s, u, i) => s + u.cost(chosen[i] ?? 0), 0);
+    if (total > B) continue;
+    const pays = units.map((u, i) => u.pay(chosen[i] ?? 0));
+    if (pays.some((pay, i) => i !== p && pay < total)) continue;
+    const onP = (pays[p] ?? 0) - total;
+    const sumPay = pays.reduce((a, b) => a + b, 0);
+    // `worst` holds the profit on leg p here (the objective); the plan's worst case is computed below.
+    if (!best || onP > best.worst || (onP === best.worst && total < best.total)) best = { units: [...chosen], total, worst: onP, sumPay };
+  }
+  if (!best || best.worst <= 0) return fail('no-guaranteed-profit', profitPct);
+  const chosenBest = best;
+  const solved = legs.map((leg, i): SolvedLeg => {
+    const unit = units[i] as Unit;
+    const u = chosenBest.units[i] ?? 0;
+    return {
+      bookmakerId: leg.bookmakerId,
+      bookmaker: leg.bookmaker,
+      odds: leg.odds,
+      effectiveOdds: eff[i] ?? 0,
+      lay: leg.lay,
+      commission: leg.commission,
+      stake: (u * unit.stakeCents) / 100,
+      liability: unit.cost(u) / 100,
+      payout: unit.pay(u) / 100,
+      capped: unit.capCents !== undefined && leg.fixed === undefined && unit.cost(u + 1) > unit.capCents,
+      max: leg.max,
+    };
+  });
+  const worstCents = Math.min(...solved.map((l) => Math.round(l.payout * 100))) - chosenBest.total;
+  return {
+    ok: true,
+    legs: solved,
+    bankroll: B / 100,
+    total: chosenBest.total / 100,
+    unspent: (B - chosenBest.total) / 100,
+    worstProfit: worstCents / 100,
+    worstProfitPct: (worstCents / chosenBest.total) * 100,
+    profitPct,
+    profitPctBeforeCommission: base.ok ? base.profitPctBeforeCommission : profitPct,
+    breakEven: legs.map((leg, i) => {
+      const others = sumInv - 1 / (eff[i] ?? 1);
+      return others >= 1 ? Number.POSITIVE_INFINITY : displayedFor(1 / (1 - others), leg.lay, leg.commission);
+    }),
+    candidates,
+  };
+}

@@ -1,4 +1,5 @@
 /** /item <item_id> [service] and /event <event_id> [service]: full cards from the service or the latest list. */
+import type { AlertView } from '../../alerts/format.js';
 import { Composer } from 'grammy';
 import { formatCard } from '../../alerts/format.js';
 import { html } from '../../locales/i18n.js';
@@ -22,8 +23,8 @@ export async function sendLookupResult(
   req: LookupRequest,
   result: LookupResult,
   bankroll?: number,
-  /** Legs fixed at what a bookmaker accepted ("✏️ Leg limited"): the other legs are re-solved. */
-  fixedLegs?: Readonly<Record<number, number>>,
+  /** Legs fixed at what a bookmaker accepted ("✏️ Leg limited"), or all profit on one leg: how to stake this answer. */
+  staking?: Pick<AlertView, 'fixedLegs' | 'profitOn'>,
 ): Promise<void> {
   const t = ctx.t;
   switch (result.kind) {
@@ -44,7 +45,7 @@ export async function sendLookupResult(
     }
     case 'found': {
       const names = await namesForLang(rt, ctx.lang);
-      const view = { ...viewFor(ctx.user, ctx.lang, rt.clock.now(), bankroll), ...(fixedLegs ? { fixedLegs } : {}) };
+      const view: AlertView = { ...viewFor(ctx.user, ctx.lang, rt.clock.now(), bankroll), ...staking };
       const notes: string[] = [];
       if (req.what === 'event') notes.push(t('event_items', { id: req.id, n: result.items.length }));
       if (result.source === 'latest') notes.push(t('from_latest'));
