@@ -12,7 +12,8 @@ import type { Opportunity } from '../service/opportunity.js';
 import type { BookSettings } from './book-settings.js';
 import { pricedLegs } from './headline-figures.js';
 import type { PricedLeg } from './leg-pricing.js';
-import { solveProfitOn, solveStakes, type SolveFailure, type StakeLegInput, type StakePlan } from './stake-solver.js';
+import { solveProfitOn } from './stake-modes.js';
+import { solveStakes, type SolveFailure, type StakeLegInput, type StakePlan } from './stake-solver.js';
 
 /** The default step of a lay leg's stake. */
 export const LAY_STEP = 0.01;

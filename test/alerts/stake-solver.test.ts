@@ -12,7 +12,8 @@ import {
   effectiveBackOdds,
   effectiveLayOdds,
 } from '../../src/alerts/leg-pricing.js';
-import { hedgeAt, hedgePlan, solveProfitOn, solveStakes, type SolvedLeg, type StakeLegInput, type StakePlan } from '../../src/alerts/stake-solver.js';
+import { hedgeAt, hedgePlan, solveProfitOn } from '../../src/alerts/stake-modes.js';
+import { solveStakes, type SolvedLeg, type StakeLegInput, type StakePlan } from '../../src/alerts/stake-solver.js';
 import { createRng } from '../../src/sandbox/prng.js';
 
 const leg = (odds: number, extra: Partial<StakeLegInput> = {}): StakeLegInput => ({

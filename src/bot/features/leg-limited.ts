@@ -9,7 +9,7 @@
  */
 import { alertStakes } from '../../alerts/alert-stakes.js';
 import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
-import { hedgeAt, hedgePlan } from '../../alerts/stake-solver.js';
+import { hedgeAt, hedgePlan } from '../../alerts/stake-modes.js';
 import { namesFor } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { Service } from '../../service/services.js';
