@@ -31,7 +31,13 @@ export interface AlertView {
   otherAmount?: boolean;
   /** Leg index → the stake a bookmaker accepted ("✏️ Leg limited"): the other legs are solved around it. */
   fixedLegs?: Readonly<Record<number, number>>;
+  /** How an arb's stakes are split: equal profit (default), or all profit on the leg with the highest/lowest odds. */
+  stakingMode?: StakingMode;
+  /** This alert only: all profit on this leg (index), the others breaking even. */
+  profitOn?: number;
 }
+
+export type StakingMode = 'equal' | 'high' | 'low';
 
 /** The icon before each kind's headline. */
 export const KIND_ICON: Record<Kind, string> = { arbs: '⚖️', middles: '🎯', valuebets: '💎' };

@@ -12,6 +12,7 @@ import type { Opportunity } from '../service/opportunity.js';
 import type { BookSettings } from '../store/book-settings.js';
 import { pricedLegs } from './headline-figures.js';
 import type { PricedLeg } from './leg-pricing.js';
+import { solveProfitOn } from './stake-modes.js';
 import { solveStakes, type SolveFailure, type StakeLegInput, type StakePlan } from './stake-solver.js';
 
 /** The default step of a lay leg's stake. */
@@ -22,6 +23,19 @@ export interface StakeView {
   bankroll: number;
   roundingStep: number;
   books?: Readonly<Record<string, BookSettings>> | undefined;
+  /** 'high' / 'low': all profit on the leg with the highest / lowest odds (PROPPR's RF High / RF Low). */
+  stakingMode?: 'equal' | 'high' | 'low' | undefined;
+  /** All profit on this leg (index), overriding the mode. */
+  profitOn?: number | undefined;
+}
+
+/** The leg that carries all the profit under the view's mode, or undefined for equal profit. */
+export function profitLeg(legs: readonly PricedLeg[], view: StakeView): number | undefined {
+  if (view.profitOn !== undefined) return view.profitOn >= 0 && view.profitOn < legs.length ? view.profitOn : undefined;
+  if (!view.stakingMode || view.stakingMode === 'equal' || legs.length === 0) return undefined;
+  const odds = legs.map((l) => l.effectiveOdds);
+  const pick = view.stakingMode === 'high' ? Math.max(...odds) : Math.min(...odds);
+  return odds.indexOf(pick);
 }
 
 /** A leg's solver input from its pricing and the user's settings at its bookmaker. */
@@ -53,8 +67,8 @@ export function alertStakes(
   if (item.masked) return undefined;
   const legs = pricedLegs(item, { names, books: view.books });
   if (!legs) return undefined;
-  return solveStakes(
-    legs.map((leg, i) => stakeInput(leg, view, fixed[i])),
-    view.bankroll,
-  );
+  const inputs = legs.map((leg, i) => stakeInput(leg, view, fixed[i]));
+  // A fixed leg ("✏️ Leg limited") is re-solved for equal profit: the mode's leg may be the fixed one.
+  const onLeg = Object.keys(fixed).length > 0 ? undefined : profitLeg(legs, view);
+  return onLeg === undefined ? solveStakes(inputs, view.bankroll) : solveProfitOn(inputs, view.bankroll, onLeg);
 }

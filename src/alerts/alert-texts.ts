@@ -63,6 +63,10 @@ export interface AlertTexts {
   stakesTitleCapped(amount: string, total: string, capped: string): string;
   /** One capped leg in that title: "Betano capped at 300". */
   cappedAt(bookmaker: string, max: string): string;
+  /** The stakes put all the profit on one leg, the others breaking even. */
+  stakesTitleProfitOn(amount: string, total: string, leg: string): string;
+  /** Profit per winning leg: "If it wins: 1) +71.00 · 2) +4.50". */
+  ifLegWins(list: string): string;
   /** One fixed leg in a title: "1) Pinnacle fixed at 150". */
   fixedAt(n: number, bookmaker: string, amount: string): string;
   /** A back leg's stake line. */
@@ -153,6 +157,8 @@ const en: AlertTexts = {
   snoozeAll: (kind, live) => `😴 All ${live ? 'live' : 'prematch'} ${EN_PLURAL[kind]} · 1 h`,
   buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h', limited: '✏️ Leg limited' },
   stakesTitleFixed: (a, total, fixed) => `💰 Stakes for ${a} with ${fixed} (total ${total}):`,
+  stakesTitleProfitOn: (a, total, leg) => `💰 Stakes for ${a}, all profit on ${leg} (total ${total}):`,
+  ifLegWins: (list) => `Profit if it wins: ${list}`,
 };
 
 const RU_GONE: Record<Kind, string> = {
@@ -222,6 +228,8 @@ const ru: AlertTexts = {
   snoozeAll: (kind, live) => `😴 Все ${live ? 'лайв' : 'прематч'}-${RU_PLURAL[kind]} · 1 ч`,
   buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч', limited: '✏️ Порезали исход' },
   stakesTitleFixed: (a, total, fixed) => `💰 Ставки на ${a}, ${fixed} (всего ${total}):`,
+  stakesTitleProfitOn: (a, total, leg) => `💰 Ставки на ${a}, вся прибыль на ${leg} (всего ${total}):`,
+  ifLegWins: (list) => `Прибыль, если зайдёт: ${list}`,
 };
 
 const TEXTS: Record<Lang, AlertTexts> = { en, ru };

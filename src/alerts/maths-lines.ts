@@ -7,7 +7,7 @@
  */
 import { clipText, escapeHtml } from '../lib/html.js';
 import { bookmakerName, fmtCommission, pricingOf, type AlertView, type LineContext } from './alert-lines.js';
-import { alertStakes } from './alert-stakes.js';
+import { alertStakes, profitLeg } from './alert-stakes.js';
 import { isHidden, pricedLegs, printedProbability, serviceMismatch } from './headline-figures.js';
 import { commissionApplies, type PricedLeg } from './leg-pricing.js';
 import { fmtMoney, fmtOdds, fmtPct, fmtShare } from './printed.js';
@@ -72,7 +72,8 @@ export function mathsLines(ctx: LineContext): string[] {
       const r = alertStakes(item, ctx.names, view, view.fixedLegs);
       if (!r) return [t.maskedNote];
       if (!r.ok) return [...warn, cannot(ctx, r), ...notes];
-      return [...warn, ...arbLines(ctx, r, money), ...notes];
+      const onLeg = Object.keys(view.fixedLegs ?? {}).length > 0 ? undefined : profitLeg(legs, view);
+      return [...warn, ...arbLines(ctx, r, money, onLeg), ...notes];
     }
     case 'middles': {
       const [a, b] = odds;
@@ -127,7 +128,7 @@ function stakeBasis(ctx: LineContext, money: (n: number) => string, over = false
 }
 
 /** An arb's stakes block from the exact solver: title, one line per leg, worst case, break-even odds. */
-function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string): string[] {
+function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string, onLeg: number | undefined): string[] {
   const { t, view, item } = ctx;
   const capped = r.legs.flatMap((leg, i) => {
     const source = item.legs[i];
@@ -139,8 +140,11 @@ function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string):
     const source = item.legs[Number(i)];
     return source ? [t.fixedAt(Number(i) + 1, bookmakerName(ctx, source), money(amount))] : [];
   });
+  const profitSource = onLeg === undefined ? undefined : item.legs[onLeg];
   const title = fixed.length > 0
     ? t.stakesTitleFixed(basis, money(r.total), fixed.join(', '))
+    : profitSource && onLeg !== undefined
+    ? t.stakesTitleProfitOn(basis, money(r.total), `${onLeg + 1}) ${bookmakerName(ctx, profitSource)}`)
     : sameCents
     ? t.stakesTitle(basis)
     : capped.length > 0
@@ -162,7 +166,12 @@ function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string):
   const decimals = oddsDecimals(r.legs.map((l) => l.odds));
   const shownBreakEven = r.breakEven.slice(0, ctx.limits.legs).map((b, i) => `${i + 1}) ${fmtBreakEven(b, decimals, r.legs[i]?.lay ?? false)}`);
   if (r.breakEven.length > ctx.limits.legs) shownBreakEven.push('…');
-  return [title, ...lines, worst, t.breakEven(shownBreakEven.join(' · '))];
+  // With the profit on one leg the outcomes differ: each is said.
+  const outcomes =
+    onLeg === undefined
+      ? []
+      : [t.ifLegWins(r.legs.slice(0, ctx.limits.legs).map((l, i) => `${i + 1}) ${fmtMoney(Math.round(l.payout * 100) / 100 - r.total, { signed: true })}`).join(' · '))];
+  return [title, ...lines, ...outcomes, worst, t.breakEven(shownBreakEven.join(' · '))];
 }
 
 export type { CannotCompute };

@@ -98,6 +98,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     roundingStep: user.roundingStep,
     now,
     books: user.books,
+    stakingMode: user.stakingMode,
   });
 
   const mismatchLogged = new Set<string>();

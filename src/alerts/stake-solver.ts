@@ -28,6 +28,14 @@
  * Pruning: a candidate's profit is at most R(1 − Σ 1/o'_i) plus a cent per leg of rounding (its
  * costs are at least R/o'_i each, less rounding), so for each leg the levels are scanned from the
  * top down and the scan stops once that bound falls below the best profit found.
+ *
+ * Skipping (what keeps a lay leg staked to the cent cheap): while the level R stays above every
+ * other leg's next-lower return pay_i(u_i − 1), the other legs' units do not change, and a smaller
+ * k of leg j only lowers its winnings pay_j − cost_j (they never decrease with k): its profit
+ * win_j(k) − cost(others) cannot rise. So after the top k of such a range only the smallest k with
+ * the same winnings (a tie at a smaller total) is tried, and the scan jumps to the range below.
+ * When the top k is over the bankroll, it jumps to the largest k that fits with those other legs
+ * (every k in between is over the bankroll too). Nothing skipped can beat what is tried.
  */
 import { displayedFor, effectiveOdds } from './leg-pricing.js';
 
@@ -109,7 +117,8 @@ export interface SolveFailure {
   profitPct?: number;
 }
 
-interface Unit {
+/** One leg in units of its step (exported for stake-modes.ts). */
+export interface Unit {
   /** cents of money at risk for u units */
   cost(u: number): number;
   /** cents returned when this leg wins */
@@ -130,12 +139,12 @@ interface Unit {
  * noise and far below any real fraction of a cent; no string conversion (this runs per candidate).
  */
 const roundCents = (cents: number): number => Math.round(cents + 1e-9 + Math.abs(cents) * 1e-13);
-const toCents = (amount: number): number => roundCents(amount * 100);
+export const toCents = (amount: number): number => roundCents(amount * 100);
 
-const fail = (reason: SolveRefusal, profitPct?: number): SolveFailure =>
+export const fail = (reason: SolveRefusal, profitPct?: number): SolveFailure =>
   profitPct === undefined ? { ok: false, reason } : { ok: false, reason, profitPct };
 
-function unitOf(leg: StakeLegInput, budgetCents: number): Unit | SolveRefusal {
+export function unitOf(leg: StakeLegInput, budgetCents: number): Unit | SolveRefusal {
   const fixed = leg.fixed !== undefined ? toCents(leg.fixed) : undefined;
   if (fixed !== undefined && !(fixed >= 1)) return 'invalid-step';
   const S = fixed ?? toCents(leg.step);
@@ -164,7 +173,7 @@ function unitOf(leg: StakeLegInput, budgetCents: number): Unit | SolveRefusal {
 }
 
 /** The fewest units of `leg` in [lo, hi] whose return reaches `R`, or undefined. */
-function leastUnits(leg: Unit, R: number): number | undefined {
+export function leastUnits(leg: Unit, R: number): number | undefined {
   let u = Math.max(leg.lo, Math.ceil(R / leg.payRate) - 1);
   if (u > leg.hi) return leg.pay(leg.hi) >= R ? leg.hi : undefined;
   while (u <= leg.hi && leg.pay(u) < R) u += 1;
@@ -173,7 +182,7 @@ function leastUnits(leg: Unit, R: number): number | undefined {
   return u;
 }
 
-interface Best {
+export interface Best {
   units: number[];
   total: number;
   worst: number;
@@ -223,55 +232,84 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
   const chosen = new Array<number>(n).fill(0);
   // The coarsest legs first: they find a good profit quickly, which prunes the fine ones.
   const order = units.map((_, i) => i).sort((a, b) => (units[b]?.payRate ?? 0) - (units[a]?.payRate ?? 0));
+  const consider = (units_: number[], total: number, worst: number, sumPay: number) => {
+    if (!best || worst > best.worst || (worst === best.worst && (total < best.total || (total === best.total && sumPay > best.sumPay)))) {
+      best = { units: [...units_], total, worst, sumPay };
+    }
+  };
   for (const j of order) {
     const leg = units[j];
     if (!leg) continue;
+    const win = (u: number) => leg.pay(u) - leg.cost(u);
     let k = Math.min(leg.hi, Math.ceil(ceilingR / leg.payRate) + 1);
-    for (; k >= leg.lo; k--) {
+    while (k >= leg.lo) {
       const R = leg.pay(k);
       if (best && R * (1 - sumInv) + slack < best.worst) break;
-      if (R > ceilingR) continue;
+      if (R > ceilingR) {
+        k -= 1;
+        continue;
+      }
       candidates += 1;
-      let total = 0;
-      let feasible = true;
+      let others = 0;
+      let reachable = true;
       for (let i = 0; i < n; i++) {
-        const other = units[i];
-        if (!other) continue;
-        const u = i === j ? k : leastUnits(other, R);
+        if (i === j) continue;
+        const u = leastUnits(units[i] as Unit, R);
         if (u === undefined) {
-          feasible = false;
+          reachable = false;
           break;
         }
         chosen[i] = u;
-        total += other.cost(u);
-        if (total > B) {
-          feasible = false;
-          break;
-        }
+        others += (units[i] as Unit).cost(u);
       }
-      if (!feasible) continue;
-      let minPay = Number.POSITIVE_INFINITY;
-      let sumPay = 0;
+      if (!reachable) {
+        k -= 1;
+        continue;
+      }
+      chosen[j] = k;
+      // Below `next` some other leg needs fewer units; above it they stay as they are, and then
+      // a smaller k only lowers leg j's winnings (W = win_j(k) − others): no need to try those k.
+      let next = Number.NEGATIVE_INFINITY;
+      let sumOthers = 0;
       for (let i = 0; i < n; i++) {
-        const p = units[i]?.pay(chosen[i] ?? 0) ?? 0;
-        minPay = Math.min(minPay, p);
-        sumPay += p;
+        if (i === j) continue;
+        const other = units[i] as Unit;
+        const u = chosen[i] ?? 0;
+        sumOthers += other.pay(u);
+        if (u > other.lo) next = Math.max(next, other.pay(u - 1));
       }
-      const worst = minPay - total;
-      if (
-        !best ||
-        worst > best.worst ||
-        (worst === best.worst && (total < best.total || (total === best.total && sumPay > best.sumPay)))
-      ) {
-        best = { units: [...chosen], total, worst, sumPay };
+      let kNext = leg.lo - 1;
+      if (Number.isFinite(next)) {
+        kNext = Math.min(k - 1, Math.floor(next / leg.payRate) + 1);
+        while (kNext >= leg.lo && leg.pay(kNext) > next) kNext -= 1;
+      }
+      const total = others + leg.cost(k);
+      if (total <= B) {
+        consider(chosen, total, R - total, sumOthers + R);
+        // Ties within the range: a smaller k with the same winnings costs less.
+        let t = k;
+        while (t - 1 > kNext && win(t - 1) === win(k)) t -= 1;
+        if (t < k) {
+          chosen[j] = t;
+          const tTotal = others + leg.cost(t);
+          consider(chosen, tTotal, leg.pay(t) - tTotal, sumOthers + leg.pay(t));
+        }
+        k = kNext;
+      } else {
+        // Over the bankroll with these other legs: the largest k of leg j that fits with them.
+        const left = B - others;
+        let kFit = left < 0 ? leg.lo - 1 : Math.min(k - 1, Math.floor(left / leg.costRate) + 1);
+        while (kFit >= leg.lo && leg.cost(kFit) > left) kFit -= 1;
+        k = Math.max(kNext, kFit);
       }
     }
   }
-  if (!best || best.worst <= 0) return fail('no-guaranteed-profit', profitPct);
+  const found = best as Best | undefined;
+  if (!found || found.worst <= 0) return fail('no-guaranteed-profit', profitPct);
 
   const solved = legs.map((leg, i): SolvedLeg => {
     const unit = units[i] as Unit;
-    const u = best.units[i] ?? 0;
+    const u = found.units[i] ?? 0;
     const cost = unit.cost(u);
     return {
       bookmakerId: leg.bookmakerId,
@@ -295,61 +333,13 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
     ok: true,
     legs: solved,
     bankroll: B / 100,
-    total: best.total / 100,
-    unspent: (B - best.total) / 100,
-    worstProfit: best.worst / 100,
-    worstProfitPct: (best.worst / best.total) * 100,
+    total: found.total / 100,
+    unspent: (B - found.total) / 100,
+    worstProfit: found.worst / 100,
+    worstProfitPct: (found.worst / found.total) * 100,
     profitPct,
     profitPctBeforeCommission: (1 / sumInvRaw - 1) * 100,
     breakEven,
     candidates,
   };
-}
-
-/** A leg rejected after the other legs were placed: how to hedge it at new odds. */
-export interface HedgePlan {
-  /** The smallest return of the placed legs (cents-exact, in currency units). */
-  covered: number;
-  /** Σ money at risk of the placed legs. */
-  spent: number;
-  /**
-   * The odds (as the bookmaker or exchange shows them, for the rejected leg's side and commission)
-   * at which a hedge breaks even; Infinity when no odds would (the placed legs return no more than they cost).
-   */
-  breakEvenOdds: number;
-}
-
-/** What a hedge at `odds` gives: its stake (a lay leg: the lay stake), money at risk, and the worst case. */
-export interface HedgeAt {
-  stake: number;
-  liability: number;
-  worstProfit: number;
-}
-
-/**
- * A rejected leg (stake-maths.md §1.5): with the placed legs returning at least `covered` whichever
- * of them wins and `spent` at risk, a hedge of the rejected outcome at effective odds o' needs
- * covered/o' at risk, breaks even at o' = 1 + spent/(covered − spent) and then makes
- * covered − spent − covered/o'.
- */
-export function hedgePlan(placed: readonly SolvedLeg[], rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgePlan {
-  const covered = Math.min(...placed.map((l) => l.payout));
-  const spent = placed.reduce((s, l) => s + l.liability, 0);
-  const effective = covered > spent ? 1 + spent / (covered - spent) : Number.POSITIVE_INFINITY;
-  return { covered, spent, breakEvenOdds: displayedFor(effective, rejected.lay, rejected.commission) };
-}
-
-/** The hedge at `odds` (as shown), rounded up to the cent so the hedged outcome still returns `covered`. */
-export function hedgeAt(plan: HedgePlan, odds: number, rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgeAt | undefined {
-  if (!Number.isFinite(odds) || odds <= 1) return undefined;
-  const effective = effectiveOdds(odds, rejected.lay, rejected.commission);
-  if (!Number.isFinite(effective) || effective <= 1) return undefined;
-  const liabilityCents = Math.ceil(Number(((plan.covered * 100) / effective).toFixed(6)));
-  const liability = liabilityCents / 100;
-  // A lay hedge is staked as its lay stake: liability / (L − 1), to the cent.
-  const stake = rejected.lay ? Math.ceil(Number(((liabilityCents / (odds - 1))).toFixed(6))) / 100 : liability;
-  const money = rejected.lay ? Math.round(stake * (odds - 1) * 100) / 100 : liability;
-  const hedgeReturn = rejected.lay ? money + Math.round(stake * (1 - rejected.commission) * 100) / 100 : Math.round(money * effective * 100) / 100;
-  const worstProfit = Math.round((Math.min(plan.covered, hedgeReturn) - plan.spent - money) * 100) / 100;
-  return { stake, liability: money, worstProfit };
 }

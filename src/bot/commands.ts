@@ -13,6 +13,7 @@ const MENU: [command: string, description: MessageKey][] = [
   ['resume', 'cmd_resume'],
   ['settings', 'cmd_settings'],
   ['books', 'cmd_books'],
+  ['staking', 'cmd_staking'],
   ['item', 'cmd_item'],
   ['event', 'cmd_event'],
   ['sports', 'cmd_sports'],

@@ -68,6 +68,8 @@ export const userSchema = z.object({
   snoozedUntil: perService(z.number()),
   /** Bookmaker id → the user's settings there (commission, max, min, step, status): see book-settings.ts. */
   books: bookSettingsMapSchema.default({}),
+  /** How alerts split an arb: equal profit, or all profit on the leg with the highest / lowest odds. */
+  stakingMode: z.enum(['equal', 'high', 'low']).default('equal'),
   /** True while the user has blocked the bot: not polled until they come back. */
   blocked: z.boolean().default(false),
   createdAt: z.number(),

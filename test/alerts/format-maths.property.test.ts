@@ -392,7 +392,7 @@ function checkValuebetMaths(p: Printed, view: AlertView): number | undefined {
 const numbersOf = (text: string): string[] => unhtml(text).match(/\d+(?:\.\d+)?/g) ?? [];
 
 describe('every printed number follows from the printed odds (seeded property test)', () => {
-  it(`holds for ${CASES} random alerts, their edits, digest lines and cards`, () => {
+  it(`holds for ${CASES} random alerts, their edits, digest lines and cards`, { timeout: 120_000 }, () => {
     const rng = createRng(20260103, 'format-maths');
     const counts = { arbs: 0, middles: 0, valuebets: 0, masked: 0, edits: 0, overBankroll: 0, totalBelow: 0 };
     for (let n = 0; n < CASES; n++) {

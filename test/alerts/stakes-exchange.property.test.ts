@@ -408,7 +408,7 @@ function checkCase(c: Case, counts: Record<string, number>): void {
 }
 
 describe('stakes with exchanges, commission and bookmaker settings (seeded property test)', () => {
-  it(`every printed number holds for ${CASES} random arbs`, () => {
+  it(`every printed number holds for ${CASES} random arbs`, { timeout: 120_000 }, () => {
     const rng = createRng(2026_11_26, 'stakes-exchange');
     const counts: Record<string, number> = {};
     for (let n = 0; n < CASES; n++) {

@@ -76,4 +76,33 @@ describe('✏️ Leg limited', () => {
     await h.say(ALICE, '1.85');
     expect(h.last(ALICE.id).text).toContain('Worst case after the hedge: <b>−17.40</b> (below the break-even 1.909: a loss).');
   });
+
+  it('"<leg> profit" gives that alert\'s stakes with all the profit on the leg; /staking sets the user\'s default', async () => {
+    await h.connect();
+    await h.say(ALICE, '/settings bankroll 1000');
+    await h.say(ALICE, '/settings step 5');
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
+    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+    await h.press(ALICE, alert, limited);
+    await h.say(ALICE, '2 profit');
+    // all profit on 2.05 at Bwin, Pinnacle breaking even: 475 × 2.10 = 997.50 ≥ 995; 520 × 2.05 = 1066.00
+    const card = h.last(ALICE.id).text;
+    expect(card).toContain('💰 Stakes for 1000, all profit on 2) Bwin (total 995):');
+    expect(card).toContain('1) Pinnacle 475 → 997.50');
+    expect(card).toContain('2) Bwin 520 → 1066.00');
+    expect(card).toContain('Profit if it wins: 1) +2.50 · 2) +71.00');
+    // the user's default
+    await h.say(ALICE, '/staking sideways');
+    expect(h.last(ALICE.id).text).toContain('Now: <b>equal profit</b>');
+    expect(h.store.getUser(ALICE.id)?.stakingMode).toBe('equal');
+    await h.say(ALICE, '/staking high');
+    expect(h.store.getUser(ALICE.id)?.stakingMode).toBe('high');
+    expect(h.last(ALICE.id).text).toContain('all profit on the highest odds');
+    h.client.items = [makeItem({ id: 'a1' })];
+    await h.say(ALICE, '/item a1 arbs_prematch');
+    // profit on 2.10 (the highest odds): 510 / 490 → +71.00 / +4.50 (stake-maths.md 1.4)
+    expect(h.last(ALICE.id).text).toContain('all profit on 1) Pinnacle (total 1000)');
+    expect(h.last(ALICE.id).text).toContain('Profit if it wins: 1) +71.00 · 2) +4.50');
+  });
 });

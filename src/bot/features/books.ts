@@ -1,9 +1,10 @@
 /**
- * /books and /book: the user's settings per bookmaker (commission on winnings, the most and least
+ * /books, /book and /staking: the user's settings per bookmaker (commission on winnings, the most and least
  * a bookmaker takes, the step of its stakes, and the account's status), which every alert's
  * maths use (alerts/alert-stakes.ts). `/books` lists the user's bookmakers (those with settings,
  * the exchanges of the dictionaries, those in the user's filters) with their settings and buttons
- * that switch a status or reset; `/book <bookmaker> key=value …` sets values in one line.
+ * that switch a status or reset; `/book <bookmaker> key=value …` sets values in one line;
+ * `/staking equal|high|low` chooses how the user's alerts split an arb.
  */
 import { Composer } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
@@ -23,6 +24,8 @@ import { editInPlace } from '../ui/rendered.js';
 const MAX_BUTTON_ROWS = 12;
 /** At most this many are listed. */
 const MAX_LISTED = 40;
+
+const STAKING_MODES = ['equal', 'high', 'low'] as const;
 
 const STATUS_KEY = { ok: 'books_status_ok', limited: 'books_status_limited', closed: 'books_status_closed' } as const;
 const nextStatus = (s: BookStatus): BookStatus => BOOK_STATUSES[(BOOK_STATUSES.indexOf(s) + 1) % BOOK_STATUSES.length] ?? 'ok';
@@ -130,6 +133,24 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
         ? ctx.t('book_reset_done', { name: change.name })
         : ctx.t('book_saved', { name: change.name, parts: describeBook(saved.user.books[id], change.name, ctx.t) }),
     );
+  });
+
+  composer.command('staking', async (ctx) => {
+    const word = ctx.match.trim().toLowerCase();
+    const mode = STAKING_MODES.find((m) => m === word);
+    if (!mode || !ctx.from) {
+      // No mode, or one it does not know: the usage, with the mode in force; nothing changes.
+      await ctx.reply(ctx.t('staking_usage', { mode: ctx.t(`staking_${ctx.user?.stakingMode ?? 'equal'}`) }));
+      return;
+    }
+    rt.store.updateUser(
+      ctx.from.id,
+      (draft) => {
+        draft.stakingMode = mode;
+      },
+      { chatId: ctx.chat.id, lang: ctx.lang },
+    );
+    await ctx.reply(ctx.t('staking_saved', { mode: ctx.t(`staking_${mode}`) }));
   });
 
   composer.callbackQuery(kindPattern('books'), async (ctx) => {

@@ -9,7 +9,7 @@
  */
 import { alertStakes } from '../../alerts/alert-stakes.js';
 import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
-import { hedgeAt, hedgePlan } from '../../alerts/stake-solver.js';
+import { hedgeAt, hedgePlan } from '../../alerts/stake-modes.js';
 import { namesFor } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { Service } from '../../service/services.js';
@@ -24,6 +24,8 @@ import { sendLookupResult } from './lookup.js';
 
 /** "0", "x", "rejected", "-", "отказ": the bookmaker refused the leg. */
 const REJECTED = /^(?:0|0[.,]0+|x|-|—|rejected|reject|отказ|нет)$/i;
+/** "profit", "all", "прибыль": all the profit on that leg, the others breaking even. */
+const PROFIT = /^(?:profit|all|прибыль|вся)$/i;
 
 /** "1 150", "2: 75.5", "leg 1 150" → leg index (0-based) and amount; undefined for anything else. */
 export function parseLegAmount(text: string, legs: number): { leg: number; amount: string } | undefined {
@@ -75,6 +77,11 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
   const legs = result.items[0]?.legs.length ?? 0;
   const typed = parseLegAmount(text, legs);
   const item = result.items[0];
+  if (typed && item && PROFIT.test(typed.amount)) {
+    rt.pending.clear(ctx.chat.id, ctx.from.id);
+    await sendLookupResult(rt, ctx, req, result, undefined, { profitOn: typed.leg });
+    return;
+  }
   if (typed && item && REJECTED.test(typed.amount)) {
     rt.pending.clear(ctx.chat.id, ctx.from.id);
     await answerRejected(rt, ctx, item, typed.leg, pending);
@@ -90,7 +97,7 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
     return;
   }
   rt.pending.clear(ctx.chat.id, ctx.from.id);
-  await sendLookupResult(rt, ctx, req, result, undefined, { [typed.leg]: amount.value });
+  await sendLookupResult(rt, ctx, req, result, undefined, { fixedLegs: { [typed.leg]: amount.value } });
 }
 
 /** The alert's stakes for this user, as its text showed them. */

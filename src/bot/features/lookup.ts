@@ -2,6 +2,7 @@
  * /item <item_id> [service] and /event <event_id> [service]: full cards from the service or the
  * latest list; without an id, the bot asks for it (a pending question).
  */
+import type { AlertView } from '../../alerts/format.js';
 import { Composer } from 'grammy';
 import { formatCard } from '../../alerts/format.js';
 import { fmtMoney, fmtOdds, printedOdds } from '../../alerts/printed.js';
@@ -29,8 +30,8 @@ export async function sendLookupResult(
   req: LookupRequest,
   result: LookupResult,
   bankroll?: number,
-  /** Legs fixed at what a bookmaker accepted ("✏️ Leg limited"): the other legs are re-solved. */
-  fixedLegs?: Readonly<Record<number, number>>,
+  /** Legs fixed at what a bookmaker accepted ("✏️ Leg limited"), or all profit on one leg: how to stake this answer. */
+  staking?: Pick<AlertView, 'fixedLegs' | 'profitOn'>,
 ): Promise<void> {
   const t = ctx.t;
   switch (result.kind) {
@@ -62,7 +63,7 @@ export async function sendLookupResult(
       // A valuebet is one bet: "another amount" is that bet's stake, said above the card (whose
       // Kelly line stays about the bankroll); an arb's or middle's card splits the amount itself.
       const oneBet = bankroll !== undefined && first?.kind === 'valuebets' ? valuebetStakeLine(t, first, bankroll) : undefined;
-      const view = { ...viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined), ...(fixedLegs ? { fixedLegs } : {}) };
+      const view: AlertView = { ...viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined), ...staking };
       const notes: string[] = oneBet === undefined ? [] : [oneBet];
       if (req.what === 'event') {
         // Named by its teams, as everywhere else; the id stays for /event.

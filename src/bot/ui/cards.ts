@@ -30,7 +30,7 @@ export function viewFor(user: Readonly<UserRecord> | undefined, lang: Lang, now:
     roundingStep: user?.roundingStep ?? 1,
     now,
     // The user's bookmaker settings (commission, caps, steps): cards compute as the alerts do.
-    ...(user ? { books: user.books } : {}),
+    ...(user ? { books: user.books, stakingMode: user.stakingMode } : {}),
     ...(bankroll !== undefined && { otherAmount: true }),
   };
 }

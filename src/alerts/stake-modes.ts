@@ -1,0 +1,173 @@
+/**
+ * The other ways to stake an arb, beside the equal-profit solver (stake-solver.ts): all the profit
+ * on one leg with the others breaking even, and the hedge of a leg a bookmaker rejected after the
+ * other legs were placed. Pure; money in integer cents inside, as in the solver.
+ */
+import { displayedFor, effectiveOdds } from './leg-pricing.js';
+import {
+  fail,
+  leastUnits,
+  solveStakes,
+  toCents,
+  unitOf,
+  type Best,
+  type SolvedLeg,
+  type SolveFailure,
+  type StakeLegInput,
+  type StakePlan,
+  type Unit,
+} from './stake-solver.js';
+
+/** A leg rejected after the other legs were placed: how to hedge it at new odds. */
+export interface HedgePlan {
+  /** The smallest return of the placed legs (cents-exact, in currency units). */
+  covered: number;
+  /** Σ money at risk of the placed legs. */
+  spent: number;
+  /**
+   * The odds (as the bookmaker or exchange shows them, for the rejected leg's side and commission)
+   * at which a hedge breaks even; Infinity when no odds would (the placed legs return no more than they cost).
+   */
+  breakEvenOdds: number;
+}
+
+/** What a hedge at `odds` gives: its stake (a lay leg: the lay stake), money at risk, and the worst case. */
+export interface HedgeAt {
+  stake: number;
+  liability: number;
+  worstProfit: number;
+}
+
+/**
+ * A rejected leg (stake-maths.md §1.5): with the placed legs returning at least `covered` whichever
+ * of them wins and `spent` at risk, a hedge of the rejected outcome at effective odds o' needs
+ * covered/o' at risk, breaks even at o' = 1 + spent/(covered − spent) and then makes
+ * covered − spent − covered/o'.
+ */
+export function hedgePlan(placed: readonly SolvedLeg[], rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgePlan {
+  const covered = Math.min(...placed.map((l) => l.payout));
+  const spent = placed.reduce((s, l) => s + l.liability, 0);
+  const effective = covered > spent ? 1 + spent / (covered - spent) : Number.POSITIVE_INFINITY;
+  return { covered, spent, breakEvenOdds: displayedFor(effective, rejected.lay, rejected.commission) };
+}
+
+/** The hedge at `odds` (as shown), rounded up to the cent so the hedged outcome still returns `covered`. */
+export function hedgeAt(plan: HedgePlan, odds: number, rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgeAt | undefined {
+  if (!Number.isFinite(odds) || odds <= 1) return undefined;
+  const effective = effectiveOdds(odds, rejected.lay, rejected.commission);
+  if (!Number.isFinite(effective) || effective <= 1) return undefined;
+  const liabilityCents = Math.ceil(Number(((plan.covered * 100) / effective).toFixed(6)));
+  const liability = liabilityCents / 100;
+  // A lay hedge is staked as its lay stake: liability / (L − 1), to the cent.
+  const stake = rejected.lay ? Math.ceil(Number(((liabilityCents / (odds - 1))).toFixed(6))) / 100 : liability;
+  const money = rejected.lay ? Math.round(stake * (odds - 1) * 100) / 100 : liability;
+  const hedgeReturn = rejected.lay ? money + Math.round(stake * (1 - rejected.commission) * 100) / 100 : Math.round(money * effective * 100) / 100;
+  const worstProfit = Math.round((Math.min(plan.covered, hedgeReturn) - plan.spent - money) * 100) / 100;
+  return { stake, liability: money, worstProfit };
+}
+
+/**
+ * Stakes with all the profit on leg `p` and every other outcome breaking even or better
+ * (stake-maths.md §1.5, "Algorithm B"): for each unit count of leg p, the other legs take the
+ * least fixed point of u_j = max(lo_j, fewest units whose return reaches the total T(u)), found by
+ * iterating from the minimums. The map is monotone (more units → more total → more units), so the
+ * iteration from below reaches its least fixed point (Knaster–Tarski): the cheapest way to keep
+ * every other outcome ≥ 0 for that count, hence the best profit on leg p for it. The best count
+ * wins (ties: the smaller total). Counts are scanned from the top down and the scan stops once the
+ * bound u_p·(return − cost/f), f = 1 − Σ_{j≠p} 1/o'_j, falls below the best found.
+ */
+export function solveProfitOn(legs: readonly StakeLegInput[], bankroll: number, p: number): StakePlan | SolveFailure {
+  const base = solveStakes(legs, bankroll);
+  if (!base.ok && base.reason !== 'no-guaranteed-profit') return base;
+  if (p < 0 || p >= legs.length) return fail('no-odds');
+  const B = toCents(bankroll);
+  const eff = legs.map((l) => effectiveOdds(l.odds, l.lay, l.commission));
+  const sumInv = eff.reduce((s, o) => s + 1 / o, 0);
+  const profitPct = (1 / sumInv - 1) * 100;
+  if (sumInv >= 1) return fail('no-guaranteed-profit', profitPct);
+  const units: Unit[] = [];
+  for (const leg of legs) {
+    const u = unitOf(leg, B);
+    if (typeof u === 'string') return fail(u);
+    units.push(u);
+  }
+  const lp = units[p] as Unit;
+  const f = 1 - (sumInv - 1 / (eff[p] ?? 1));
+  const slack = units.length + 2;
+  let best: Best | undefined;
+  let candidates = 0;
+  const chosen = new Array<number>(units.length).fill(0);
+  for (let k = lp.hi; k >= lp.lo; k--) {
+    const bound = lp.pay(k) - lp.cost(k) / f + slack;
+    if (best && bound < best.worst) break;
+    candidates += 1;
+    units.forEach((u, i) => (chosen[i] = i === p ? k : u.lo));
+    let feasible = true;
+    for (let round = 0; round < 1000; round++) {
+      const total = units.reduce((s, u, i) => s + u.cost(chosen[i] ?? 0), 0);
+      if (total > B) {
+        feasible = false;
+        break;
+      }
+      let changed = false;
+      for (let i = 0; i < units.length; i++) {
+        if (i === p) continue;
+        const need = leastUnits(units[i] as Unit, total);
+        if (need === undefined) {
+          feasible = false;
+          break;
+        }
+        if (need > (chosen[i] ?? 0)) {
+          chosen[i] = need;
+          changed = true;
+        }
+      }
+      if (!feasible || !changed) break;
+    }
+    if (!feasible) continue;
+    const total = units.reduce((s, u, i) => s + u.cost(chosen[i] ?? 0), 0);
+    if (total > B) continue;
+    const pays = units.map((u, i) => u.pay(chosen[i] ?? 0));
+    if (pays.some((pay, i) => i !== p && pay < total)) continue;
+    const onP = (pays[p] ?? 0) - total;
+    const sumPay = pays.reduce((a, b) => a + b, 0);
+    // `worst` holds the profit on leg p here (the objective); the plan's worst case is computed below.
+    if (!best || onP > best.worst || (onP === best.worst && total < best.total)) best = { units: [...chosen], total, worst: onP, sumPay };
+  }
+  if (!best || best.worst <= 0) return fail('no-guaranteed-profit', profitPct);
+  const chosenBest = best;
+  const solved = legs.map((leg, i): SolvedLeg => {
+    const unit = units[i] as Unit;
+    const u = chosenBest.units[i] ?? 0;
+    return {
+      bookmakerId: leg.bookmakerId,
+      bookmaker: leg.bookmaker,
+      odds: leg.odds,
+      effectiveOdds: eff[i] ?? 0,
+      lay: leg.lay,
+      commission: leg.commission,
+      stake: (u * unit.stakeCents) / 100,
+      liability: unit.cost(u) / 100,
+      payout: unit.pay(u) / 100,
+      capped: unit.capCents !== undefined && leg.fixed === undefined && unit.cost(u + 1) > unit.capCents,
+      max: leg.max,
+    };
+  });
+  const worstCents = Math.min(...solved.map((l) => Math.round(l.payout * 100))) - chosenBest.total;
+  return {
+    ok: true,
+    legs: solved,
+    bankroll: B / 100,
+    total: chosenBest.total / 100,
+    unspent: (B - chosenBest.total) / 100,
+    worstProfit: worstCents / 100,
+    worstProfitPct: (worstCents / chosenBest.total) * 100,
+    profitPct,
+    profitPctBeforeCommission: base.ok ? base.profitPctBeforeCommission : profitPct,
+    breakEven: legs.map((leg, i) => {
+      const others = sumInv - 1 / (eff[i] ?? 1);
+      return others >= 1 ? Number.POSITIVE_INFINITY : displayedFor(1 / (1 - others), leg.lay, leg.commission);
+    }),
+    candidates,
+  };
+}
