@@ -163,3 +163,14 @@ export const isEmpty = (p: Position): boolean => placedLegs(p).length === 0 && !
 
 /** The position id as shown and in buttons. */
 export const positionId = (n: number): string => n.toString(36);
+
+/** One user's ledger as stored (the file's `ledger` section; Redis holds the same parts per field). */
+export const bookRecordSchema = z.object({
+  settings: ledgerSettingsSchema.default({ startBank: null, devig: 'multiplicative', digestAt: null, nextId: 1 }),
+  positions: z.array(positionSchema).default([]),
+  /** Closing lines by `${positionId}:${leg}`. */
+  closes: z.record(z.string(), closeSchema).default({}),
+});
+export type BookRecord = z.infer<typeof bookRecordSchema>;
+
+export const defaultLedgerSettings = (): LedgerSettings => ({ startBank: null, devig: 'multiplicative', digestAt: null, nextId: 1 });
