@@ -1,7 +1,7 @@
 /**
  * The buttons under an alert: all items of the event, stakes for another amount (only where the
- * odds are shown), mute the event, snooze the filter; a gone alert keeps the event and mute
- * buttons. A button whose data would not fit Telegram's 64 bytes is left out.
+ * odds are shown), mute the event, snooze the filter, and the ledger's "✅ Placed" / "✏️ Placed
+ * differently" (only where the odds are shown); a gone alert keeps the event and mute buttons. A button whose data would not fit Telegram's 64 bytes is left out.
  */
 import type { Opportunity } from '../service/opportunity.js';
 import type { AlertTexts } from './alert-texts.js';
@@ -25,6 +25,9 @@ export function alertButtons(item: Opportunity, t: AlertTexts, state: 'new' | 'm
     eventButton,
     stakesUseful ? b(t.buttons.stakes, { type: 'stakes', service, itemId: item.id }) : [],
     [...muteButton, ...b(t.buttons.snooze, { type: 'snooze', service })],
+    stakesUseful
+      ? [...b(t.buttons.placed, { type: 'placed', service, itemId: item.id }), ...b(t.buttons.placedDifferently, { type: 'placedDifferently', service, itemId: item.id })]
+      : [],
   ];
   return rows.filter((row) => row.length > 0);
 }

@@ -9,9 +9,10 @@ import type { Names } from '../service/dictionaries-model.js';
 import type { Leg, Opportunity } from '../service/opportunity.js';
 import type { Kind } from '../service/services.js';
 import type { Lang } from '../store/schema.js';
+import type { PlacedMark } from '../ledger/marks.js';
 import type { AlertTexts } from './alert-texts.js';
 import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved } from './headline-figures.js';
-import { fmtOdds, fmtPct } from './printed.js';
+import { fmtMoney, fmtOdds, fmtPct } from './printed.js';
 import { formatCountdown, formatStart } from './time.js';
 
 /** Who the alert is for: their language, zone and money settings, and the time to count from. */
@@ -24,6 +25,8 @@ export interface AlertView {
   now: number;
   /** Shown after amounts when set ("100 EUR"). */
   currency?: string;
+  /** The ledger's mark when the user placed this item: the alert then says so, edits included. */
+  placed?: PlacedMark;
 }
 
 /** The icon before each kind's headline. */
@@ -128,6 +131,15 @@ export function eventLines(ctx: LineContext): string[] {
 
 export function bookmakerName(ctx: LineContext, leg: Leg): string {
   return escapeHtml(clipText(ctx.names.bookmaker(leg.bookmakerId), ctx.limits.bookmaker));
+}
+
+/** "✅ Placed 495 / 505 · worst case +35.25" when the user placed the item; nothing otherwise. */
+export function placedLines(ctx: LineContext): string[] {
+  const mark = ctx.view.placed;
+  if (!mark) return [];
+  const stakes = mark.stakes.map((s) => fmtMoney(s, { whole: true })).join(' / ');
+  const worst = mark.worst === null ? undefined : fmtMoney(mark.worst, { signed: true });
+  return [`<b>${ctx.t.placed(stakes, worst, mark.refused)}</b>`];
 }
 
 /** One line per leg: "1) Pinnacle · TO(2.5) · 2.10 ▲ (was 2.05)". */

@@ -52,7 +52,9 @@ export interface AlertTexts {
   gone(kind: Kind, duration: string): string;
   /** Card footer: id, service and how long ago the service found it. */
   cardFooter(id: string, service: string, foundAgo: string | undefined): string;
-  buttons: { event: string; stakes: string; mute: string; snooze: string };
+  buttons: { event: string; stakes: string; mute: string; snooze: string; placed: string; placedDifferently: string };
+  /** The ledger's line on an alert the user placed: "✅ Placed 495 / 505 · worst case +35.25". */
+  placed(stakes: string, worst: string | undefined, refused: number): string;
 }
 
 const en: AlertTexts = {
@@ -94,7 +96,8 @@ const en: AlertTexts = {
   moreLegs: (n) => `… and ${n} more`,
   gone: (_kind, d) => `⛔ Gone after ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
-  buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h' },
+  buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h', placed: '✅ Placed', placedDifferently: '✏️ Placed differently' },
+  placed: (stakes, worst, refused) => `✅ Placed ${stakes}${worst === undefined ? '' : ` · worst case ${worst}`}${refused > 0 ? ` · ❌ ${refused} refused` : ''}`,
 };
 
 const RU_GONE: Record<Kind, string> = {
@@ -142,7 +145,8 @@ const ru: AlertTexts = {
   moreLegs: (n) => `… и ещё ${n}`,
   gone: (kind, d) => `⛔ ${RU_GONE[kind]} через ${d}`,
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
-  buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч' },
+  buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч', placed: '✅ Поставил', placedDifferently: '✏️ Поставил иначе' },
+  placed: (stakes, worst, refused) => `✅ Поставлено ${stakes}${worst === undefined ? '' : ` · худший исход ${worst}`}${refused > 0 ? ` · ❌ отказ: ${refused}` : ''}`,
 };
 
 const TEXTS: Record<Lang, AlertTexts> = { en, ru };

@@ -30,6 +30,7 @@ import {
   KIND_ICON,
   legLines,
   NAME_CAPS,
+  placedLines,
   SHORT_NAME_CAPS,
   type AlertView,
   type LineContext,
@@ -105,6 +106,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
         [`<b>${escapeHtml(t.gone(last.kind, formatDuration(state.livedMs, view.lang)))}</b>`],
         strike([headline(ctx), ...eventLines(ctx)]),
         strike(legLines(ctx, 'none')),
+        placedLines(ctx),
       ]);
     });
     return { text, buttons: alertButtons(last, t, 'gone') };
@@ -117,6 +119,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
       [headline(ctx), ...eventLines(ctx), ...(changed ? [changed] : [])],
       legLines(ctx, prev ? 'prev' : 'service'),
       mathsLines(ctx),
+      placedLines(ctx),
     ]);
   });
   return { text, buttons: alertButtons(item, t, state.state) };

@@ -8,6 +8,7 @@
  *   filters.ts   f: /filters' pause, resume, edit and delete
  *   forget.ts    fg: /forget's confirmation
  *   flow.ts      cv: a guided flow's prompt (/filter's builder, /settings)
+ *   ledger.ts    l: the ledger's legs, hedges, settling and /open's pages
  *
  * Data flows one way: alerts are formatted on the alerts side, which `bot/` imports and which
  * imports nothing from `bot/`. So the alert codec stays a pure module in `src/alerts/callbacks.ts`
@@ -18,4 +19,5 @@ export * from './alert.js';
 export * from './filters.js';
 export * from './flow.js';
 export * from './forget.js';
+export * from './ledger.js';
 export * from './registry.js';

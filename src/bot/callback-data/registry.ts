@@ -18,6 +18,8 @@ export const CALLBACK_PREFIXES = {
   forget: 'fg:',
   /** The buttons of a guided flow's current prompt (`flow.ts`). */
   flow: 'cv:',
+  /** The ledger: legs placed differently or refused, hedges, settling, /open's pages (`ledger.ts`). */
+  ledger: 'l:',
 } as const;
 
 export type CallbackKind = keyof typeof CALLBACK_PREFIXES;

@@ -6,10 +6,12 @@ import {
   decodeFiltersAction,
   decodeFlowButton,
   decodeForgetAnswer,
+  decodeLedgerAction,
   encodeAlertAction,
   encodeFiltersAction,
   encodeFlowButton,
   encodeForgetAnswer,
+  encodeLedgerAction,
   kindPattern,
   prefixCollisions,
   type CallbackKind,
@@ -24,6 +26,7 @@ const samples: Record<CallbackKind, string[]> = {
   filters: [encodeFiltersAction({ type: 'pause', service: 'arbs_live' }), encodeFiltersAction({ type: 'deleteNo', service: 'valuebets_live' })],
   forget: [encodeForgetAnswer({ type: 'no' }), encodeForgetAnswer({ type: 'yes', issuedAt: 1_700_000_000_000 })],
   flow: [encodeFlowButton({ type: 'field', field: 'lang' }), encodeFlowButton({ type: 'done' }), encodeFlowButton({ type: 'toggle', id: 7 })],
+  ledger: [encodeLedgerAction({ type: 'settle', positionId: '1z', result: 'o1' }), encodeLedgerAction({ type: 'page', page: 3 })],
 };
 
 const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
@@ -31,6 +34,7 @@ const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
   filters: decodeFiltersAction,
   forget: decodeForgetAnswer,
   flow: decodeFlowButton,
+  ledger: decodeLedgerAction,
 };
 
 describe('callback data registry', () => {
