@@ -24,6 +24,7 @@ import { fallbackFeature } from './features/fallback.js';
 import { filterFeature } from './features/filter-command.js';
 import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
+import { ledgerFeature } from './features/ledger.js';
 import { lookupFeature } from './features/lookup.js';
 import { membershipFeature, returningUserFeature } from './features/membership.js';
 import { pauseFeature } from './features/pause.js';
@@ -133,6 +134,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     settingsFeature(rt),
     lookupFeature(rt),
     alertActionsFeature(rt),
+    ledgerFeature(rt),
     forgetFeature(rt),
     adminFeature(rt),
   );

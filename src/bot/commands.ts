@@ -14,6 +14,9 @@ const MENU: [command: string, description: MessageKey][] = [
   ['settings', 'cmd_settings'],
   ['item', 'cmd_item'],
   ['event', 'cmd_event'],
+  ['open', 'cmd_open'],
+  ['pnl', 'cmd_pnl'],
+  ['export', 'cmd_export'],
   ['forget', 'cmd_forget'],
   ['cancel', 'cmd_cancel'],
 ];

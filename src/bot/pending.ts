@@ -10,7 +10,9 @@ import type { Service } from '../service/services.js';
 export type PendingInput =
   | { kind: 'connect-key'; service: Service }
   | { kind: 'connect-secret'; service: Service; accessKey: string }
-  | { kind: 'stake-amount'; service: Service; itemId: string; ownerId: number };
+  | { kind: 'stake-amount'; service: Service; itemId: string; ownerId: number }
+  /** The odds and stake taken for a leg (or a hedge) of a ledger position; `flow`: the ✏️ flow goes on to the next leg. */
+  | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean };
 
 /** How long a question waits for its answer. */
 export const PENDING_TTL_MS = 10 * 60_000;

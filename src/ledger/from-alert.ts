@@ -14,6 +14,8 @@ import { makeLeg, positionSchema, type LegInput, type Position } from './model.j
 /** Usual commission on net winnings by exchange name (stake-maths §2.2); 0 for a bookmaker. */
 export function exchangeCommission(bookmaker: string): number {
   const name = bookmaker.toLowerCase();
+  // Betfair's sportsbook is a bookmaker: no commission there.
+  if (name.includes('sportsbook')) return 0;
   if (name.includes('betfair')) return 0.05;
   if (name.includes('smarkets') || name.includes('matchbook') || name.includes('betdaq')) return 0.02;
   return 0;

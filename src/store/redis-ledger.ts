@@ -196,7 +196,10 @@ export class RedisLedger implements LedgerStore {
     pipeline.del(this.k.book(userId), this.k.open(userId));
     pipeline.srem(this.k.users, String(userId));
     this.announce(pipeline, userId);
-    await this.run(pipeline);
+    // Tracked, so that `flush` (after /forget) waits for it.
+    const done = this.run(pipeline);
+    this.track(done);
+    await done;
   }
 
   /** Removes every ledger key under the prefix. */

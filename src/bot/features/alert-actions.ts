@@ -1,6 +1,6 @@
 /**
  * The buttons under alerts: all items of the event, stakes for another amount, mute the event
- * (24 h), snooze the filter (1 h). Only the alert's owner may use them; others get a polite no.
+ * (24 h), snooze the filter (1 h), ✅ placed / ✏️ placed differently (`placed.ts`). Only the alert's owner may use them; others get a polite no.
  */
 import { Composer } from 'grammy';
 import { withMutedEvent } from '../../store/muted-events.js';
@@ -17,6 +17,7 @@ import { fmtNum } from '../ui/filter-text.js';
 import { serviceLabel } from '../../locales/services.js';
 import { formatClockTime } from '../ui/time-words.js';
 import { sendLookupResult } from './lookup.js';
+import { placeFromAlert } from './placed.js';
 
 export const MUTE_MS = 24 * 3_600_000;
 export const SNOOZE_MS = 3_600_000;
@@ -125,6 +126,11 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         await ctx.answerCallbackQuery({ text: ctx.tp('event_muted') });
         return;
       }
+      case 'placed':
+      case 'placedDifferently':
+        if (action.type === 'placedDifferently' && (await refuseWhileSecretExpected(rt, ctx))) return;
+        await placeFromAlert(rt, ctx, action, action.type === 'placedDifferently');
+        return;
       case 'snooze': {
         const until = now + SNOOZE_MS;
         rt.store.updateUser(userId, (draft) => {

@@ -1,5 +1,5 @@
 /**
- * Answers to the bot's open questions (the access key, the secret, a stake amount), handled by
+ * Answers to the bot's open questions (the access key, the secret, a stake amount, a ledger leg), handled by
  * plain middleware before the conversations, so a secret never enters conversation state.
  * While the secret is expected, every message (a command too, an edit too) is deleted first.
  */
@@ -9,6 +9,7 @@ import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { acceptStakeAmount } from './alert-actions.js';
 import { acceptAccessKey, acceptSecret, deleteSecretMessage } from './connect.js';
+import { acceptLedgerLeg } from './placed.js';
 
 export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
@@ -43,6 +44,9 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
       case 'stake-amount':
         if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptStakeAmount(rt, ctx, text, pending);
+      case 'ledger-leg':
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
+        return acceptLedgerLeg(rt, ctx, text, pending);
     }
   });
 
