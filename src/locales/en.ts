@@ -309,7 +309,7 @@ export const en = {
 
   // Ledger (placed positions, settling, /pnl, /export)
   cmd_open: 'Unsettled positions: settle with one tap',
-  cmd_pnl: 'P&L, yield, CLV: /pnl [7d|30d|month|all|YYYY-MM]',
+  cmd_pnl: 'Profit and loss, yield, CLV: /pnl [period]',
   cmd_export: 'Your ledger as CSV: /export [period]',
   ledger_placed: '✅ Recorded as position #{id}. Settle it in /open when the event is over.',
   ledger_already_placed: 'Already recorded as position #{id}: see /open.',

@@ -309,7 +309,7 @@ export const ru: Record<MessageKey, string> = {
 
   // Ledger (placed positions, settling, /pnl, /export)
   cmd_open: 'Нерассчитанные позиции: расчёт одним нажатием',
-  cmd_pnl: 'Прибыль, доходность, CLV: /pnl [7d|30d|month|all|ГГГГ-ММ]',
+  cmd_pnl: 'Прибыль, доходность, CLV: /pnl [период]',
   cmd_export: 'Ваш журнал ставок в CSV: /export [период]',
   ledger_placed: '✅ Записано как позиция #{id}. Рассчитайте её в /open после события.',
   ledger_already_placed: 'Уже записано как позиция #{id}: см. /open.',
