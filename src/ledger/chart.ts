@@ -23,7 +23,7 @@ const HEIGHT = 800;
 const COLORS = { background: '#ffffff', text: '#111827', grid: '#e5e7eb', pnl: '#16a34a', loss: '#dc2626', turnover: '#93c5fd', clv: '#9333ea' };
 
 /** Fonts with Latin and Cyrillic (DejaVu, as Debian's fonts-dejavu-core installs it); else whatever the system has. */
-const FONT_FILES = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf'].filter((f) => existsSync(f));
+const FONT_FILES = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf'].filter((f) => existsSync(f));
 
 /** The chart as SVG text. */
 export function chartSvg(days: readonly DayPoint[], labels: ChartLabels, currency: string): string {
@@ -37,7 +37,7 @@ export function chartSvg(days: readonly DayPoint[], labels: ChartLabels, currenc
       animation: false,
       backgroundColor: COLORS.background,
       textStyle,
-      title: { text: `${labels.title}${unit}`, left: 24, top: 16, textStyle: { ...textStyle, fontSize: 30, fontWeight: 'bold' } },
+      title: { text: `${labels.title}${unit}`, left: 24, top: 16, textStyle: { ...textStyle, fontSize: 32 } },
       legend: { top: 22, right: 24, textStyle, itemWidth: 28, itemHeight: 16 },
       grid: { left: 110, right: withClv ? 110 : 40, top: 100, bottom: 80 },
       xAxis: { type: 'category', data: days.map((d) => d.day), axisLabel: { ...textStyle, fontSize: 18, hideOverlap: true }, axisLine: { lineStyle: { color: COLORS.text } } },

@@ -84,7 +84,8 @@ export function summarize(book: LedgerBook, from: number, to: number): LedgerSum
       continue;
     }
     if (p.settledAt === null || p.settledAt < from || p.settledAt >= to) continue;
-    const pnl = positionPnl(p) ?? 0;
+    const perLeg = legPnls(p);
+    const pnl = perLeg.reduce<number>((sum, x) => sum + (x ?? 0), 0);
     const risk = positionRisk(p);
     totals.pnl += pnl;
     totals.turnover += risk;
@@ -95,7 +96,6 @@ export function summarize(book: LedgerBook, from: number, to: number): LedgerSum
     }
     add(byService, p.service, pnl, risk);
     add(bySport, p.sport || '—', pnl, risk);
-    const perLeg = legPnls(p);
     p.legs.forEach((leg, i) => {
       if (leg.status !== 'placed') return;
       add(byBookmaker, leg.bookmaker, perLeg[i] ?? 0, leg.liability);

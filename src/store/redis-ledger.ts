@@ -16,7 +16,6 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { markKey, placedMark, type PlacedMark } from '../ledger/marks.js';
 import {
-  bookRecordSchema,
   closeKey,
   closeSchema,
   defaultLedgerSettings,
@@ -40,28 +39,53 @@ const NOTE_CLOSE = "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 
 
 const EMPTY: ReadonlyMap<string, PlacedMark> = new Map();
 
-/** A stored hash as a book record; fields that fail the schema are left out (and counted). */
-export function bookFromHash(hash: Record<string, string>, log: Logger, userId: number): BookRecord {
-  const positions: unknown[] = [];
+/** Positions already parsed, by field, with the text they came from (a field whose text is unchanged is not parsed again). */
+export type ParsedFields = Map<string, { text: string; position: Position }>;
+
+/**
+ * A stored hash as a book record; fields that fail the schema are left out (and counted). The book
+ * of a busy user has thousands of positions and /pnl reads it whole: with `cache`, only fields
+ * whose text changed since the last read go through JSON.parse and the schema again.
+ */
+export function bookFromHash(hash: Record<string, string>, log: Logger, userId: number, cache: ParsedFields = new Map()): BookRecord {
+  const okPositions: Position[] = [];
   const closes: Record<string, unknown> = {};
   let settings: unknown = undefined;
   let skipped = 0;
+  const seen = new Set<string>();
   for (const [field, text] of Object.entries(hash)) {
     try {
       if (field === 's') settings = JSON.parse(text);
-      else if (field.startsWith('p:')) positions.push(JSON.parse(text));
-      else if (field.startsWith('c:')) closes[field.slice(2)] = JSON.parse(text);
+      else if (field.startsWith('p:')) {
+        seen.add(field);
+        const hit = cache.get(field);
+        if (hit?.text === text) {
+          okPositions.push(hit.position);
+          continue;
+        }
+        const parsed = positionSchema.safeParse(JSON.parse(text));
+        if (parsed.success) {
+          okPositions.push(parsed.data);
+          cache.set(field, { text, position: parsed.data });
+        } else {
+          skipped += 1;
+        }
+      } else if (field.startsWith('c:')) closes[field.slice(2)] = JSON.parse(text);
     } catch {
       skipped += 1;
     }
   }
-  const okPositions = positions.filter((p) => positionSchema.safeParse(p).success);
-  const okCloses = Object.fromEntries(Object.entries(closes).filter(([, c]) => closeSchema.safeParse(c).success));
-  skipped += positions.length - okPositions.length + Object.keys(closes).length - Object.keys(okCloses).length;
+  for (const field of cache.keys()) if (!seen.has(field)) cache.delete(field);
+  const okCloses: Record<string, Close> = {};
+  for (const [key, raw] of Object.entries(closes)) {
+    const parsed = closeSchema.safeParse(raw);
+    if (parsed.success) okCloses[key] = parsed.data;
+  }
+  skipped += Object.keys(closes).length - Object.keys(okCloses).length;
   if (skipped > 0) log.warn({ userId, skipped }, 'ledger fields that fail the schema were left out');
   const parsedSettings = ledgerSettingsSchema.safeParse(settings ?? {});
   const next = Number(hash.n ?? 0);
-  const record = bookRecordSchema.parse({ settings: parsedSettings.success ? parsedSettings.data : defaultLedgerSettings(), positions: okPositions, closes: okCloses });
+  const record: BookRecord = { settings: parsedSettings.success ? parsedSettings.data : defaultLedgerSettings(), positions: okPositions, closes: okCloses };
   if (Number.isSafeInteger(next) && next + 1 > record.settings.nextId) record.settings.nextId = next + 1;
   // Positions in the order placed: ids are base-36 counters.
   record.positions.sort((a, b) => a.placedAt - b.placedAt || parseInt(a.id, 36) - parseInt(b.id, 36));
@@ -87,6 +111,8 @@ export function writeBookCommands(pipeline: ReturnType<Redis['pipeline']>, keys:
 export class RedisLedger implements LedgerStore {
   private readonly k: ReturnType<typeof ledgerKeys>;
   private readonly held = new Map<number, Map<string, PlacedMark>>();
+  /** Positions parsed at the last read of a user's book (see `bookFromHash`); dropped with the user. */
+  private readonly parsed = new Map<number, ParsedFields>();
   private readonly writes = new Set<Promise<unknown>>();
   private failures = 0;
 
@@ -192,6 +218,7 @@ export class RedisLedger implements LedgerStore {
 
   async deleteUser(userId: number): Promise<void> {
     this.held.delete(userId);
+    this.parsed.delete(userId);
     const pipeline = this.opts.redis.multi();
     pipeline.del(this.k.book(userId), this.k.open(userId));
     pipeline.srem(this.k.users, String(userId));
@@ -209,6 +236,7 @@ export class RedisLedger implements LedgerStore {
     for (let i = 0; i < doomed.length; i += 1_000) await this.opts.redis.del(...doomed.slice(i, i + 1_000));
     await this.opts.redis.del(this.k.users);
     this.held.clear();
+    this.parsed.clear();
   }
 
   /** Waits for the closing lines written behind. */
@@ -218,7 +246,12 @@ export class RedisLedger implements LedgerStore {
 
   private async record(userId: number): Promise<BookRecord> {
     const hash = await this.opts.redis.hgetall(this.k.book(userId));
-    return bookFromHash(hash, this.opts.log, userId);
+    let cache = this.parsed.get(userId);
+    if (!cache) {
+      cache = new Map();
+      this.parsed.set(userId, cache);
+    }
+    return bookFromHash(hash, this.opts.log, userId, cache);
   }
 
   private marksOf(userId: number): Map<string, PlacedMark> {
