@@ -2,8 +2,10 @@
  * The offline playground: the sandbox Data Service, the local Bot API stand-in and the real bot
  * (the production long-polling path, through TELEGRAM_API_ROOT), with a chat in the terminal.
  * Bot messages print with their buttons numbered; a typed number presses a button, anything else
- * is sent as a message.
+ * is sent as a message. Photos and documents (/pnl's chart, /export's CSV) are saved in the data
+ * folder and their path printed.
  */
+import { writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +68,12 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     const buttons = numberButtons(message.reply_markup);
     const head = ansi ? `\x1b[2m── ${label} ──\x1b[22m` : `── ${label} ──`;
     print(`${head}\n${htmlToTerminal(message.text, { ansi })}`);
+    // A photo (/pnl's chart) or a document (/export's CSV): saved beside the data, and said where.
+    if (message.media) {
+      const file = join(dataDir, message.media.fileName.replace(/[^\w.-]/g, '_'));
+      writeFileSync(file, message.media.bytes);
+      print(`  (${message.media.kind} saved to ${file})`);
+    }
     if (buttons.length > 0) {
       print(formatButtons(message.reply_markup));
       keyboard = { message, buttons };
@@ -102,6 +110,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
       'Playground: the real bot, a local Data Service sandbox and a local Telegram stand-in. Nothing leaves this machine.',
       `You are "${user.first_name}" (Telegram id ${user.id}). Type a message and press Enter; type a number to press a button.`,
       `Try: /start, then /connect ${demo.accessKey} ${demo.secret}, then /filter arbs_prematch, then wait for alerts.`,
+      'Under an alert, ✅ Placed records it; /open settles, /pnl shows the figures and a chart (saved as a PNG), /export a CSV.',
       `The bot's log: ${logFile}. Ctrl-C quits.`,
     ].join('\n'),
   );
