@@ -17,6 +17,7 @@ const MENU: [command: string, description: MessageKey][] = [
   ['open', 'cmd_open'],
   ['pnl', 'cmd_pnl'],
   ['export', 'cmd_export'],
+  ['clv', 'cmd_clv'],
   ['forget', 'cmd_forget'],
   ['cancel', 'cmd_cancel'],
 ];

@@ -175,6 +175,16 @@ describe('/open, /pnl and /export', () => {
     expect(h.callbackText()).toBe('Эта кнопка больше не действует.');
   });
 
+  it('/clv picks the de-vig method of closing lines', async () => {
+    await setUp();
+    await h.say(ALICE, '/clv');
+    const menu = h.last(ALICE.id);
+    expect(menu.text).toContain('<b>Multiplicative</b>');
+    await h.press(ALICE, menu, h.button(menu, 'Shin'));
+    expect(h.callbackText()).toBe('CLV now uses the Shin method.');
+    expect((await h.store.ledger.book(ALICE.id)).settings.devig).toBe('shin');
+  });
+
   it('/forget deletes the ledger', async () => {
     await setUp();
     const alert = await h.plant(ALICE.id, 'alert', [['✅', placed('a1')]]);

@@ -10,8 +10,10 @@
  *   l:g:<pos>         give up the open hedge
  *   l:s:<pos>:<res>   settle: w hw v hl l (a single), o<k> (the outcome k won), h (a middle hit)
  *   l:p:<page>        a page of /open
+ *   l:d:<m|s|p>       /clv: the de-vig method (multiplicative, Shin, power)
  */
 import { withinCallbackLimit } from '../../lib/callback-data.js';
+import type { DevigMethod } from '../../ledger/model.js';
 import { CALLBACK_PREFIXES } from './registry.js';
 
 export type SettleCode = 'w' | 'hw' | 'v' | 'hl' | 'l' | 'h' | `o${number}`;
@@ -20,7 +22,8 @@ export type LedgerAction =
   | { type: 'keep' | 'refuse' | 'edit'; positionId: string; leg: number }
   | { type: 'giveUp'; positionId: string }
   | { type: 'settle'; positionId: string; result: SettleCode }
-  | { type: 'page'; page: number };
+  | { type: 'page'; page: number }
+  | { type: 'devig'; method: DevigMethod };
 
 const PREFIX = CALLBACK_PREFIXES.ledger;
 const POS = '([0-9a-z]{1,10})';
@@ -28,7 +31,10 @@ const LEG_FORM = new RegExp(`^${PREFIX}([kre]):${POS}:([0-9]{1,2})$`);
 const GIVE_UP = new RegExp(`^${PREFIX}g:${POS}$`);
 const SETTLE = new RegExp(`^${PREFIX}s:${POS}:(w|hw|v|hl|l|h|o[0-9]{1,2})$`);
 const PAGE = new RegExp(`^${PREFIX}p:([0-9]{1,4})$`);
+const DEVIG = new RegExp(`^${PREFIX}d:([msp])$`);
 const LEG_TAGS = { keep: 'k', refuse: 'r', edit: 'e' } as const;
+const METHOD_TAGS = { multiplicative: 'm', shin: 's', power: 'p' } as const satisfies Record<DevigMethod, string>;
+const METHODS: Record<string, DevigMethod> = { m: 'multiplicative', s: 'shin', p: 'power' };
 const MAX_LEG = 15;
 
 export function encodeLedgerAction(action: LedgerAction): string {
@@ -43,6 +49,8 @@ export function encodeLedgerAction(action: LedgerAction): string {
       return `${PREFIX}s:${action.positionId}:${action.result}`;
     case 'page':
       return `${PREFIX}p:${action.page}`;
+    case 'devig':
+      return `${PREFIX}d:${METHOD_TAGS[action.method]}`;
   }
 }
 
@@ -64,5 +72,6 @@ export function decodeLedgerAction(raw: unknown): LedgerAction | undefined {
     return { type: 'settle', positionId: m[1]!, result };
   }
   if ((m = PAGE.exec(data))) return { type: 'page', page: Number(m[1]) };
+  if ((m = DEVIG.exec(data))) return { type: 'devig', method: METHODS[m[1]!]! };
   return undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * The ledger's commands and buttons: /open (unsettled positions, oldest first, paged, settled with
  * one tap), /pnl [period] (the figures, then the chart as a photo), /export [period] (a CSV
- * document), and the `l:` buttons of placed positions (`placed.ts` asks the questions). A button
+ * document), /clv (the de-vig method of closing lines), and the `l:` buttons of placed positions (`placed.ts` asks the questions). A button
  * only ever reaches the presser's own ledger: a forged or stale position id finds nothing.
  */
 import { Composer, InputFile } from 'grammy';
@@ -9,13 +9,13 @@ import { fmtMoney } from '../../alerts/printed.js';
 import { giveUp, settle, type SettleResult } from '../../ledger/actions.js';
 import { chartPng } from '../../ledger/chart.js';
 import { ledgerCsv } from '../../ledger/csv.js';
-import { isEmpty, isSettled, type Position } from '../../ledger/model.js';
+import { DEVIG_METHODS, isEmpty, isSettled, type DevigMethod, type Position } from '../../ledger/model.js';
 import { parsePeriod, periodRange, periodText } from '../../ledger/periods.js';
 import { positionPnl } from '../../ledger/settle.js';
 import { dailySeries, summarize } from '../../ledger/summary.js';
 import { serviceLabel } from '../../locales/services.js';
 import { isService } from '../../service/services.js';
-import { decodeLedgerAction, kindPattern, type SettleCode } from '../callback-data/index.js';
+import { decodeLedgerAction, encodeLedgerAction, kindPattern, type SettleCode } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { openPage, periodWords, pnlText } from '../ui/ledger-text.js';
@@ -90,12 +90,32 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
     });
   });
 
+  const devigButtons = (current: DevigMethod, t: BotContext['t']) => [
+    DEVIG_METHODS.map((method) => ({ text: `${method === current ? '• ' : ''}${t(`devig_${method}`)}`, callback_data: encodeLedgerAction({ type: 'devig', method }) })),
+  ];
+
+  composer.command('clv', async (ctx) => {
+    const book = await rt.store.ledger.book(ctx.from!.id);
+    await ctx.reply(ctx.t('clv_method', { method: ctx.t(`devig_${book.settings.devig}`) }), { reply_markup: { inline_keyboard: devigButtons(book.settings.devig, ctx.t) } });
+  });
+
   composer.callbackQuery(kindPattern('ledger'), async (ctx) => {
     const action = decodeLedgerAction(ctx.callbackQuery.data);
     if (!action) return void (await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') }));
     if (action.type === 'page') {
       await ctx.answerCallbackQuery();
       return showOpen(ctx, action.page, true);
+    }
+    if (action.type === 'devig') {
+      await rt.store.ledger.updateSettings(ctx.from.id, { devig: action.method });
+      const name = ctx.t(`devig_${action.method}`);
+      await ctx.answerCallbackQuery({ text: ctx.tp('clv_method_set', { method: name }) });
+      try {
+        await ctx.editMessageText(ctx.t('clv_method', { method: name }), { reply_markup: { inline_keyboard: devigButtons(action.method, ctx.t) } });
+      } catch (err) {
+        ctx.log.debug({ err }, '/clv not edited');
+      }
+      return;
     }
     const userId = ctx.from.id;
     const p = (await rt.store.ledger.book(userId)).positions.find((x) => x.id === action.positionId);

@@ -121,7 +121,7 @@ export function pnlText(s: LedgerSummary, period: Period, method: DevigMethod, c
   if (s.arbs.count > 0) lines.push(t('pnl_arbs', { expected: money(s.arbs.expected), realised: money(s.arbs.realised), n: s.arbs.count }));
   if (s.clv) {
     lines.push(
-      t('pnl_clv', { method, mean: fmtPct(s.clv.meanPct), weighted: fmtPct(s.clv.weightedPct), share: `${Math.round(s.clv.beatSharePct)}%`, n: s.clv.count }),
+      t('pnl_clv', { method: t(`devig_${method}`), mean: fmtPct(s.clv.meanPct), weighted: fmtPct(s.clv.weightedPct), share: `${Math.round(s.clv.beatSharePct)}%`, n: s.clv.count }),
     );
   }
   const yieldLine = (name: string, v: Totals) => `${name}: ${money(v.pnl)} · ${plain(v.turnover)} · ${pct(v.yieldPct)}`;

@@ -13,12 +13,14 @@ describe('ledger callback data', () => {
       { type: 'settle', positionId: '3', result: 'o12' },
       { type: 'settle', positionId: '3', result: 'h' },
       { type: 'page', page: 40 },
+      { type: 'devig', method: 'shin' },
+      { type: 'devig', method: 'power' },
     ];
     for (const a of actions) expect(decodeLedgerAction(encodeLedgerAction(a))).toEqual(a);
   });
 
   it('refuses forged and malformed data', () => {
-    for (const bad of ['l:', 'l:k:1', 'l:k:1:16', 'l:k:A:1', 'l:s:1:o16', 'l:s:1:win', 'l:s:1:w:', 'l:p:-1', 'l:p:99999', 'l:g:', 'l:g:12345678901', 'l:r:1:1 ', 'l:x:1', 'l:s:../1:w', `l:p:${'1'.repeat(70)}`, 42, null])
+    for (const bad of ['l:', 'l:k:1', 'l:k:1:16', 'l:k:A:1', 'l:s:1:o16', 'l:s:1:win', 'l:s:1:w:', 'l:p:-1', 'l:d:x', 'l:d:', 'l:p:99999', 'l:g:', 'l:g:12345678901', 'l:r:1:1 ', 'l:x:1', 'l:s:../1:w', `l:p:${'1'.repeat(70)}`, 42, null])
       expect(decodeLedgerAction(bad), String(bad)).toBeUndefined();
   });
 
