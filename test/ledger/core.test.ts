@@ -100,6 +100,12 @@ describe('commission on net winnings per market', () => {
     expect(r(positionPnl(smarkets))).toBe(17.66);
     const losing = pos([{ ...makeLeg({ outcome: 0, bookmaker: 'Betfair', odds: 2, stake: 10, commission: 0.05 }), result: 'lost' }]);
     expect(positionPnl(losing)).toBe(-10);
+    // A winning back netted against a bigger losing lay in one market: the net is a loss, no commission.
+    const netLoss = pos([
+      { ...makeLeg({ outcome: 0, bookmaker: 'Betfair', market: 'M', odds: 2, stake: 50, commission: 0.05 }), result: 'won' },
+      { ...makeLeg({ outcome: 0, bookmaker: 'Betfair', market: 'M', odds: 2.5, stake: 50, commission: 0.05, lay: true }), result: 'lost' },
+    ]);
+    expect(positionPnl(netLoss)).toBe(-25);
   });
 
   it('gives a lay its effective odds and liability', () => {
