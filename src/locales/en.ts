@@ -339,6 +339,8 @@ export const en = {
   ledger_open_empty: 'No unsettled positions. Tap ✅ Placed under an alert to record one.',
   ledger_open_title: '🧾 <b>Unsettled positions</b>: {n}, oldest first. Tap the result.',
   ledger_open_page: 'Page {page} of {pages}',
+  ledger_close_seen: '↳ closing line: {odds} (last seen)',
+  ledger_close_seen_before: '↳ closing line: {odds}, last seen {min} min before the start',
   ledger_open_hedge: '⚠️ hedge of leg {n} still open: break-even odds {be}',
   ledger_digest: '🧾 {n} {n#position waits|positions wait} for a result: {n#its event|their events} started more than {hours} h ago. Settle them in /open.',
   btn_ledger_keep: '✅ As shown',

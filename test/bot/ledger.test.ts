@@ -110,6 +110,8 @@ describe('/open, /pnl and /export', () => {
     await h.say(ALICE, '/open');
     let list = h.last(ALICE.id);
     expect(list.text).toContain('Unsettled positions</b>: 2');
+    // The valuebet's closing line so far: its odds when placed, two hours before the start.
+    expect(list.text).toContain('closing line: 2.10, last seen 120 min before the start');
     await h.press(ALICE, list, h.button(list, '#1 1) won'));
     expect(h.callbackText()).toBe('Position #1 settled: +39.50.');
     list = h.sent(ALICE.id).find((m) => m.message_id === list.message_id)!;

@@ -37,7 +37,7 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
   const showOpen = async (ctx: BotContext, page: number, edit: boolean) => {
     const userId = ctx.from!.id;
     const book = await rt.store.ledger.book(userId);
-    const { text, buttons } = openPage(unsettled(book.positions), page, ctx.lang, ctx.user?.timeZone ?? 'UTC', ctx.t);
+    const { text, buttons } = openPage(unsettled(book.positions), page, ctx.lang, ctx.user?.timeZone ?? 'UTC', ctx.t, book.closes);
     const extra = { reply_markup: { inline_keyboard: buttons }, link_preview_options: { is_disabled: true } };
     if (edit) {
       try {

@@ -6,7 +6,7 @@ import { KIND_ICON } from '../../alerts/alert-lines.js';
 import { fmtMoney, fmtOdds, fmtPct } from '../../alerts/printed.js';
 import { clipText, escapeHtml } from '../../lib/html.js';
 import type { Lang, Translate } from '../../locales/i18n.js';
-import type { DevigMethod, Position } from '../../ledger/model.js';
+import { closeKey, type Close, type DevigMethod, type Position } from '../../ledger/model.js';
 import type { Period } from '../../ledger/periods.js';
 import { hedgeFor, worstCase } from '../../ledger/settle.js';
 import type { LedgerSummary, Totals } from '../../ledger/summary.js';
@@ -30,8 +30,8 @@ function when(ms: number, lang: Lang, timeZone: string): string {
   }
 }
 
-/** "#3 ⚖️ Home – Away · 02 Nov 18:00" and one line per leg. */
-export function positionLines(p: Position, lang: Lang, timeZone: string, t: Translate): string[] {
+/** "#3 ⚖️ Home – Away · 02 Nov 18:00", one line per leg, and a valuebet's closing line as last seen. */
+export function positionLines(p: Position, lang: Lang, timeZone: string, t: Translate, close?: Close): string[] {
   const head = `<b>#${p.id}</b> ${KIND_ICON[p.kind]} ${escapeHtml(clipText(p.event || p.itemId, 60))}${p.eventStart !== null ? ` · ${when(p.eventStart, lang, timeZone)}` : ''}`;
   const legs = p.legs.map((l, i) => {
     const icon = l.status === 'refused' ? '❌ ' : l.status === 'open' ? '⏳ ' : '';
@@ -41,6 +41,10 @@ export function positionLines(p: Position, lang: Lang, timeZone: string, t: Tran
   const lines = [head, ...legs];
   const worst = worstCase(p);
   if (worst !== undefined && Number.isFinite(worst) && p.legs.some((l) => l.status === 'placed')) lines.push(`↳ ${money(worst, p.currency)}`);
+  if (close && p.kind === 'valuebets') {
+    const before = p.eventStart === null ? null : Math.round((p.eventStart - close.at) / 60_000);
+    lines.push(before !== null && before > 0 ? t('ledger_close_seen_before', { odds: fmtOdds(close.odds), min: before }) : t('ledger_close_seen', { odds: fmtOdds(close.odds) }));
+  }
   const open = p.legs.findIndex((l) => l.status === 'open');
   if (open >= 0) {
     const leg = p.legs[open]!;
@@ -72,12 +76,12 @@ export function settleButtons(p: Position, t: Translate): Buttons {
 }
 
 /** /open's page `page` (0-based, clamped): text and buttons. */
-export function openPage(positions: readonly Position[], page: number, lang: Lang, timeZone: string, t: Translate): { text: string; buttons: Buttons } {
+export function openPage(positions: readonly Position[], page: number, lang: Lang, timeZone: string, t: Translate, closes: ReadonlyMap<string, Close> = new Map()): { text: string; buttons: Buttons } {
   if (positions.length === 0) return { text: t('ledger_open_empty'), buttons: [] };
   const pages = Math.ceil(positions.length / OPEN_PAGE_SIZE);
   const at = Math.min(Math.max(page, 0), pages - 1);
   const shown = positions.slice(at * OPEN_PAGE_SIZE, (at + 1) * OPEN_PAGE_SIZE);
-  const blocks = shown.map((p) => positionLines(p, lang, timeZone, t).join('\n'));
+  const blocks = shown.map((p) => positionLines(p, lang, timeZone, t, closes.get(closeKey(p.id, 0))).join('\n'));
   const head = t('ledger_open_title', { n: positions.length });
   const foot = pages > 1 ? `\n\n${t('ledger_open_page', { page: at + 1, pages })}` : '';
   const buttons: Buttons = shown.flatMap((p) => settleButtons(p, t));
