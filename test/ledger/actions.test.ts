@@ -42,6 +42,13 @@ describe('settling', () => {
     expect(positionPnl(settle(arb(), 'void', 1)!)).toBe(0);
   });
 
+  it('a middle: hit pays both legs, a miss one of them', () => {
+    const middle: Position = { ...arb(), kind: 'middles', legs: [makeLeg({ outcome: 0, bookmaker: 'A', odds: 2.1, stake: 495 }), makeLeg({ outcome: 1, bookmaker: 'B', odds: 2.05, stake: 505 })] };
+    expect(positionPnl(settle(middle, 'hit', 1)!)).toBeCloseTo(544.5 + 530.25, 6);
+    expect(positionPnl(settle(middle, { outcome: 1 }, 1)!)).toBeCloseTo(35.25, 6);
+    expect(settle(middle, 'won', 1)).toBeUndefined();
+  });
+
   it('a refused leg opens a hedge; settling drops an open hedge; giving up keeps what was placed', () => {
     const r = refuse(arb(), 1)!;
     expect(r.position.legs.map((l) => l.status)).toEqual(['placed', 'refused', 'open']);
