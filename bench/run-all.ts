@@ -22,6 +22,7 @@ const BENCHES: URL[] = [
   siblingUrl('outbox-throughput', import.meta.url),
   siblingUrl('shared-limits', import.meta.url),
   siblingUrl('leases', import.meta.url),
+  siblingUrl('ledger', import.meta.url),
 ];
 
 const startedAt = Date.now();

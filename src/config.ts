@@ -125,6 +125,9 @@ export const configSchema = z.object({
     )
     .transform((n) => n ?? 0),
 
+  // The ledger's settle digest: positions whose event started this many hours ago and are unsettled.
+  SETTLE_DIGEST_HOURS: int(6, 1, 168),
+
   ALLOWED_USER_IDS: idList,
   ADMIN_USER_IDS: idList,
   HTTP_PORT: optionalString.pipe(

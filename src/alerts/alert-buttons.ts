@@ -1,6 +1,7 @@
 /**
  * The buttons under an alert: all items of the event, stakes for another amount (only where the
- * odds are shown), mute the event, snooze the whole service; a gone alert keeps the event and mute
+ * odds are shown), mute the event, snooze the whole service, and the ledger's "✅ Placed" / "✏️ Placed
+ * differently" (only where the odds are shown); a gone alert keeps the event and mute
  * buttons. A button whose data would not fit Telegram's 64 bytes is left out.
  */
 import type { Opportunity } from '../service/opportunity.js';
@@ -33,6 +34,9 @@ export function alertButtons(item: Opportunity, t: AlertTexts, state: 'new' | 'm
     ],
     muteButton,
     b(t.snoozeAll(item.kind, isLive(service)), { type: 'snooze', service }),
+    stakesUseful
+      ? [...b(t.buttons.placed, { type: 'placed', service, itemId: item.id }), ...b(t.buttons.placedDifferently, { type: 'placedDifferently', service, itemId: item.id })]
+      : [],
   ];
   return rows.filter((row) => row.length > 0);
 }

@@ -9,10 +9,11 @@ import type { Names } from '../service/dictionaries-model.js';
 import type { Leg, Opportunity } from '../service/opportunity.js';
 import type { Kind } from '../service/services.js';
 import type { Lang } from '../store/schema.js';
+import type { PlacedMark } from '../ledger/marks.js';
 import type { AlertTexts } from './alert-texts.js';
 import type { BookSettings } from '../store/book-settings.js';
 import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved, pricedLegs, type Pricing } from './headline-figures.js';
-import { fmtOdds, fmtPct } from './printed.js';
+import { fmtMoney, fmtOdds, fmtPct } from './printed.js';
 import { formatCountdown, formatStart } from './time.js';
 
 /** Who the alert is for: their language, zone and money settings, and the time to count from. */
@@ -35,6 +36,8 @@ export interface AlertView {
   stakingMode?: StakingMode;
   /** This alert only: all profit on this leg (index), the others breaking even. */
   profitOn?: number;
+  /** The ledger's mark when the user placed this item: the alert then says so, edits included. */
+  placed?: PlacedMark;
 }
 
 export type StakingMode = 'equal' | 'high' | 'low';
@@ -148,6 +151,15 @@ export const fmtCommission = (c: number): string => String(Math.round(c * 10_000
 
 export function bookmakerName(ctx: LineContext, leg: Leg): string {
   return escapeHtml(clipText(ctx.names.bookmaker(leg.bookmakerId), ctx.limits.bookmaker));
+}
+
+/** "✅ Placed 495 / 505 · worst case +35.25" when the user placed the item; nothing otherwise. */
+export function placedLines(ctx: LineContext): string[] {
+  const mark = ctx.view.placed;
+  if (!mark) return [];
+  const stakes = mark.stakes.map((s) => fmtMoney(s, { whole: true })).join(' / ');
+  const worst = mark.worst === null ? undefined : fmtMoney(mark.worst, { signed: true });
+  return [`<b>${ctx.t.placed(stakes, worst, mark.refused)}</b>`];
 }
 
 /** One line per leg: "1) Pinnacle · TO(2.5) · 2.10 ▲ (was 2.05)". */

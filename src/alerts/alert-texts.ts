@@ -88,9 +88,11 @@ export interface AlertTexts {
   idLine(id: string): string;
   /** The snooze button: it pauses every alert of the service (kind × live/prematch), not this one. */
   snoozeAll(kind: Kind, live: boolean): string;
-  buttons: { event: string; stakes: string; mute: string; snooze: string; limited: string };
+  buttons: { event: string; stakes: string; mute: string; snooze: string; limited: string; placed: string; placedDifferently: string };
   /** The title of stakes re-solved around legs fixed at the amounts the bookmakers accepted. */
   stakesTitleFixed(amount: string, total: string, fixed: string): string;
+  /** The ledger's line on an alert the user placed: "✅ Placed 495 / 505 · worst case +35.25". */
+  placed(stakes: string, worst: string | undefined, refused: number): string;
 }
 
 const EN_PLURAL: Record<Kind, string> = { arbs: 'arbs', middles: 'middles', valuebets: 'valuebets' };
@@ -155,10 +157,11 @@ const en: AlertTexts = {
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
   idLine: (id) => `🆔 ${id} · for /item`,
   snoozeAll: (kind, live) => `😴 All ${live ? 'live' : 'prematch'} ${EN_PLURAL[kind]} · 1 h`,
-  buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h', limited: '✏️ Leg limited' },
+  buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h', limited: '✏️ Leg limited', placed: '✅ Placed', placedDifferently: '✏️ Placed differently' },
   stakesTitleFixed: (a, total, fixed) => `💰 Stakes for ${a} with ${fixed} (total ${total}):`,
   stakesTitleProfitOn: (a, total, leg) => `💰 Stakes for ${a}, all profit on ${leg} (total ${total}):`,
   ifLegWins: (list) => `Profit if it wins: ${list}`,
+  placed: (stakes, worst, refused) => `✅ Placed ${stakes}${worst === undefined ? '' : ` · worst case ${worst}`}${refused > 0 ? ` · ❌ ${refused} refused` : ''}`,
 };
 
 const RU_GONE: Record<Kind, string> = {
@@ -226,10 +229,11 @@ const ru: AlertTexts = {
   cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
   idLine: (id) => `🆔 ${id} · для /item`,
   snoozeAll: (kind, live) => `😴 Все ${live ? 'лайв' : 'прематч'}-${RU_PLURAL[kind]} · 1 ч`,
-  buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч', limited: '✏️ Порезали исход' },
+  buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч', limited: '✏️ Порезали исход', placed: '✅ Поставил', placedDifferently: '✏️ Поставил иначе' },
   stakesTitleFixed: (a, total, fixed) => `💰 Ставки на ${a}, ${fixed} (всего ${total}):`,
   stakesTitleProfitOn: (a, total, leg) => `💰 Ставки на ${a}, вся прибыль на ${leg} (всего ${total}):`,
   ifLegWins: (list) => `Прибыль, если зайдёт: ${list}`,
+  placed: (stakes, worst, refused) => `✅ Поставлено ${stakes}${worst === undefined ? '' : ` · худший исход ${worst}`}${refused > 0 ? ` · ❌ отказ: ${refused}` : ''}`,
 };
 
 const TEXTS: Record<Lang, AlertTexts> = { en, ru };

@@ -7,6 +7,8 @@
  *   a:mute:<svc>:<eventId>  mute this event
  *   a:snz:<svc>             snooze this filter (1 h)
  *   a:lim:<svc>:<itemId>    a leg was limited: re-solve the others around the accepted amount
+ *   a:pl:<svc>:<itemId>     ✅ placed as shown (the ledger records it)
+ *   a:pd:<svc>:<itemId>     ✏️ placed differently (the ledger asks per leg)
  *
  * Ids are printable ASCII without spaces (they may contain ':'; everything after the third ':' is
  * the id). Decoding is strict: anything else is `undefined`, never a half-parsed action.
@@ -25,17 +27,19 @@ export type AlertAction =
   | { type: 'stakes'; service: Service; itemId: string }
   | { type: 'mute'; service: Service; eventId: string }
   | { type: 'snooze'; service: Service }
-  | { type: 'limited'; service: Service; itemId: string };
+  | { type: 'limited'; service: Service; itemId: string }
+  | { type: 'placed'; service: Service; itemId: string }
+  | { type: 'placedDifferently'; service: Service; itemId: string };
 
 /** Every alert button's data starts with this (registered in `src/bot/callback-data/registry.ts`). */
 export const ALERT_CALLBACK_PREFIX = 'a:';
 
 /** Matches the data of any alert button (a cheap pre-filter; `decodeAlertAction` does the real check). */
-export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz|lim):/;
+export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz|lim|pl|pd):/;
 
 const ID = /^[!-~]+$/;
 
-const TAGS = { event: 'ev', stakes: 'stk', mute: 'mute', snooze: 'snz', limited: 'lim' } as const;
+const TAGS = { event: 'ev', stakes: 'stk', mute: 'mute', snooze: 'snz', limited: 'lim', placed: 'pl', placedDifferently: 'pd' } as const;
 
 /**
  * The callback data for `action`, or `undefined` when it cannot be encoded within 64 bytes (or an
@@ -53,6 +57,8 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
       break;
     case 'stakes':
     case 'limited':
+    case 'placed':
+    case 'placedDifferently':
       if (!ID.test(action.itemId)) return undefined;
       data = `${ALERT_CALLBACK_PREFIX}${TAGS[action.type]}:${svc}:${action.itemId}`;
       break;
@@ -63,11 +69,11 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
   return withinCallbackLimit(data);
 }
 
-/** Parses a button's callback data; `undefined` for anything that is not exactly one of the five forms. */
+/** Parses a button's callback data; `undefined` for anything that is not exactly one of the forms above. */
 export function decodeAlertAction(raw: unknown): AlertAction | undefined {
   const data = withinCallbackLimit(raw);
   if (data === undefined) return undefined;
-  const m = /^a:(ev|stk|mute|snz|lim):([0-9])(?::(.*))?$/s.exec(data);
+  const m = /^a:(ev|stk|mute|snz|lim|pl|pd):([0-9])(?::(.*))?$/s.exec(data);
   if (!m) return undefined;
   const [, tag, digit, id] = m;
   const service = serviceFromCode(digit);
@@ -83,6 +89,10 @@ export function decodeAlertAction(raw: unknown): AlertAction | undefined {
       return { type: 'limited', service, itemId: id };
     case 'mute':
       return { type: 'mute', service, eventId: id };
+    case 'pl':
+      return { type: 'placed', service, itemId: id };
+    case 'pd':
+      return { type: 'placedDifferently', service, itemId: id };
     default:
       return undefined;
   }

@@ -30,6 +30,7 @@ import {
   KIND_ICON,
   legLines,
   NAME_CAPS,
+  placedLines,
   SHORT_NAME_CAPS,
   type AlertView,
   type LineContext,
@@ -115,6 +116,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
         [`<b>${escapeHtml(t.gone(last.kind, formatDuration(state.livedMs, view.lang)))}</b>`],
         strike([headline(ctx), ...eventLines(ctx)]),
         strike(legLines(ctx, 'none')),
+        placedLines(ctx),
         strike([idLine(last, t)]),
       ]);
     });
@@ -128,6 +130,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
       [headline(ctx), ...eventLines(ctx), ...(changed ? [changed] : [])],
       [...legLines(ctx, prev ? 'prev' : 'service'), t.glossaryHint],
       mathsLines(ctx),
+      placedLines(ctx),
       [idLine(item, t)],
     ]);
   });

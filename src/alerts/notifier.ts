@@ -27,6 +27,7 @@ import { noticeText } from './notice-text.js';
 import type { MetricsPort } from '../health/observe.js';
 import type { OutboxPort } from '../outbox/port.js';
 import { alertKey, editKey } from './idempotency.js';
+import { markKey } from '../ledger/marks.js';
 import { alertTexts } from './alert-texts.js';
 import { metrics, serviceMismatch } from './headline-figures.js';
 
@@ -62,7 +63,7 @@ export const LATE_AFTER_MS = 30_000;
 export type AlertButtons = { text: string; callbackData: string }[][];
 
 export interface NotifierOptions {
-  store: Pick<Store, 'alerts' | 'updateStatus' | 'getUser'>;
+  store: Pick<Store, 'alerts' | 'updateStatus' | 'getUser'> & { ledger?: Pick<Store['ledger'], 'marks'> };
   client: Pick<ServiceClient, 'cachedDictionaries'>;
   outbox: OutboxPort;
   logger: Logger;
@@ -128,9 +129,15 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   };
 
   type EditEvent = 'moved' | 'returned' | 'gone';
+  /** The view with the ledger's mark of this item, so an edit keeps its "✅ Placed" line. */
+  const withMark = (sub: SubscriptionRef, itemId: string, view: AlertView): AlertView => {
+    const placed = store.ledger?.marks(sub.userId).get(markKey(sub.service, itemId));
+    return placed ? { ...view, placed } : view;
+  };
+
   const edit = (sub: SubscriptionRef, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, state: AlertState, event: EditEvent) => {
     if (entry.messageId === null) return;
-    const rendered = formatAlert(item, names, view, state);
+    const rendered = formatAlert(item, names, withMark(sub, itemId, view), state);
     counts.edits += 1;
     const messageId = entry.messageId;
     track(

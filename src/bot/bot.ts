@@ -27,6 +27,7 @@ import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
 import { booksFeature } from './features/books.js';
 import { glossaryFeature } from './features/glossary.js';
+import { ledgerFeature } from './features/ledger.js';
 import { lookupFeature } from './features/lookup.js';
 import { listsFeature } from './features/lists.js';
 import { mutedFeature } from './features/muted.js';
@@ -136,6 +137,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     glossaryFeature(),
     mutedFeature(rt),
     alertActionsFeature(rt),
+    ledgerFeature(rt),
     forgetFeature(rt),
     booksFeature(rt),
     adminFeature(rt),

@@ -20,6 +20,10 @@ const MENU: [command: string, description: MessageKey][] = [
   ['bookmakers', 'cmd_bookmakers'],
   ['glossary', 'cmd_glossary'],
   ['muted', 'cmd_muted'],
+  ['open', 'cmd_open'],
+  ['pnl', 'cmd_pnl'],
+  ['export', 'cmd_export'],
+  ['clv', 'cmd_clv'],
   ['forget', 'cmd_forget'],
   ['cancel', 'cmd_cancel'],
 ];

@@ -14,7 +14,9 @@ export type PendingInput =
   /** /item or /event sent without an id: the next message is the id. */
   | { kind: 'lookup-id'; what: 'item' | 'event' }
   | { kind: 'leg-limit'; service: Service; itemId: string; ownerId: number }
-  | { kind: 'hedge-odds'; service: Service; itemId: string; ownerId: number; leg: number };
+  | { kind: 'hedge-odds'; service: Service; itemId: string; ownerId: number; leg: number }
+  /** The odds and stake taken for a leg (or a hedge) of a ledger position; `flow`: the ✏️ flow goes on to the next leg. */
+  | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean };
 
 /** How long a question waits for its answer. */
 export const PENDING_TTL_MS = 10 * 60_000;

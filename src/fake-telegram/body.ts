@@ -1,10 +1,12 @@
 /**
  * Reads a Bot API request's parameters the way Telegram accepts them: a query string, a JSON
- * body, a form-urlencoded body or a multipart body (grammY uses multipart when it uploads a file).
+ * body, a form-urlencoded body or a multipart body (grammY uses multipart when it uploads a file;
+ * `multipart.ts` reads it, files with their bytes).
  * Form fields that hold objects arrive as JSON text; the method schemas decode them.
  */
 import type { IncomingMessage } from 'node:http';
 import { BodyTooLargeError, readBody } from '../lib/read-body.js';
+import { parseMultipart } from './multipart.js';
 
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
@@ -35,7 +37,12 @@ export async function readPayload(req: IncomingMessage, url: URL): Promise<Recor
     }
     return { ...payload, ...(parsed as Record<string, unknown>) };
   }
-  if (contentType.startsWith('application/x-www-form-urlencoded') || contentType.startsWith('multipart/form-data')) {
+  if (contentType.startsWith('multipart/form-data')) {
+    const fields = parseMultipart(raw, req.headers['content-type'] ?? '');
+    if (!fields) throw new BodyError('Bad Request: the form body cannot be parsed');
+    return { ...payload, ...fields };
+  }
+  if (contentType.startsWith('application/x-www-form-urlencoded')) {
     let form: FormData;
     try {
       form = await new Request('http://fake.invalid/', {

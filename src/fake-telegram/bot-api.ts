@@ -28,6 +28,8 @@ import {
   editReplyMarkupSchema,
   getUpdatesSchema,
   sendMessageSchema,
+  sendPhotoSchema,
+  sendDocumentSchema,
   setDescriptionSchema,
   setMyCommandsSchema,
   setWebhookSchema,
@@ -289,6 +291,8 @@ export class FakeBotApi {
     add('setWebhook', setWebhookSchema, (p) => this.updates.setWebhook(p));
     add('getWebhookInfo', anyPayload, () => this.updates.webhookInfo());
     add('sendMessage', sendMessageSchema, (p) => this.store.send(p));
+    add('sendPhoto', sendPhotoSchema, (p) => this.store.sendMedia('photo', p));
+    add('sendDocument', sendDocumentSchema, (p) => this.store.sendMedia('document', p));
     add('editMessageText', editMessageTextSchema, (p) => this.store.editText(p));
     add('editMessageReplyMarkup', editReplyMarkupSchema, (p) => this.store.editReplyMarkup(p));
     add('deleteMessage', deleteMessageSchema, (p) => this.store.delete(p.chat_id, p.message_id));

@@ -9,11 +9,13 @@ import type { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { BotUser, FakeChats } from './chats.js';
 import { ApiFailure } from './errors.js';
-import type { editMessageTextSchema, editReplyMarkupSchema, InlineKeyboard, sendMessageSchema } from './schemas.js';
+import type { editMessageTextSchema, editReplyMarkupSchema, InlineKeyboard, sendDocumentSchema, sendMessageSchema, sendPhotoSchema } from './schemas.js';
 import type { ActivityEvent, SentMessage, UserMessage } from './types.js';
 import { botAsUser } from './updates.js';
 import { checkKeyboard, checkText, inlineOf, markupKey } from './validate.js';
 
+/** Telegram's limit on a photo's or document's caption. */
+const CAPTION_MAX = 1024;
 const NOT_MODIFIED =
   'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message';
 
@@ -119,6 +121,45 @@ export class FakeMessages {
     this.botMessages.set(chatId, list);
     this.emit({ kind: 'sent', chatId, message: snapshot(stored) });
     return this.object(stored);
+  }
+
+  /** sendPhoto / sendDocument: an upload (its bytes kept) or a file_id, with an optional caption of ≤ 1024 characters. */
+  sendMedia(kind: 'photo' | 'document', p: z.infer<typeof sendPhotoSchema> | z.infer<typeof sendDocumentSchema>): Message {
+    const chatId = p.chat_id;
+    this.chats.assertCanPost(chatId);
+    const file = 'photo' in p ? p.photo : p.document;
+    const caption = p.caption ?? '';
+    if (caption !== '') {
+      checkText(caption, p.parse_mode);
+      if (caption.length > CAPTION_MAX) throw new ApiFailure(400, 'Bad Request: message caption is too long');
+    }
+    const bytes = typeof file === 'string' ? Buffer.alloc(0) : file.bytes;
+    if (typeof file !== 'string' && file.size === 0) throw new ApiFailure(400, 'Bad Request: file must be non-empty');
+    const markup = p.reply_markup;
+    if (markup && 'inline_keyboard' in markup) checkKeyboard(markup as InlineKeyboard);
+    const stored: StoredMessage = {
+      message_id: this.newMessageId(chatId),
+      chat_id: chatId,
+      text: caption,
+      edited: false,
+      deleted: false,
+      history: [],
+      at: this.clock.now(),
+      seq: this.nextSeq++,
+      media: { kind, fileName: typeof file === 'string' ? file : file.file, bytes },
+      ...(p.parse_mode !== undefined && { parse_mode: p.parse_mode }),
+      ...(markup !== undefined && { reply_markup: markup }),
+    };
+    const list = this.botMessages.get(chatId) ?? [];
+    list.push(stored);
+    this.botMessages.set(chatId, list);
+    this.emit({ kind: 'sent', chatId, message: snapshot(stored) });
+    const fileId = `file-${chatId}-${stored.message_id}`;
+    const message = { ...this.object(stored), text: undefined, caption } as Message & Record<string, unknown>;
+    delete message.text;
+    if (kind === 'photo') message.photo = [{ file_id: fileId, file_unique_id: fileId, width: 1280, height: 800, file_size: bytes.length }];
+    else message.document = { file_id: fileId, file_unique_id: fileId, file_name: stored.media?.fileName, file_size: bytes.length };
+    return message;
   }
 
   editText(p: z.infer<typeof editMessageTextSchema>): Message | true {

@@ -65,6 +65,27 @@ export const sendMessageSchema = z.object({
   disable_notification: bool.optional(),
 });
 
+/** An uploaded file as `readPayload` hands it (multipart), or a file_id / URL string. */
+const inputFileSchema = z.union([z.object({ file: z.string(), size: z.number(), bytes: z.instanceof(Buffer) }), z.string().min(1)]);
+
+export const sendPhotoSchema = z.object({
+  chat_id: chatIdSchema,
+  photo: inputFileSchema,
+  caption: z.string().optional(),
+  parse_mode: parseModeSchema,
+  reply_markup: replyMarkupSchema.optional(),
+  disable_notification: bool.optional(),
+});
+
+export const sendDocumentSchema = z.object({
+  chat_id: chatIdSchema,
+  document: inputFileSchema,
+  caption: z.string().optional(),
+  parse_mode: parseModeSchema,
+  reply_markup: replyMarkupSchema.optional(),
+  disable_notification: bool.optional(),
+});
+
 export const editMessageTextSchema = z.object({
   chat_id: chatIdSchema.optional(),
   message_id: int.optional(),

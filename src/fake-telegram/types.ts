@@ -71,6 +71,8 @@ export interface SentMessage {
   at: number;
   /** When it was last edited (ms), if it was. */
   edited_at?: number;
+  /** A photo or document (sendPhoto, sendDocument): `text` is then its caption. */
+  media?: { kind: 'photo' | 'document'; fileName: string; bytes: Buffer };
 }
 
 /** A message a user sent through `sendText`, so tests can check the bot deleted it (e.g. a secret key). */

@@ -92,7 +92,8 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
 function counts(data: Database): string {
   const subs = Object.values(data.alerts).filter((items) => Object.keys(items).length > 0);
   const entries = subs.reduce((n, items) => n + Object.keys(items).length, 0);
-  return `${plural(Object.keys(data.users).length, 'user', 'users')} and ${plural(entries, 'alert entry', 'alert entries')} (${plural(subs.length, 'subscription', 'subscriptions')})`;
+  const positions = Object.values(data.ledger).reduce((n, book) => n + book.positions.length, 0);
+  return `${plural(Object.keys(data.users).length, 'user', 'users')}, ${plural(entries, 'alert entry', 'alert entries')} (${plural(subs.length, 'subscription', 'subscriptions')}) and ${plural(positions, 'ledger position', 'ledger positions')}`;
 }
 
 /** Looks at the Redis side before a store opens it: what it holds, and whether a bot listens to its change feed. */

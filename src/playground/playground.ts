@@ -3,9 +3,11 @@
  * (the production long-polling path, through TELEGRAM_API_ROOT), with a chat in the terminal.
  * Bot messages print with their buttons numbered (see `keyboards.ts` for which number presses
  * what); `@bot words` asks inline mode; anything else is sent as a message. The temporary data
- * folder (it holds the encryption key) is removed at stop.
+ * folder (it holds the encryption key) is removed at stop. Photos and documents (/pnl's chart,
+ * /export's CSV) are saved in a folder of their own that stays, and their path printed.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -74,6 +76,14 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     throw err;
   }
 
+  // Kept after the playground stops (unlike the data folder, it holds no secret), so a chart can be opened later.
+  const mediaDir = join(tmpdir(), 'bb-playground-files');
+  const saveMedia = (media: NonNullable<SentMessage['media']>) => {
+    mkdirSync(mediaDir, { recursive: true });
+    const file = join(mediaDir, `${Date.now()}-${media.fileName.replace(/[^\w.-]/g, '_')}`);
+    writeFileSync(file, media.bytes);
+    print(`  (${media.kind} saved to ${file})`);
+  };
   const keyboards = new KeyboardRouter();
   const dim = (text: string) => (ansi ? `\x1b[2m${text}\x1b[22m` : text);
   const printedTexts = new Map<string, string>();
@@ -92,6 +102,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     }
     const label = `${edited ? 'bot (edited)' : 'bot'}${keyboard ? ` · ${keyboard.tag}` : ''}${keyboard?.alert ? ' · alert' : ''}`;
     print(`${dim(`── ${label} ──`)}\n${htmlToTerminal(message.text, { ansi })}`);
+    if (message.media) saveMedia(message.media);
     if (!keyboard) return;
     const bare = keyboards.bare(keyboard);
     // What the brackets show is what to type: `2`, `3.2`, or `#3.2` where a typed 3.2 would be an answer.
@@ -165,6 +176,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
       'Buttons: a number presses a button of the open question ([2 …]); every message with buttons has a number, and 3.2 presses its second button (alerts show theirs that way). Where a question takes a number, a typed number (2, 1.5) is the answer, and #3.2 presses.',
       `Inline mode: @bot words (as @${telegram.botUser.username} words in any Telegram chat; on a real bot, switch it on with /setinline in @BotFather).`,
       `Try: /start, then /connect ${demo.accessKey} ${demo.secret}, then /filter arbs_prematch, then wait for alerts.`,
+      'Under an alert, ✅ Placed records it; /open settles, /pnl shows the figures and a chart (saved as a PNG), /export a CSV.',
       `The bot's log: ${logFile} (this folder is removed when you quit). Ctrl-C quits.`,
     ].join('\n'),
   );

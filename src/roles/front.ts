@@ -26,6 +26,7 @@ import { htmlByDefault } from '../lib/parse-mode.js';
 import { createBot } from '../bot/bot.js';
 import type { BotStats } from '../bot/deps.js';
 import { runBot, type BotHandle } from '../bot/run.js';
+import { createSettleDigest } from '../bot/settle-digest.js';
 import type { MetricsPort } from '../health/observe.js';
 import type { HealthCheck } from '../health/server.js';
 
@@ -125,6 +126,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
       ? { url: config.TELEGRAM_WEBHOOK_URL, secret: config.TELEGRAM_WEBHOOK_SECRET }
       : undefined;
   let running: BotHandle | undefined;
+  const digest = createSettleDigest({ store, clock, logger, hours: config.SETTLE_DIGEST_HOURS, send: (chatId, text) => void outbox.send(chatId, text, { kind: 'info' }) });
 
   return {
     outbox,
@@ -136,8 +138,10 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
       outbox.start();
       running = await runBot(bot, { logger, ...(webhook && { webhook }) });
       destinations.start();
+      digest.start();
     },
     async stop(drainMs, feeders = []) {
+      digest.stop();
       await destinations.stop();
       await running?.stop();
       for (const feeder of feeders) await feeder.close();

@@ -1,8 +1,9 @@
 /**
  * A good read, applied: the items that pass the user's filter (interned, so what each
  * subscription keeps is mostly references to shared objects) are diffed against the alert state
- * (diff.ts), the state's changes stored, the events handed to the notifier, and now and then the
- * last good read written to the subscription's status (at most every `statusWriteEveryMs`).
+ * (diff.ts), the state's changes stored, the events handed to the notifier, placed valuebets'
+ * closing lines noted (closing-lines.ts), and now and then the last good read written to the
+ * subscription's status (at most every `statusWriteEveryMs`).
  */
 import type { ItemsRead, Opportunity } from '../service/opportunity.js';
 import { matchesFilter } from '../service/filter-model.js';
@@ -12,9 +13,10 @@ import type { ItemInterner } from './item-interner.js';
 import type { Notifier } from './port.js';
 import type { StatusWriter } from './status.js';
 import type { Sub } from './subscriptions.js';
+import { createCloseRecorder } from './closing-lines.js';
 
 export interface ReadApplierContext {
-  store: Pick<Store, 'getUser' | 'alerts'>;
+  store: Pick<Store, 'getUser' | 'alerts'> & { ledger?: Pick<Store['ledger'], 'marks' | 'noteClose'> };
   notifier: Pick<Notifier, 'notify'>;
   interner: Pick<ItemInterner, 'intern'>;
   status: Pick<StatusWriter, 'write'>;
@@ -26,6 +28,7 @@ export type ApplyRead = (sub: Sub, read: ItemsRead, now: number) => void;
 
 export function createReadApplier(ctx: ReadApplierContext): ApplyRead {
   const { store, notifier, interner, status } = ctx;
+  const recordCloses = store.ledger ? createCloseRecorder(store.ledger) : undefined;
   return (sub, read, now) => {
     const user = store.getUser(sub.userId);
     const filter = user?.filters[sub.service];
@@ -47,6 +50,8 @@ export function createReadApplier(ctx: ReadApplierContext): ApplyRead {
     sub.latest = items;
     sub.lastReadAt = now;
     notifier.notify(sub, user, result.events);
+    // Every item read (in the filter or not): a placed selection's odds are its closing line until the start.
+    recordCloses?.(sub, read.items, now);
     if (now - sub.lastStatusWriteAt >= ctx.statusWriteEveryMs) {
       sub.lastStatusWriteAt = now;
       status.write(sub, { lastGoodReadAt: now });

@@ -77,7 +77,7 @@ export interface SchedulerOptions {
   config: Pick<Config, 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_SCOPE' | 'POLL_INTERVAL_SECONDS'> &
     Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS'>>;
   logger: Logger;
-  store: Pick<Store, 'getUser' | 'listUsers' | 'updateUser' | 'updateStatus' | 'alerts'>;
+  store: Pick<Store, 'getUser' | 'listUsers' | 'updateUser' | 'updateStatus' | 'alerts'> & { ledger?: Pick<Store['ledger'], 'marks' | 'noteClose'> };
   /** The service client (`ServiceClient` fits): the poll read, its limiter and token cache. */
   client: PollingClient;
   notifier: Notifier;

@@ -17,6 +17,8 @@ export type StoreErrorCode =
   | 'unknown-user'
   /** `alerts.set` got an entry that fails the schema (e.g. NaN); nothing was changed. */
   | 'invalid-alert-entry'
+  /** `ledger.put` got a position that fails the schema; nothing was changed. */
+  | 'invalid-position'
   /** The access key is already connected by another user (the service keeps one filter per key). */
   | 'access-key-taken'
   /** The store was closed; a change now would never reach the disk. */

@@ -10,6 +10,8 @@
  * `flush()` waits for them.
  */
 import type { Service } from '../service/services.js';
+import type { Close, LedgerBook, LedgerSettings, Position } from '../ledger/model.js';
+import type { PlacedMark } from '../ledger/marks.js';
 import type { AlertEntry, Lang, ServiceStatus, UserRecord } from './schema.js';
 
 /** Alert state by subscription key (`${userId}:${service}`) and item id: what the diff remembers of each alerted item. */
@@ -34,6 +36,32 @@ export interface AlertStateStore {
   prune(opts: { goneBefore: number; seenBefore: number }): number;
   /** Entries held by this process, in all subscriptions. */
   size(): number;
+}
+
+/**
+ * The bettor's ledger (src/ledger/): each user's positions, settings and closing lines. Reads are
+ * asynchronous (the cluster reads the user's book from Redis, where a front and workers write it);
+ * each change is one write of what changed (a position, the settings, a closing line), never the
+ * book again. `marks` is the in-memory index of unsettled positions that the notifier and the
+ * scheduler read synchronously.
+ */
+export interface LedgerStore {
+  /** The user's book (an empty one when they have none). */
+  book(userId: number): Promise<LedgerBook>;
+  /** Adds or replaces a position (validated with positionSchema; refused: StoreError 'invalid-position'). */
+  put(userId: number, position: Position): Promise<Position>;
+  /** Changes the settings; returns them. */
+  updateSettings(userId: number, change: Partial<LedgerSettings>): Promise<LedgerSettings>;
+  /** Takes the next position id (base 36). */
+  takeId(userId: number): Promise<string>;
+  /** Records a valuebet leg's last-seen odds (the bot's bookkeeping: written lazily). */
+  noteClose(userId: number, positionId: string, leg: number, close: Close): void;
+  /** Unsettled positions by `${service}:${itemId}` (see `markKey`). */
+  marks(userId: number): ReadonlyMap<string, PlacedMark>;
+  /** Users with any unsettled position. */
+  usersWithMarks(): number[];
+  /** Removes the user's whole ledger. */
+  deleteUser(userId: number): Promise<void>;
 }
 
 /** What happened while opening, for start-up reporting. */
@@ -71,12 +99,13 @@ export interface Store {
    * Throws as `updateUser` does for a value the schema refuses.
    */
   updateStatus(id: number, service: Service, change: Partial<ServiceStatus>): UserRecord | undefined;
-  /** Removes the user and all their alert state; false when there was no such user. */
+  /** Removes the user, all their alert state and their ledger; false when there was no such user. */
   deleteUser(id: number): boolean;
   /** All users (frozen records; the embedded store keeps insertion order). */
   listUsers(): readonly UserRecord[];
   findUserByAccessKey(accessKey: string): UserRecord | undefined;
   readonly alerts: AlertStateStore;
+  readonly ledger: LedgerStore;
   /**
    * Subscribes to changes of user records made by OTHER processes sharing the store (a worker
    * learns that the front changed a user's filters, keys or settings); returns the unsubscribe

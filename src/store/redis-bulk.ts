@@ -2,12 +2,13 @@
  * Whole-database operations on the Redis layout (`redis-layout.ts`), for opening and for
  * `npm run migrate`: the schema version in `{p}meta` (a newer one is refused, as the file store
  * refuses a newer file), counting what is stored, removing it all, and writing a whole database
- * (users with their statuses, the access-key index, alert state) in pipelined chunks.
+ * (users with their statuses, the access-key index, alert state, ledgers) in pipelined chunks.
  */
 import type { Redis } from 'ioredis';
 import { StoreError } from './errors.js';
 import { encodeProfile, statusField } from './redis-codec.js';
 import { execPipeline, type RedisKeys } from './redis-layout.js';
+import { writeBookCommands } from './redis-ledger.js';
 import { SCHEMA_VERSION, type Database } from './schema.js';
 import type { Service } from '../service/services.js';
 
@@ -53,10 +54,12 @@ export async function checkSchemaVersion(redis: Redis, keys: RedisKeys, where: s
   );
 }
 
-/** Removes every key of the store under the prefix (users, their index, alert state, meta). */
+/** Removes every key of the store under the prefix (users, their index, alert state, ledgers, meta). */
 export async function clearStored(redis: Redis, keys: RedisKeys): Promise<void> {
-  const [ids, subKeys] = await Promise.all([redis.smembers(keys.users), redis.smembers(keys.alertSubs)]);
+  const [ids, subKeys, ledgerIds] = await Promise.all([redis.smembers(keys.users), redis.smembers(keys.alertSubs), redis.smembers(keys.ledgerUsers)]);
   const doomed = [
+    ...ledgerIds.flatMap((id) => [keys.ledger(Number(id)), keys.ledgerOpen(Number(id))]),
+    keys.ledgerUsers,
     ...ids.map((id) => keys.user(Number(id))),
     ...subKeys.map((subKey) => keys.alerts(subKey)),
     keys.users,
@@ -97,6 +100,10 @@ export async function writeDatabase(redis: Redis, keys: RedisKeys, data: Databas
     if (fields.length === 0) continue;
     pipeline.hset(keys.alerts(subKey), ...fields);
     pipeline.sadd(keys.alertSubs, subKey);
+    await send();
+  }
+  for (const [id, book] of Object.entries(data.ledger)) {
+    writeBookCommands(pipeline, keys, Number(id), book);
     await send();
   }
   pipeline.hset(keys.meta, 'version', String(SCHEMA_VERSION));

@@ -12,7 +12,8 @@
  *   {p}access-keys          hash: access key → user id (one user per key, as in the embedded store)
  *   {p}alert-subs           set of subscription keys that have alert state
  *   {p}alerts:{uid}:{svc}   hash: item id → alert entry (JSON)
- *   {p}users:changed        pub/sub channel: `{"from":…,"ids":[…],"subs":[…]}` after writes
+ *   {p}users:changed        pub/sub channel: `{"from":…,"ids":[…],"subs":[…],"ledger":[…]}` after writes
+ *   {p}ledger-users, {p}ledger:{id}, {p}ledger-open:{id}   the bettor's ledger (`redis-ledger.ts`)
  *
  * Why statuses have fields of their own: the worker that reads a subscription writes its status
  * after every read, while a front writes the user's filters, keys and settings. A status write
@@ -32,6 +33,9 @@ export interface RedisKeys {
   readonly alertSubs: string;
   alerts(subKey: string): string;
   readonly changes: string;
+  readonly ledgerUsers: string;
+  ledger(id: number): string;
+  ledgerOpen(id: number): string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -43,6 +47,9 @@ export function redisKeys(prefix: string): RedisKeys {
     alertSubs: `${prefix}alert-subs`,
     alerts: (subKey) => `${prefix}alerts:${subKey}`,
     changes: `${prefix}users:changed`,
+    ledgerUsers: `${prefix}ledger-users`,
+    ledger: (id) => `${prefix}ledger:${id}`,
+    ledgerOpen: (id) => `${prefix}ledger-open:${id}`,
   };
 }
 

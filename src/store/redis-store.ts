@@ -20,10 +20,11 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Service } from '../service/services.js';
 import { StoreError } from './errors.js';
-import type { AlertStateStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
+import type { AlertStateStore, LedgerStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
 import { checkSchemaVersion, clearStored, describeRedis, writeDatabase } from './redis-bulk.js';
 import { RedisAlerts } from './redis-alerts.js';
 import { ensureScripts, redisKeys, type RedisKeys } from './redis-layout.js';
+import { RedisLedger } from './redis-ledger.js';
 import { RedisUsers } from './redis-users.js';
 import { databaseSchema, SCHEMA_VERSION, type Database, type Lang, type ServiceStatus, type UserRecord } from './schema.js';
 import type { Mutation } from './user-records.js';
@@ -49,7 +50,7 @@ export interface OpenRedisStoreOptions {
 export interface RedisStore extends Store {
   /** Where the data is (the URL without credentials, and the prefix), for messages. */
   readonly where: string;
-  /** Everything held, as the file's data (open with `loadAllAlerts` for the alert state). */
+  /** Everything held, as the file's data (open with `loadAllAlerts` for the alert state and the ledgers). */
   snapshot(): Database;
   /** Replaces everything under the prefix with `data` (validated with databaseSchema first), and reloads. */
   replaceAll(data: Database): Promise<void>;
@@ -59,6 +60,8 @@ const messageSchema = z.object({
   from: z.string(),
   ids: z.array(z.number().int()).default([]),
   subs: z.array(z.string()).default([]),
+  /** Users whose ledger changed. */
+  ledger: z.array(z.number().int()).default([]),
 });
 
 /** Opens the store: connects, checks the schema version in `{p}meta`, subscribes to the change feed, loads the users. */
@@ -97,6 +100,9 @@ class RedisStoreImpl implements RedisStore {
   private readonly origin = randomBytes(6).toString('hex');
   private readonly users: RedisUsers;
   private readonly alertState: RedisAlerts;
+  private readonly ledgerStore: RedisLedger;
+  /** Every ledger, read at open with `loadAllAlerts` (for `snapshot`). */
+  private ledgers: Database['ledger'] = {};
   private readonly listeners = new Set<UserChangeListener>();
   private closed = false;
   private closing: Promise<void> | null = null;
@@ -129,6 +135,11 @@ class RedisStoreImpl implements RedisStore {
       debounceMs: opts.alertsDebounceMs ?? 500,
       guard: () => this.assertOpen(),
     });
+    this.ledgerStore = new RedisLedger({ redis, keys, origin: this.origin, log, guard: () => this.assertOpen() });
+  }
+
+  get ledger(): LedgerStore {
+    return this.ledgerStore;
   }
 
   /** Subscribes first, so that nothing written while the users load goes unannounced. */
@@ -136,7 +147,10 @@ class RedisStoreImpl implements RedisStore {
     this.sub.on('message', (_channel: string, text: string) => this.received(text));
     await this.sub.subscribe(this.keys.changes);
     // ioredis subscribes again after a reconnect; what was announced meanwhile is lost, so read everything again.
-    this.sub.on('ready', () => this.users.resync());
+    this.sub.on('ready', () => {
+      this.users.resync();
+      this.ledgerStore.loadMarks().catch((err: unknown) => this.log.warn({ err }, 'reloading ledger marks failed'));
+    });
     this.redis.on('error', (err: Error) => {
       if (!this.connected) return;
       this.connected = false;
@@ -149,6 +163,8 @@ class RedisStoreImpl implements RedisStore {
     });
     const broken = await this.users.loadAll(false);
     const alertEntries = loadAllAlerts ? await this.alertState.loadAll() : 0;
+    await this.ledgerStore.loadMarks();
+    if (loadAllAlerts) this.ledgers = await this.ledgerStore.all();
     if (broken.length > 0) this.loadReport = { skippedRecords: broken.length };
     this.log.info({ redis: this.where, users: this.users.records.size, alertEntries, skipped: broken.length }, 'store open');
   }
@@ -174,6 +190,7 @@ class RedisStoreImpl implements RedisStore {
   deleteUser(id: number): boolean {
     this.assertOpen();
     this.alertState.deleteUser(id);
+    this.ledgerStore.deleteUser(id).catch((err: unknown) => this.log.warn({ err, userId: id }, 'deleting a ledger failed'));
     return this.users.delete(id);
   }
 
@@ -198,6 +215,7 @@ class RedisStoreImpl implements RedisStore {
   async flush(): Promise<void> {
     await this.users.flush();
     await this.alertState.flush();
+    await this.ledgerStore.flush();
   }
 
   close(): Promise<void> {
@@ -217,7 +235,7 @@ class RedisStoreImpl implements RedisStore {
   }
 
   writable(): boolean {
-    return !this.closed && this.redis.status === 'ready' && this.users.healthy() && this.alertState.healthy();
+    return !this.closed && this.redis.status === 'ready' && this.users.healthy() && this.alertState.healthy() && this.ledgerStore.healthy();
   }
 
   async corruptFiles(): Promise<string[]> {
@@ -227,7 +245,7 @@ class RedisStoreImpl implements RedisStore {
   snapshot(): Database {
     const users: Database['users'] = {};
     for (const user of this.users.records.all()) users[String(user.id)] = structuredClone(user);
-    return { version: SCHEMA_VERSION, users, alerts: this.alertState.records() };
+    return { version: SCHEMA_VERSION, users, alerts: this.alertState.records(), ledger: structuredClone(this.ledgers) };
   }
 
   async replaceAll(data: Database): Promise<void> {
@@ -239,6 +257,8 @@ class RedisStoreImpl implements RedisStore {
     await this.users.loadAll(false);
     this.alertState.clearLocal();
     await this.alertState.loadAll();
+    await this.ledgerStore.loadMarks();
+    this.ledgers = await this.ledgerStore.all();
   }
 
   private received(text: string): void {
@@ -256,6 +276,9 @@ class RedisStoreImpl implements RedisStore {
     if (message.data.from === this.origin || this.closed) return;
     if (message.data.subs.length > 0) this.alertState.forget(message.data.subs);
     if (message.data.ids.length > 0) this.users.fetch(message.data.ids);
+    if (message.data.ledger.length > 0) {
+      this.ledgerStore.loadMarks(message.data.ledger).catch((err: unknown) => this.log.warn({ err }, 'reloading ledger marks failed'));
+    }
   }
 
   private tell(id: number): void {

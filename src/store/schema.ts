@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { filterSettingsSchema } from '../service/filter-model.js';
+import { bookRecordSchema } from '../ledger/model.js';
 import { SERVICES, type Service } from '../service/services.js';
 import { bookSettingsMapSchema } from './book-settings.js';
 
@@ -97,6 +98,8 @@ export const databaseSchema = z.object({
   users: z.record(z.string(), userSchema).default({}),
   /** Subscription key (`${userId}:${service}`) → item id → entry. */
   alerts: z.record(z.string(), z.record(z.string(), alertEntrySchema)).default({}),
+  /** User id → the bettor's ledger (absent in files written before it: empty). */
+  ledger: z.record(z.string(), bookRecordSchema).default({}),
 });
 export type Database = z.infer<typeof databaseSchema>;
 

@@ -29,7 +29,8 @@ import { corruptCopies, loadDatabase, removeUnfinishedWrite } from './db-file.js
 import { StoreError } from './errors.js';
 import { DebouncedWriter } from './json-writer.js';
 import { lockDataDir, type DataDirLock } from './lock.js';
-import type { AlertStateStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
+import { LedgerBooks } from './ledger-books.js';
+import type { AlertStateStore, LedgerStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
 import { databaseSchema, SCHEMA_VERSION, type Database, type Lang, type ServiceStatus, type UserRecord } from './schema.js';
 import { UserRecords, type Mutation } from './user-records.js';
 
@@ -90,11 +91,14 @@ export async function openStore(opts: OpenStoreOptions): Promise<JsonStore> {
 
 const COMMA = Buffer.from(',');
 const USERS_END = Buffer.from('},"alerts":');
+const LEDGER_START = Buffer.from(',"ledger":{');
 const CLOSE = Buffer.from('}');
 
 class LowdbStore implements JsonStore {
   private readonly alertState: AlertState;
   private readonly records: UserRecords;
+  private readonly books = new LedgerBooks();
+  private readonly ledgerStore: LedgerStore;
   private readonly writer: DebouncedWriter;
   /** Each user record's JSON (UTF-8, with its key) as last written (records are frozen: a change is a new record). */
   private readonly userTexts = new WeakMap<UserRecord, Buffer>();
@@ -122,6 +126,8 @@ class LowdbStore implements JsonStore {
     );
     state.load(data.alerts);
     this.alertState = state;
+    for (const [id, book] of Object.entries(data.ledger)) this.books.load(Number(id), book);
+    this.ledgerStore = this.makeLedger();
     this.log.info({ file, users: this.records.size, alertEntries: state.size() }, 'store open');
     this.reminder = setInterval(() => void this.remindCorrupt(), CORRUPT_REMINDER_MS);
     this.reminder.unref();
@@ -147,6 +153,10 @@ class LowdbStore implements JsonStore {
 
   get alerts(): AlertStateStore {
     return this.alertState;
+  }
+
+  get ledger(): LedgerStore {
+    return this.ledgerStore;
   }
 
   get writeCount(): number {
@@ -182,7 +192,11 @@ class LowdbStore implements JsonStore {
   deleteUser(id: number): boolean {
     this.assertOpen();
     this.alertState.deleteUser(id);
-    if (!this.records.remove(id)) return false;
+    const hadBook = this.books.delete(id);
+    if (!this.records.remove(id)) {
+      if (hadBook) this.writer.markDirty();
+      return false;
+    }
     this.writer.markDirty();
     return true;
   }
@@ -206,7 +220,7 @@ class LowdbStore implements JsonStore {
   snapshot(): Database {
     const users: Database['users'] = {};
     for (const user of this.records.all()) users[String(user.id)] = structuredClone(user);
-    return { version: SCHEMA_VERSION, users, alerts: this.alertState.toRecords() };
+    return { version: SCHEMA_VERSION, users, alerts: this.alertState.toRecords(), ledger: this.books.toRecords() };
   }
 
   replaceAll(data: Database): void {
@@ -215,6 +229,8 @@ class LowdbStore implements JsonStore {
     this.records.clear();
     for (const user of Object.values(parsed.users)) this.records.load(user);
     this.alertState.load(parsed.alerts);
+    this.books.clear();
+    for (const [id, book] of Object.entries(parsed.ledger)) this.books.load(Number(id), book);
     this.writer.markDirty();
   }
 
@@ -250,8 +266,44 @@ class LowdbStore implements JsonStore {
       if (parts.length > 1) parts.push(COMMA);
       parts.push(part);
     }
-    parts.push(USERS_END, ...this.alertState.toJsonParts(), CLOSE);
+    parts.push(USERS_END, ...this.alertState.toJsonParts(), LEDGER_START, ...this.books.toJsonParts(), CLOSE, CLOSE);
     return this.adapter.writeJson(Buffer.concat(parts));
+  }
+
+  /** The ledger seam over the books held here: each change marks the file dirty once (closing lines lazily). */
+  private makeLedger(): LedgerStore {
+    const books = this.books;
+    const changed = <T>(value: T): T => {
+      this.writer.markDirty();
+      return value;
+    };
+    return {
+      book: async (userId) => books.book(userId),
+      put: async (userId, position) => {
+        this.assertOpen();
+        return changed(books.put(userId, position));
+      },
+      updateSettings: async (userId, change) => {
+        this.assertOpen();
+        return changed(books.updateSettings(userId, change));
+      },
+      takeId: async (userId) => {
+        this.assertOpen();
+        const n = books.book(userId).settings.nextId;
+        books.updateSettings(userId, { nextId: n + 1 });
+        return changed(n.toString(36));
+      },
+      noteClose: (userId, positionId, leg, close) => {
+        if (this.closed) return;
+        if (books.noteClose(userId, positionId, leg, close)) this.writer.markDirtyLater();
+      },
+      marks: (userId) => books.marks(userId),
+      usersWithMarks: () => books.usersWithMarks(),
+      deleteUser: async (userId) => {
+        this.assertOpen();
+        if (books.delete(userId)) this.writer.markDirty();
+      },
+    };
   }
 
   private assertOpen(): void {

@@ -215,6 +215,8 @@ describe('formatAlert: arbs', () => {
       '✏️ Порезали исход',
       '🔕 Скрыть событие',
       '😴 Все прематч-вилки · 1 ч',
+      '✅ Поставил',
+      '✏️ Поставил иначе',
     ]);
     expectClean(r);
   });
@@ -229,7 +231,7 @@ describe('formatAlert: arbs', () => {
     expectClean(r);
   });
 
-  it('has the five buttons, each decoding to the right action', () => {
+  it('has the seven buttons, each decoding to the right action', () => {
     const r = formatAlert(arb, names.en, view('en'), { state: 'new' });
     expect(r.buttons.flat().map((b) => b.text)).toEqual([
       '📋 All for this event',
@@ -237,6 +239,8 @@ describe('formatAlert: arbs', () => {
       '✏️ Leg limited',
       '🔕 Mute event',
       '😴 All prematch arbs · 1 h',
+      '✅ Placed',
+      '✏️ Placed differently',
     ]);
     const actions = r.buttons.flat().map((b) => decodeAlertAction(b.callbackData));
     expect(actions).toEqual([
@@ -245,7 +249,18 @@ describe('formatAlert: arbs', () => {
       { type: 'limited', service: 'arbs_prematch', itemId: 'a1' },
       { type: 'mute', service: 'arbs_prematch', eventId: 'e1' },
       { type: 'snooze', service: 'arbs_prematch' },
+      { type: 'placed', service: 'arbs_prematch', itemId: 'a1' },
+      { type: 'placedDifferently', service: 'arbs_prematch', itemId: 'a1' },
     ]);
+  });
+
+  it('says "✅ Placed" with the stakes and worst case when the user placed it, moved and gone alike', () => {
+    const placed = { positionId: '1', kind: 'arbs' as const, stakes: [495, 505], worst: 35.25, refused: 0, open: 0, watchLeg: null, eventStart: null, placedAt: 0 };
+    const fresh = formatAlert(arb, names.en, { ...view('en'), placed }, { state: 'new' });
+    expect(fresh.text).toContain('<b>✅ Placed 495 / 505 · worst case +35.25</b>');
+    const gone = formatAlert(arb, names.en, { ...view('en'), placed: { ...placed, refused: 1 } }, { state: 'gone', livedMs: 1_000, last: arb });
+    expect(gone.text).toContain('<b>✅ Placed 495 / 505 · worst case +35.25 · ❌ 1 refused</b>');
+    expect(formatAlert(arb, names.en, view('en'), { state: 'new' }).text).not.toContain('Placed');
   });
 
   it('leaves out a button whose callback data would not fit in 64 bytes', () => {
@@ -499,7 +514,7 @@ describe('formatAlert: moved and gone', () => {
     expect(r.text).toContain('✏️ Changed: +2.44% → +3.61%');
     expect(r.text).toContain('1) Pinnacle · 1 · <b>2.15</b> ▲ (was 2.10)');
     expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
-    expect(callbackTypes(r)).toEqual(['event', 'stakes', 'limited', 'mute', 'snooze']);
+    expect(callbackTypes(r)).toEqual(['event', 'stakes', 'limited', 'mute', 'snooze', 'placed', 'placedDifferently']);
     expectClean(r);
   });
 

@@ -8,6 +8,7 @@ import type { OutboxPort, OutboxSendOptions } from '../../src/outbox/port.js';
 import type { Dictionaries } from '../../src/service/dictionaries-model.js';
 import type { Store } from '../../src/store/port.js';
 import { opp } from '../scheduler/fixtures.js';
+import { makeLeg, positionSchema } from '../../src/ledger/model.js';
 import { addUser, tempStore } from '../scheduler/harness.js';
 
 const DICTS: Dictionaries = {
@@ -117,6 +118,22 @@ describe('notifier', () => {
     expect(outbox.edited[1]!.text).toContain('Gone after 30 s');
     expect(outbox.edited[1]!.gone).toBe(true);
     expect(notifier.stats().edits).toBe(2);
+  });
+
+  it('keeps the ledger’s "✅ Placed" line on every later edit of a placed alert, gone included', async () => {
+    addUser(store, 1, ['arbs_prematch']);
+    const first = read([opp('a', [2.1, 2.05], 2.35)]);
+    await notifier.idle();
+    const leg = (outcome: number, odds: number, stake: number) => makeLeg({ outcome, bookmaker: 'B', odds, stake });
+    await store.ledger.put(1, positionSchema.parse({ id: '1', kind: 'arbs', service: 'arbs_prematch', itemId: 'a', eventId: 'e', placedAt: 0, legs: [leg(0, 2.1, 495), leg(1, 2.05, 505)] }));
+    await clock.advance(15_000);
+    const second = read([opp('a', [2.2, 2.05], 2.5)], first.known, clock.now() - 15_000);
+    await notifier.idle();
+    expect(outbox.edited[0]!.text).toContain('✅ Placed 495 / 505 · worst case +35.25');
+    await clock.advance(15_000);
+    read([], second.known, clock.now() - 15_000);
+    await notifier.idle();
+    expect(outbox.edited[1]!.text).toContain('✅ Placed 495 / 505 · worst case +35.25');
   });
 
   it('sends alerts to the chosen alert chat and edits them there', async () => {

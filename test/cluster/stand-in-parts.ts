@@ -28,6 +28,9 @@ function withFeed(inner: JsonStore, loads: number[][], release: () => Promise<vo
     get loadReport() {
       return inner.loadReport;
     },
+    get ledger() {
+      return inner.ledger;
+    },
     getUser: (id) => inner.getUser(id),
     updateUser: (id, mutate, init) => {
       const user = inner.updateUser(id, mutate, init);

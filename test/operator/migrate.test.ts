@@ -1,5 +1,5 @@
 /**
- * `npm run migrate` against a real Redis: lowdb → Redis and back keep every user and alert entry
+ * `npm run migrate` against a real Redis: lowdb → Redis and back keep every user, alert entry and ledger
  * as they were (secrets as the same ciphertext, which the same key opens; the key itself is not
  * copied), a target that holds data is replaced only with --force, a bot using either side stops
  * the copy, and each refusal is one line naming the setting.
@@ -14,6 +14,7 @@ import type { Database } from '../../src/store/schema.js';
 import { openStore } from '../../src/store/store.js';
 import { Vault } from '../../src/store/vault.js';
 import { entry, tempDir } from '../store/fixtures.js';
+import { workedBook } from '../ledger/worked.js';
 import { redisStoreSuite } from '../store/redis-fixtures.js';
 
 const { redis, stores } = await redisStoreSuite('migrate');
@@ -46,6 +47,12 @@ async function lowdbWithData(dataDir: string, vault?: Vault): Promise<Database> 
   store.alerts.set('7:arbs_live', 'a', entry());
   store.alerts.set('7:arbs_live', 'b', entry({ goneAt: 3_000 }));
   store.alerts.set('8:middles_live', 'c', entry({ messageId: null }));
+  // The ledger moves too: a settled arb and an open valuebet.
+  const worked = workedBook();
+  await store.ledger.put(7, worked.positions[0]!);
+  await store.ledger.put(7, worked.positions[6]!);
+  store.ledger.noteClose(7, worked.positions[6]!.id, 0, { odds: 2.4, at: 1, fairOdds: 2.3, market: null, index: 0 });
+  await store.ledger.updateSettings(7, { startBank: 2000, nextId: 8 });
   const data = store.snapshot();
   await store.close();
   return data;
@@ -70,7 +77,7 @@ describe.skipIf(!redis.available)('npm run migrate', () => {
     const prefix = stores.freshPrefix();
     const { code, lines } = await migrate('redis', envFor(dataDir, prefix));
     expect(code).toBe(0);
-    expect(lines[0]).toBe(`copied 2 users and 3 alert entries (2 subscriptions) from ${join(dataDir, 'db.json')} to Redis at ${shownUrl()} (prefix ${prefix})`);
+    expect(lines[0]).toBe(`copied 2 users, 3 alert entries (2 subscriptions) and 2 ledger positions from ${join(dataDir, 'db.json')} to Redis at ${shownUrl()} (prefix ${prefix})`);
     expect(lines[1]).toMatch(/encryption key was not copied .* ENCRYPTION_KEY/);
 
     const copy = await stores.open({ prefix });
@@ -114,7 +121,7 @@ describe.skipIf(!redis.available)('npm run migrate', () => {
     const back = await tempDir();
     const copied = await migrate('lowdb', envFor(back, prefix));
     expect(copied.code).toBe(0);
-    expect(copied.lines[0]).toBe(`copied 2 users and 3 alert entries (2 subscriptions) from Redis at ${shownUrl()} (prefix ${prefix}) to ${join(back, 'db.json')}`);
+    expect(copied.lines[0]).toBe(`copied 2 users, 3 alert entries (2 subscriptions) and 2 ledger positions from Redis at ${shownUrl()} (prefix ${prefix}) to ${join(back, 'db.json')}`);
     const reread = await openStore({ dataDir: back, logger: silentLogger });
     expect(reread.snapshot()).toEqual(data);
     reread.updateUser(8, (u) => void (u.bankroll = 1));

@@ -3,7 +3,7 @@
  * with the real bot, the sandbox and the Bot API stand-in behind it.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,27 @@ describe('playground', () => {
     // Answer with an amount: the card comes back with stakes for it.
     input.write('250\n');
     await seen(/Stakes for 250/, at);
+
+    // The ledger: place the alert with one tap, settle it in /open, see /pnl's chart and /export's CSV saved.
+    const placedNumber = /\[(\d+) ✅ Placed\]/.exec(screen.slice(buttonsAt))?.[1];
+    expect(placedNumber).toBeDefined();
+    at = screen.length;
+    input.write(`${placedNumber}\n`);
+    at = await seen(/Recorded as position #1/, at);
+    input.write('/open\n');
+    at = await seen(/Unsettled positions/, at);
+    const wonAt = await seen(/\[\d+ #1 1\) won\]/, at);
+    const won = /\[(\d+) #1 1\) won\]/.exec(screen.slice(wonAt))?.[1];
+    input.write(`${won}\n`);
+    at = await seen(/Position #1 settled/, at);
+    input.write('/pnl\n');
+    at = await seen(/photo saved to (\S+\.png)/, at);
+    const png = /photo saved to (\S+\.png)/.exec(screen.slice(at))![1]!;
+    expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
+    input.write('/export\n');
+    at = await seen(/document saved to (\S+\.csv)/, at);
+    const csv = /document saved to (\S+\.csv)/.exec(screen.slice(at))![1]!;
+    expect(readFileSync(csv, 'utf8').split('\n')[0]).toMatch(/^bet_id,position_id,/);
 
     // The whole session stayed within the service's limits.
     expect(playground.sandbox.counters().breaches).toBe(0);

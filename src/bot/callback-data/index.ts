@@ -9,6 +9,7 @@
  *   forget.ts    fg: /forget's confirmation
  *   flow.ts      cv: a guided flow's prompt (/filter's builder, /settings)
  *   mutes.ts     m: mute controls (the offer after "Mute event", /muted)
+ *   ledger.ts    l: the ledger's legs, hedges, settling and /open's pages
  *
  * Data flows one way: alerts are formatted on the alerts side, which `bot/` imports and which
  * imports nothing from `bot/`. So the alert codec stays a pure module in `src/alerts/callbacks.ts`
@@ -21,4 +22,5 @@ export * from './filters.js';
 export * from './flow.js';
 export * from './forget.js';
 export * from './mutes.js';
+export * from './ledger.js';
 export * from './registry.js';

@@ -22,6 +22,8 @@ export const CALLBACK_PREFIXES = {
   books: 'bk:',
   /** Mute controls: the offer after "Mute event", and /muted (`mutes.ts`). */
   mutes: 'm:',
+  /** The ledger: legs placed differently or refused, hedges, settling, /open's pages (`ledger.ts`). */
+  ledger: 'l:',
 } as const;
 
 export type CallbackKind = keyof typeof CALLBACK_PREFIXES;

@@ -1,6 +1,7 @@
 /**
  * The buttons under alerts: all items of the event, stakes for another amount, mute the event
- * (24 h, with an offer to mute longer or wider), snooze the whole service (1 h). Only the
+ * (24 h, with an offer to mute longer or wider), snooze the whole service (1 h), ✅ placed / ✏️
+ * placed differently (`placed.ts`). Only the
  * alert's owner may use them; others get a polite no.
  */
 import { Composer } from 'grammy';
@@ -24,6 +25,7 @@ import { sendLookupResult } from './lookup.js';
 import { eventName, heldItemOf, muteOffer, storeMute } from './muted.js';
 import { namesForLang } from '../ui/cards.js';
 import { quietly } from '../ui/quietly.js';
+import { placeFromAlert } from './placed.js';
 
 export const MUTE_MS = 24 * 3_600_000;
 export const SNOOZE_MS = 3_600_000;
@@ -148,6 +150,11 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         );
         return;
       }
+      case 'placed':
+      case 'placedDifferently':
+        if (action.type === 'placedDifferently' && (await refuseWhileSecretExpected(rt, ctx))) return;
+        await placeFromAlert(rt, ctx, action, action.type === 'placedDifferently');
+        return;
       case 'snooze': {
         const until = now + SNOOZE_MS;
         rt.store.updateUser(userId, (draft) => {

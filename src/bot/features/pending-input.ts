@@ -1,5 +1,5 @@
 /**
- * Answers to the bot's open questions (the access key, the secret, a stake amount, a lookup id), handled by
+ * Answers to the bot's open questions (the access key, the secret, a stake amount, a lookup id, a ledger leg), handled by
  * plain middleware before the conversations, so a secret never enters conversation state.
  * While the secret is expected, every message (a command too, an edit too) is deleted first.
  */
@@ -11,6 +11,7 @@ import { acceptStakeAmount } from './alert-actions.js';
 import { acceptHedgeOdds, acceptLegLimit } from './leg-limited.js';
 import { acceptAccessKey, acceptSecret, deleteSecretMessage } from './connect.js';
 import { acceptLookupId } from './lookup.js';
+import { acceptLedgerLeg } from './placed.js';
 
 export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
@@ -54,6 +55,9 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
       case 'hedge-odds':
         if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptHedgeOdds(rt, ctx, text, pending);
+      case 'ledger-leg':
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
+        return acceptLedgerLeg(rt, ctx, text, pending);
     }
   });
 

@@ -8,12 +8,14 @@ import {
   decodeFlowButton,
   decodeForgetAnswer,
   decodeMuteAction,
+  decodeLedgerAction,
   encodeAlertAction,
   encodeBooksAction,
   encodeFiltersAction,
   encodeFlowButton,
   encodeForgetAnswer,
   encodeMuteAction,
+  encodeLedgerAction,
   kindPattern,
   prefixCollisions,
   type CallbackKind,
@@ -36,6 +38,7 @@ const samples: Record<CallbackKind, string[]> = {
     encodeMuteAction({ type: 'lift', tag: '0a1b2c3d' })!,
     encodeMuteAction({ type: 'wake', service: 'valuebets_live' })!,
   ],
+  ledger: [encodeLedgerAction({ type: 'settle', positionId: '1z', result: 'o1' }), encodeLedgerAction({ type: 'page', page: 3 })],
 };
 
 const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
@@ -45,6 +48,7 @@ const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
   flow: decodeFlowButton,
   books: decodeBooksAction,
   mutes: decodeMuteAction,
+  ledger: decodeLedgerAction,
 };
 
 describe('callback data registry', () => {

@@ -1,0 +1,156 @@
+/**
+ * The ledger's commands and buttons: /open (unsettled positions, oldest first, paged, settled with
+ * one tap), /pnl [period] (the figures, then the chart as a photo), /export [period] (a CSV
+ * document), /clv (the de-vig method of closing lines), and the `l:` buttons of placed positions (`placed.ts` asks the questions). A button
+ * only ever reaches the presser's own ledger: a forged or stale position id finds nothing.
+ */
+import { Composer, InputFile } from 'grammy';
+import { fmtMoney } from '../../alerts/printed.js';
+import { giveUp, settle, type SettleResult } from '../../ledger/actions.js';
+import { chartPng } from '../../ledger/chart.js';
+import { ledgerCsv } from '../../ledger/csv.js';
+import { DEVIG_METHODS, isEmpty, isSettled, type DevigMethod, type Position } from '../../ledger/model.js';
+import { parsePeriod, periodRange, periodText } from '../../ledger/periods.js';
+import { positionPnl } from '../../ledger/settle.js';
+import { dailySeries, summarize } from '../../ledger/summary.js';
+import { serviceLabel } from '../../locales/services.js';
+import { isService } from '../../service/services.js';
+import { decodeLedgerAction, encodeLedgerAction, kindPattern, type SettleCode } from '../callback-data/index.js';
+import type { BotContext } from '../context.js';
+import type { BotRuntime } from '../deps.js';
+import { openPage, periodWords, pnlText } from '../ui/ledger-text.js';
+import { editLeg, keepLeg, refuseLeg } from './placed.js';
+
+const SETTLE_RESULTS: Record<string, SettleResult> = { w: 'won', hw: 'half_won', v: 'void', hl: 'half_lost', l: 'lost', h: 'hit' };
+
+function settleResult(code: SettleCode): SettleResult {
+  return code.startsWith('o') ? { outcome: Number(code.slice(1)) } : (SETTLE_RESULTS[code] ?? 'void');
+}
+
+/** Unsettled positions with something placed or a hedge open, oldest first. */
+export const unsettled = (positions: readonly Position[]): Position[] =>
+  positions.filter((p) => !isSettled(p) && !isEmpty(p)).sort((a, b) => a.placedAt - b.placedAt);
+
+export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  const showOpen = async (ctx: BotContext, page: number, edit: boolean) => {
+    const userId = ctx.from!.id;
+    const book = await rt.store.ledger.book(userId);
+    const { text, buttons } = openPage(unsettled(book.positions), page, ctx.lang, ctx.user?.timeZone ?? 'UTC', ctx.t, book.closes);
+    const extra = { reply_markup: { inline_keyboard: buttons }, link_preview_options: { is_disabled: true } };
+    if (edit) {
+      try {
+        await ctx.editMessageText(text, extra);
+      } catch (err) {
+        ctx.log.debug({ err }, '/open page not edited');
+      }
+    } else {
+      await ctx.reply(text, extra);
+    }
+  };
+
+  composer.command('open', (ctx) => showOpen(ctx, 0, false));
+
+  composer.command('pnl', async (ctx) => {
+    const period = parsePeriod(ctx.match);
+    if (!period) return void (await ctx.reply(ctx.t('pnl_usage')));
+    const now = rt.clock.now();
+    const { from, to } = periodRange(period, now);
+    const book = await rt.store.ledger.book(ctx.from!.id);
+    const s = summarize(book, from, to);
+    if (s.totals.count === 0) return void (await ctx.reply(`${ctx.t('pnl_empty')}${s.open > 0 ? `\n/open: ${s.open}` : ''}`));
+    const currency = book.positions.find((p) => p.currency)?.currency ?? '';
+    const name = (svc: string) => (isService(svc) ? serviceLabel(svc, ctx.t) : svc);
+    await ctx.reply(pnlText(s, period, book.settings.devig, currency, ctx.t, name));
+    try {
+      const png = chartPng(dailySeries(book, from, to), { title: ctx.t('chart_title'), pnl: ctx.t('chart_pnl'), turnover: ctx.t('chart_turnover'), clv: ctx.t('chart_clv') }, currency);
+      await ctx.replyWithPhoto(new InputFile(png, `pnl-${periodText(period)}.png`));
+    } catch (err) {
+      ctx.log.warn({ err }, 'the P&L chart could not be drawn or sent');
+      await ctx.reply(ctx.t('pnl_chart_failed'));
+    }
+  });
+
+  composer.command('export', async (ctx) => {
+    const period = parsePeriod(ctx.match);
+    if (!period) return void (await ctx.reply(ctx.t('export_usage')));
+    const { from, to } = periodRange(period, rt.clock.now());
+    const book = await rt.store.ledger.book(ctx.from!.id);
+    // Settled positions by settlement date; unsettled ones by when they were placed.
+    const positions = book.positions.filter((p) => {
+      const at = isSettled(p) ? (p.settledAt ?? p.placedAt) : p.placedAt;
+      return at >= from && at < to;
+    });
+    if (positions.length === 0) return void (await ctx.reply(ctx.t('export_empty')));
+    const csv = ledgerCsv(book, positions);
+    const legs = positions.reduce((n, p) => n + p.legs.length, 0);
+    await ctx.replyWithDocument(new InputFile(Buffer.from(csv, 'utf8'), `ledger-${periodText(period)}.csv`), {
+      caption: ctx.t('export_caption', { period: periodWords(period, ctx.t), n: legs }),
+    });
+  });
+
+  const devigButtons = (current: DevigMethod, t: BotContext['t']) => [
+    DEVIG_METHODS.map((method) => ({ text: `${method === current ? '• ' : ''}${t(`devig_${method}`)}`, callback_data: encodeLedgerAction({ type: 'devig', method }) })),
+  ];
+
+  composer.command('clv', async (ctx) => {
+    const book = await rt.store.ledger.book(ctx.from!.id);
+    await ctx.reply(ctx.t('clv_method', { method: ctx.t(`devig_${book.settings.devig}`) }), { reply_markup: { inline_keyboard: devigButtons(book.settings.devig, ctx.t) } });
+  });
+
+  composer.callbackQuery(kindPattern('ledger'), async (ctx) => {
+    const action = decodeLedgerAction(ctx.callbackQuery.data);
+    if (!action) return void (await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') }));
+    if (action.type === 'page') {
+      await ctx.answerCallbackQuery();
+      return showOpen(ctx, action.page, true);
+    }
+    if (action.type === 'devig') {
+      await rt.store.ledger.updateSettings(ctx.from.id, { devig: action.method });
+      const name = ctx.t(`devig_${action.method}`);
+      await ctx.answerCallbackQuery({ text: ctx.tp('clv_method_set', { method: name }) });
+      try {
+        await ctx.editMessageText(ctx.t('clv_method', { method: name }), { reply_markup: { inline_keyboard: devigButtons(action.method, ctx.t) } });
+      } catch (err) {
+        ctx.log.debug({ err }, '/clv not edited');
+      }
+      return;
+    }
+    const userId = ctx.from.id;
+    const p = (await rt.store.ledger.book(userId)).positions.find((x) => x.id === action.positionId);
+    if (!p) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_not_found'), show_alert: true }));
+    switch (action.type) {
+      case 'keep':
+      case 'refuse':
+      case 'edit': {
+        const leg = p.legs[action.leg];
+        if (!leg || isSettled(p) || (action.type !== 'edit' && leg.status !== 'placed') || (action.type === 'edit' && leg.status === 'refused')) {
+          return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_leg_not_editable'), show_alert: true }));
+        }
+        if (action.type === 'keep') return keepLeg(rt, ctx, p, action.leg);
+        if (action.type === 'refuse') return refuseLeg(rt, ctx, p, action.leg);
+        return editLeg(rt, ctx, p, action.leg);
+      }
+      case 'giveUp': {
+        const next = giveUp(p);
+        if (!next) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_leg_not_editable'), show_alert: true }));
+        await rt.store.ledger.put(userId, next);
+        rt.pending.clear(ctx.chat?.id ?? userId, userId);
+        await ctx.answerCallbackQuery();
+        await ctx.reply(ctx.t('ledger_gave_up', { id: p.id }));
+        return;
+      }
+      case 'settle': {
+        if (isSettled(p)) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_already_settled', { id: p.id }), show_alert: true }));
+        const next = settle(p, settleResult(action.result), rt.clock.now());
+        if (!next) return void (await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') }));
+        const stored = await rt.store.ledger.put(userId, next);
+        await ctx.answerCallbackQuery({ text: ctx.tp('ledger_settled', { id: p.id, pnl: fmtMoney(positionPnl(stored) ?? 0, { signed: true }) }) });
+        return showOpen(ctx, 0, true);
+      }
+    }
+  });
+
+  return composer;
+}

@@ -1,0 +1,168 @@
+/**
+ * The figures of /pnl over settled positions (stake-maths §5): P&L, turnover (money at risk of
+ * settled legs: a back's stake, a lay's liability), yield = P&L ÷ turnover, ROI on the starting
+ * bank (always labelled so), win rate (positions in profit among those that won or lost; voids and
+ * break-evens left out), by service, bookmaker and sport; arbs' expected (worst case as placed) vs
+ * realised profit; valuebets' CLV (mean, stake-weighted, share beating the close; voids skipped).
+ * One pass over the positions: 10,000 legs take milliseconds.
+ */
+import { clv, devig } from './devig.js';
+import { closeKey, isSettled, placedLegs, type Close, type DevigMethod, type LedgerBook, type LedgerLeg, type Position } from './model.js';
+import { legPnls, positionPnl, positionRisk, worstCase } from './settle.js';
+
+export interface Totals {
+  pnl: number;
+  turnover: number;
+  /** Positions (or legs, for bookmakers). */
+  count: number;
+  /** P&L ÷ turnover × 100; null on no turnover. */
+  yieldPct: number | null;
+}
+
+export interface ClvStats {
+  count: number;
+  meanPct: number;
+  weightedPct: number;
+  beatSharePct: number;
+}
+
+export interface LedgerSummary {
+  totals: Totals;
+  startBank: number | null;
+  roiOnBankPct: number | null;
+  winRatePct: number | null;
+  byService: [string, Totals][];
+  byBookmaker: [string, Totals][];
+  bySport: [string, Totals][];
+  arbs: { count: number; expected: number; realised: number };
+  clv: ClvStats | null;
+  /** Positions not settled yet (any period). */
+  open: number;
+}
+
+const empty = (): Totals => ({ pnl: 0, turnover: 0, count: 0, yieldPct: null });
+function add(map: Map<string, Totals>, key: string, pnl: number, turnover: number): void {
+  const t = map.get(key) ?? empty();
+  t.pnl += pnl;
+  t.turnover += turnover;
+  t.count += 1;
+  map.set(key, t);
+}
+const withYield = (t: Totals): Totals => ({ ...t, yieldPct: t.turnover > 0 ? (t.pnl / t.turnover) * 100 : null });
+const rows = (map: Map<string, Totals>): [string, Totals][] => [...map].map(([k, v]) => [k, withYield(v)] as [string, Totals]).sort((a, b) => b[1].turnover - a[1].turnover);
+
+/** The fair closing probability of a leg's selection, by `method`; undefined without a usable close. */
+export function fairCloseProbability(close: Close, method: DevigMethod): number | undefined {
+  if (close.market && close.market.length >= 2) return devig(close.market, method)[close.index];
+  return close.fairOdds === null ? undefined : 1 / close.fairOdds;
+}
+
+/** A valuebet leg's CLV (fraction) from its close; undefined for a void, an unsettled leg or no close. */
+export function legClv(leg: LedgerLeg, close: Close | undefined, method: DevigMethod): number | undefined {
+  if (!close || leg.status !== 'placed' || leg.result === 'void') return undefined;
+  const p = fairCloseProbability(close, method);
+  return p === undefined ? undefined : clv(leg.effectiveOdds, p);
+}
+
+/** Settled positions whose settlement falls in [from, to). */
+export const settledIn = (positions: readonly Position[], from: number, to: number): Position[] =>
+  positions.filter((p) => p.settledAt !== null && p.settledAt >= from && p.settledAt < to && isSettled(p));
+
+export function summarize(book: LedgerBook, from: number, to: number): LedgerSummary {
+  const totals = empty();
+  const byService = new Map<string, Totals>();
+  const byBookmaker = new Map<string, Totals>();
+  const bySport = new Map<string, Totals>();
+  const arbs = { count: 0, expected: 0, realised: 0 };
+  let wins = 0;
+  let decided = 0;
+  let open = 0;
+  const clvs: { clv: number; stake: number }[] = [];
+  for (const p of book.positions) {
+    if (!isSettled(p)) {
+      if (placedLegs(p).length > 0 || p.legs.some((l) => l.status === 'open')) open += 1;
+      continue;
+    }
+    if (p.settledAt === null || p.settledAt < from || p.settledAt >= to) continue;
+    const perLeg = legPnls(p);
+    const pnl = perLeg.reduce<number>((sum, x) => sum + (x ?? 0), 0);
+    const risk = positionRisk(p);
+    totals.pnl += pnl;
+    totals.turnover += risk;
+    totals.count += 1;
+    if (Math.abs(pnl) >= 0.005) {
+      decided += 1;
+      if (pnl > 0) wins += 1;
+    }
+    add(byService, p.service, pnl, risk);
+    add(bySport, p.sport || '—', pnl, risk);
+    p.legs.forEach((leg, i) => {
+      if (leg.status !== 'placed') return;
+      add(byBookmaker, leg.bookmaker, perLeg[i] ?? 0, leg.liability);
+      if (p.kind !== 'valuebets') return;
+      const c = legClv(leg, book.closes.get(closeKey(p.id, i)), book.settings.devig);
+      if (c !== undefined) clvs.push({ clv: c, stake: leg.liability });
+    });
+    if (p.kind === 'arbs') {
+      arbs.count += 1;
+      arbs.expected += worstCase(p) ?? 0;
+      arbs.realised += pnl;
+    }
+  }
+  const staked = clvs.reduce((s, x) => s + x.stake, 0);
+  const startBank = book.settings.startBank;
+  return {
+    totals: withYield(totals),
+    startBank,
+    roiOnBankPct: startBank ? (totals.pnl / startBank) * 100 : null,
+    winRatePct: decided > 0 ? (wins / decided) * 100 : null,
+    byService: rows(byService),
+    byBookmaker: rows(byBookmaker),
+    bySport: rows(bySport),
+    arbs,
+    clv:
+      clvs.length === 0
+        ? null
+        : {
+            count: clvs.length,
+            meanPct: (clvs.reduce((s, x) => s + x.clv, 0) / clvs.length) * 100,
+            weightedPct: staked > 0 ? (clvs.reduce((s, x) => s + x.clv * x.stake, 0) / staked) * 100 : 0,
+            beatSharePct: (clvs.filter((x) => x.clv > 0).length / clvs.length) * 100,
+          },
+    open,
+  };
+}
+
+/** One day of the chart: P&L settled that day, cumulative P&L, turnover, mean CLV of valuebets (%). */
+export interface DayPoint {
+  day: string;
+  pnl: number;
+  cumulative: number;
+  turnover: number;
+  clvPct: number | null;
+}
+
+/** Settled positions in [from, to) by UTC day, oldest first, with the running P&L. */
+export function dailySeries(book: LedgerBook, from: number, to: number): DayPoint[] {
+  const days = new Map<string, { pnl: number; turnover: number; clv: number[] }>();
+  for (const p of settledIn(book.positions, from, to)) {
+    const day = new Date(p.settledAt ?? 0).toISOString().slice(0, 10);
+    const d = days.get(day) ?? { pnl: 0, turnover: 0, clv: [] };
+    d.pnl += positionPnl(p) ?? 0;
+    d.turnover += positionRisk(p);
+    if (p.kind === 'valuebets') {
+      p.legs.forEach((leg, i) => {
+        const c = legClv(leg, book.closes.get(closeKey(p.id, i)), book.settings.devig);
+        if (c !== undefined) d.clv.push(c);
+      });
+    }
+    days.set(day, d);
+  }
+  let running = 0;
+  return [...days]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([day, d]) => {
+      running += d.pnl;
+      return { day, pnl: d.pnl, cumulative: running, turnover: d.turnover, clvPct: d.clv.length ? (d.clv.reduce((s, x) => s + x, 0) / d.clv.length) * 100 : null };
+    });
+}

@@ -1,0 +1,171 @@
+/**
+ * The ledger's books in memory, shared by both stores: per user the settings, the positions (in
+ * the order placed), the closing lines and the marks of unsettled positions (`src/ledger/marks.ts`).
+ * A position is validated before it is held and frozen after, so what is held always writes and
+ * loads again. The embedded store writes the books into its file from the JSON kept here (each
+ * position's made once, each user's book again only after it changed); the Redis store uses this
+ * as its cache and writes each change through.
+ */
+import { markKey, placedMark, type PlacedMark } from '../ledger/marks.js';
+import {
+  bookRecordSchema,
+  closeKey,
+  closeSchema,
+  defaultLedgerSettings,
+  ledgerSettingsSchema,
+  positionSchema,
+  type BookRecord,
+  type Close,
+  type LedgerBook,
+  type LedgerSettings,
+  type Position,
+} from '../ledger/model.js';
+import { StoreError } from './errors.js';
+import { describeIssues } from './migrations.js';
+
+interface Held {
+  settings: LedgerSettings;
+  positions: Map<string, Position>;
+  closes: Map<string, Close>;
+  marks: Map<string, PlacedMark>;
+}
+
+const EMPTY_MARKS: ReadonlyMap<string, PlacedMark> = new Map();
+
+/** A validated, frozen copy of `position`; StoreError 'invalid-position' when the schema refuses it. */
+export function checkedPosition(position: Position): Position {
+  const parsed = positionSchema.safeParse(position);
+  if (!parsed.success) throw new StoreError('invalid-position', `a ledger position failed the schema (${describeIssues(parsed.error)}); nothing was changed`);
+  const p = parsed.data;
+  for (const leg of p.legs) Object.freeze(leg);
+  Object.freeze(p.legs);
+  return Object.freeze(p);
+}
+
+export class LedgerBooks {
+  private readonly books = new Map<number, Held>();
+  /** Each user's book as JSON (`"id":{…}`), dropped when it changes. */
+  private readonly texts = new Map<number, Buffer>();
+  private readonly positionTexts = new WeakMap<Position, string>();
+
+  /** Loads a user's stored book (already validated by the caller's schema), replacing what was held. */
+  load(userId: number, record: BookRecord): void {
+    const held: Held = { settings: { ...record.settings }, positions: new Map(), closes: new Map(Object.entries(record.closes)), marks: new Map() };
+    for (const p of record.positions) this.hold(userId, held, checkedPosition(p));
+    this.books.set(userId, held);
+    this.texts.delete(userId);
+  }
+
+  has(userId: number): boolean {
+    return this.books.has(userId);
+  }
+
+  book(userId: number): LedgerBook {
+    const held = this.books.get(userId);
+    if (!held) return { settings: defaultLedgerSettings(), positions: [], closes: new Map() };
+    return { settings: { ...held.settings }, positions: [...held.positions.values()], closes: new Map(held.closes) };
+  }
+
+  put(userId: number, position: Position): Position {
+    const p = checkedPosition(position);
+    this.hold(userId, this.held(userId), p);
+    this.texts.delete(userId);
+    return p;
+  }
+
+  updateSettings(userId: number, change: Partial<LedgerSettings>): LedgerSettings {
+    const held = this.held(userId);
+    const next = ledgerSettingsSchema.safeParse({ ...held.settings, ...change });
+    if (!next.success) throw new StoreError('invalid-position', `ledger settings failed the schema (${describeIssues(next.error)}); nothing was changed`);
+    held.settings = next.data;
+    this.texts.delete(userId);
+    return { ...next.data };
+  }
+
+  /** Stores a closing line; false when it failed the schema (the caller's read goes on). */
+  noteClose(userId: number, positionId: string, leg: number, close: Close): boolean {
+    const held = this.books.get(userId);
+    if (!held?.positions.has(positionId)) return false;
+    const parsed = closeSchema.safeParse(close);
+    if (!parsed.success) return false;
+    held.closes.set(closeKey(positionId, leg), parsed.data);
+    this.texts.delete(userId);
+    return true;
+  }
+
+  marks(userId: number): ReadonlyMap<string, PlacedMark> {
+    return this.books.get(userId)?.marks ?? EMPTY_MARKS;
+  }
+
+  usersWithMarks(): number[] {
+    return [...this.books].filter(([, held]) => held.marks.size > 0).map(([id]) => id);
+  }
+
+  delete(userId: number): boolean {
+    this.texts.delete(userId);
+    return this.books.delete(userId);
+  }
+
+  clear(): void {
+    this.books.clear();
+    this.texts.clear();
+  }
+
+  users(): number[] {
+    return [...this.books.keys()];
+  }
+
+  /** Every book as the file's `ledger` section. */
+  toRecords(): Record<string, BookRecord> {
+    const out: Record<string, BookRecord> = {};
+    for (const [id, held] of this.books) out[String(id)] = this.record(held);
+    return out;
+  }
+
+  /** The `ledger` section's inside (`"id":{…},…`) as JSON parts, made again only for books that changed. */
+  toJsonParts(): Buffer[] {
+    const parts: Buffer[] = [];
+    for (const [id, held] of this.books) {
+      let text = this.texts.get(id);
+      if (text === undefined) {
+        const positions = [...held.positions.values()].map((p) => this.positionJson(p)).join(',');
+        text = Buffer.from(`"${id}":{"settings":${JSON.stringify(held.settings)},"positions":[${positions}],"closes":${JSON.stringify(Object.fromEntries(held.closes))}}`);
+        this.texts.set(id, text);
+      }
+      if (parts.length > 0) parts.push(Buffer.from(','));
+      parts.push(text);
+    }
+    return parts;
+  }
+
+  /** One position's JSON, made once per (frozen) position. */
+  positionJson(p: Position): string {
+    let text = this.positionTexts.get(p);
+    if (text === undefined) {
+      text = JSON.stringify(p);
+      this.positionTexts.set(p, text);
+    }
+    return text;
+  }
+
+  private record(held: Held): BookRecord {
+    return bookRecordSchema.parse({ settings: held.settings, positions: [...held.positions.values()].map((p) => structuredClone(p)), closes: Object.fromEntries(held.closes) });
+  }
+
+  private held(userId: number): Held {
+    let held = this.books.get(userId);
+    if (!held) {
+      held = { settings: defaultLedgerSettings(), positions: new Map(), closes: new Map(), marks: new Map() };
+      this.books.set(userId, held);
+    }
+    return held;
+  }
+
+  private hold(_userId: number, held: Held, p: Position): void {
+    held.positions.set(p.id, p);
+    const key = markKey(p.service, p.itemId);
+    const mark = placedMark(p);
+    if (mark) held.marks.set(key, mark);
+    else if (held.marks.get(key)?.positionId === p.id) held.marks.delete(key);
+  }
+}
