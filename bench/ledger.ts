@@ -20,10 +20,10 @@ import type { Store } from '../src/store/port.js';
 import { openRedisStore } from '../src/store/redis-store.js';
 import { openStore } from '../src/store/store.js';
 import { pnlText } from '../src/bot/ui/ledger-text.js';
-import { isEntryPoint, report, type BenchResult } from './lib/result.js';
+import { envInt, isEntryPoint, report, type BenchResult } from './lib/result.js';
 
-const LEGS = Number(process.env.BENCH_LEDGER_LEGS ?? 10_000);
-const RUNS = Number(process.env.BENCH_LEDGER_RUNS ?? 5);
+const LEGS = envInt('BENCH_LEDGER_LEGS', 10_000, 10, 1_000_000);
+const RUNS = envInt('BENCH_LEDGER_RUNS', 5, 1, 100);
 const USER = 1;
 const START = Date.UTC(2025, 10, 1);
 

@@ -32,11 +32,11 @@ export function alertButtons(item: Opportunity, t: AlertTexts, state: 'new' | 'm
       // An arb's leg the bookmaker limited: the other legs re-solved around what it accepted.
       ...(stakesUseful && item.kind === 'arbs' ? b(t.buttons.limited, { type: 'limited', service, itemId: item.id }) : []),
     ],
-    muteButton,
-    b(t.snoozeAll(item.kind, isLive(service)), { type: 'snooze', service }),
     stakesUseful
       ? [...b(t.buttons.placed, { type: 'placed', service, itemId: item.id }), ...b(t.buttons.placedDifferently, { type: 'placedDifferently', service, itemId: item.id })]
       : [],
+    muteButton,
+    b(t.snoozeAll(item.kind, isLive(service)), { type: 'snooze', service }),
   ];
   return rows.filter((row) => row.length > 0);
 }

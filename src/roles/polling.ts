@@ -13,6 +13,7 @@ import type { ServiceClient } from '../service/client-types.js';
 import type { OutboxPort } from '../outbox/port.js';
 import type { Notifier } from '../scheduler/port.js';
 import { createScheduler, type Scheduler } from '../scheduler/scheduler.js';
+import { createCloseRecorder } from '../alerts/closing-lines.js';
 import { createNotifier } from '../alerts/notifier.js';
 import { userAllowed } from '../bot/middleware/access.js';
 import type { MetricsPort } from '../health/observe.js';
@@ -46,6 +47,7 @@ export function createPolling(deps: PollingDeps): Polling {
     store,
     client: timedReads(client, deps.metrics, clock),
     notifier,
+    recordCloses: createCloseRecorder(store.ledger),
     vault: deps.vault,
     clock,
     ...(deps.ledgerFile !== undefined && { ledgerFile: deps.ledgerFile }),

@@ -10,13 +10,14 @@ import { matchesFilter } from '../service/filter-model.js';
 import type { Store } from '../store/port.js';
 import { diffRead } from './diff.js';
 import type { ItemInterner } from './item-interner.js';
-import type { Notifier } from './port.js';
+import type { Notifier, RecordCloses } from './port.js';
 import type { StatusWriter } from './status.js';
 import type { Sub } from './subscriptions.js';
-import { createCloseRecorder } from './closing-lines.js';
 
 export interface ReadApplierContext {
-  store: Pick<Store, 'getUser' | 'alerts'> & { ledger?: Pick<Store['ledger'], 'marks' | 'noteClose'> };
+  store: Pick<Store, 'getUser' | 'alerts'>;
+  /** Notes placed selections' closing lines from each read (no request of its own). */
+  recordCloses?: RecordCloses | undefined;
   notifier: Pick<Notifier, 'notify'>;
   interner: Pick<ItemInterner, 'intern'>;
   status: Pick<StatusWriter, 'write'>;
@@ -28,7 +29,7 @@ export type ApplyRead = (sub: Sub, read: ItemsRead, now: number) => void;
 
 export function createReadApplier(ctx: ReadApplierContext): ApplyRead {
   const { store, notifier, interner, status } = ctx;
-  const recordCloses = store.ledger ? createCloseRecorder(store.ledger) : undefined;
+  const recordCloses = ctx.recordCloses;
   return (sub, read, now) => {
     const user = store.getUser(sub.userId);
     const filter = user?.filters[sub.service];

@@ -87,3 +87,6 @@ export type PollLimits = Pick<ServiceClient, 'hasValidToken' | 'budget' | 'pollF
 
 /** The client as the scheduler uses it: its limits, and the poll read (never waiting: `wait: false`). */
 export type PollingClient = PollLimits & Pick<ServiceClient, 'readItems'>;
+
+/** Called with every read's items: notes the closing lines of placed selections (alerts/closing-lines.ts). */
+export type RecordCloses = (sub: { userId: number; service: string }, items: readonly Opportunity[], now: number) => void;

@@ -57,7 +57,7 @@ import { GONE_KEEP_MS } from './diff.js';
 import { ItemInterner } from './item-interner.js';
 import { LoadFactor } from './load-factor.js';
 import { readPaceMs } from './read-pace.js';
-import type { Notifier, PollingClient, SchedulerPort } from './port.js';
+import type { Notifier, PollingClient, RecordCloses, SchedulerPort } from './port.js';
 import { createReadGroups, type ReadGroup } from './read-groups.js';
 import { HeapScheduleQueue, type ScheduleQueue } from './queue.js';
 import { createReads } from './reads.js';
@@ -77,7 +77,9 @@ export interface SchedulerOptions {
   config: Pick<Config, 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_SCOPE' | 'POLL_INTERVAL_SECONDS'> &
     Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS'>>;
   logger: Logger;
-  store: Pick<Store, 'getUser' | 'listUsers' | 'updateUser' | 'updateStatus' | 'alerts'> & { ledger?: Pick<Store['ledger'], 'marks' | 'noteClose'> };
+  store: Pick<Store, 'getUser' | 'listUsers' | 'updateUser' | 'updateStatus' | 'alerts'>;
+  /** Notes placed selections' closing lines from every read (the ledger's CLV); none by default. */
+  recordCloses?: RecordCloses;
   /** The service client (`ServiceClient` fits): the poll read, its limiter and token cache. */
   client: PollingClient;
   notifier: Notifier;
@@ -199,7 +201,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const { tokenSafetyMs, clientRenewMarginMs } = tuning;
   const gate = createTokenGate({ client, ledger, windowMs: W, tokenSafetyMs, clientRenewMarginMs, ...(turns ? { turns } : {}) });
   const status = createStatusWriter({ store, notifier, log });
-  const applyRead = createReadApplier({ store, notifier, interner: new ItemInterner(), status, statusWriteEveryMs: tuning.statusWriteEveryMs });
+  const applyRead = createReadApplier({ store, recordCloses: opts.recordCloses, notifier, interner: new ItemInterner(), status, statusWriteEveryMs: tuning.statusWriteEveryMs });
   const coverage = createCoverage({ config, store, registry, turns, groups, isAllowed, floorMs, paceMs, loadFactor });
   const reads = createReads({
     client, clock, random, log, tuning, floorMs, paceMs, loadFactor,

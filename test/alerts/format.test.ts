@@ -213,10 +213,10 @@ describe('formatAlert: arbs', () => {
       '📋 Всё по событию',
       '💰 Другая сумма',
       '✏️ Порезали исход',
-      '🔕 Скрыть событие',
-      '😴 Все прематч-вилки · 1 ч',
       '✅ Поставил',
       '✏️ Поставил иначе',
+      '🔕 Скрыть событие',
+      '😴 Все прематч-вилки · 1 ч',
     ]);
     expectClean(r);
   });
@@ -237,20 +237,20 @@ describe('formatAlert: arbs', () => {
       '📋 All for this event',
       '💰 Other amount',
       '✏️ Leg limited',
-      '🔕 Mute event',
-      '😴 All prematch arbs · 1 h',
       '✅ Placed',
       '✏️ Placed differently',
+      '🔕 Mute event',
+      '😴 All prematch arbs · 1 h',
     ]);
     const actions = r.buttons.flat().map((b) => decodeAlertAction(b.callbackData));
     expect(actions).toEqual([
       { type: 'event', service: 'arbs_prematch', eventId: 'e1' },
       { type: 'stakes', service: 'arbs_prematch', itemId: 'a1' },
       { type: 'limited', service: 'arbs_prematch', itemId: 'a1' },
-      { type: 'mute', service: 'arbs_prematch', eventId: 'e1' },
-      { type: 'snooze', service: 'arbs_prematch' },
       { type: 'placed', service: 'arbs_prematch', itemId: 'a1' },
       { type: 'placedDifferently', service: 'arbs_prematch', itemId: 'a1' },
+      { type: 'mute', service: 'arbs_prematch', eventId: 'e1' },
+      { type: 'snooze', service: 'arbs_prematch' },
     ]);
   });
 
@@ -514,7 +514,7 @@ describe('formatAlert: moved and gone', () => {
     expect(r.text).toContain('✏️ Changed: +2.44% → +3.61%');
     expect(r.text).toContain('1) Pinnacle · 1 · <b>2.15</b> ▲ (was 2.10)');
     expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
-    expect(callbackTypes(r)).toEqual(['event', 'stakes', 'limited', 'mute', 'snooze', 'placed', 'placedDifferently']);
+    expect(callbackTypes(r)).toEqual(['event', 'stakes', 'limited', 'placed', 'placedDifferently', 'mute', 'snooze']);
     expectClean(r);
   });
 

@@ -88,7 +88,7 @@ describe('✏️ Leg limited', () => {
     await h.say(ALICE, '2 profit');
     // all profit on 2.05 at Bwin, Pinnacle breaking even: 475 × 2.10 = 997.50 ≥ 995; 520 × 2.05 = 1066.00
     const card = h.last(ALICE.id).text;
-    expect(card).toContain('💰 Stakes for 1000, all profit on 2) Bwin (total 995):');
+    expect(card).toContain('💰 Stakes for bankroll 1000, all profit on 2) Bwin (total 995):');
     expect(card).toContain('1) Pinnacle 475 → 997.50');
     expect(card).toContain('2) Bwin 520 → 1066.00');
     expect(card).toContain('Profit if it wins: 1) +2.50 · 2) +71.00');

@@ -73,15 +73,15 @@ describe('playground', () => {
     await seen(/Stakes for 250/, at);
 
     // The ledger: place the alert with one tap, settle it in /open, see /pnl's chart and /export's CSV saved.
-    const placedNumber = /\[(\d+) ✅ Placed\]/.exec(screen.slice(buttonsAt))?.[1];
+    const placedNumber = /\[(\d+(?:\.\d+)?) ✅ Placed\]/.exec(screen.slice(buttonsAt))?.[1];
     expect(placedNumber).toBeDefined();
     at = screen.length;
     input.write(`${placedNumber}\n`);
     at = await seen(/Recorded as position #1/, at);
     input.write('/open\n');
     at = await seen(/Unsettled positions/, at);
-    const wonAt = await seen(/\[\d+ #1 1\) won\]/, at);
-    const won = /\[(\d+) #1 1\) won\]/.exec(screen.slice(wonAt))?.[1];
+    const wonAt = await seen(/\[#?\d+(?:\.\d+)? #1 1\) won\]/, at);
+    const won = /\[(#?\d+(?:\.\d+)?) #1 1\) won\]/.exec(screen.slice(wonAt))?.[1];
     input.write(`${won}\n`);
     at = await seen(/Position #1 settled/, at);
     input.write('/pnl\n');

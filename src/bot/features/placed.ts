@@ -10,7 +10,7 @@ import { formatAlert } from '../../alerts/format.js';
 import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
 import { escapeHtml } from '../../lib/html.js';
 import { refuse, takeLeg, parseTaken } from '../../ledger/actions.js';
-import { positionFromAlert, serviceFairOdds } from '../../ledger/from-alert.js';
+import { positionFromAlert, serviceFairOdds } from '../../alerts/position-from-alert.js';
 import { markKey, placedMark } from '../../ledger/marks.js';
 import { placedLegs, type Position } from '../../ledger/model.js';
 import { worstCase } from '../../ledger/settle.js';

@@ -6,13 +6,13 @@
  * its lay flag and the user's commission there; `makeLeg` derives the effective odds and liability.
  * Pure: the bot supplies the id, the time and where the alert is.
  */
-import { alertStakes, type StakeView } from '../alerts/alert-stakes.js';
-import { legOdds, printedProbability, pricedLegs } from '../alerts/headline-figures.js';
-import type { PricedLeg } from '../alerts/leg-pricing.js';
-import { middleOutcomes, valuebetMaths, type CannotCompute } from '../alerts/stakes.js';
+import { alertStakes, type StakeView } from './alert-stakes.js';
+import { legOdds, printedProbability, pricedLegs } from './headline-figures.js';
+import type { PricedLeg } from './leg-pricing.js';
+import { middleOutcomes, valuebetMaths, type CannotCompute } from './stakes.js';
 import type { Names } from '../service/dictionaries-model.js';
 import type { Opportunity } from '../service/opportunity.js';
-import { makeLeg, positionSchema, type LegInput, type Position } from './model.js';
+import { makeLeg, positionSchema, type LegInput, type Position } from '../ledger/model.js';
 
 /** The legs as the alert shows them now, and the alert's profit % (arb after commission, middle miss) or EV % (valuebet). */
 export function alertLegs(item: Opportunity, names: Names, view: StakeView): { legs: LegInput[]; profitPct: number | null } | CannotCompute {

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
-import { positionFromAlert } from '../../src/ledger/from-alert.js';
-import { createCloseRecorder, RENOTE_MS } from '../../src/scheduler/closing-lines.js';
+import { positionFromAlert } from '../../src/alerts/position-from-alert.js';
+import { createCloseRecorder, RENOTE_MS } from '../../src/alerts/closing-lines.js';
 import { namesFor } from '../../src/service/dictionaries-model.js';
 import type { Opportunity } from '../../src/service/opportunity.js';
 import { openStore, type JsonStore } from '../../src/store/store.js';

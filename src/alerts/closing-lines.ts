@@ -4,18 +4,18 @@
  * that still offers the selection records its odds (and the service's fair odds) as the latest
  * "closing" line. Written only when the odds move, or every RENOTE_MS to keep "last seen" fresh,
  * so a quiet selection costs one map lookup per item and read. Users without such a position
- * cost one lookup per read.
+ * cost one lookup per read. The scheduler is handed the recorder (`SchedulerOptions.recordCloses`):
+ * it reads, this side knows what the alerts printed.
  */
-import { serviceFairOdds } from '../ledger/from-alert.js';
 import { markKey } from '../ledger/marks.js';
-import { legOdds } from '../alerts/headline-figures.js';
+import type { RecordCloses } from '../scheduler/port.js';
+import { legOdds } from './headline-figures.js';
+import { serviceFairOdds } from './position-from-alert.js';
 import type { Opportunity } from '../service/opportunity.js';
 import type { LedgerStore } from '../store/port.js';
 
 /** A selection seen at unchanged odds is noted again after this long (its "last seen" time). */
 export const RENOTE_MS = 5 * 60_000;
-
-export type RecordCloses = (sub: { userId: number; service: string }, items: readonly Opportunity[], now: number) => void;
 
 export function createCloseRecorder(ledger: Pick<LedgerStore, 'marks' | 'noteClose'>): RecordCloses {
   /** `${userId}:${positionId}` → what was noted last. */
