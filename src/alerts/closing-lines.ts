@@ -11,7 +11,6 @@ import { markKey } from '../ledger/marks.js';
 import type { RecordCloses } from '../scheduler/port.js';
 import { legOdds } from './headline-figures.js';
 import { serviceFairOdds } from './position-from-alert.js';
-import type { Opportunity } from '../service/opportunity.js';
 import type { LedgerStore } from '../store/port.js';
 
 /** A selection seen at unchanged odds is noted again after this long (its "last seen" time). */
