@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Service } from '../service/services.js';
+import type { BookValueOption } from './callback-data/books.js';
 
 export type PendingInput =
   | { kind: 'connect-key'; service: Service }
@@ -13,8 +14,11 @@ export type PendingInput =
   | { kind: 'stake-amount'; service: Service; itemId: string; ownerId: number }
   /** /item or /event sent without an id: the next message is the id. */
   | { kind: 'lookup-id'; what: 'item' | 'event' }
-  | { kind: 'leg-limit'; service: Service; itemId: string; ownerId: number }
-  | { kind: 'hedge-odds'; service: Service; itemId: string; ownerId: number; leg: number };
+  /** `questionId`: the message asking it, whose buttons (a leg at its max, a staking mode) answer it too. */
+  | { kind: 'leg-limit'; service: Service; itemId: string; ownerId: number; questionId?: number }
+  | { kind: 'hedge-odds'; service: Service; itemId: string; ownerId: number; leg: number }
+  /** /books' button for one setting of one bookmaker: the next message is its value. */
+  | { kind: 'book-value'; bookmakerId: number; option: BookValueOption };
 
 /** How long a question waits for its answer. */
 export const PENDING_TTL_MS = 10 * 60_000;

@@ -9,6 +9,7 @@
  *   forget.ts    fg: /forget's confirmation
  *   flow.ts      cv: a guided flow's prompt (/filter's builder, /settings)
  *   mutes.ts     m: mute controls (the offer after "Mute event", /muted)
+ *   leg-limit.ts ll: the buttons under "✏️ Leg limited"'s question (a leg at its max, a staking mode)
  *
  * Data flows one way: alerts are formatted on the alerts side, which `bot/` imports and which
  * imports nothing from `bot/`. So the alert codec stays a pure module in `src/alerts/callbacks.ts`
@@ -20,5 +21,6 @@ export * from './books.js';
 export * from './filters.js';
 export * from './flow.js';
 export * from './forget.js';
+export * from './leg-limit.js';
 export * from './mutes.js';
 export * from './registry.js';

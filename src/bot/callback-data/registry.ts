@@ -22,6 +22,8 @@ export const CALLBACK_PREFIXES = {
   books: 'bk:',
   /** Mute controls: the offer after "Mute event", and /muted (`mutes.ts`). */
   mutes: 'm:',
+  /** The buttons under "✏️ Leg limited"'s question: a leg at its max, a staking mode (`leg-limit.ts`). */
+  legLimit: 'll:',
 } as const;
 
 export type CallbackKind = keyof typeof CALLBACK_PREFIXES;

@@ -8,6 +8,7 @@ import { KNOWN_COMMANDS, leadingCommand } from '../commands.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { acceptStakeAmount } from './alert-actions.js';
+import { acceptBookValue } from './books.js';
 import { acceptHedgeOdds, acceptLegLimit } from './leg-limited.js';
 import { acceptAccessKey, acceptSecret, deleteSecretMessage } from './connect.js';
 import { acceptLookupId } from './lookup.js';
@@ -54,6 +55,9 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
       case 'hedge-odds':
         if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptHedgeOdds(rt, ctx, text, pending);
+      case 'book-value':
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
+        return acceptBookValue(rt, ctx, text, pending);
     }
   });
 

@@ -7,12 +7,14 @@ import {
   decodeFiltersAction,
   decodeFlowButton,
   decodeForgetAnswer,
+  decodeLegLimitAction,
   decodeMuteAction,
   encodeAlertAction,
   encodeBooksAction,
   encodeFiltersAction,
   encodeFlowButton,
   encodeForgetAnswer,
+  encodeLegLimitAction,
   encodeMuteAction,
   kindPattern,
   prefixCollisions,
@@ -28,7 +30,13 @@ const samples: Record<CallbackKind, string[]> = {
   filters: [encodeFiltersAction({ type: 'pause', service: 'arbs_live' }), encodeFiltersAction({ type: 'deleteNo', service: 'valuebets_live' })],
   forget: [encodeForgetAnswer({ type: 'no' }), encodeForgetAnswer({ type: 'yes', issuedAt: 1_700_000_000_000 })],
   flow: [encodeFlowButton({ type: 'field', field: 'lang' }), encodeFlowButton({ type: 'done' }), encodeFlowButton({ type: 'toggle', id: 7 })],
-  books: [encodeBooksAction({ type: 'status', bookmakerId: 31, status: 'closed' }), encodeBooksAction({ type: 'reset', bookmakerId: 7 })],
+  books: [
+    encodeBooksAction({ type: 'status', bookmakerId: 31, status: 'closed' }),
+    encodeBooksAction({ type: 'reset', bookmakerId: 7 }),
+    encodeBooksAction({ type: 'edit', bookmakerId: 7 }),
+    encodeBooksAction({ type: 'value', bookmakerId: 7, option: 'step' }),
+  ],
+  legLimit: [encodeLegLimitAction({ type: 'max', leg: 0 }), encodeLegLimitAction({ type: 'profit', leg: 2 }), encodeLegLimitAction({ type: 'equal' })],
   mutes: [
     encodeMuteAction({ type: 'event', duration: 'hour', service: 'arbs_live', eventId: 'e1' })!,
     encodeMuteAction({ type: 'league', duration: 'forever', service: 'middles_prematch', itemId: 'a1' })!,
@@ -45,6 +53,7 @@ const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
   flow: decodeFlowButton,
   books: decodeBooksAction,
   mutes: decodeMuteAction,
+  legLimit: decodeLegLimitAction,
 };
 
 describe('callback data registry', () => {
