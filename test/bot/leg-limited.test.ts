@@ -209,4 +209,23 @@ describe('✏️ Leg limited: one tap', () => {
     await h.say(ALICE, '1 150');
     expect(h.last(ALICE.id).text).toContain('fixed at 150');
   });
+
+  it('under an alert in a group: asked in the private chat, whose buttons answer there', async () => {
+    await h.connect();
+    h.fake.setChat({ id: -2001, type: 'supergroup', title: 'Team', botIsAdmin: true, adminIds: [ALICE.id] });
+    await h.say(ALICE, '/settings alerts -2001');
+    await h.say(ALICE, '/settings bankroll 1000');
+    await h.say(ALICE, '/settings step 5');
+    await h.say(ALICE, '/book pinnacle max=300 step=5');
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+    const alert = await h.plant(-2001, 'alert', [['✏️ Leg limited', limited]]);
+    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+    const groupCount = h.sent(-2001).length;
+    await h.press(ALICE, alert, limited);
+    expect(h.callbackText()).toBe('I asked for the amount in our private chat.');
+    const question = h.last(ALICE.id);
+    await h.press(ALICE, question, h.button(question, '1) Pinnacle: max 300'));
+    expect(h.last(ALICE.id).text).toContain('with 1) Pinnacle fixed at 300 (total 605)');
+    expect(h.sent(-2001)).toHaveLength(groupCount);
+  });
 });

@@ -4,7 +4,7 @@
  * maths use (alerts/alert-stakes.ts). `/books` lists the user's bookmakers (those with settings,
  * the exchanges of the dictionaries, those in the user's filters) with their settings and buttons
  * that switch a status, reset, or set one value (✏️ → commission / max / min / step → the typed
- * value, checked as the one-line form checks it); `/book <bookmaker> key=value …` sets values in one line;
+ * value, checked as the one-line form checks it; `/books <name>` opens ✏️ for one not listed); `/book <bookmaker> key=value …` sets values in one line;
  * `/staking equal|high|low` chooses how the user's alerts split an arb.
  */
 import { Composer } from 'grammy';
@@ -19,7 +19,8 @@ import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { refuseWhileSecretExpected } from '../flows.js';
 import type { PendingInput } from '../pending.js';
-import { applyBookChange, parseBookArgs, parseBookValue, type BookChange } from '../parse/book-args.js';
+import { applyBookChange, findBookmaker, parseBookArgs, parseBookValue, type BookChange } from '../parse/book-args.js';
+import { MAX_SHORT_TEXT } from '../parse/values.js';
 import { BOOK_LIMITS } from '../../store/book-settings.js';
 import { dictionariesFor } from '../ui/cards.js';
 import { editInPlace } from '../ui/rendered.js';
@@ -172,6 +173,21 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
     const dicts = await dictionariesFor(rt, ctx.lang);
     if (!dicts) {
       await ctx.reply(ctx.t('books_no_names'));
+      return;
+    }
+    // "/books pinnacle": the ✏️ buttons of one bookmaker, listed or not yet.
+    if (ctx.match.trim() !== '') {
+      if (ctx.match.length > MAX_SHORT_TEXT) {
+        await ctx.reply(ctx.t('too_long', { max: MAX_SHORT_TEXT }));
+        return;
+      }
+      const found = findBookmaker(ctx.match, dicts.bookmakers);
+      if (!found.ok) {
+        await ctx.reply(ctx.t(found.problem.key, found.problem.vars));
+        return;
+      }
+      const edit = editView(ctx.user, found.value.id, found.value.name, ctx.t);
+      await ctx.reply(edit.text, { reply_markup: { inline_keyboard: edit.keyboard } });
       return;
     }
     const view = booksView(ctx.user, dicts.bookmakers, ctx.t);
