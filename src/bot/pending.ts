@@ -1,6 +1,7 @@
 /**
  * The bot's only session state: what a plain message from this user in this chat is expected
- * to answer (the access key, the secret, a stake amount, the id for /item or /event). Kept in memory, keyed by chat and user,
+ * to answer (the access key, the secret, a stake amount, the id for /item or /event, a limited
+ * leg, a hedge's odds, a /books value). Kept in memory, keyed by chat and user,
  * expiring on the injected clock. It never holds a secret: the secret is consumed by the
  * message handler that receives it.
  */

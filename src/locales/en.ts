@@ -349,7 +349,7 @@ export const en = {
   help_glossary: '/glossary — what the market codes (ITO1(0.5), BTS: no, X2…) and words (arb, middle, yield, CLV…) mean; <code>/glossary ITO1</code> explains one',
   glossary_not_found: 'The glossary has nothing for “{query}”. /glossary lists every market code and word.',
   cmd_staking: 'How alerts split an arb: equal profit, or all on one leg',
-  staking_usage: 'How alerts split an arb: <code>/staking equal</code> (the same profit whatever wins), <code>/staking high</code> (all profit on the leg with the highest odds, the others break even) or <code>/staking low</code> (on the lowest odds). Now: <b>{mode}</b>. Under one alert, ✏️ Leg limited → <code>2 profit</code> puts it on leg 2 for that alert only.',
+  staking_usage: 'How alerts split an arb: <code>/staking equal</code> (the same profit whatever wins), <code>/staking high</code> (all profit on the leg with the highest odds, the others break even) or <code>/staking low</code> (on the lowest odds). Now: <b>{mode}</b>. Under one alert, ✏️ Leg limited → <code>2 profit</code> (or its “All profit on” buttons) puts it on leg 2 for that alert only.',
   staking_saved: '✅ Alerts now split arbs: <b>{mode}</b>.',
   staking_equal: 'equal profit',
   staking_high: 'all profit on the highest odds',

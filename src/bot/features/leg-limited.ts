@@ -64,10 +64,10 @@ async function legButtons(rt: BotRuntime, ctx: BotContext, item: Opportunity | u
   const rows: InlineKeyboardButton[][] = [];
   item.legs.forEach((_, i) => {
     const max = legMax(user, item, i);
-    if (max !== undefined) rows.push([button(ctx.t('btn_leg_max', { leg: i + 1, book: book(i), max: fmtMoney(max, { whole: true }) }), { type: 'max', leg: i })]);
+    if (max !== undefined) rows.push([button(ctx.tp('btn_leg_max', { leg: i + 1, book: book(i), max: fmtMoney(max, { whole: true }) }), { type: 'max', leg: i })]);
   });
-  item.legs.forEach((_, i) => rows.push([button(ctx.t('btn_leg_profit', { leg: i + 1, book: book(i) }), { type: 'profit', leg: i })]));
-  rows.push([button(ctx.t('btn_leg_equal'), { type: 'equal' })]);
+  item.legs.forEach((_, i) => rows.push([button(ctx.tp('btn_leg_profit', { leg: i + 1, book: book(i) }), { type: 'profit', leg: i })]));
+  rows.push([button(ctx.tp('btn_leg_equal'), { type: 'equal' })]);
   return rows;
 }
 

@@ -1,5 +1,6 @@
 /**
- * Answers to the bot's open questions (the access key, the secret, a stake amount, a lookup id), handled by
+ * Answers to the bot's open questions (the access key, the secret, a stake amount, a lookup id, a
+ * limited leg, a hedge's odds, a /books value), handled by
  * plain middleware before the conversations, so a secret never enters conversation state.
  * While the secret is expected, every message (a command too, an edit too) is deleted first.
  */
