@@ -136,7 +136,10 @@ describe('✏️ Leg limited: one tap', () => {
 
     await h.press(ALICE, alert, limited);
     const again = h.last(ALICE.id);
+    const started = performance.now();
     await h.press(ALICE, again, h.button(again, '1) Pinnacle: max 300'));
+    // real time, through the fake Bot API over a socket
+    expect(performance.now() - started).toBeLessThan(1000);
     expect(h.last(ALICE.id).text).toBe(typed);
     // the question is over: a number now answers nothing, the button neither
     await h.say(ALICE, '1 100');
