@@ -19,6 +19,7 @@ import { createSettingsConversation, SETTINGS_CONVERSATION } from './conversatio
 import type { BotDeps, BotRuntime } from './deps.js';
 import { adminFeature } from './features/admin.js';
 import { alertActionsFeature } from './features/alert-actions.js';
+import { legLimitedFeature } from './features/leg-limited.js';
 import { cancelFeature } from './features/cancel.js';
 import { connectFeature } from './features/connect.js';
 import { fallbackFeature } from './features/fallback.js';
@@ -138,6 +139,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     mutedFeature(rt),
     alertActionsFeature(rt),
     ledgerFeature(rt),
+    legLimitedFeature(rt),
     forgetFeature(rt),
     booksFeature(rt),
     adminFeature(rt),

@@ -1,11 +1,13 @@
 /**
  * The bot's only session state: what a plain message from this user in this chat is expected
- * to answer (the access key, the secret, a stake amount, the id for /item or /event). Kept in memory, keyed by chat and user,
+ * to answer (the access key, the secret, a stake amount, the id for /item or /event, a limited
+ * leg, a hedge's odds, a /books value). Kept in memory, keyed by chat and user,
  * expiring on the injected clock. It never holds a secret: the secret is consumed by the
  * message handler that receives it.
  */
 import type { Clock } from '../clock.js';
 import type { Service } from '../service/services.js';
+import type { BookValueOption } from './callback-data/books.js';
 
 export type PendingInput =
   | { kind: 'connect-key'; service: Service }
@@ -13,8 +15,11 @@ export type PendingInput =
   | { kind: 'stake-amount'; service: Service; itemId: string; ownerId: number }
   /** /item or /event sent without an id: the next message is the id. */
   | { kind: 'lookup-id'; what: 'item' | 'event' }
-  | { kind: 'leg-limit'; service: Service; itemId: string; ownerId: number }
+  /** `questionId`: the message asking it, whose buttons (a leg at its max, a staking mode) answer it too. */
+  | { kind: 'leg-limit'; service: Service; itemId: string; ownerId: number; questionId?: number }
   | { kind: 'hedge-odds'; service: Service; itemId: string; ownerId: number; leg: number }
+  /** /books' button for one setting of one bookmaker: the next message is its value. */
+  | { kind: 'book-value'; bookmakerId: number; option: BookValueOption }
   /** The odds and stake taken for a leg (or a hedge) of a ledger position; `flow`: the ✏️ flow goes on to the next leg. */
   | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean };
 

@@ -110,6 +110,103 @@ describe('/books', () => {
   });
 });
 
+describe('/books guided: ✏️ → a setting → its value typed', () => {
+  /** /books → ✏️ <name> (or `/books <query>` for one not listed yet) → the setting's button: the question it asks. */
+  async function ask(name: string, setting: string, query?: string): Promise<string> {
+    if (query === undefined) {
+      await h.say(ALICE, '/books');
+      await h.press(ALICE, last(), h.button(last(), `✏️ ${name}`));
+    } else await h.say(ALICE, `/books ${query}`);
+    const menu = last();
+    expect(menu.text).toContain(`✏️ <b>${name}</b>`);
+    expect(h.labels(menu)).toEqual(['Commission %', 'Max', 'Min', 'Step']);
+    await h.press(ALICE, menu, h.button(menu, setting));
+    return last().text;
+  }
+
+  it('saves a typed value as /book would, after bad values that change nothing and keep the question open', async () => {
+    // Pinnacle has no settings yet, so /books does not list it: "/books pinnacle" opens its ✏️
+    await h.say(ALICE, '/books');
+    expect(h.labels(last())).not.toContain('✏️ Pinnacle');
+    await h.say(ALICE, '/books nosuchbook');
+    expect(last().text).toContain('I know no bookmaker');
+    expect(await ask('Pinnacle', 'Max', 'pinnacle')).toContain('Send the most Pinnacle accepts on one leg');
+    for (const [value, says] of [
+      ['abc', 'is not a number'],
+      ['-5', 'max must be a positive amount'],
+      ['0.001', 'max must be a positive amount'],
+      ['1e9999', 'is not a number'],
+    ] as const) {
+      await h.say(ALICE, value);
+      expect(last().text, value).toContain(says);
+      expect(last().text, value).toContain('Send another value, or /cancel.');
+      expect(books(), value).toEqual({});
+    }
+    await h.say(ALICE, '300');
+    expect(books()).toEqual({ '7': { max: 300 } });
+    expect(last().text).toContain('Saved for Pinnacle: max 300 · ok');
+    // the question is over: the next number is no answer to it
+    await h.say(ALICE, '400');
+    expect(books()).toEqual({ '7': { max: 300 } });
+    // the same checks against the stored values as /book: min over max is refused
+    expect(await ask('Pinnacle', 'Min')).toContain('Send the least Pinnacle accepts');
+    await h.say(ALICE, '400');
+    expect(last().text).toContain('The minimum (400) would be over the maximum (300)');
+    expect(books()).toEqual({ '7': { max: 300 } });
+    await h.say(ALICE, '2,5');
+    expect(books()).toEqual({ '7': { max: 300, min: 2.5 } });
+  });
+
+  it('commission and step of an exchange; /cancel keeps the old value', async () => {
+    expect(await ask('Betfair Exchange', 'Commission %')).toContain('in % from 0 to 50');
+    await h.say(ALICE, '80');
+    expect(last().text).toContain('Commission is a percentage from 0 to 50');
+    await h.say(ALICE, '2');
+    expect(books()?.['31']).toEqual({ commission: 2 });
+    await ask('Betfair Exchange', 'Step');
+    await h.say(ALICE, '/cancel');
+    expect(last().text).toContain('Stopped');
+    await h.say(ALICE, '5');
+    expect(books()?.['31']).toEqual({ commission: 2 });
+  });
+
+  it('a forged value button changes nothing and opens no question', async () => {
+    const planted = await h.plant(ALICE.id, 'x', [
+      ['a', encodeBooksAction({ type: 'value', bookmakerId: 999_999, option: 'max' })],
+      ['b', 'bk:v:7:q'],
+      ['c', encodeBooksAction({ type: 'edit', bookmakerId: 999_999 })],
+    ]);
+    for (const data of [encodeBooksAction({ type: 'value', bookmakerId: 999_999, option: 'max' }), 'bk:v:7:q', encodeBooksAction({ type: 'edit', bookmakerId: 999_999 })]) {
+      const sent = h.sent(ALICE.id).length;
+      await h.press(ALICE, planted, data);
+      expect(h.callbackText(), data).toBe('This button is no longer active.');
+      expect(h.sent(ALICE.id), data).toHaveLength(sent);
+    }
+    await h.say(ALICE, '300');
+    expect(books()).toEqual({});
+  });
+
+  it('a value button pressed in a group asks in the private chat, where the answer is read', async () => {
+    h.fake.setChat({ id: -2001, type: 'supergroup', title: 'Team', botIsAdmin: true, adminIds: [ALICE.id] });
+    const inGroup = await h.plant(-2001, 'x', [['Max', encodeBooksAction({ type: 'value', bookmakerId: 7, option: 'max' })]]);
+    const groupCount = h.sent(-2001).length;
+    await h.press(ALICE, inGroup, encodeBooksAction({ type: 'value', bookmakerId: 7, option: 'max' }));
+    expect(h.callbackText()).toBe('I asked for the value in our private chat.');
+    expect(last().text).toContain('Send the most Pinnacle accepts');
+    await h.say(ALICE, '250');
+    expect(books()).toEqual({ '7': { max: 250 } });
+    expect(h.sent(-2001)).toHaveLength(groupCount);
+  });
+
+  it('is in Russian for a Russian user', async () => {
+    await h.say(BORIS, '/books pinnacle');
+    await h.press(BORIS, h.last(BORIS.id), h.button(h.last(BORIS.id), 'Шаг'));
+    expect(h.last(BORIS.id).text).toContain('Пришлите шаг');
+    await h.say(BORIS, 'abc');
+    expect(h.last(BORIS.id).text).toContain('Пришлите другое значение или /cancel.');
+  });
+});
+
 describe('parseBookArgs / applyBookChange', () => {
   const dict = { '7': 'Pinnacle', '10': 'Betfair Sportsbook', '31': 'Betfair Exchange', '40': 'Matchbook' };
   it('reads names with spaces, ids, decimal commas; applies min/max checks against the stored values', () => {

@@ -156,6 +156,7 @@ describe('the bot under hostile input', () => {
       '', 'x', 'a:', 'a:ev:', 'a:ev:9:x', 'a:ev:0:..', `a:stk:0:${'z'.repeat(50)}`, 'a:mute:7:e', 'a:snz:', 'a:snz:9',
       'f:', 'f:p:', 'f:p:9', 'f:q:0', 'f:dy:5', 'f:e:0 ', 'fg:', 'fg:y', 'fg:y:', 'fg:y:zzzzzzzzzz', 'fg:y:-1', 'fg:n:x',
       'cv:', 'cv:v:99', 'cv:f:__proto__', 'cv:f:constructor', 'cv:done', 'cv:s:7', 'cv:t:1e9', 'cv:p:-5', '__proto__', 'constructor',
+      'll:', 'll:m:', 'll:m:0', 'll:p:9', 'll:e', 'll:e:0', 'll:m:10', 'bk:e:', 'bk:e:999999999', 'bk:v:999999999:x', 'bk:v:1:z', 'bk:v:1',
     ];
     const userBefore = JSON.stringify(store.getUser(ALICE.id));
     const answersBefore = fake.answers.callback.length;

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeAlertAction } from '../../src/alerts/callbacks.js';
 import { makeItem } from './fakes.js';
-import { ALICE, createHarness, recordGroupAlert, type Harness } from './harness.js';
+import { ALICE, BORIS, createHarness, recordGroupAlert, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -104,5 +104,131 @@ describe('✏️ Leg limited', () => {
     // profit on 2.10 (the highest odds): 510 / 490 → +71.00 / +4.50 (stake-maths.md 1.4)
     expect(h.last(ALICE.id).text).toContain('all profit on 1) Pinnacle (total 1000)');
     expect(h.last(ALICE.id).text).toContain('Profit if it wins: 1) +71.00 · 2) +4.50');
+  });
+});
+
+describe('✏️ Leg limited: one tap', () => {
+  /** Alice with bankroll 1000 on a 5-grid, Pinnacle capped at 300, an alert of a1 (2.10 at Pinnacle / 2.05 at Bwin). */
+  async function aliceWithAlert() {
+    await h.connect();
+    await h.say(ALICE, '/settings bankroll 1000');
+    await h.say(ALICE, '/settings step 5');
+    await h.say(ALICE, '/book pinnacle max=300 step=5');
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
+    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+    return alert;
+  }
+
+  it('offers each leg at its /books max; the press answers exactly as typing "1 300"', async () => {
+    const alert = await aliceWithAlert();
+    await h.press(ALICE, alert, limited);
+    const question = h.last(ALICE.id);
+    expect(question.text).toContain('Or tap');
+    // Bwin has no max: no button for it
+    expect(h.labels(question)).toEqual(['1) Pinnacle: max 300', 'All profit on 1) Pinnacle', 'All profit on 2) Bwin', 'Equal profit']);
+    await h.say(ALICE, '1 300');
+    const typed = h.last(ALICE.id).text;
+    // 300 × 2.10 = 630.00; Bwin on the 5-grid: 305 × 2.05 = 625.25 → worst 625.25 − 605 = +20.25
+    expect(typed).toContain('with 1) Pinnacle fixed at 300 (total 605)');
+    expect(typed).toContain('2) Bwin 305 → 625.25');
+    expect(typed).toContain('Worst case after rounding: +20.25');
+
+    await h.press(ALICE, alert, limited);
+    const again = h.last(ALICE.id);
+    const started = performance.now();
+    await h.press(ALICE, again, h.button(again, '1) Pinnacle: max 300'));
+    // real time, through the fake Bot API over a socket
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(h.last(ALICE.id).text).toBe(typed);
+    // the question is over: a number now answers nothing, the button neither
+    await h.say(ALICE, '1 100');
+    expect(h.last(ALICE.id).text).not.toContain('fixed at 100');
+    const sent = h.sent(ALICE.id).length;
+    await h.press(ALICE, again, h.button(again, '1) Pinnacle: max 300'));
+    expect(h.callbackText()).toBe('This button is no longer active.');
+    expect(h.sent(ALICE.id)).toHaveLength(sent);
+  });
+
+  it('staking by a button: all profit on a leg, or equal profit over /staking high, for this alert only', async () => {
+    const alert = await aliceWithAlert();
+    await h.say(ALICE, '/book pinnacle reset');
+    await h.press(ALICE, alert, limited);
+    const question = h.last(ALICE.id);
+    expect(h.labels(question)).not.toContain('1) Pinnacle: max 300');
+    await h.press(ALICE, question, h.button(question, 'All profit on 2) Bwin'));
+    // the same card as "2 profit" (see above)
+    const card = h.last(ALICE.id).text;
+    expect(card).toContain('💰 Stakes for bankroll 1000, all profit on 2) Bwin (total 995):');
+    expect(card).toContain('Profit if it wins: 1) +2.50 · 2) +71.00');
+    await h.say(ALICE, '/staking high');
+    await h.press(ALICE, alert, limited);
+    const next = h.last(ALICE.id);
+    await h.press(ALICE, next, h.button(next, 'Equal profit'));
+    const equal = h.last(ALICE.id).text;
+    expect(equal).not.toContain('all profit on');
+    // equal profit on the 5-grid: 495 × 2.10 = 1039.50, 505 × 2.05 = 1035.25
+    expect(equal).toContain('1) Pinnacle 495 → 1039.50');
+    expect(equal).toContain('2) Bwin 505 → 1035.25');
+    // the user's default is untouched
+    expect(h.store.getUser(ALICE.id)?.stakingMode).toBe('high');
+  });
+
+  it('refuses a forged leg, an older question, a max removed since, and another user', async () => {
+    const alert = await aliceWithAlert();
+    await h.press(ALICE, alert, limited);
+    const first = h.last(ALICE.id);
+    const maxButton = h.button(first, '1) Pinnacle: max 300');
+    // a newer question replaces it: the first one's buttons are stale
+    await h.press(ALICE, alert, limited);
+    const second = h.last(ALICE.id);
+    let sent = h.sent(ALICE.id).length;
+    await h.press(ALICE, first, maxButton);
+    expect(h.callbackText()).toBe('This button is no longer active.');
+    expect(h.sent(ALICE.id)).toHaveLength(sent);
+    // the same data on a message that is not the question (a forged or planted button)
+    const planted = await h.plant(ALICE.id, 'x', [['max', maxButton], ['leg 3', 'll:p:2'], ['leg 2 max', 'll:m:1']]);
+    sent = h.sent(ALICE.id).length;
+    await h.press(ALICE, planted, maxButton);
+    expect(h.callbackText()).toBe('This button is no longer active.');
+    // someone else pressing Alice's question (a forwarded or forged update) gets nothing
+    await h.press(BORIS, second, maxButton);
+    expect(h.sent(ALICE.id)).toHaveLength(sent);
+    expect(h.sent(BORIS.id)).toHaveLength(0);
+    // a forged leg on the very question (data a button there never had): refused, question open
+    const forged = h.fake.pressButton(ALICE, second, h.button(second, 'Equal profit'));
+    if (forged.callback_query) forged.callback_query.data = 'll:p:2';
+    await h.handle(forged);
+    expect(h.callbackText()).toBe('This button is no longer active.');
+    expect(h.sent(ALICE.id)).toHaveLength(sent);
+    // the max was removed after the question was asked (in another chat, say): the press says so
+    // and changes nothing; the question stays open and typing still answers it
+    h.store.updateUser(ALICE.id, (draft) => {
+      delete draft.books['7'];
+    });
+    await h.press(ALICE, second, maxButton);
+    expect(h.callbackText()).toContain('has no max in your /books settings any more');
+    expect(h.sent(ALICE.id)).toHaveLength(sent);
+    await h.say(ALICE, '1 150');
+    expect(h.last(ALICE.id).text).toContain('fixed at 150');
+  });
+
+  it('under an alert in a group: asked in the private chat, whose buttons answer there', async () => {
+    await h.connect();
+    h.fake.setChat({ id: -2001, type: 'supergroup', title: 'Team', botIsAdmin: true, adminIds: [ALICE.id] });
+    await h.say(ALICE, '/settings alerts -2001');
+    await h.say(ALICE, '/settings bankroll 1000');
+    await h.say(ALICE, '/settings step 5');
+    await h.say(ALICE, '/book pinnacle max=300 step=5');
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+    const alert = await h.plant(-2001, 'alert', [['✏️ Leg limited', limited]]);
+    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+    const groupCount = h.sent(-2001).length;
+    await h.press(ALICE, alert, limited);
+    expect(h.callbackText()).toBe('I asked for the amount in our private chat.');
+    const question = h.last(ALICE.id);
+    await h.press(ALICE, question, h.button(question, '1) Pinnacle: max 300'));
+    expect(h.last(ALICE.id).text).toContain('with 1) Pinnacle fixed at 300 (total 605)');
+    expect(h.sent(-2001)).toHaveLength(groupCount);
   });
 });

@@ -10,6 +10,7 @@
  *   flow.ts      cv: a guided flow's prompt (/filter's builder, /settings)
  *   mutes.ts     m: mute controls (the offer after "Mute event", /muted)
  *   ledger.ts    l: the ledger's legs, hedges, settling and /open's pages
+ *   leg-limit.ts ll: the buttons under "✏️ Leg limited"'s question (a leg at its max, a staking mode)
  *
  * Data flows one way: alerts are formatted on the alerts side, which `bot/` imports and which
  * imports nothing from `bot/`. So the alert codec stays a pure module in `src/alerts/callbacks.ts`
@@ -21,6 +22,7 @@ export * from './books.js';
 export * from './filters.js';
 export * from './flow.js';
 export * from './forget.js';
+export * from './leg-limit.js';
 export * from './mutes.js';
 export * from './ledger.js';
 export * from './registry.js';

@@ -24,6 +24,8 @@ export const CALLBACK_PREFIXES = {
   mutes: 'm:',
   /** The ledger: legs placed differently or refused, hedges, settling, /open's pages (`ledger.ts`). */
   ledger: 'l:',
+  /** The buttons under "✏️ Leg limited"'s question: a leg at its max, a staking mode (`leg-limit.ts`). */
+  legLimit: 'll:',
 } as const;
 
 export type CallbackKind = keyof typeof CALLBACK_PREFIXES;

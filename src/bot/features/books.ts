@@ -3,7 +3,8 @@
  * a bookmaker takes, the step of its stakes, and the account's status), which every alert's
  * maths use (alerts/alert-stakes.ts). `/books` lists the user's bookmakers (those with settings,
  * the exchanges of the dictionaries, those in the user's filters) with their settings and buttons
- * that switch a status or reset; `/book <bookmaker> key=value …` sets values in one line;
+ * that switch a status, reset, or set one value (✏️ → commission / max / min / step → the typed
+ * value, checked as the one-line form checks it; `/books <name>` opens ✏️ for one not listed); `/book <bookmaker> key=value …` sets values in one line;
  * `/staking equal|high|low` chooses how the user's alerts split an arb.
  */
 import { Composer } from 'grammy';
@@ -13,10 +14,14 @@ import { defaultCommissionPct, isKnownExchange } from '../../alerts/leg-pricing.
 import { fmtMoney } from '../../alerts/printed.js';
 import type { Translate } from '../../locales/i18n.js';
 import type { UserRecord } from '../../store/schema.js';
-import { decodeBooksAction, encodeBooksAction, kindPattern } from '../callback-data/index.js';
+import { BOOK_VALUE_OPTIONS, decodeBooksAction, encodeBooksAction, kindPattern, type BookValueOption } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
-import { applyBookChange, parseBookArgs, type BookChange } from '../parse/book-args.js';
+import { refuseWhileSecretExpected } from '../flows.js';
+import type { PendingInput } from '../pending.js';
+import { applyBookChange, findBookmaker, parseBookArgs, parseBookValue, type BookChange } from '../parse/book-args.js';
+import { MAX_SHORT_TEXT } from '../parse/values.js';
+import { BOOK_LIMITS } from '../../store/book-settings.js';
 import { dictionariesFor } from '../ui/cards.js';
 import { editInPlace } from '../ui/rendered.js';
 
@@ -72,6 +77,7 @@ function booksView(user: Readonly<UserRecord> | undefined, bookmakers: Readonly<
         text: t('btn_book_status', { name, status: t(STATUS_KEY[nextStatus(status)]) }),
         callback_data: encodeBooksAction({ type: 'status', bookmakerId: Number(id), status: nextStatus(status) }),
       },
+      { text: t('btn_book_edit', { name }), callback_data: encodeBooksAction({ type: 'edit', bookmakerId: Number(id) }) },
     ];
     if (settings) row.push({ text: t('btn_book_reset', { name }), callback_data: encodeBooksAction({ type: 'reset', bookmakerId: Number(id) }) });
     return row;
@@ -96,6 +102,70 @@ function store(rt: BotRuntime, ctx: BotContext, change: BookChange): { ok: true;
   return { ok: true, user };
 }
 
+const VALUE_BUTTON_KEY = {
+  commission: 'btn_book_value_commission',
+  max: 'btn_book_value_max',
+  min: 'btn_book_value_min',
+  step: 'btn_book_value_step',
+} as const satisfies Record<BookValueOption, string>;
+const ASK_VALUE_KEY = { commission: 'ask_book_commission', max: 'ask_book_max', min: 'ask_book_min', step: 'ask_book_step' } as const satisfies Record<BookValueOption, string>;
+
+/** ✏️ on a bookmaker: its settings and a button per value to set. */
+function editView(user: Readonly<UserRecord> | undefined, bookmakerId: number, name: string, t: Translate): { text: string; keyboard: InlineKeyboardButton[][] } {
+  const buttons = BOOK_VALUE_OPTIONS.map((option) => ({ text: t(VALUE_BUTTON_KEY[option]), callback_data: encodeBooksAction({ type: 'value', bookmakerId, option }) }));
+  return {
+    text: t('book_edit_title', { name, parts: describeBook(user?.books[String(bookmakerId)], name, t) }),
+    keyboard: [buttons.slice(0, 2), buttons.slice(2)],
+  };
+}
+
+/** A value's button: the question, in the private chat when pressed in a group (the bot reads no plain messages there). */
+async function askBookValue(rt: BotRuntime, ctx: BotContext, bookmakerId: number, name: string, option: BookValueOption): Promise<void> {
+  const from = ctx.from;
+  const chat = ctx.chat;
+  if (!from || !chat) return;
+  if (await refuseWhileSecretExpected(rt, ctx)) return;
+  const question = ctx.t(ASK_VALUE_KEY[option], { name, max: BOOK_LIMITS.commissionMax });
+  const input: PendingInput = { kind: 'book-value', bookmakerId, option };
+  const privateChat = ctx.user?.chatId ?? from.id;
+  if (chat.id === privateChat) {
+    rt.pending.set(chat.id, from.id, input);
+    await ctx.answerCallbackQuery();
+    await ctx.reply(question);
+    return;
+  }
+  try {
+    await ctx.api.sendMessage(privateChat, question);
+  } catch (err) {
+    ctx.log.info({ err }, 'could not ask for a bookmaker value in the private chat');
+    await ctx.answerCallbackQuery({ text: ctx.tp('stake_private_unreachable'), show_alert: true });
+    return;
+  }
+  rt.pending.set(privateChat, from.id, input);
+  await ctx.answerCallbackQuery({ text: ctx.tp('book_asked_private') });
+}
+
+/** The typed value after a /books value button: saved as `/book <id> <option>=<value>` would be, or why not (the question stays open). */
+export async function acceptBookValue(rt: BotRuntime, ctx: BotContext, text: string, pending: Extract<PendingInput, { kind: 'book-value' }>): Promise<void> {
+  if (!ctx.chat || !ctx.from) return;
+  const dicts = await dictionariesFor(rt, ctx.lang);
+  const name = dicts?.bookmakers[String(pending.bookmakerId)];
+  if (!dicts || name === undefined) {
+    rt.pending.clear(ctx.chat.id, ctx.from.id);
+    await ctx.reply(ctx.t('books_no_names'));
+    return;
+  }
+  const value = parseBookValue(pending.option, text);
+  const saved = value.ok ? store(rt, ctx, { bookmakerId: pending.bookmakerId, name, reset: false, set: value.value }) : undefined;
+  if (!value.ok || !saved?.ok) {
+    const problem = value.ok ? (saved && !saved.ok ? saved.text : '') : ctx.t(value.problem.key, value.problem.vars);
+    await ctx.reply(`${problem}\n${ctx.t('book_value_again')}`);
+    return;
+  }
+  rt.pending.clear(ctx.chat.id, ctx.from.id);
+  await ctx.reply(ctx.t('book_saved', { name, parts: describeBook(saved.user.books[String(pending.bookmakerId)], name, ctx.t) }));
+}
+
 export function booksFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
@@ -103,6 +173,21 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
     const dicts = await dictionariesFor(rt, ctx.lang);
     if (!dicts) {
       await ctx.reply(ctx.t('books_no_names'));
+      return;
+    }
+    // "/books pinnacle": the ✏️ buttons of one bookmaker, listed or not yet.
+    if (ctx.match.trim() !== '') {
+      if (ctx.match.length > MAX_SHORT_TEXT) {
+        await ctx.reply(ctx.t('too_long', { max: MAX_SHORT_TEXT }));
+        return;
+      }
+      const found = findBookmaker(ctx.match, dicts.bookmakers);
+      if (!found.ok) {
+        await ctx.reply(ctx.t(found.problem.key, found.problem.vars));
+        return;
+      }
+      const edit = editView(ctx.user, found.value.id, found.value.name, ctx.t);
+      await ctx.reply(edit.text, { reply_markup: { inline_keyboard: edit.keyboard } });
       return;
     }
     const view = booksView(ctx.user, dicts.bookmakers, ctx.t);
@@ -160,6 +245,16 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
     // A forged or stale button (an id the dictionaries do not know) changes nothing.
     if (!action || !dicts || name === undefined) {
       await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') });
+      return;
+    }
+    if (action.type === 'edit') {
+      const view = editView(ctx.user, action.bookmakerId, name, ctx.t);
+      await ctx.answerCallbackQuery();
+      await ctx.reply(view.text, { reply_markup: { inline_keyboard: view.keyboard } });
+      return;
+    }
+    if (action.type === 'value') {
+      await askBookValue(rt, ctx, action.bookmakerId, name, action.option);
       return;
     }
     const change: BookChange =

@@ -6,7 +6,14 @@
  * stake amount, when the alert is in a group. "<leg> 0" says the leg was rejected after the others
  * were placed (as the alert showed them): the answer is the break-even odds to hedge it, and the
  * hedge stake at the odds the user then sends.
+ *
+ * The question carries buttons that answer it as typing would: a leg at the `max` the user stored
+ * for its bookmaker in /books ("1 300"), all the profit on one leg ("2 profit") or equal profit.
+ * They count only on the question message the presser has open (its id is in the pending
+ * question), so a forged, old or someone else's press answers nothing.
  */
+import { Composer } from 'grammy';
+import type { InlineKeyboardButton } from 'grammy/types';
 import { alertStakes } from '../../alerts/alert-stakes.js';
 import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
 import { hedgeAt, hedgePlan } from '../../alerts/stake-modes.js';
@@ -14,12 +21,13 @@ import { namesFor } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { Service } from '../../service/services.js';
 import type { UserRecord } from '../../store/schema.js';
-import { lookup } from '../actions/lookup.js';
+import { lookup, type LookupResult } from '../actions/lookup.js';
+import { decodeLegLimitAction, encodeLegLimitAction, kindPattern, MAX_BUTTON_LEGS, type LegLimitAction } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
 import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
-import { dictionariesFor, viewFor } from '../ui/cards.js';
+import { dictionariesFor, namesForLang, viewFor } from '../ui/cards.js';
 import { sendLookupResult } from './lookup.js';
 
 /** "0", "x", "rejected", "-", "отказ": the bookmaker refused the leg. */
@@ -36,38 +44,73 @@ export function parseLegAmount(text: string, legs: number): { leg: number; amoun
   return { leg, amount: m[2] ?? '' };
 }
 
+type LegLimitInput = Extract<PendingInput, { kind: 'leg-limit' }>;
+type Found = Extract<LookupResult, { kind: 'found' }>;
+/** What the user chose, typed or by a button. */
+type LegChoice = { kind: 'fixed'; leg: number; amount: number } | { kind: 'profit'; leg: number } | { kind: 'equal' } | { kind: 'rejected'; leg: number };
+
+/** The bookmaker's stored max for each leg of the item, where the user set one in /books. */
+function legMax(user: Readonly<UserRecord> | undefined, item: Opportunity, leg: number): number | undefined {
+  const id = item.legs[leg]?.bookmakerId;
+  return id === undefined ? undefined : user?.books[String(id)]?.max;
+}
+
+/** The question's buttons: each leg at its stored max, all profit on each leg, equal profit. */
+async function legButtons(rt: BotRuntime, ctx: BotContext, item: Opportunity | undefined, user: Readonly<UserRecord> | undefined): Promise<InlineKeyboardButton[][]> {
+  if (!item || item.legs.length < 2 || item.legs.length > MAX_BUTTON_LEGS) return [];
+  const names = await namesForLang(rt, ctx.lang);
+  const book = (i: number) => names.bookmaker(item.legs[i]?.bookmakerId).slice(0, 24);
+  const button = (text: string, action: LegLimitAction): InlineKeyboardButton => ({ text, callback_data: encodeLegLimitAction(action) });
+  const rows: InlineKeyboardButton[][] = [];
+  item.legs.forEach((_, i) => {
+    const max = legMax(user, item, i);
+    if (max !== undefined) rows.push([button(ctx.tp('btn_leg_max', { leg: i + 1, book: book(i), max: fmtMoney(max, { whole: true }) }), { type: 'max', leg: i })]);
+  });
+  item.legs.forEach((_, i) => rows.push([button(ctx.tp('btn_leg_profit', { leg: i + 1, book: book(i) }), { type: 'profit', leg: i })]));
+  rows.push([button(ctx.tp('btn_leg_equal'), { type: 'equal' })]);
+  return rows;
+}
+
+/** The held item, else the service's answer for it. */
+async function itemFor(rt: BotRuntime, pending: { service: Service; itemId: string; ownerId: number }) {
+  const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
+  const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
+  const result: LookupResult = held ? { kind: 'found', items: [held], source: 'service' } : await lookup(rt, rt.store.getUser(pending.ownerId), req);
+  return { req, result };
+}
+
 /** The button was pressed: ask which leg and how much (in the private chat when the alert is in a group). */
 export async function askLegLimit(rt: BotRuntime, ctx: BotContext, service: Service, itemId: string, user: Readonly<UserRecord> | undefined): Promise<void> {
   const userId = ctx.from?.id;
   const chatId = ctx.chat?.id;
   if (userId === undefined || chatId === undefined) return;
-  const question = ctx.t('ask_leg_limit');
+  const held = (await rt.scheduler.latestItems(userId, service)).find((o) => o.id === itemId);
+  const keyboard = await legButtons(rt, ctx, held, user);
+  const question = keyboard.length > 0 ? `${ctx.t('ask_leg_limit')}\n${ctx.t('ask_leg_limit_tap')}` : ctx.t('ask_leg_limit');
+  const extra = keyboard.length > 0 ? { reply_markup: { inline_keyboard: keyboard } } : {};
   const privateChat = user?.chatId ?? userId;
-  const input: PendingInput = { kind: 'leg-limit', service, itemId, ownerId: userId };
+  const input = (questionId: number): PendingInput => ({ kind: 'leg-limit', service, itemId, ownerId: userId, questionId });
   if (chatId === privateChat) {
-    rt.pending.set(chatId, userId, input);
     await ctx.answerCallbackQuery();
-    await ctx.reply(question);
+    const sent = await ctx.reply(question, extra);
+    rt.pending.set(chatId, userId, input(sent.message_id));
     return;
   }
   try {
-    await ctx.api.sendMessage(privateChat, question);
+    const sent = await ctx.api.sendMessage(privateChat, question, extra);
+    rt.pending.set(privateChat, userId, input(sent.message_id));
   } catch (err) {
     ctx.log.info({ err }, 'could not ask for the accepted amount in the private chat');
     await ctx.answerCallbackQuery({ text: ctx.tp('stake_private_unreachable'), show_alert: true });
     return;
   }
-  rt.pending.set(privateChat, userId, input);
   await ctx.answerCallbackQuery({ text: ctx.tp('stake_asked_private') });
 }
 
 /** The typed "leg amount": the card re-solved around it, or why not (the question stays open). */
-export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: string, pending: Extract<PendingInput, { kind: 'leg-limit' }>): Promise<void> {
+export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: string, pending: LegLimitInput): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
-  const owner = rt.store.getUser(pending.ownerId);
-  const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
-  const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
-  const result = held ? { kind: 'found' as const, items: [held], source: 'service' as const } : await lookup(rt, owner, req);
+  const { req, result } = await itemFor(rt, pending);
   if (result.kind !== 'found') {
     // Gone, or no key: the lookup's own answer says so, and the question is over.
     rt.pending.clear(ctx.chat.id, ctx.from.id);
@@ -76,28 +119,79 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
   }
   const legs = result.items[0]?.legs.length ?? 0;
   const typed = parseLegAmount(text, legs);
-  const item = result.items[0];
-  if (typed && item && PROFIT.test(typed.amount)) {
-    rt.pending.clear(ctx.chat.id, ctx.from.id);
-    await sendLookupResult(rt, ctx, req, result, undefined, { profitOn: typed.leg });
-    return;
-  }
-  if (typed && item && REJECTED.test(typed.amount)) {
-    rt.pending.clear(ctx.chat.id, ctx.from.id);
-    await answerRejected(rt, ctx, item, typed.leg, pending);
-    return;
-  }
   if (!typed) {
     await ctx.reply(`${ctx.t('leg_limit_bad', { n: Math.max(legs, 2) })}\n${ctx.t('stake_try_again')}`);
     return;
   }
+  if (PROFIT.test(typed.amount)) return answerChoice(rt, ctx, pending, req, result, { kind: 'profit', leg: typed.leg });
+  if (REJECTED.test(typed.amount)) return answerChoice(rt, ctx, pending, req, result, { kind: 'rejected', leg: typed.leg });
   const amount = parsePositive(typed.amount, MAX_BANKROLL);
   if (!amount.ok) {
     await ctx.reply(`${ctx.t(amount.problem.key, amount.problem.vars)}\n${ctx.t('stake_try_again')}`);
     return;
   }
+  await answerChoice(rt, ctx, pending, req, result, { kind: 'fixed', leg: typed.leg, amount: amount.value });
+}
+
+/** A checked choice: the question is over and the answer is the re-solved card (or the hedge). */
+async function answerChoice(rt: BotRuntime, ctx: BotContext, pending: LegLimitInput, req: Parameters<typeof sendLookupResult>[2], result: Found, choice: LegChoice): Promise<void> {
+  const item = result.items[0];
+  if (!ctx.chat || !ctx.from || !item) return;
   rt.pending.clear(ctx.chat.id, ctx.from.id);
-  await sendLookupResult(rt, ctx, req, result, undefined, { fixedLegs: { [typed.leg]: amount.value } });
+  switch (choice.kind) {
+    case 'fixed':
+      return sendLookupResult(rt, ctx, req, result, undefined, { fixedLegs: { [choice.leg]: choice.amount } });
+    case 'profit':
+      return sendLookupResult(rt, ctx, req, result, undefined, { profitOn: choice.leg });
+    case 'equal':
+      return sendLookupResult(rt, ctx, req, result, undefined, { stakingMode: 'equal' });
+    case 'rejected':
+      return answerRejected(rt, ctx, item, choice.leg, pending);
+  }
+}
+
+/** A button under the question: answered as its typed form would be, if it is the open question's. */
+async function pressLegChoice(rt: BotRuntime, ctx: BotContext, action: LegLimitAction | undefined): Promise<void> {
+  const chatId = ctx.chat?.id;
+  const userId = ctx.from?.id;
+  const pending = chatId === undefined || userId === undefined ? undefined : rt.pending.get(chatId, userId);
+  const messageId = ctx.callbackQuery?.message?.message_id;
+  // Only the presser's own open question, on the very message that asked it.
+  if (!action || pending?.kind !== 'leg-limit' || pending.questionId === undefined || pending.questionId !== messageId || pending.ownerId !== userId) {
+    await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') });
+    return;
+  }
+  const { req, result } = await itemFor(rt, pending);
+  if (result.kind !== 'found') {
+    if (chatId !== undefined && userId !== undefined) rt.pending.clear(chatId, userId);
+    await ctx.answerCallbackQuery();
+    await sendLookupResult(rt, ctx, req, result);
+    return;
+  }
+  const item = result.items[0];
+  const legs = item?.legs.length ?? 0;
+  if (!item || (action.type !== 'equal' && action.leg >= legs)) {
+    await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') });
+    return;
+  }
+  let choice: LegChoice;
+  if (action.type === 'max') {
+    // The max as /books holds it now (it may have changed since the question was asked).
+    const max = legMax(rt.store.getUser(pending.ownerId), item, action.leg);
+    if (max === undefined) {
+      await ctx.answerCallbackQuery({ text: ctx.tp('leg_max_gone', { leg: action.leg + 1 }), show_alert: true });
+      return;
+    }
+    choice = { kind: 'fixed', leg: action.leg, amount: max };
+  } else choice = action.type === 'profit' ? { kind: 'profit', leg: action.leg } : { kind: 'equal' };
+  await ctx.answerCallbackQuery();
+  await answerChoice(rt, ctx, pending, req, result, choice);
+}
+
+export function legLimitedFeature(rt: BotRuntime): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+  composer.callbackQuery(kindPattern('legLimit'), (ctx) => pressLegChoice(rt, ctx, decodeLegLimitAction(ctx.callbackQuery.data)));
+  return composer;
 }
 
 /** The alert's stakes for this user, as its text showed them. */
@@ -107,7 +201,7 @@ async function shownStakes(rt: BotRuntime, ctx: BotContext, item: Opportunity) {
   return { names, plan: alertStakes(item, names, view) };
 }
 
-async function answerRejected(rt: BotRuntime, ctx: BotContext, item: Opportunity, leg: number, pending: Extract<PendingInput, { kind: 'leg-limit' }>): Promise<void> {
+async function answerRejected(rt: BotRuntime, ctx: BotContext, item: Opportunity, leg: number, pending: LegLimitInput): Promise<void> {
   const { names, plan } = await shownStakes(rt, ctx, item);
   const rejected = plan?.ok ? plan.legs[leg] : undefined;
   if (!plan?.ok || !rejected) {

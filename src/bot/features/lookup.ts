@@ -30,8 +30,8 @@ export async function sendLookupResult(
   req: LookupRequest,
   result: LookupResult,
   bankroll?: number,
-  /** Legs fixed at what a bookmaker accepted ("✏️ Leg limited"), or all profit on one leg: how to stake this answer. */
-  staking?: Pick<AlertView, 'fixedLegs' | 'profitOn'>,
+  /** Legs fixed at what a bookmaker accepted ("✏️ Leg limited"), all profit on one leg, or equal profit: how to stake this answer. */
+  staking?: Pick<AlertView, 'fixedLegs' | 'profitOn' | 'stakingMode'>,
 ): Promise<void> {
   const t = ctx.t;
   switch (result.kind) {

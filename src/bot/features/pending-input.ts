@@ -1,5 +1,6 @@
 /**
- * Answers to the bot's open questions (the access key, the secret, a stake amount, a lookup id, a ledger leg), handled by
+ * Answers to the bot's open questions (the access key, the secret, a stake amount, a lookup id, a
+ * limited leg, a hedge's odds, a /books value, a ledger leg), handled by
  * plain middleware before the conversations, so a secret never enters conversation state.
  * While the secret is expected, every message (a command too, an edit too) is deleted first.
  */
@@ -8,6 +9,7 @@ import { KNOWN_COMMANDS, leadingCommand } from '../commands.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { acceptStakeAmount } from './alert-actions.js';
+import { acceptBookValue } from './books.js';
 import { acceptHedgeOdds, acceptLegLimit } from './leg-limited.js';
 import { acceptAccessKey, acceptSecret, deleteSecretMessage } from './connect.js';
 import { acceptLookupId } from './lookup.js';
@@ -58,6 +60,9 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
       case 'ledger-leg':
         if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptLedgerLeg(rt, ctx, text, pending);
+      case 'book-value':
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
+        return acceptBookValue(rt, ctx, text, pending);
     }
   });
 

@@ -68,21 +68,27 @@ export function parseBookArgs(text: string, bookmakers: Readonly<Record<string, 
       set.status = status as BookStatus;
       continue;
     }
-    const n = parseNumber(value);
-    if (!n.ok) return n;
-    if (option === 'commission') {
-      if (n.value < 0 || n.value > BOOK_LIMITS.commissionMax) return fail('book_bad_commission', { max: BOOK_LIMITS.commissionMax });
-      set.commission = n.value;
-    } else {
-      if (!(n.value > 0) || n.value > BOOK_LIMITS.amountMax) return fail('book_bad_amount', { option });
-      // Cents at most: a step of 0.001 is no stake a bookmaker takes.
-      if (Math.round(n.value * 100) !== n.value * 100 && Math.abs(Math.round(n.value * 100) - n.value * 100) > 1e-6) {
-        return fail('book_bad_amount', { option });
-      }
-      set[option] = n.value;
-    }
+    const one = parseBookValue(option, value);
+    if (!one.ok) return one;
+    Object.assign(set, one.value);
   }
   return ok({ bookmakerId: id, name, reset: false, set });
+}
+
+/** One amount setting (`commission=2`'s "2"), checked as the one-line form checks it. */
+export function parseBookValue(option: 'commission' | 'max' | 'min' | 'step', value: string): Parsed<BookSettings> {
+  const n = parseNumber(value);
+  if (!n.ok) return n;
+  if (option === 'commission') {
+    if (n.value < 0 || n.value > BOOK_LIMITS.commissionMax) return fail('book_bad_commission', { max: BOOK_LIMITS.commissionMax });
+    return ok({ commission: n.value });
+  }
+  if (!(n.value > 0) || n.value > BOOK_LIMITS.amountMax) return fail('book_bad_amount', { option });
+  // Cents at most: a step of 0.001 is no stake a bookmaker takes.
+  if (Math.round(n.value * 100) !== n.value * 100 && Math.abs(Math.round(n.value * 100) - n.value * 100) > 1e-6) {
+    return fail('book_bad_amount', { option });
+  }
+  return ok({ [option]: n.value });
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   decodeFiltersAction,
   decodeFlowButton,
   decodeForgetAnswer,
+  decodeLegLimitAction,
   decodeMuteAction,
   decodeLedgerAction,
   encodeAlertAction,
@@ -14,6 +15,7 @@ import {
   encodeFiltersAction,
   encodeFlowButton,
   encodeForgetAnswer,
+  encodeLegLimitAction,
   encodeMuteAction,
   encodeLedgerAction,
   kindPattern,
@@ -30,7 +32,13 @@ const samples: Record<CallbackKind, string[]> = {
   filters: [encodeFiltersAction({ type: 'pause', service: 'arbs_live' }), encodeFiltersAction({ type: 'deleteNo', service: 'valuebets_live' })],
   forget: [encodeForgetAnswer({ type: 'no' }), encodeForgetAnswer({ type: 'yes', issuedAt: 1_700_000_000_000 })],
   flow: [encodeFlowButton({ type: 'field', field: 'lang' }), encodeFlowButton({ type: 'done' }), encodeFlowButton({ type: 'toggle', id: 7 })],
-  books: [encodeBooksAction({ type: 'status', bookmakerId: 31, status: 'closed' }), encodeBooksAction({ type: 'reset', bookmakerId: 7 })],
+  books: [
+    encodeBooksAction({ type: 'status', bookmakerId: 31, status: 'closed' }),
+    encodeBooksAction({ type: 'reset', bookmakerId: 7 }),
+    encodeBooksAction({ type: 'edit', bookmakerId: 7 }),
+    encodeBooksAction({ type: 'value', bookmakerId: 7, option: 'step' }),
+  ],
+  legLimit: [encodeLegLimitAction({ type: 'max', leg: 0 }), encodeLegLimitAction({ type: 'profit', leg: 2 }), encodeLegLimitAction({ type: 'equal' })],
   mutes: [
     encodeMuteAction({ type: 'event', duration: 'hour', service: 'arbs_live', eventId: 'e1' })!,
     encodeMuteAction({ type: 'league', duration: 'forever', service: 'middles_prematch', itemId: 'a1' })!,
@@ -49,6 +57,7 @@ const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
   books: decodeBooksAction,
   mutes: decodeMuteAction,
   ledger: decodeLedgerAction,
+  legLimit: decodeLegLimitAction,
 };
 
 describe('callback data registry', () => {
