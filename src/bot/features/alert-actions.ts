@@ -9,6 +9,7 @@ import { eventMuteKey } from '../../store/mutes.js';
 import { subscriptionKey } from '../../store/schema.js';
 import { lookup } from '../actions/lookup.js';
 import { decodeAlertAction, kindPattern, type AlertAction } from '../callback-data/index.js';
+import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { Store } from '../../store/port.js';
@@ -109,24 +110,12 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         // A valuebet is one bet: the amount is its stake, not a sum to split between legs.
         const questionKey = kindOf(action.service) === 'valuebets' ? 'ask_stake_amount_valuebet' : 'ask_stake_amount';
         const question = ctx.t(questionKey, { bankroll: fmtNum(user?.bankroll ?? 100) });
-        const privateChat = user?.chatId ?? userId;
-        const input = { kind: 'stake-amount', service: action.service, itemId: action.itemId, ownerId: userId } as const;
-        if (chatId === privateChat) {
-          rt.pending.set(chatId, userId, input);
-          await ctx.answerCallbackQuery();
-          await ctx.reply(question);
-          return;
-        }
-        // In a group or channel the bot does not read plain messages: the question goes to the private chat.
-        try {
-          await ctx.api.sendMessage(privateChat, question);
-        } catch (err) {
-          ctx.log.info({ err }, 'could not ask for the stake amount in the private chat');
-          await ctx.answerCallbackQuery({ text: ctx.tp('stake_private_unreachable'), show_alert: true });
-          return;
-        }
-        rt.pending.set(privateChat, userId, input);
-        await ctx.answerCallbackQuery({ text: ctx.tp('stake_asked_private') });
+        await askWhereAnswerable(rt, ctx, {
+          text: question,
+          input: () => ({ kind: 'stake-amount', service: action.service, itemId: action.itemId, ownerId: userId }),
+          askedPrivately: 'stake_asked_private',
+          what: 'the stake amount',
+        });
         return;
       }
       case 'limited': {

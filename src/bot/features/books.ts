@@ -15,6 +15,7 @@ import { fmtMoney } from '../../alerts/printed.js';
 import type { Translate } from '../../locales/i18n.js';
 import type { UserRecord } from '../../store/schema.js';
 import { BOOK_VALUE_OPTIONS, decodeBooksAction, encodeBooksAction, kindPattern, type BookValueOption } from '../callback-data/index.js';
+import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { refuseWhileSecretExpected } from '../flows.js';
@@ -126,23 +127,12 @@ async function askBookValue(rt: BotRuntime, ctx: BotContext, bookmakerId: number
   if (!from || !chat) return;
   if (await refuseWhileSecretExpected(rt, ctx)) return;
   const question = ctx.t(ASK_VALUE_KEY[option], { name, max: BOOK_LIMITS.commissionMax });
-  const input: PendingInput = { kind: 'book-value', bookmakerId, option };
-  const privateChat = ctx.user?.chatId ?? from.id;
-  if (chat.id === privateChat) {
-    rt.pending.set(chat.id, from.id, input);
-    await ctx.answerCallbackQuery();
-    await ctx.reply(question);
-    return;
-  }
-  try {
-    await ctx.api.sendMessage(privateChat, question);
-  } catch (err) {
-    ctx.log.info({ err }, 'could not ask for a bookmaker value in the private chat');
-    await ctx.answerCallbackQuery({ text: ctx.tp('stake_private_unreachable'), show_alert: true });
-    return;
-  }
-  rt.pending.set(privateChat, from.id, input);
-  await ctx.answerCallbackQuery({ text: ctx.tp('book_asked_private') });
+  await askWhereAnswerable(rt, ctx, {
+    text: question,
+    input: () => ({ kind: 'book-value', bookmakerId, option }),
+    askedPrivately: 'book_asked_private',
+    what: 'a bookmaker value',
+  });
 }
 
 /** The typed value after a /books value button: saved as `/book <id> <option>=<value>` would be, or why not (the question stays open). */

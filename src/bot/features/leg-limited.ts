@@ -23,6 +23,7 @@ import type { Service } from '../../service/services.js';
 import type { UserRecord } from '../../store/schema.js';
 import { lookup, type LookupResult } from '../actions/lookup.js';
 import { decodeLegLimitAction, encodeLegLimitAction, kindPattern, MAX_BUTTON_LEGS, type LegLimitAction } from '../callback-data/index.js';
+import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
@@ -87,24 +88,13 @@ export async function askLegLimit(rt: BotRuntime, ctx: BotContext, service: Serv
   const held = (await rt.scheduler.latestItems(userId, service)).find((o) => o.id === itemId);
   const keyboard = await legButtons(rt, ctx, held, user);
   const question = keyboard.length > 0 ? `${ctx.t('ask_leg_limit')}\n${ctx.t('ask_leg_limit_tap')}` : ctx.t('ask_leg_limit');
-  const extra = keyboard.length > 0 ? { reply_markup: { inline_keyboard: keyboard } } : {};
-  const privateChat = user?.chatId ?? userId;
-  const input = (questionId: number): PendingInput => ({ kind: 'leg-limit', service, itemId, ownerId: userId, questionId });
-  if (chatId === privateChat) {
-    await ctx.answerCallbackQuery();
-    const sent = await ctx.reply(question, extra);
-    rt.pending.set(chatId, userId, input(sent.message_id));
-    return;
-  }
-  try {
-    const sent = await ctx.api.sendMessage(privateChat, question, extra);
-    rt.pending.set(privateChat, userId, input(sent.message_id));
-  } catch (err) {
-    ctx.log.info({ err }, 'could not ask for the accepted amount in the private chat');
-    await ctx.answerCallbackQuery({ text: ctx.tp('stake_private_unreachable'), show_alert: true });
-    return;
-  }
-  await ctx.answerCallbackQuery({ text: ctx.tp('stake_asked_private') });
+  await askWhereAnswerable(rt, ctx, {
+    text: question,
+    ...(keyboard.length > 0 ? { markup: { inline_keyboard: keyboard } } : {}),
+    input: (questionId) => ({ kind: 'leg-limit', service, itemId, ownerId: userId, questionId }),
+    askedPrivately: 'stake_asked_private',
+    what: 'the accepted amount',
+  });
 }
 
 /** The typed "leg amount": the card re-solved around it, or why not (the question stays open). */
