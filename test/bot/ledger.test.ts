@@ -67,6 +67,29 @@ describe('✅ Placed from an alert', () => {
   });
 });
 
+describe('✅ Placed from a card', () => {
+  it('/item shows the alert\'s buttons under the card (a digest line leads there), and ✅ Placed records the card\'s stakes', async () => {
+    await setUp();
+    await h.say(ALICE, '/item a1 arbs_prematch');
+    const card = h.sent(ALICE.id).findLast((m) => h.labels(m).includes('✅ Placed'));
+    expect(card?.text).toContain('495');
+    await h.press(ALICE, card!, h.button(card!, '✅ Placed'));
+    const book = await h.store.ledger.book(ALICE.id);
+    expect(book.positions[0]!.legs.map((l) => [l.odds, l.stake])).toEqual([[2.1, 495], [2.05, 505]]);
+  });
+
+  it('a card for another amount has no ✅ Placed (it would record the bankroll\'s stakes, not the ones shown)', async () => {
+    await setUp();
+    await h.say(ALICE, '/item a1 arbs_prematch');
+    const card = h.sent(ALICE.id).findLast((m) => h.labels(m).includes('✅ Placed'))!;
+    await h.press(ALICE, card, h.button(card, 'Other amount'));
+    await h.say(ALICE, '250');
+    const other = h.last(ALICE.id);
+    expect(other.text).toContain('Stakes for 250');
+    expect(h.labels(other)).not.toContain('✅ Placed');
+  });
+});
+
 describe('✏️ Placed differently', () => {
   it('asks leg by leg; a refused leg gets the hedge’s break-even odds and stake; the hedge can be placed', async () => {
     await setUp();

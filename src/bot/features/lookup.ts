@@ -4,6 +4,8 @@
  */
 import type { AlertView } from '../../alerts/format.js';
 import { Composer } from 'grammy';
+import { alertButtons } from '../../alerts/alert-buttons.js';
+import { alertTexts } from '../../alerts/alert-texts.js';
 import { formatCard } from '../../alerts/format.js';
 import { fmtMoney, fmtOdds, printedOdds } from '../../alerts/printed.js';
 import type { Opportunity } from '../../service/opportunity.js';
@@ -84,7 +86,13 @@ export async function sendLookupResult(
           unshown += 1;
           continue;
         }
-        await ctx.reply(card, { link_preview_options: { is_disabled: true } });
+        // The alert's buttons under its card too (placed, other amount, leg limited, mute, snooze):
+        // a digest line leads here, and from here the user places, re-solves or mutes it.
+        // Not under a card for another amount or re-solved stakes: "✅ Placed" there would record the bankroll's stakes.
+        const plain = bankroll === undefined && staking === undefined;
+        const rows = plain ? alertButtons(item, alertTexts(ctx.lang), 'new') : [];
+        const keyboard = rows.map((row) => row.map((b) => ({ text: b.text, callback_data: b.callbackData })));
+        await ctx.reply(card, { link_preview_options: { is_disabled: true }, ...(keyboard.length > 0 ? { reply_markup: { inline_keyboard: keyboard } } : {}) });
       }
       if (unshown > 0) await ctx.reply(t('lookup_unshowable', { n: unshown }));
     }
