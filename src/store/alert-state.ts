@@ -56,7 +56,10 @@ const CLOSE = Buffer.from('}');
 /** Which entry changed: `itemId` null when the whole subscription was removed. */
 export type AlertChangeListener = (subKey: string, itemId: string | null) => void;
 
-/** The in-memory alert state; `changed` is called after every change, `guard` before it. */
+/** A message id reached an entry (Telegram answered its send): the entry as stored. */
+export type AlertSentListener = (subKey: string, itemId: string, entry: Readonly<AlertEntry>) => void;
+
+/** The in-memory alert state; `changed` is called after every change, `guard` before it, `sent` when an entry gets a new message id. */
 export class AlertState implements AlertStateStore {
   private readonly subs = new Map<string, Map<string, AlertEntry>>();
   /** Each subscription's JSON (UTF-8, with its key) as last written; dropped when the subscription changes. */
@@ -66,6 +69,7 @@ export class AlertState implements AlertStateStore {
   constructor(
     private readonly changed: AlertChangeListener,
     private readonly guard: () => void = () => undefined,
+    private readonly sent?: AlertSentListener,
   ) {}
 
   /** Fills the state from the file's records (already validated); no change is signalled. */
@@ -87,6 +91,18 @@ export class AlertState implements AlertStateStore {
     if (items.size === 0) return;
     this.subs.set(subKey, new Map(items));
     this.count += items.size;
+  }
+
+  /** Puts one entry (already validated) in place; no change is signalled (the embedded store's replay of its sent-journal). */
+  loadEntry(subKey: string, itemId: string, entry: AlertEntry): void {
+    let items = this.subs.get(subKey);
+    if (!items) {
+      items = new Map();
+      this.subs.set(subKey, items);
+    }
+    if (!items.has(itemId)) this.count += 1;
+    items.set(itemId, entry);
+    this.texts.delete(subKey);
   }
 
   /** Drops one subscription from memory; no change is signalled (its stored copy is someone else's business). */
@@ -147,10 +163,12 @@ export class AlertState implements AlertStateStore {
       items = new Map();
       this.subs.set(subKey, items);
     }
-    if (!items.has(itemId)) this.count += 1;
+    const before = items.get(itemId);
+    if (!before) this.count += 1;
     items.set(itemId, checked);
     this.texts.delete(subKey);
     this.changed(subKey, itemId);
+    if (this.sent && checked.messageId !== null && checked.messageId !== before?.messageId) this.sent(subKey, itemId, checked);
   }
 
   delete(subKey: string, itemId: string): void {

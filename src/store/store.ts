@@ -16,6 +16,9 @@
  * acknowledgement), `corruptFiles()` names them for /healthz and the log repeats the warning every
  * hour, even after restarts.
  *
+ * Each alert whose send Telegram answered is also appended at once to `DATA_DIR/alerts.journal`
+ * (`sent-journal.ts`), so a `kill -9` between two writes costs no repeated alert; opening folds it in.
+ *
  * One process per DATA_DIR: opening takes `DATA_DIR/bot.lock` (see `lock.ts`), closing releases it.
  */
 import { mkdir } from 'node:fs/promises';
@@ -29,6 +32,7 @@ import { corruptCopies, loadDatabase, removeUnfinishedWrite } from './db-file.js
 import { StoreError } from './errors.js';
 import { DebouncedWriter } from './json-writer.js';
 import { lockDataDir, type DataDirLock } from './lock.js';
+import { JOURNAL_FILE_NAME, mergeJournaled, readJournal, removeJournal, SentJournal } from './sent-journal.js';
 import { LedgerBooks } from './ledger-books.js';
 import type { AlertStateStore, LedgerStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
 import { databaseSchema, SCHEMA_VERSION, type Database, type Lang, type ServiceStatus, type UserRecord } from './schema.js';
@@ -80,7 +84,12 @@ export async function openStore(opts: OpenStoreOptions): Promise<JsonStore> {
     await removeUnfinishedWrite(adapter, log);
     const { data, report, persistNow } = await loadDatabase(adapter, clock, log);
     const store = new LowdbStore(file, adapter, data, report, clock, log, { debounceMs: opts.debounceMs ?? 500, ...(opts.lazyWriteMs === undefined ? {} : { lazyMs: opts.lazyWriteMs }) }, lock);
-    if (persistNow) await store.flush(true);
+    const journalFile = join(dataDir, JOURNAL_FILE_NAME);
+    const replayed = store.replay(journalFile);
+    // db.json takes the journal's lines before the journal starts again empty.
+    if (persistNow || replayed) await store.flush(true);
+    removeJournal(journalFile);
+    store.startJournal(journalFile);
     await store.remindCorrupt();
     return store;
   } catch (e) {
@@ -106,6 +115,7 @@ class LowdbStore implements JsonStore {
   private closing: Promise<void> | null = null;
   private corruptScan: { at: number; files: Promise<string[]> } | undefined;
   private readonly reminder: NodeJS.Timeout;
+  private journal: SentJournal | undefined;
 
   constructor(
     readonly file: string,
@@ -123,6 +133,7 @@ class LowdbStore implements JsonStore {
     const state = new AlertState(
       () => this.writer.markDirtyLater(),
       () => this.assertOpen(),
+      (subKey, itemId, entry) => this.journal?.append(subKey, itemId, entry),
     );
     state.load(data.alerts);
     this.alertState = state;
@@ -149,6 +160,28 @@ class LowdbStore implements JsonStore {
       { files },
       'a corrupt database was moved aside and the bot started without its data: restore it from a backup, or inspect it; remove the moved-aside files from DATA_DIR once dealt with (until then /healthz reports the store as not ok)',
     );
+  }
+
+  /** Folds the sent-journal left by the last run into the alert state; true when it changed anything. */
+  replay(file: string): boolean {
+    const { records, skipped, found } = readJournal(file);
+    if (!found) return false;
+    let applied = 0;
+    for (const [subKey, itemId, sent] of records) {
+      // A user deleted since db.json was written stays deleted (the colon ends the user id).
+      if (!this.records.get(Number(subKey.slice(0, subKey.indexOf(':'))))) continue;
+      const entry = mergeJournaled(this.alertState.view(subKey).get(itemId), sent);
+      if (!entry) continue;
+      this.alertState.loadEntry(subKey, itemId, entry);
+      applied += 1;
+    }
+    this.log.info({ file, lines: records.length, applied, torn: skipped }, 'folded the sent-journal of the last run into the alert state');
+    return applied > 0;
+  }
+
+  /** From now on each answered send is journaled (see the header). */
+  startJournal(file: string): void {
+    this.journal = SentJournal.open(file, this.log);
   }
 
   get alerts(): AlertStateStore {
@@ -246,7 +279,11 @@ class LowdbStore implements JsonStore {
       clearInterval(this.reminder);
       try {
         await this.writer.flush();
+        // Everything journaled is in db.json now.
+        this.journal?.close();
+        if (this.journal) removeJournal(this.journal.file);
       } finally {
+        this.journal?.close();
         await this.lock.release();
       }
       this.log.info({ file: this.file, writes: this.writeCount }, 'store closed');
@@ -267,7 +304,10 @@ class LowdbStore implements JsonStore {
       parts.push(part);
     }
     parts.push(USERS_END, ...this.alertState.toJsonParts(), LEDGER_START, ...this.books.toJsonParts(), CLOSE, CLOSE);
-    return this.adapter.writeJson(Buffer.concat(parts));
+    // The lines so far are in this snapshot: set aside now, dropped once it is on disk.
+    const journal = this.journal;
+    journal?.seal();
+    return this.adapter.writeJson(Buffer.concat(parts)).then(() => journal?.folded());
   }
 
   /** The ledger seam over the books held here: each change marks the file dirty once (closing lines lazily). */
