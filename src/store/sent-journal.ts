@@ -90,11 +90,12 @@ export class SentJournal {
   private constructor(
     readonly file: string,
     private readonly log: Logger,
+    private readonly maxBytes: number,
   ) {}
 
-  /** A journal at `file`, created with its first line. */
-  static open(file: string, log: Logger): SentJournal {
-    return new SentJournal(file, log);
+  /** A journal at `file`, created with its first line; `maxBytes` (default MAX_JOURNAL_BYTES) bounds it. */
+  static open(file: string, log: Logger, maxBytes = MAX_JOURNAL_BYTES): SentJournal {
+    return new SentJournal(file, log, maxBytes);
   }
 
   private openFd(): void {
@@ -114,7 +115,7 @@ export class SentJournal {
   append(subKey: string, itemId: string, entry: Readonly<AlertEntry>): void {
     if (this.closed) return;
     const line = Buffer.from(`${JSON.stringify([subKey, itemId, entry])}\n`);
-    if (this.size + line.length > MAX_JOURNAL_BYTES) {
+    if (this.size + line.length > this.maxBytes) {
       this.warnOnce(undefined, 'the sent-journal is full (db.json has not been written for a long time): a kill -9 may now repeat alerts sent since the last write');
       return;
     }
