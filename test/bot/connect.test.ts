@@ -1,5 +1,8 @@
 /** /start, /help and /connect end to end through grammY: the vault flow, every answer of the key check, bad input. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inspect } from 'node:util';
+import { ManualClock } from '../../src/clock.js';
+import { PendingInputs } from '../../src/bot/pending.js';
 import { ALICE, BORIS, CAROL, createHarness, DEMO_KEY, DEMO_SECRET, type Harness } from './harness.js';
 
 let h: Harness;
@@ -129,6 +132,74 @@ describe('/connect guided', () => {
     await h.clock.advance(11 * 60_000);
     await h.say(ALICE, DEMO_KEY);
     expect(h.last(ALICE.id).text).toContain('not sure what you mean');
+  });
+});
+
+describe('a secret pasted after its question expired', () => {
+  it('is deleted within the hour (any single word of 16+ characters), with the reason, and never used', async () => {
+    await h.say(ALICE, '/connect');
+    await h.say(ALICE, DEMO_KEY);
+    await h.clock.advance(11 * 60_000);
+    await h.say(ALICE, DEMO_SECRET);
+    const late = h.fake.userMessages(ALICE.id).find((m) => m.text === DEMO_SECRET);
+    expect(late?.deleted).toBe(true);
+    expect(h.last(ALICE.id).text).toContain('I deleted your message: it looked like a secret key');
+    expect(h.client.callsOf('checkKey')).toHaveLength(0);
+    expect(h.store.getUser(ALICE.id)?.key ?? null).toBeNull();
+    expect(h.logs.join('\n')).not.toContain(DEMO_SECRET);
+
+    // Another command does not end the watch; short words, sentences and known commands pass.
+    await h.say(ALICE, '/help');
+    await h.say(ALICE, 'ok thanks');
+    await h.say(ALICE, 'short-word');
+    await h.say(ALICE, '/notifications_x');
+    await h.say(ALICE, 'Zx9-another-secret-77');
+    const kept = h.fake.userMessages(ALICE.id).filter((m) => ['ok thanks', 'short-word', '/help'].includes(m.text ?? ''));
+    expect(kept.every((m) => !m.deleted)).toBe(true);
+    expect(h.fake.userMessages(ALICE.id).find((m) => m.text === 'Zx9-another-secret-77')?.deleted).toBe(true);
+    expect(h.fake.userMessages(ALICE.id).find((m) => m.text === '/notifications_x')?.deleted).toBe(true);
+  });
+
+  it('says in Russian too, and asks the user to delete it when Telegram refuses', async () => {
+    await h.say(BORIS, '/connect');
+    await h.say(BORIS, DEMO_KEY);
+    await h.clock.advance(30 * 60_000);
+    await h.say(BORIS, DEMO_SECRET);
+    expect(h.last(BORIS.id).text).toContain('Я удалил ваше сообщение: оно похоже на секретный ключ');
+    h.fake.failNext({ method: 'deleteMessage', count: 1, code: 400, description: "Bad Request: message can't be deleted" });
+    await h.say(BORIS, 'second-secret-pasted');
+    expect(h.last(BORIS.id).text).toContain('удалить сообщение я не смог');
+  });
+
+  it('the watch ends an hour after the question expired, and does not start for an answered or a key question', async () => {
+    await h.say(ALICE, '/connect');
+    await h.say(ALICE, DEMO_KEY);
+    await h.clock.advance(10 * 60_000 + 61 * 60_000);
+    await h.say(ALICE, DEMO_SECRET);
+    expect(h.fake.userMessages(ALICE.id).find((m) => m.text === DEMO_SECRET)?.deleted).not.toBe(true);
+
+    // Only the secret question leaves a watch: an expired access-key question does not.
+    await h.say(CAROL, '/connect');
+    await h.clock.advance(11 * 60_000);
+    await h.say(CAROL, 'a-long-access-key-name');
+    expect(h.fake.userMessages(CAROL.id).find((m) => m.text === 'a-long-access-key-name')?.deleted).not.toBe(true);
+
+    // A connected key ends the watch.
+    await h.say(BORIS, '/connect');
+    await h.say(BORIS, DEMO_KEY);
+    await h.clock.advance(11 * 60_000);
+    await h.say(BORIS, `/connect ${DEMO_KEY} ${DEMO_SECRET}`);
+    await h.say(BORIS, 'some-long-single-word');
+    expect(h.fake.userMessages(BORIS.id).find((m) => m.text === 'some-long-single-word')?.deleted).not.toBe(true);
+  });
+
+  it('the marker holds nothing of the question (no key, no secret)', async () => {
+    const clock = new ManualClock(0);
+    const pending = new PendingInputs(clock);
+    pending.set(1, 1, { kind: 'connect-secret', service: 'arbs_prematch', accessKey: DEMO_KEY });
+    await clock.advance(11 * 60_000);
+    expect(pending.lateSecretWatch(1, 1)).toBe(true);
+    expect(inspect(pending, { depth: 5 })).not.toContain(DEMO_KEY);
   });
 });
 

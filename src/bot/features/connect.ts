@@ -115,6 +115,7 @@ export async function acceptSecret(rt: BotRuntime, ctx: BotContext, text: string
 
 async function finishConnect(rt: BotRuntime, ctx: BotContext, accessKey: string, secret: string, service: Service, deleted: boolean): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
+  rt.pending.endLateSecret(ctx.chat.id, ctx.from.id);
   await quietly(ctx.log, 'showing "typing"', () => ctx.replyWithChatAction('typing'));
   const outcome = await connectKey(rt, { userId: ctx.from.id, chatId: ctx.chat.id, lang: ctx.lang, accessKey, secret, service });
   ctx.log.info({ outcome: outcome.kind, service }, 'key check');
