@@ -243,16 +243,48 @@ describe('/connect in one line', () => {
     expect(h.store.getUser(ALICE.id)?.key ?? null).toBeNull();
   });
 
-  it('a key connected by another user is refused with the reason, without a token request', async () => {
+  it('a key connected by another user: a stranger without its secret hears "wrong pair", as for a key that does not exist', async () => {
+    await h.connect(ALICE);
+    await h.say(CAROL, `/connect ${DEMO_KEY} guessed-secret-1`);
+    const held = h.last(CAROL.id).text;
+    await h.say(CAROL, '/connect no-such-key guessed-secret-1');
+    const unknown = h.last(CAROL.id).text;
+    expect(held).toContain('The pair for');
+    expect(held.replace(/<code>[^<]*<\/code>/, '')).toBe(unknown.replace(/<code>[^<]*<\/code>/, ''));
+    expect(held).not.toContain('another chat');
+    // The guided form asks for the secret as for any key, instead of refusing at the key step.
+    await h.say(CAROL, '/connect');
+    await h.say(CAROL, DEMO_KEY);
+    expect(h.last(CAROL.id).text).toContain('Step 2 of 2');
+    expect(h.store.getUser(CAROL.id)?.key ?? null).toBeNull();
+    expect(h.store.getUser(ALICE.id)?.key?.accessKey).toBe(DEMO_KEY);
+  });
+
+  it('a verified pair is refused with the reason while the holder\'s secret works', async () => {
     await h.connect(ALICE);
     await h.say(BORIS, `/connect ${DEMO_KEY} ${DEMO_SECRET}`);
     expect(h.last(BORIS.id).text).toContain('уже подключён в другом чате');
-    expect(h.client.callsOf('checkKey')).toHaveLength(1);
     expect(h.store.getUser(BORIS.id)?.key ?? null).toBeNull();
-    // The guided form refuses at the key step already.
-    await h.say(BORIS, '/connect');
-    await h.say(BORIS, DEMO_KEY);
-    expect(h.last(BORIS.id).text).toContain('уже подключён');
+    expect(h.store.getUser(ALICE.id)?.key?.accessKey).toBe(DEMO_KEY);
+  });
+
+  it('a verified pair takes the key over from a holder paused because the service refuses their secret', async () => {
+    await h.connect(ALICE);
+    await h.say(ALICE, '/filter arbs_prematch');
+    h.store.updateUser(ALICE.id, (d) => {
+      const f = d.filters.arbs_prematch;
+      if (f) Object.assign(f, { paused: true, pausedReason: 'auth' });
+    });
+    // The key's owner rotated the secret and gave the new one to Boris.
+    h.client.addKey(DEMO_KEY, 'rotated-secret-999');
+    await h.say(BORIS, `/connect ${DEMO_KEY} rotated-secret-999`);
+    expect(h.last(BORIS.id).text).toContain('подключён');
+    expect(h.store.getUser(BORIS.id)?.key?.accessKey).toBe(DEMO_KEY);
+    expect(h.vault.decrypt(h.store.getUser(BORIS.id)?.key?.secretEnc ?? '', { userId: BORIS.id, accessKey: DEMO_KEY })).toBe('rotated-secret-999');
+    expect(h.store.getUser(ALICE.id)?.key ?? null).toBeNull();
+    expect(h.last(ALICE.id).text).toContain('is now connected in another chat');
+    expect(h.client.callsOf('forgetKey').map((c) => c.accessKey)).toContain(DEMO_KEY);
+    expect(h.scheduler.refreshed).toContain(ALICE.id);
   });
 
   it('an unknown service or extra words: clear answer, message deleted anyway', async () => {
