@@ -260,6 +260,16 @@ describe('/connect in one line', () => {
     expect(h.store.getUser(ALICE.id)?.key?.accessKey).toBe(DEMO_KEY);
   });
 
+  it('junk pairs sent by a stranger for a held key do not lock its holder out of /connect', async () => {
+    await h.connect(ALICE);
+    for (let i = 0; i < 5; i++) await h.say(CAROL, `/connect ${DEMO_KEY} junk-secret-${i}`);
+    expect(h.last(CAROL.id).text).toContain('many key checks lately');
+    h.client.addKey(DEMO_KEY, 'rotated-secret-999');
+    await h.say(ALICE, `/connect ${DEMO_KEY} rotated-secret-999`);
+    expect(h.last(ALICE.id).text).toContain('connected');
+    expect(h.vault.decrypt(h.store.getUser(ALICE.id)?.key?.secretEnc ?? '', { userId: ALICE.id, accessKey: DEMO_KEY })).toBe('rotated-secret-999');
+  });
+
   it('a verified pair is refused with the reason while the holder\'s secret works', async () => {
     await h.connect(ALICE);
     await h.say(BORIS, `/connect ${DEMO_KEY} ${DEMO_SECRET}`);
