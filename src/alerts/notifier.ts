@@ -163,7 +163,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           kind: 'alert',
           lang: user.lang,
           digestLine: formatShortLine(item, names, view),
-          idempotencyKey: alertKey(sub.subKey, itemId, item, entry, again),
+          idempotencyKey: alertKey({ subKey: sub.subKey, itemId, item, entry, again, filterSavedAt: user.filters[sub.service]?.savedAt }),
           ...(holdUntil !== undefined ? { holdUntil } : {}),
           ...(late ? { late } : {}),
         })

@@ -44,6 +44,7 @@ import { flowButtonsGuard } from './middleware/flow-buttons.js';
 import { privateOnly } from './middleware/private-only.js';
 import { secretShield } from './middleware/secret-shield.js';
 import { PendingInputs } from './pending.js';
+import { createConversationStore } from './conversation-store.js';
 import { RenderedMessages } from './ui/rendered.js';
 
 export type { BotDeps, BotStats } from './deps.js';
@@ -109,7 +110,8 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   features.use(inlineFeature(rt));
   features.use(privateOnly());
   features.use(flowButtonsGuard());
-  features.use(conversations<BotContext, ConvContext>({ plugins: conversationPlugins }));
+  const conversationStore = deps.conversationStore ?? createConversationStore({ clock });
+  features.use(conversations<BotContext, ConvContext>({ plugins: conversationPlugins, storage: { type: 'key', adapter: conversationStore.adapter } }));
   // Before the conversations: /cancel must reach an open flow, and a secret must never enter one.
   features.use(cancelFeature(rt));
   features.use(pendingInputFeature(rt));

@@ -13,6 +13,7 @@ import type { ServiceClient } from '../service/client-types.js';
 import type { Store } from '../store/port.js';
 import type { Vault } from '../store/vault.js';
 import type { UsageCaps } from './caps.js';
+import type { ConversationStore } from './conversation-store.js';
 import type { PendingInputs } from './pending.js';
 import type { RenderedMessages } from './ui/rendered.js';
 
@@ -47,6 +48,11 @@ export interface BotDeps {
    * conversations too) waits for its turn there and waits out 429s instead of failing.
    */
   chatGate?: ChatGate;
+  /**
+   * Where open flows are kept; the caller starts and stops its sweep of abandoned ones. Without
+   * it, the bot keeps its own (never swept: for short-lived bots in tests).
+   */
+  conversationStore?: ConversationStore;
 }
 
 /** The dependencies as features use them: every optional service resolved. */

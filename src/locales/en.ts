@@ -528,6 +528,13 @@ export const en = {
   muted_hint: 'A button lifts its mute or snooze.',
   until_time: 'until {time}',
   filters_snoozed: '😴 All its alerts snoozed until {until} (/muted lifts it).',
+
+  // A secret pasted after its question expired (issue 24).
+  late_secret_deleted: '🔐 I deleted your message: it looked like a secret key, and my question for it had expired, so it was not used. To connect a key, send /connect again.',
+  late_secret_not_deleted: '⚠️ Your message looks like a secret key, but my question for it had expired, so it was not used, and I could not delete it: please delete it yourself. To connect a key, send /connect again.',
+  // A key taken over from a holder whose secret no longer worked (issue 24).
+  connect_taken_over:
+    '🔑 The key <code>{key}</code> is now connected in another chat: the service had refused its secret here, and it was connected there with a secret that works. Your alerts stay paused. If the key is yours, its current secret is with whoever connected it; send /connect to connect another key.',
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

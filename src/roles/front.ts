@@ -27,6 +27,7 @@ import { createBot } from '../bot/bot.js';
 import type { BotStats } from '../bot/deps.js';
 import { runBot, type BotHandle } from '../bot/run.js';
 import { createSettleDigest } from '../bot/settle-digest.js';
+import { createConversationStore } from '../bot/conversation-store.js';
 import type { MetricsPort } from '../health/observe.js';
 import type { HealthCheck } from '../health/server.js';
 
@@ -105,7 +106,9 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
   const me = deps.botInfo ?? (await outboxApi.getMe());
   // The bot's replies take their turns in the outbox's per-chat budget (the chat gate), so the
   // outbox runs before the first update is handled.
-  const bot = createBot({ config, logger, store, vault: deps.vault, client: deps.client, scheduler, clock, botInfo: me, chatGate: outbox, stats: deps.stats });
+  // Flows nobody finishes are dropped on a timer, not kept until the same chat writes again.
+  const conversationStore = createConversationStore({ clock, logger });
+  const bot = createBot({ config, logger, store, vault: deps.vault, client: deps.client, scheduler, clock, botInfo: me, chatGate: outbox, stats: deps.stats, conversationStore });
 
   // Alert destinations re-checked on a slow timer and after a refused send; their reads keep to
   // each chat's 429 pauses through the chat gate.
@@ -139,9 +142,11 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
       running = await runBot(bot, { logger, ...(webhook && { webhook }) });
       destinations.start();
       digest.start();
+      conversationStore.start();
     },
     async stop(drainMs, feeders = []) {
       digest.stop();
+      conversationStore.stop();
       await destinations.stop();
       await running?.stop();
       for (const feeder of feeders) await feeder.close();

@@ -234,7 +234,7 @@ describe('notifier', () => {
     const item = (odds = [2.1, 2.05]) => ({ ...opp('a', odds), createdAt: created });
     const first = read([item()]);
     await notifier.idle();
-    const key = `1:arbs_prematch:a:new:${created}`;
+    const key = `1:arbs_prematch:a:chat:1:new:${created}:filter:0`;
     expect(outbox.sent[0]!.opts?.idempotencyKey).toBe(key);
     // A second worker that saw the item without the first one's alert state decides the same alert
     // later, on its own clock: the same key, so the cluster's queue sends it once.
@@ -252,14 +252,14 @@ describe('notifier', () => {
     await notifier.idle();
     const editKeys = outbox.edited.map((e) => e.key);
     expect(editKeys).toHaveLength(2);
-    expect(editKeys[0]).toMatch(/^1:arbs_prematch:a:moved:/);
-    expect(editKeys[1]).toMatch(/^1:arbs_prematch:a:gone:/);
+    expect(editKeys[0]).toMatch(/^1:arbs_prematch:a:chat:1:msg:\d+:moved:/);
+    expect(editKeys[1]).toMatch(/^1:arbs_prematch:a:chat:1:msg:\d+:gone:/);
     // Back after the return window: a repeat alert, with a key of its own (not swallowed by the first).
     await clock.advance(11 * 60_000);
     read([item()], new Map(), clock.now() - 60_000);
     await notifier.idle();
     const again = outbox.sent[2]!.opts?.idempotencyKey;
-    expect(again).toMatch(new RegExp(`^${key}:again:\\d+$`));
+    expect(again).toMatch(/^1:arbs_prematch:a:chat:1:again:\d+$/);
     // The item was two minutes old when first seen: late news; back again, it is news now.
     expect(outbox.sent.map((s) => s.opts?.late)).toEqual([true, true, undefined]);
   });
@@ -278,7 +278,7 @@ describe('notifier', () => {
     await notifier.idle();
     expect(outbox.sent).toHaveLength(5);
     expect(outbox.sent.filter((s) => s.opts?.late === true)).toHaveLength(1);
-    expect(outbox.sent.find((s) => s.opts?.late === true)?.opts?.idempotencyKey).toMatch(/:backlog:new:/);
+    expect(outbox.sent.find((s) => s.opts?.late === true)?.opts?.idempotencyKey).toMatch(/:backlog:chat:1:new:/);
   });
 
   it('counts a failing send instead of throwing', async () => {

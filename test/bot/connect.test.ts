@@ -1,5 +1,8 @@
 /** /start, /help and /connect end to end through grammY: the vault flow, every answer of the key check, bad input. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inspect } from 'node:util';
+import { ManualClock } from '../../src/clock.js';
+import { PendingInputs } from '../../src/bot/pending.js';
 import { ALICE, BORIS, CAROL, createHarness, DEMO_KEY, DEMO_SECRET, type Harness } from './harness.js';
 
 let h: Harness;
@@ -132,6 +135,74 @@ describe('/connect guided', () => {
   });
 });
 
+describe('a secret pasted after its question expired', () => {
+  it('is deleted within the hour (any single word of 16+ characters), with the reason, and never used', async () => {
+    await h.say(ALICE, '/connect');
+    await h.say(ALICE, DEMO_KEY);
+    await h.clock.advance(11 * 60_000);
+    await h.say(ALICE, DEMO_SECRET);
+    const late = h.fake.userMessages(ALICE.id).find((m) => m.text === DEMO_SECRET);
+    expect(late?.deleted).toBe(true);
+    expect(h.last(ALICE.id).text).toContain('I deleted your message: it looked like a secret key');
+    expect(h.client.callsOf('checkKey')).toHaveLength(0);
+    expect(h.store.getUser(ALICE.id)?.key ?? null).toBeNull();
+    expect(h.logs.join('\n')).not.toContain(DEMO_SECRET);
+
+    // Another command does not end the watch; short words, sentences and known commands pass.
+    await h.say(ALICE, '/help');
+    await h.say(ALICE, 'ok thanks');
+    await h.say(ALICE, 'short-word');
+    await h.say(ALICE, '/notifications_x');
+    await h.say(ALICE, 'Zx9-another-secret-77');
+    const kept = h.fake.userMessages(ALICE.id).filter((m) => ['ok thanks', 'short-word', '/help'].includes(m.text ?? ''));
+    expect(kept.every((m) => !m.deleted)).toBe(true);
+    expect(h.fake.userMessages(ALICE.id).find((m) => m.text === 'Zx9-another-secret-77')?.deleted).toBe(true);
+    expect(h.fake.userMessages(ALICE.id).find((m) => m.text === '/notifications_x')?.deleted).toBe(true);
+  });
+
+  it('says in Russian too, and asks the user to delete it when Telegram refuses', async () => {
+    await h.say(BORIS, '/connect');
+    await h.say(BORIS, DEMO_KEY);
+    await h.clock.advance(30 * 60_000);
+    await h.say(BORIS, DEMO_SECRET);
+    expect(h.last(BORIS.id).text).toContain('Я удалил ваше сообщение: оно похоже на секретный ключ');
+    h.fake.failNext({ method: 'deleteMessage', count: 1, code: 400, description: "Bad Request: message can't be deleted" });
+    await h.say(BORIS, 'second-secret-pasted');
+    expect(h.last(BORIS.id).text).toContain('удалить сообщение я не смог');
+  });
+
+  it('the watch ends an hour after the question expired, and does not start for an answered or a key question', async () => {
+    await h.say(ALICE, '/connect');
+    await h.say(ALICE, DEMO_KEY);
+    await h.clock.advance(10 * 60_000 + 61 * 60_000);
+    await h.say(ALICE, DEMO_SECRET);
+    expect(h.fake.userMessages(ALICE.id).find((m) => m.text === DEMO_SECRET)?.deleted).not.toBe(true);
+
+    // Only the secret question leaves a watch: an expired access-key question does not.
+    await h.say(CAROL, '/connect');
+    await h.clock.advance(11 * 60_000);
+    await h.say(CAROL, 'a-long-access-key-name');
+    expect(h.fake.userMessages(CAROL.id).find((m) => m.text === 'a-long-access-key-name')?.deleted).not.toBe(true);
+
+    // A connected key ends the watch.
+    await h.say(BORIS, '/connect');
+    await h.say(BORIS, DEMO_KEY);
+    await h.clock.advance(11 * 60_000);
+    await h.say(BORIS, `/connect ${DEMO_KEY} ${DEMO_SECRET}`);
+    await h.say(BORIS, 'some-long-single-word');
+    expect(h.fake.userMessages(BORIS.id).find((m) => m.text === 'some-long-single-word')?.deleted).not.toBe(true);
+  });
+
+  it('the marker holds nothing of the question (no key, no secret)', async () => {
+    const clock = new ManualClock(0);
+    const pending = new PendingInputs(clock);
+    pending.set(1, 1, { kind: 'connect-secret', service: 'arbs_prematch', accessKey: DEMO_KEY });
+    await clock.advance(11 * 60_000);
+    expect(pending.lateSecretWatch(1, 1)).toBe(true);
+    expect(inspect(pending, { depth: 5 })).not.toContain(DEMO_KEY);
+  });
+});
+
 describe('/connect in one line', () => {
   it('deletes the message, checks once and answers with the masked key', async () => {
     await h.connect();
@@ -172,16 +243,58 @@ describe('/connect in one line', () => {
     expect(h.store.getUser(ALICE.id)?.key ?? null).toBeNull();
   });
 
-  it('a key connected by another user is refused with the reason, without a token request', async () => {
+  it('a key connected by another user: a stranger without its secret hears "wrong pair", as for a key that does not exist', async () => {
+    await h.connect(ALICE);
+    await h.say(CAROL, `/connect ${DEMO_KEY} guessed-secret-1`);
+    const held = h.last(CAROL.id).text;
+    await h.say(CAROL, '/connect no-such-key guessed-secret-1');
+    const unknown = h.last(CAROL.id).text;
+    expect(held).toContain('The pair for');
+    expect(held.replace(/<code>[^<]*<\/code>/, '')).toBe(unknown.replace(/<code>[^<]*<\/code>/, ''));
+    expect(held).not.toContain('another chat');
+    // The guided form asks for the secret as for any key, instead of refusing at the key step.
+    await h.say(CAROL, '/connect');
+    await h.say(CAROL, DEMO_KEY);
+    expect(h.last(CAROL.id).text).toContain('Step 2 of 2');
+    expect(h.store.getUser(CAROL.id)?.key ?? null).toBeNull();
+    expect(h.store.getUser(ALICE.id)?.key?.accessKey).toBe(DEMO_KEY);
+  });
+
+  it('junk pairs sent by a stranger for a held key do not lock its holder out of /connect', async () => {
+    await h.connect(ALICE);
+    for (let i = 0; i < 5; i++) await h.say(CAROL, `/connect ${DEMO_KEY} junk-secret-${i}`);
+    expect(h.last(CAROL.id).text).toContain('many key checks lately');
+    h.client.addKey(DEMO_KEY, 'rotated-secret-999');
+    await h.say(ALICE, `/connect ${DEMO_KEY} rotated-secret-999`);
+    expect(h.last(ALICE.id).text).toContain('connected');
+    expect(h.vault.decrypt(h.store.getUser(ALICE.id)?.key?.secretEnc ?? '', { userId: ALICE.id, accessKey: DEMO_KEY })).toBe('rotated-secret-999');
+  });
+
+  it('a verified pair is refused with the reason while the holder\'s secret works', async () => {
     await h.connect(ALICE);
     await h.say(BORIS, `/connect ${DEMO_KEY} ${DEMO_SECRET}`);
     expect(h.last(BORIS.id).text).toContain('уже подключён в другом чате');
-    expect(h.client.callsOf('checkKey')).toHaveLength(1);
     expect(h.store.getUser(BORIS.id)?.key ?? null).toBeNull();
-    // The guided form refuses at the key step already.
-    await h.say(BORIS, '/connect');
-    await h.say(BORIS, DEMO_KEY);
-    expect(h.last(BORIS.id).text).toContain('уже подключён');
+    expect(h.store.getUser(ALICE.id)?.key?.accessKey).toBe(DEMO_KEY);
+  });
+
+  it('a verified pair takes the key over from a holder paused because the service refuses their secret', async () => {
+    await h.connect(ALICE);
+    await h.say(ALICE, '/filter arbs_prematch');
+    h.store.updateUser(ALICE.id, (d) => {
+      const f = d.filters.arbs_prematch;
+      if (f) Object.assign(f, { paused: true, pausedReason: 'auth' });
+    });
+    // The key's owner rotated the secret and gave the new one to Boris.
+    h.client.addKey(DEMO_KEY, 'rotated-secret-999');
+    await h.say(BORIS, `/connect ${DEMO_KEY} rotated-secret-999`);
+    expect(h.last(BORIS.id).text).toContain('подключён');
+    expect(h.store.getUser(BORIS.id)?.key?.accessKey).toBe(DEMO_KEY);
+    expect(h.vault.decrypt(h.store.getUser(BORIS.id)?.key?.secretEnc ?? '', { userId: BORIS.id, accessKey: DEMO_KEY })).toBe('rotated-secret-999');
+    expect(h.store.getUser(ALICE.id)?.key ?? null).toBeNull();
+    expect(h.last(ALICE.id).text).toContain('is now connected in another chat');
+    expect(h.client.callsOf('forgetKey').map((c) => c.accessKey)).toContain(DEMO_KEY);
+    expect(h.scheduler.refreshed).toContain(ALICE.id);
   });
 
   it('an unknown service or extra words: clear answer, message deleted anyway', async () => {

@@ -13,6 +13,7 @@ import type { InlineKeyboardMarkup, Update, UserFromGetMe } from 'grammy/types';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createBot } from '../../src/bot/bot.js';
+import { createConversationStore, type ConversationStore } from '../../src/bot/conversation-store.js';
 import type { BotContext } from '../../src/bot/context.js';
 import type { BotStats } from '../../src/bot/deps.js';
 import { startFakeTelegram, type FakeTelegram, type FakeUser, type FakeChatRef, type SentMessage } from '../../src/fake-telegram/server.js';
@@ -53,6 +54,8 @@ export interface Harness {
   clock: ManualClock;
   /** With `outbox: true`: the running outbox the bot's replies share their budget with. */
   outbox: Outbox | undefined;
+  /** Where open flows are kept, swept of abandoned ones on the harness clock. */
+  conversations: ConversationStore;
   dataDir: string;
   logs: string[];
   /** A user types `text` (in their private chat unless `chat` is given). */
@@ -125,6 +128,8 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const scheduler = new FakeScheduler();
   const outbox = opts.outbox ? new Outbox({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), logger, clock }) : undefined;
   outbox?.start();
+  const conversations = createConversationStore({ clock, logger });
+  conversations.start();
   const bot = createBot({
     config,
     logger,
@@ -136,6 +141,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     botInfo: botInfoOf(fake),
     ...(opts.stats ? { stats: opts.stats } : {}),
     ...(outbox ? { chatGate: outbox } : {}),
+    conversationStore: conversations,
   });
   await bot.init();
 
@@ -148,6 +154,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     scheduler,
     clock,
     outbox,
+    conversations,
     dataDir,
     logs: lines,
     handle: (update) => bot.handleUpdate(update),
@@ -194,6 +201,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       return texts.join('\n');
     },
     close: async () => {
+      conversations.stop();
       outbox?.stop();
       await store.close();
       await fake.close();

@@ -80,7 +80,7 @@ describe('the front takes only its workers\' jobs to chats its users chose', () 
     const { fake, worker } = await cluster();
     const remote = worker(vault);
     // The key as the notifier names an alert: the user is read from it.
-    const key = alertKey(subscriptionKey(501, 'arbs_prematch'), 'i1', { createdAt: 1 }, { firstSeenAt: 1 }, false);
+    const key = alertKey({ subKey: subscriptionKey(501, 'arbs_prematch'), itemId: 'i1', item: { createdAt: 1 }, entry: { firstSeenAt: 1, chatId: 501 }, again: false, filterSavedAt: 1 });
     expect(await remote.send(501, 'arb for 501', { kind: 'alert', idempotencyKey: key })).toEqual(expect.any(Number));
     // The same key to another user's chat is refused.
     expect(await remote.send(502, 'arb for 501 sent to 502', { kind: 'alert', idempotencyKey: `${key}:x` })).toBeUndefined();

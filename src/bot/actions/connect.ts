@@ -2,6 +2,11 @@
  * Connecting a key pair: encrypt the secret at once, check the pair with one token request,
  * store it when the pair is valid (even without access to the checked service), and bring the
  * user's filters over to a new key.
+ *
+ * Whether another user holds the key is looked at only after the pair is verified: a stranger who
+ * types a key without its secret hears "wrong pair", as for a key that does not exist. A verified
+ * pair takes the key over from a holder whose alerts are paused because the service refuses their
+ * secret (the key's owner rotated it, or gave it to someone else); otherwise the key stays theirs.
  */
 import { isServiceError } from '../../service/errors.js';
 import type { Service } from '../../service/services.js';
@@ -12,8 +17,16 @@ import type { BotRuntime } from '../deps.js';
 import { maskKey } from '../ui/mask.js';
 
 export type ConnectOutcome =
-  | { kind: 'connected'; service: Service; masked: string; replacedKey: boolean; rewriteFailed: Service[] }
-  | { kind: 'no_access'; service: Service; masked: string }
+  | {
+      kind: 'connected';
+      service: Service;
+      masked: string;
+      replacedKey: boolean;
+      rewriteFailed: Service[];
+      /** The user the key was taken from (their secret no longer worked), to be told. */
+      tookOverFrom?: { chatId: number; lang: Lang };
+    }
+  | { kind: 'no_access'; service: Service; masked: string; tookOverFrom?: { chatId: number; lang: Lang } }
   | { kind: 'wrong_pair'; masked: string }
   | { kind: 'taken'; masked: string }
   | { kind: 'rate_limited'; masked: string; retryAfterMs: number }
@@ -30,17 +43,24 @@ export interface ConnectRequest {
   service: Service;
 }
 
-/** True when another user already connected this access key (the service keeps one filter per key). */
-export function keyTakenByOther(rt: BotRuntime, accessKey: string, userId: number): boolean {
+/** Another user who holds this access key (the service keeps one filter per key). */
+function otherHolder(rt: BotRuntime, accessKey: string, userId: number): UserRecord | undefined {
   const owner = rt.store.findUserByAccessKey(accessKey);
-  return owner !== undefined && owner.id !== userId;
+  return owner !== undefined && owner.id !== userId ? owner : undefined;
+}
+
+/** The service refuses the holder's secret: the scheduler paused their alerts for 'auth'. */
+function heldInVain(holder: UserRecord): boolean {
+  return Object.values(holder.filters).some((f) => f?.paused === true && f.pausedReason === 'auth');
 }
 
 export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<ConnectOutcome> {
   const { userId, accessKey, service } = req;
   const masked = maskKey(accessKey);
-  if (keyTakenByOther(rt, accessKey, userId)) return { kind: 'taken', masked };
-  const waitMs = rt.caps.take('connect', userId, accessKey);
+  // Others trying a held key count apart from its holder's own checks: junk pairs sent by
+  // strangers must not lock the holder out of reconnecting their key for the window.
+  const heldBy = otherHolder(rt, accessKey, userId);
+  const waitMs = rt.caps.take('connect', userId, heldBy ? `held-by-other:${accessKey}` : accessKey);
   if (waitMs > 0) return { kind: 'capped', masked, waitMs };
 
   // From here on only the vault's blob exists; the plain secret is not kept anywhere.
@@ -68,6 +88,19 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
         rt.logger.warn({ kind: err.kind, service }, 'key check failed');
         return { kind: 'unavailable', masked };
     }
+  }
+
+  // Only now, with the pair proven, may the answer say that someone else holds the key.
+  const holder = otherHolder(rt, accessKey, userId);
+  if (holder && !heldInVain(holder)) return { kind: 'taken', masked };
+  if (holder) {
+    rt.store.updateUser(holder.id, (draft) => {
+      draft.key = null;
+    });
+    // Tokens issued for the old holder's pair are theirs, not this user's.
+    rt.client.forgetKey(accessKey);
+    rt.scheduler.refreshUser(holder.id);
+    rt.logger.info({ from_user: holder.id, to_user: userId }, 'an access key whose secret no longer worked for its holder was taken over');
   }
 
   const now = rt.clock.now();
@@ -101,9 +134,10 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
   }
   if (replacedKey && previous !== undefined) rt.client.forgetKey(previous);
 
-  // The service keeps filters per key: a new key starts without them, so they are written again.
+  // The service keeps filters per key: a new key (or one taken over, holding the old holder's
+  // filters) starts without this user's, so they are written again.
   const rewriteFailed: Service[] = [];
-  if (replacedKey) {
+  if (replacedKey || holder) {
     for (const s of SERVICES) {
       const record = updated.filters[s];
       if (!record) continue;
@@ -116,6 +150,7 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
     }
   }
   rt.scheduler.refreshUser(userId);
-  if (forbidden) return { kind: 'no_access', service, masked };
-  return { kind: 'connected', service, masked, replacedKey, rewriteFailed };
+  const tookOver = holder && { tookOverFrom: { chatId: holder.chatId, lang: holder.lang } };
+  if (forbidden) return { kind: 'no_access', service, masked, ...tookOver };
+  return { kind: 'connected', service, masked, replacedKey, rewriteFailed, ...tookOver };
 }

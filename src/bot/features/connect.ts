@@ -6,13 +6,14 @@
 import { Composer } from 'grammy';
 import { parseService, type Service } from '../../service/services.js';
 import { clipEcho } from '../parse/values.js';
-import { connectKey, keyTakenByOther, type ConnectOutcome } from '../actions/connect.js';
+import { connectKey, type ConnectOutcome } from '../actions/connect.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { maskKey } from '../ui/mask.js';
 import { leaveFlows } from '../flows.js';
 import { quietly } from '../ui/quietly.js';
 import { serviceLabel } from '../../locales/services.js';
+import { translator } from '../../locales/i18n.js';
 import { waitWords } from '../ui/time-words.js';
 
 const DEFAULT_CHECK_SERVICE: Service = 'arbs_prematch';
@@ -87,11 +88,7 @@ export async function acceptAccessKey(rt: BotRuntime, ctx: BotContext, text: str
     await ctx.reply(ctx.t(accessKey.length > 128 ? 'too_long' : 'connect_bad_key', { max: 128 }));
     return;
   }
-  if (keyTakenByOther(rt, accessKey, ctx.from.id)) {
-    rt.pending.clear(ctx.chat.id, ctx.from.id);
-    await ctx.reply(ctx.t('connect_taken', { key: maskKey(accessKey) }));
-    return;
-  }
+  // Whether someone holds the key is said only once the secret proves the pair (actions/connect.ts).
   rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'connect-secret', service, accessKey });
   await ctx.reply(ctx.t('connect_ask_secret', { key: maskKey(accessKey) }));
 }
@@ -115,12 +112,18 @@ export async function acceptSecret(rt: BotRuntime, ctx: BotContext, text: string
 
 async function finishConnect(rt: BotRuntime, ctx: BotContext, accessKey: string, secret: string, service: Service, deleted: boolean): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
+  rt.pending.endLateSecret(ctx.chat.id, ctx.from.id);
   await quietly(ctx.log, 'showing "typing"', () => ctx.replyWithChatAction('typing'));
   const outcome = await connectKey(rt, { userId: ctx.from.id, chatId: ctx.chat.id, lang: ctx.lang, accessKey, secret, service });
   ctx.log.info({ outcome: outcome.kind, service }, 'key check');
   const note = deleted ? ctx.t('connect_deleted') : ctx.t('connect_not_deleted');
   const next = outcome.kind === 'connected' || outcome.kind === 'no_access' ? `\n\n${ctx.t('connect_next')}` : '';
   await ctx.reply(`${outcomeText(ctx, outcome)}\n\n<i>${note}</i>${next}`);
+  if ((outcome.kind === 'connected' || outcome.kind === 'no_access') && outcome.tookOverFrom) {
+    const { chatId, lang } = outcome.tookOverFrom;
+    const text = translator(lang)('connect_taken_over', { key: outcome.masked });
+    await quietly(ctx.log, 'telling the former holder of a key it was taken over', () => ctx.api.sendMessage(chatId, text));
+  }
 }
 
 export function connectFeature(rt: BotRuntime): Composer<BotContext> {

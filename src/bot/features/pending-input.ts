@@ -2,7 +2,8 @@
  * Answers to the bot's open questions (the access key, the secret, a stake amount, a lookup id, a
  * limited leg, a hedge's odds, a /books value, a ledger leg), handled by
  * plain middleware before the conversations, so a secret never enters conversation state.
- * While the secret is expected, every message (a command too, an edit too) is deleted first.
+ * While the secret is expected, every message (a command too, an edit too) is deleted first; for
+ * an hour after that question expired unanswered, a message that looks like a secret is too.
  */
 import { Composer } from 'grammy';
 import { KNOWN_COMMANDS, leadingCommand } from '../commands.js';
@@ -15,12 +16,28 @@ import { acceptAccessKey, acceptSecret, deleteSecretMessage } from './connect.js
 import { acceptLookupId } from './lookup.js';
 import { acceptLedgerLeg } from './placed.js';
 
+/** Secrets are long single words; shorter ones or sentences are left alone (as are commands). */
+export const LATE_SECRET_MIN_LENGTH = 16;
+
+function looksLikeSecret(text: string | undefined): boolean {
+  const word = text?.trim() ?? '';
+  if (word.length < LATE_SECRET_MIN_LENGTH || /\s/.test(word)) return false;
+  const command = leadingCommand(word);
+  return command === undefined || !KNOWN_COMMANDS.has(command);
+}
+
 export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.on(['message', 'edited_message'], async (ctx, next) => {
     const pending = rt.pending.get(ctx.chat.id, ctx.from.id);
-    if (!pending) return next();
+    if (!pending) {
+      if (!rt.pending.lateSecretWatch(ctx.chat.id, ctx.from.id) || !looksLikeSecret(ctx.msg.text ?? ctx.msg.caption)) return next();
+      const deleted = await deleteSecretMessage(ctx);
+      ctx.log.info({ deleted }, 'deleted a late answer to an expired secret question');
+      await ctx.reply(ctx.t(deleted ? 'late_secret_deleted' : 'late_secret_not_deleted'));
+      return;
+    }
     const secretExpected = pending.kind === 'connect-secret';
     // An edit answers nothing, but while the secret is expected it may carry it.
     if (ctx.editedMessage && !secretExpected) return next();
