@@ -11,7 +11,7 @@
 import type { ConversationData, VersionedState, VersionedStateStorage } from '@grammyjs/conversations';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import { FLOW_TIMEOUT_MS } from './conversations/prompt.js';
+import { FLOW_TIMEOUT_MS } from './conversations/timeout.js';
 
 /** How often the sweep runs, and how many chats one run may drop at most. */
 export const CONVERSATION_SWEEP_EVERY_MS = 60_000;

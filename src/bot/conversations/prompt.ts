@@ -12,8 +12,8 @@ import type { Translate } from '../../locales/i18n.js';
 import { MAX_SHORT_TEXT } from '../parse/values.js';
 import { quietly } from '../ui/quietly.js';
 
-/** How long a conversation waits for each answer before it quietly ends. */
-export const FLOW_TIMEOUT_MS = 15 * 60_000;
+// A module of its own: the conversations' storage needs it without importing the flows (and their context).
+export { FLOW_TIMEOUT_MS } from './timeout.js';
 
 /**
  * A conversation keeps every update it took until it ends and replays them all on the next one
