@@ -5,8 +5,10 @@
  */
 import { displayedFor, effectiveOdds } from './leg-pricing.js';
 import {
+  breakEvenOdds,
   fail,
   leastUnits,
+  solvedLegs,
   solveStakes,
   toCents,
   unitOf,
@@ -136,23 +138,7 @@ export function solveProfitOn(legs: readonly StakeLegInput[], bankroll: number, 
   }
   if (!best || best.worst <= 0) return fail('no-guaranteed-profit', profitPct);
   const chosenBest = best;
-  const solved = legs.map((leg, i): SolvedLeg => {
-    const unit = units[i] as Unit;
-    const u = chosenBest.units[i] ?? 0;
-    return {
-      bookmakerId: leg.bookmakerId,
-      bookmaker: leg.bookmaker,
-      odds: leg.odds,
-      effectiveOdds: eff[i] ?? 0,
-      lay: leg.lay,
-      commission: leg.commission,
-      stake: (u * unit.stakeCents) / 100,
-      liability: unit.cost(u) / 100,
-      payout: unit.pay(u) / 100,
-      capped: unit.capCents !== undefined && leg.fixed === undefined && unit.cost(u + 1) > unit.capCents,
-      max: leg.max,
-    };
-  });
+  const solved = solvedLegs(legs, units, eff, chosenBest.units);
   const worstCents = Math.min(...solved.map((l) => Math.round(l.payout * 100))) - chosenBest.total;
   return {
     ok: true,
@@ -164,10 +150,7 @@ export function solveProfitOn(legs: readonly StakeLegInput[], bankroll: number, 
     worstProfitPct: (worstCents / chosenBest.total) * 100,
     profitPct,
     profitPctBeforeCommission: base.ok ? base.profitPctBeforeCommission : profitPct,
-    breakEven: legs.map((leg, i) => {
-      const others = sumInv - 1 / (eff[i] ?? 1);
-      return others >= 1 ? Number.POSITIVE_INFINITY : displayedFor(1 / (1 - others), leg.lay, leg.commission);
-    }),
+    breakEven: breakEvenOdds(legs, eff, sumInv),
     candidates,
   };
 }

@@ -189,6 +189,35 @@ export interface Best {
   sumPay: number;
 }
 
+/** The plan's legs at `chosen` units each: what each stakes, risks and returns, and whether its cap stopped it. */
+export function solvedLegs(legs: readonly StakeLegInput[], units: readonly Unit[], eff: readonly number[], chosen: readonly number[]): SolvedLeg[] {
+  return legs.map((leg, i): SolvedLeg => {
+    const unit = units[i] as Unit;
+    const u = chosen[i] ?? 0;
+    return {
+      bookmakerId: leg.bookmakerId,
+      bookmaker: leg.bookmaker,
+      odds: leg.odds,
+      effectiveOdds: eff[i] ?? 0,
+      lay: leg.lay,
+      commission: leg.commission,
+      stake: (u * unit.stakeCents) / 100,
+      liability: unit.cost(u) / 100,
+      payout: unit.pay(u) / 100,
+      capped: unit.capCents !== undefined && leg.fixed === undefined && unit.cost(u + 1) > unit.capCents,
+      max: leg.max,
+    };
+  });
+}
+
+/** Per leg, the odds (as the bookmaker or exchange shows them) at which the others' prices break even. */
+export function breakEvenOdds(legs: readonly StakeLegInput[], eff: readonly number[], sumInv: number): number[] {
+  return legs.map((leg, i) => {
+    const others = sumInv - 1 / (eff[i] ?? 1);
+    return others >= 1 ? Number.POSITIVE_INFINITY : displayedFor(1 / (1 - others), leg.lay, leg.commission);
+  });
+}
+
 /**
  * Solves the stakes of an arb's legs for `bankroll`. Refuses with 'no-guaranteed-profit' when no
  * stakes on the legs' grids have a positive worst case (including when the odds after commission
@@ -307,28 +336,8 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
   const found = best as Best | undefined;
   if (!found || found.worst <= 0) return fail('no-guaranteed-profit', profitPct);
 
-  const solved = legs.map((leg, i): SolvedLeg => {
-    const unit = units[i] as Unit;
-    const u = found.units[i] ?? 0;
-    const cost = unit.cost(u);
-    return {
-      bookmakerId: leg.bookmakerId,
-      bookmaker: leg.bookmaker,
-      odds: leg.odds,
-      effectiveOdds: eff[i] ?? 0,
-      lay: leg.lay,
-      commission: leg.commission,
-      stake: (u * unit.stakeCents) / 100,
-      liability: cost / 100,
-      payout: unit.pay(u) / 100,
-      capped: unit.capCents !== undefined && leg.fixed === undefined && unit.cost(u + 1) > unit.capCents,
-      max: leg.max,
-    };
-  });
-  const breakEven = legs.map((leg, i) => {
-    const others = sumInv - 1 / (eff[i] ?? 1);
-    return others >= 1 ? Number.POSITIVE_INFINITY : displayedFor(1 / (1 - others), leg.lay, leg.commission);
-  });
+  const solved = solvedLegs(legs, units, eff, found.units);
+  const breakEven = breakEvenOdds(legs, eff, sumInv);
   return {
     ok: true,
     legs: solved,
