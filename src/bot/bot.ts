@@ -79,7 +79,9 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   const { config } = deps;
   if (!config.BOT_TOKEN) throw new Error('BOT_TOKEN is not set: get one from @BotFather');
   const clock = deps.clock ?? systemClock;
-  const rt: BotRuntime = { ...deps, clock, pending: new PendingInputs(clock), caps: new UsageCaps(clock), rendered: new RenderedMessages() };
+  const rt: BotRuntime = {
+    ...deps, clock, pending: deps.pending ?? new PendingInputs(clock), caps: deps.caps ?? new UsageCaps(clock), rendered: new RenderedMessages(),
+  };
 
   const bot = new Bot<BotContext>(config.BOT_TOKEN, {
     ...(deps.botInfo ? { botInfo: deps.botInfo } : {}),
