@@ -46,6 +46,8 @@ import { secretShield } from './middleware/secret-shield.js';
 import { PendingInputs } from './pending.js';
 import { createConversationStore } from './conversation-store.js';
 import { RenderedMessages } from './ui/rendered.js';
+import { isStateUnavailable } from './state-unavailable.js';
+import { answerStateUnavailable } from './state-failsafe.js';
 
 export type { BotDeps, BotStats } from './deps.js';
 export type { BotContext } from './context.js';
@@ -65,6 +67,8 @@ function sequenceKey(ctx: Context): string | undefined {
 
 async function onFeatureError(err: BotError<BotContext>): Promise<void> {
   const ctx = err.ctx;
+  // The shared state out of reach (a cluster's Redis): fail safe and say so, not "went wrong".
+  if (isStateUnavailable(err.error)) return answerStateUnavailable(ctx);
   ctx.log.error({ err: err.error }, 'update failed');
   try {
     // A press already answered (the failure came after the toast) cannot be answered again.

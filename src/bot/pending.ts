@@ -13,9 +13,10 @@
  * for it is still known as one. The interface is async for that one; a call that cannot reach
  * the shared state rejects with `StateUnavailableError` (src/bot/state-unavailable.ts).
  */
+import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import type { Service } from '../service/services.js';
-import type { BookValueOption } from './callback-data/books.js';
+import { SERVICES, type Service } from '../service/services.js';
+import { BOOK_VALUE_OPTIONS, type BookValueOption } from './callback-data/books.js';
 
 export type PendingInput =
   | { kind: 'connect-key'; service: Service }
@@ -30,6 +31,20 @@ export type PendingInput =
   | { kind: 'book-value'; bookmakerId: number; option: BookValueOption }
   /** The odds and stake taken for a leg (or a hedge) of a ledger position; `flow`: the ✏️ flow goes on to the next leg. */
   | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean };
+
+const service = z.enum(SERVICES);
+const id = z.number().int();
+/** A pending question read back from a shared store: checked, never trusted. */
+export const pendingInputSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('connect-key'), service }),
+  z.object({ kind: z.literal('connect-secret'), service, accessKey: z.string().min(1).max(128) }),
+  z.object({ kind: z.literal('stake-amount'), service, itemId: z.string(), ownerId: id }),
+  z.object({ kind: z.literal('lookup-id'), what: z.enum(['item', 'event']) }),
+  z.object({ kind: z.literal('leg-limit'), service, itemId: z.string(), ownerId: id, questionId: id.optional() }),
+  z.object({ kind: z.literal('hedge-odds'), service, itemId: z.string(), ownerId: id, leg: id }),
+  z.object({ kind: z.literal('book-value'), bookmakerId: id, option: z.enum(BOOK_VALUE_OPTIONS) }),
+  z.object({ kind: z.literal('ledger-leg'), positionId: z.string(), leg: id, flow: z.boolean() }),
+]) satisfies z.ZodType<PendingInput>;
 
 /** How long a question waits for its answer. */
 export const PENDING_TTL_MS = 10 * 60_000;

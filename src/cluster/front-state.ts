@@ -1,0 +1,29 @@
+/**
+ * The security state every front of a cluster shares in Redis (issue 24): the open questions (a
+ * secret pasted on another front than the one that asked for it is still deleted), the guided
+ * flows (a /filter begun on one front goes on on another) and the caps (which do not multiply
+ * with the number of fronts). The embedded bot keeps the same three in memory (src/bot/).
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+import type { CapsPort } from '../bot/caps.js';
+import type { ConversationStorage } from '../bot/conversation-store.js';
+import type { PendingStore } from '../bot/pending.js';
+import { createSharedCaps } from './shared-caps.js';
+import { createSharedConversations } from './shared-conversations.js';
+import { createSharedPending } from './shared-pending.js';
+import type { SharedStateOptions } from './state-calls.js';
+
+export interface FrontState {
+  pending: PendingStore;
+  caps: CapsPort;
+  conversations: ConversationStorage;
+}
+
+export function createSharedFrontState(redis: Redis, opts: SharedStateOptions & { logger: Logger }): FrontState {
+  return {
+    pending: createSharedPending(redis, opts),
+    caps: createSharedCaps(redis, opts),
+    conversations: createSharedConversations(redis, opts),
+  };
+}
