@@ -141,6 +141,8 @@ describe('two fronts, one user', () => {
 
   it('the lookup cap holds across both fronts: the 11th lookup in a minute is refused on either', async (ctx) => {
     if (!redis.available) return ctx.skip();
+    // Connected in one line (no open question involved), so this holds alone too.
+    await say(A, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`, (m) => /connected/i.test(m.text));
     for (let i = 0; i < 10; i++) {
       const reply = await say(i % 2 === 0 ? A : B, `/item no-such-item-${i} arbs_prematch`, (m) => /No opportunity|could not look now/.test(m.text));
       expect(reply.text).toContain('No opportunity');
