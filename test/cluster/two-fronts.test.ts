@@ -4,7 +4,7 @@
  * on front A, its key and the pasted secret answered on front B: the secret's message is deleted
  * and the key connected; a secret pasted after its question expired, on the other front, is
  * deleted; a /filter begun on A goes on on B and back on A; the lookup cap (10 a minute per user)
- * refuses the 11th lookup whichever front it reaches. Built as test/cluster/roles.test.ts builds
+ * refuses the 11th lookup whichever front it reaches; no secret is ever written to Redis. Built as test/cluster/roles.test.ts builds
  * its roles (the stand-in store and client, a real Redis), against the Bot API stand-in, which
  * posts each update to the front the test names.
  */
@@ -107,6 +107,23 @@ function buttonData(message: SentMessage, label: string): string {
   if (button?.callback_data === undefined) throw new Error(`no button "${label}" on: ${rows.flat().map((b) => b.text).join(' | ')}`);
   return button.callback_data;
 }
+/** A key's content as text, whatever its type. */
+async function dump(key: string): Promise<string> {
+  switch (await check.type(key)) {
+    case 'string':
+      return (await check.get(key)) ?? '';
+    case 'hash':
+      return JSON.stringify(await check.hgetall(key));
+    case 'zset':
+      return JSON.stringify(await check.zrange(key, 0, -1, 'WITHSCORES'));
+    case 'set':
+      return JSON.stringify(await check.smembers(key));
+    case 'list':
+      return JSON.stringify(await check.lrange(key, 0, -1));
+    default:
+      return JSON.stringify(await check.xrange(key, '-', '+').catch(() => []));
+  }
+}
 const sent = (text: string) => telegram.userMessages(ALICE.id).find((m) => m.text === text);
 
 describe('two fronts, one user', () => {
@@ -130,6 +147,18 @@ describe('two fronts, one user', () => {
     expect(reply.text).toMatch(/deleted your message/i);
     expect(sent(late)?.deleted).toBe(true);
   }, 30_000);
+
+  it('Redis holds neither secret, and every key of the fronts\' state expires', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const keys = await check.keys(`${PREFIX}*`);
+    const state = keys.filter((k) => /^(pending|conv|cap):/.test(k.slice(PREFIX.length)));
+    expect(state.length).toBeGreaterThan(0);
+    for (const key of state) expect(await check.pttl(key)).toBeGreaterThan(0);
+    let everything = '';
+    for (const key of keys) everything += `${key} ${await dump(key)}\n`;
+    expect(everything).not.toContain(sandbox.demoKey.secret);
+    expect(everything).not.toContain('a-late-pasted-secret');
+  });
 
   it('a /filter begun on A goes on on B and back on A', async (ctx) => {
     if (!redis.available) return ctx.skip();
