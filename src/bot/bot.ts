@@ -108,6 +108,14 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   bot.use(contextMiddleware(rt));
 
   const features = bot.errorBoundary(onFeatureError);
+  // Across the fronts of a cluster too; inside the boundary, so a Redis out of reach fails safe.
+  const turns = deps.chatTurns;
+  if (turns) {
+    features.use(async (ctx, next) => {
+      const key = sequenceKey(ctx);
+      return key === undefined ? next() : turns(key, next);
+    });
+  }
   features.use(secretShield());
   // Before the allow-list: a group's admin who removes the bot or upgrades the group need not be on it.
   features.use(membershipFeature(rt));

@@ -17,6 +17,13 @@ import type { ConversationStorage } from './conversation-store.js';
 import type { PendingStore } from './pending.js';
 import type { RenderedMessages } from './ui/rendered.js';
 
+/**
+ * Runs `handle` in the chat's turn among every front of a cluster (src/cluster/chat-turns.ts): one
+ * chat's updates one at a time, whichever front each reaches. A single process needs none
+ * (`sequentialize` orders a chat's updates within it).
+ */
+export type ChatTurns = (chat: string, handle: () => Promise<void>) => Promise<void>;
+
 /** Counts for the admin's /stats, e.g. `{ readsPerMinute, alertsPerMinute, errors }`. */
 export type BotStats = () => Record<string, number>;
 
@@ -59,10 +66,12 @@ export interface BotDeps {
    */
   pending?: PendingStore;
   caps?: CapsPort;
+  /** The fronts of a cluster: a chat's updates in turn across all of them. */
+  chatTurns?: ChatTurns;
 }
 
 /** The dependencies as features use them: every optional service resolved. */
-export interface BotRuntime extends Omit<BotDeps, 'clock' | 'pending' | 'caps'> {
+export interface BotRuntime extends Omit<BotDeps, 'clock' | 'pending' | 'caps' | 'chatTurns'> {
   clock: Clock;
   /** Questions waiting for a plain-message answer (no secrets). */
   pending: PendingStore;

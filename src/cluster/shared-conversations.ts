@@ -7,13 +7,15 @@
  * A value read back is checked with zod against the plugin's shape; one that does not match is
  * dropped (the flow starts afresh) rather than replayed.
  *
- * What is not guarded across fronts: two updates of ONE chat handled at the same moment on two
- * fronts (each front keeps a chat's updates in order, `sequentialize`, but only its own). The
- * later write of the flow's state wins and the other answer is lost from the flow, as if it had not
- * been sent; the user sees the flow ask again. That is acceptable: it needs one person to send two
- * messages within the same few milliseconds while a flow is open, it loses no data but that
- * answer, and nothing secret goes through a flow (the secret is taken before the conversations,
- * by the pending questions, whose state is written by atomic scripts in shared-pending.ts).
+ * Two updates of ONE chat reaching two fronts at the same moment: each front keeps a chat's updates
+ * in order only among its own (`sequentialize`), so without more both would replay the same state
+ * and the later write would undo the earlier step. Every cluster front therefore handles a chat's
+ * update in that chat's turn (chat-turns.ts, a Redis key per chat). What is still not guarded: a
+ * step slower than the turn's wait (15 s) or its hold (30 s), when the next update goes ahead
+ * without the turn; then the later write wins and the lost answer is asked again. That is
+ * acceptable: it loses that answer only, and nothing secret goes through a flow (the secret is
+ * taken before the conversations, by the open questions, written by atomic scripts in
+ * shared-pending.ts).
  */
 import type { ConversationData, VersionedState } from '@grammyjs/conversations';
 import type { Redis } from 'ioredis';

@@ -24,7 +24,7 @@ import { chatGateTransformer } from '../outbox/chat-gate.js';
 import { DestinationWatch } from '../outbox/destinations.js';
 import { htmlByDefault } from '../lib/parse-mode.js';
 import { createBot } from '../bot/bot.js';
-import type { BotStats } from '../bot/deps.js';
+import type { BotStats, ChatTurns } from '../bot/deps.js';
 import { runBot, type BotHandle } from '../bot/run.js';
 import { createSettleDigest } from '../bot/settle-digest.js';
 import { createConversationStore } from '../bot/conversation-store.js';
@@ -61,7 +61,7 @@ export interface FrontDeps {
    * The open questions, guided flows and caps: the cluster's fronts share them in Redis
    * (src/cluster/front-state.ts); without them, this front keeps its own in memory.
    */
-  state?: { pending: PendingStore; caps: CapsPort; conversations: ConversationStorage };
+  state?: { pending: PendingStore; caps: CapsPort; conversations: ConversationStorage; turns: ChatTurns };
 }
 
 export interface Front {
@@ -118,7 +118,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
   const conversationStore = deps.state?.conversations ?? createConversationStore({ clock, logger });
   const bot = createBot({
     config, logger, store, vault: deps.vault, client: deps.client, scheduler, clock, botInfo: me, chatGate: outbox, stats: deps.stats, conversationStore,
-    ...(deps.state && { pending: deps.state.pending, caps: deps.state.caps }),
+    ...(deps.state && { pending: deps.state.pending, caps: deps.state.caps, chatTurns: deps.state.turns }),
   });
 
   // Alert destinations re-checked on a slow timer and after a refused send; their reads keep to

@@ -3,7 +3,7 @@
  * standing for two fronts, Redis's clock moved by the scripts' offset: an open question set on one
  * front is read on the other, a secret question is expected across chats and leaves a marker for an
  * hour that holds nothing of the question, the caps are counted once for both fronts, a flow
- * written on one is read on the other; every key expires; a value that does not read back is
+ * written on one is read on the other, a chat's updates take turns across fronts; every key expires; a value that does not read back is
  * dropped; a Redis out of reach is StateUnavailableError within the bound, never a hang.
  */
 import { Redis } from 'ioredis';
@@ -12,6 +12,7 @@ import { FLOW_TIMEOUT_MS } from '../../src/bot/conversations/timeout.js';
 import { LATE_SECRET_MS, PENDING_TTL_MS } from '../../src/bot/pending.js';
 import { StateUnavailableError } from '../../src/bot/state-unavailable.js';
 import { createSharedFrontState, type FrontState } from '../../src/cluster/front-state.js';
+import { createChatTurns } from '../../src/cluster/chat-turns.js';
 import { silentLogger } from '../../src/logger.js';
 import { freePort } from '../support/ports.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
@@ -220,6 +221,53 @@ describe('the guided flows, shared', () => {
   });
 });
 
+describe('the chats\' turns, shared', () => {
+  it('a chat\'s update on one front waits for the other front\'s to end; other chats do not wait', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { a, b } = await twoFronts();
+    const events: string[] = [];
+    let finishA: () => void = () => undefined;
+    const first = a.turns('1', async () => {
+      events.push('a starts');
+      await new Promise<void>((resolve) => (finishA = resolve));
+      events.push('a ends');
+    });
+    await expect.poll(() => events).toEqual(['a starts']);
+    const second = b.turns('1', async () => void events.push('b runs'));
+    await b.turns('2', async () => void events.push('other chat runs'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(events).toEqual(['a starts', 'other chat runs']);
+    finishA();
+    await Promise.all([first, second]);
+    expect(events).toEqual(['a starts', 'other chat runs', 'a ends', 'b runs']);
+  });
+
+  it('a turn left by a front that died expires; one held too long is waited for only so long; only its holder ends it', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = `${redis.prefix}${++run}:`;
+    const c = await connect();
+    const short = createChatTurns(c, { prefix, logger: silentLogger, holdMs: 300, waitMs: 5_000 });
+    // A dead front's turn: the key as it left it.
+    await c.set(`${prefix}turn:9`, 'someone-else', 'PX', 300);
+    const t0 = Date.now();
+    await short('9', async () => {
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+      // Released by its holder only: someone else's token is not deleted.
+      expect(await c.get(`${prefix}turn:9`)).not.toBe('someone-else');
+    });
+    expect(await c.exists(`${prefix}turn:9`)).toBe(0);
+
+    const impatient = createChatTurns(c, { prefix, logger: silentLogger, waitMs: 150 });
+    await c.set(`${prefix}turn:8`, 'slow-holder', 'PX', 10_000);
+    const t1 = Date.now();
+    let ran = false;
+    await impatient('8', async () => void (ran = true));
+    expect(ran).toBe(true);
+    expect(Date.now() - t1).toBeLessThan(2_000);
+    expect(await c.get(`${prefix}turn:8`)).toBe('slow-holder');
+  });
+});
+
 describe('Redis out of reach', () => {
   it('every call is StateUnavailableError within its bound, naming no value', async (ctx) => {
     if (!redis.available) return ctx.skip();
@@ -236,6 +284,7 @@ describe('Redis out of reach', () => {
       state.pending.secretExpected(ALICE),
       state.caps.take('lookup', ALICE, KEY),
       Promise.resolve(state.conversations.adapter.read(String(CHAT))),
+      state.turns(String(CHAT), async () => undefined),
     ];
     for (const call of calls) {
       const err = await call.then(() => undefined, (e: unknown) => e);

@@ -3,7 +3,8 @@
  * the open questions, the guided flows and the caps are one set for both, in Redis. /connect asked
  * on front A, its key and the pasted secret answered on front B: the secret's message is deleted
  * and the key connected; a secret pasted after its question expired, on the other front, is
- * deleted; a /filter begun on A goes on on B and back on A; the lookup cap (10 a minute per user)
+ * deleted; a /filter begun on A goes on on B and back on A, and two presses of it posted to both at
+ * once are handled one after the other (the chat's turn); the lookup cap (10 a minute per user)
  * refuses the 11th lookup whichever front it reaches; no secret is ever written to Redis. Built as test/cluster/roles.test.ts builds
  * its roles (the stand-in store and client, a real Redis), against the Bot API stand-in, which
  * posts each update to the front the test names.
@@ -166,6 +167,21 @@ describe('two fronts, one user', () => {
     const sports = await flowStep(() => press(B, start, 'Arbs · live', (m) => m.text.includes('Arbs · live: sports')));
     await flowStep(() => press(A, sports, 'All sports', (m) => m.text.includes('Bookmakers')));
     await say(B, '/cancel', (m) => m.text.startsWith('Stopped.'));
+  }, 30_000);
+
+  it('two presses of one flow reaching both fronts at the same moment are handled in turn: neither is lost', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    await say(B, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`, (m) => /connected/i.test(m.text));
+    const start = await flowStep(() => say(A, '/filter', (m) => m.text.includes('New filter')));
+    const sports = await flowStep(() => press(B, start, 'Arbs · live', (m) => m.text.includes('Arbs · live: sports')));
+    const [football, hockey] = [buttonData(sports, 'Football'), buttonData(sports, 'Ice Hockey')];
+    const posts = [
+      telegram.postWebhook(telegram.pressButton(ALICE, sports, football), { to: fronts[A]!.to }),
+      telegram.postWebhook(telegram.pressButton(ALICE, sports, hockey), { to: fronts[B]!.to }),
+    ];
+    expect(await Promise.all(posts)).toEqual([200, 200]);
+    await expect.poll(() => telegram.messages(ALICE.id).find((m) => m.message_id === sports.message_id)?.text, { timeout: 10_000 }).toMatch(/Selected \(2\)/);
+    await say(A, '/cancel', (m) => m.text.startsWith('Stopped.'));
   }, 30_000);
 
   it('the lookup cap holds across both fronts: the 11th lookup in a minute is refused on either', async (ctx) => {
