@@ -68,7 +68,7 @@ function sequenceKey(ctx: Context): string | undefined {
 async function onFeatureError(err: BotError<BotContext>): Promise<void> {
   const ctx = err.ctx;
   // The shared state out of reach (a cluster's Redis): fail safe and say so, not "went wrong".
-  if (isStateUnavailable(err.error)) return answerStateUnavailable(ctx);
+  if (isStateUnavailable(err.error)) return answerStateUnavailable(ctx, err.error.message);
   ctx.log.error({ err: err.error }, 'update failed');
   try {
     // A press already answered (the failure came after the toast) cannot be answered again.

@@ -18,8 +18,9 @@ function plainlyNoSecret(text: string): boolean {
   return command !== undefined && KNOWN_COMMANDS.has(command) && !carriesConnectSecret(text);
 }
 
-export async function answerStateUnavailable(ctx: BotContext): Promise<void> {
-  ctx.log.warn('the shared state is unavailable: the update was refused');
+/** `reason`: the error's message (what was asked of Redis and why it failed; no value of the state). */
+export async function answerStateUnavailable(ctx: BotContext, reason: string): Promise<void> {
+  ctx.log.warn({ reason }, 'the shared state is unavailable: the update was refused');
   if (ctx.inlineQuery) {
     await quietly(ctx.log, 'answering an inline query', () =>
       ctx.answerInlineQuery([], { cache_time: 0, is_personal: true, button: { text: ctx.tp('state_unavailable_short'), start_parameter: 'help' } }),
