@@ -40,6 +40,8 @@ export interface AppOptions {
   cluster?: ClusterParts;
   /** With REDIS_URL, tests: shorter leases. */
   leaseTimings?: Partial<LeaseTimings>;
+  /** With REDIS_URL, tests: added to Redis's clock in the fronts' shared state (questions and caps expire on it). */
+  stateClockOffsetMs?: () => number;
 }
 
 export async function startApp(opts: AppOptions): Promise<App> {

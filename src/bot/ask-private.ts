@@ -29,12 +29,12 @@ export async function askWhereAnswerable(rt: BotRuntime, ctx: BotContext, q: Pri
   if (chatId === privateChat) {
     await ctx.answerCallbackQuery();
     const sent = await ctx.reply(q.text, extra);
-    rt.pending.set(chatId, userId, q.input(sent.message_id));
+    await rt.pending.set(chatId, userId, q.input(sent.message_id));
     return;
   }
   try {
     const sent = await ctx.api.sendMessage(privateChat, q.text, extra);
-    rt.pending.set(privateChat, userId, q.input(sent.message_id));
+    await rt.pending.set(privateChat, userId, q.input(sent.message_id));
   } catch (err) {
     ctx.log.info({ err }, `could not ask for ${q.what} in the private chat`);
     await ctx.answerCallbackQuery({ text: ctx.tp('stake_private_unreachable'), show_alert: true });

@@ -46,6 +46,8 @@ import { secretShield } from './middleware/secret-shield.js';
 import { PendingInputs } from './pending.js';
 import { createConversationStore } from './conversation-store.js';
 import { RenderedMessages } from './ui/rendered.js';
+import { isStateUnavailable } from './state-unavailable.js';
+import { answerStateUnavailable } from './state-failsafe.js';
 
 export type { BotDeps, BotStats } from './deps.js';
 export type { BotContext } from './context.js';
@@ -65,6 +67,8 @@ function sequenceKey(ctx: Context): string | undefined {
 
 async function onFeatureError(err: BotError<BotContext>): Promise<void> {
   const ctx = err.ctx;
+  // The shared state out of reach (a cluster's Redis): fail safe and say so, not "went wrong".
+  if (isStateUnavailable(err.error)) return answerStateUnavailable(ctx, err.error.message);
   ctx.log.error({ err: err.error }, 'update failed');
   try {
     // A press already answered (the failure came after the toast) cannot be answered again.
@@ -79,7 +83,9 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   const { config } = deps;
   if (!config.BOT_TOKEN) throw new Error('BOT_TOKEN is not set: get one from @BotFather');
   const clock = deps.clock ?? systemClock;
-  const rt: BotRuntime = { ...deps, clock, pending: new PendingInputs(clock), caps: new UsageCaps(clock), rendered: new RenderedMessages() };
+  const rt: BotRuntime = {
+    ...deps, clock, pending: deps.pending ?? new PendingInputs(clock), caps: deps.caps ?? new UsageCaps(clock), rendered: new RenderedMessages(),
+  };
 
   const bot = new Bot<BotContext>(config.BOT_TOKEN, {
     ...(deps.botInfo ? { botInfo: deps.botInfo } : {}),
@@ -102,6 +108,14 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   bot.use(contextMiddleware(rt));
 
   const features = bot.errorBoundary(onFeatureError);
+  // Across the fronts of a cluster too; inside the boundary, so a Redis out of reach fails safe.
+  const turns = deps.chatTurns;
+  if (turns) {
+    features.use(async (ctx, next) => {
+      const key = sequenceKey(ctx);
+      return key === undefined ? next() : turns(key, next);
+    });
+  }
   features.use(secretShield());
   // Before the allow-list: a group's admin who removes the bot or upgrades the group need not be on it.
   features.use(membershipFeature(rt));

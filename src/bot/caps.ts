@@ -5,6 +5,11 @@
  * caps one user (or several trying one key) could spend a budget every other user's polling
  * needs. A use is counted only when it is allowed, over a sliding window on the injected clock;
  * windows that have emptied are dropped, so the state stays as small as the recent traffic.
+ *
+ * `CapsPort` is the seam: `UsageCaps` here counts in this process's memory on the injected clock
+ * (the embedded bot); the fronts of a cluster count in one set of windows in Redis
+ * (src/cluster/shared-caps.ts), so the caps do not multiply with the number of fronts. A take that
+ * cannot reach Redis rejects with StateUnavailableError: the use is refused (fail closed).
  */
 import type { Clock } from '../clock.js';
 
@@ -36,7 +41,15 @@ export const CAP_RULES: Readonly<Record<CapAction, CapRule>> = {
 /** Full sweeps of emptied windows happen at most this often (besides the per-bucket trimming). */
 const SWEEP_EVERY_MS = MINUTE;
 
-export class UsageCaps {
+export interface CapsPort {
+  /**
+   * Takes one use of `action` for `userId` (and `accessKey` when the use spends that key's
+   * budget): 0 when allowed (and counted), else how many ms until the next use is allowed.
+   */
+  take(action: CapAction, userId: number, accessKey?: string): Promise<number>;
+}
+
+export class UsageCaps implements CapsPort {
   /** Bucket name → times of the uses still inside the window, oldest first. */
   private readonly uses = new Map<string, number[]>();
   private lastSweep = 0;
@@ -46,11 +59,11 @@ export class UsageCaps {
     private readonly rules: Readonly<Record<CapAction, CapRule>> = CAP_RULES,
   ) {}
 
-  /**
-   * Takes one use of `action` for `userId` (and `accessKey` when the use spends that key's
-   * budget): 0 when allowed (and counted), else how many ms until the next use is allowed.
-   */
-  take(action: CapAction, userId: number, accessKey?: string): number {
+  async take(action: CapAction, userId: number, accessKey?: string): Promise<number> {
+    return this.takeNow(action, userId, accessKey);
+  }
+
+  private takeNow(action: CapAction, userId: number, accessKey?: string): number {
     const now = this.clock.now();
     this.sweep(now);
     const rule = this.rules[action];

@@ -7,6 +7,10 @@
  * The map is kept in order of last write (a write moves its key to the end), so a sweep reads
  * from the oldest and stops at the first fresh entry or after a fixed number: bounded work per
  * tick whatever the number of chats.
+ *
+ * `ConversationStorage` is the seam: this module is the embedded bot's; the fronts of a cluster
+ * keep the flows in Redis (src/cluster/shared-conversations.ts), where each chat's state expires by
+ * itself (PX) instead of being swept, so a flow begun on one front goes on on another.
  */
 import type { ConversationData, VersionedState, VersionedStateStorage } from '@grammyjs/conversations';
 import type { Clock } from '../clock.js';
@@ -17,16 +21,20 @@ import { FLOW_TIMEOUT_MS } from './conversations/timeout.js';
 export const CONVERSATION_SWEEP_EVERY_MS = 60_000;
 export const CONVERSATION_SWEEP_MAX = 1_000;
 
-export interface ConversationStore {
+/** Where the bot's guided flows are kept, as the bot and the front use it. */
+export interface ConversationStorage {
   /** The storage adapter handed to `conversations({ storage })`. */
   readonly adapter: VersionedStateStorage<string, ConversationData>;
+  /** Starts whatever keeps the storage small (a sweep), until `stop`. */
+  start(): void;
+  stop(): void;
+}
+
+export interface ConversationStore extends ConversationStorage {
   /** Drops flows idle past the timeout, oldest first, at most `max`; returns how many went. */
   sweep(max?: number): number;
   /** Chats with a flow kept. */
   readonly size: number;
-  /** Sweeps every CONVERSATION_SWEEP_EVERY_MS of the clock until `stop`. */
-  start(): void;
-  stop(): void;
 }
 
 export interface ConversationStoreOptions {

@@ -12,10 +12,17 @@ import type { SchedulerPort } from '../scheduler/port.js';
 import type { ServiceClient } from '../service/client-types.js';
 import type { Store } from '../store/port.js';
 import type { Vault } from '../store/vault.js';
-import type { UsageCaps } from './caps.js';
-import type { ConversationStore } from './conversation-store.js';
-import type { PendingInputs } from './pending.js';
+import type { CapsPort } from './caps.js';
+import type { ConversationStorage } from './conversation-store.js';
+import type { PendingStore } from './pending.js';
 import type { RenderedMessages } from './ui/rendered.js';
+
+/**
+ * Runs `handle` in the chat's turn among every front of a cluster (src/cluster/chat-turns.ts): one
+ * chat's updates one at a time, whichever front each reaches. A single process needs none
+ * (`sequentialize` orders a chat's updates within it).
+ */
+export type ChatTurns = (chat: string, handle: () => Promise<void>) => Promise<void>;
 
 /** Counts for the admin's /stats, e.g. `{ readsPerMinute, alertsPerMinute, errors }`. */
 export type BotStats = () => Record<string, number>;
@@ -52,16 +59,24 @@ export interface BotDeps {
    * Where open flows are kept; the caller starts and stops its sweep of abandoned ones. Without
    * it, the bot keeps its own (never swept: for short-lived bots in tests).
    */
-  conversationStore?: ConversationStore;
+  conversationStore?: ConversationStorage;
+  /**
+   * The open questions and the caps. Without them, the bot keeps its own in memory (the embedded
+   * bot); the fronts of a cluster pass the ones they share in Redis.
+   */
+  pending?: PendingStore;
+  caps?: CapsPort;
+  /** The fronts of a cluster: a chat's updates in turn across all of them. */
+  chatTurns?: ChatTurns;
 }
 
 /** The dependencies as features use them: every optional service resolved. */
-export interface BotRuntime extends Omit<BotDeps, 'clock'> {
+export interface BotRuntime extends Omit<BotDeps, 'clock' | 'pending' | 'caps' | 'chatTurns'> {
   clock: Clock;
   /** Questions waiting for a plain-message answer (no secrets). */
-  pending: PendingInputs;
+  pending: PendingStore;
   /** Per-user and per-key caps on what spends the service's budget. */
-  caps: UsageCaps;
+  caps: CapsPort;
   /** What the bot last put into messages it edits in place (no edit that changes nothing). */
   rendered: RenderedMessages;
 }

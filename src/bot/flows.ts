@@ -12,8 +12,8 @@ export async function leaveFlows(rt: BotRuntime, ctx: BotContext, opts: { quiet?
   let left = false;
   let secretDropped = false;
   if (ctx.chat && ctx.from) {
-    secretDropped = rt.pending.get(ctx.chat.id, ctx.from.id)?.kind === 'connect-secret';
-    left = rt.pending.clear(ctx.chat.id, ctx.from.id) || left;
+    secretDropped = (await rt.pending.get(ctx.chat.id, ctx.from.id))?.kind === 'connect-secret';
+    left = (await rt.pending.clear(ctx.chat.id, ctx.from.id)) || left;
   }
   const active = ctx.conversation.active();
   // The settings menu stores each change at once: only its open question is dropped.
@@ -32,7 +32,7 @@ export async function leaveFlows(rt: BotRuntime, ctx: BotContext, opts: { quiet?
  * (with a toast), so the secret question is never replaced silently. True when refused.
  */
 export async function refuseWhileSecretExpected(rt: BotRuntime, ctx: BotContext): Promise<boolean> {
-  if (!ctx.from || !rt.pending.secretExpected(ctx.from.id)) return false;
+  if (!ctx.from || !(await rt.pending.secretExpected(ctx.from.id))) return false;
   await ctx.answerCallbackQuery({ text: ctx.tp('secret_expected_first'), show_alert: true });
   return true;
 }

@@ -1,16 +1,22 @@
 /**
  * The bot's only session state: what a plain message from this user in this chat is expected
  * to answer (the access key, the secret, a stake amount, the id for /item or /event, a limited
- * leg, a hedge's odds, a /books value). Kept in memory, keyed by chat and user,
- * expiring on the injected clock. It never holds a secret: the secret is consumed by the
- * message handler that receives it.
+ * leg, a hedge's odds, a /books value). Keyed by chat and user, expiring. It never holds a
+ * secret: the secret is consumed by the message handler that receives it.
  *
  * A secret question that expires unanswered leaves a marker for an hour (chat, user, time only):
  * a user who comes back late and pastes the secret anyway must still have it deleted.
+ *
+ * `PendingStore` is the seam: `PendingInputs` here keeps it in this process's memory on the
+ * injected clock (the embedded bot); every front of a cluster shares one in Redis
+ * (src/cluster/shared-pending.ts), so a secret pasted on another front than the one that asked
+ * for it is still known as one. The interface is async for that one; a call that cannot reach
+ * the shared state rejects with `StateUnavailableError` (src/bot/state-unavailable.ts).
  */
+import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import type { Service } from '../service/services.js';
-import type { BookValueOption } from './callback-data/books.js';
+import { SERVICES, type Service } from '../service/services.js';
+import { BOOK_VALUE_OPTIONS, type BookValueOption } from './callback-data/books.js';
 
 export type PendingInput =
   | { kind: 'connect-key'; service: Service }
@@ -26,12 +32,46 @@ export type PendingInput =
   /** The odds and stake taken for a leg (or a hedge) of a ledger position; `flow`: the ✏️ flow goes on to the next leg. */
   | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean };
 
+const service = z.enum(SERVICES);
+const id = z.number().int();
+/** A pending question read back from a shared store: checked, never trusted. */
+export const pendingInputSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('connect-key'), service }),
+  z.object({ kind: z.literal('connect-secret'), service, accessKey: z.string().min(1).max(128) }),
+  z.object({ kind: z.literal('stake-amount'), service, itemId: z.string(), ownerId: id }),
+  z.object({ kind: z.literal('lookup-id'), what: z.enum(['item', 'event']) }),
+  z.object({ kind: z.literal('leg-limit'), service, itemId: z.string(), ownerId: id, questionId: id.optional() }),
+  z.object({ kind: z.literal('hedge-odds'), service, itemId: z.string(), ownerId: id, leg: id }),
+  z.object({ kind: z.literal('book-value'), bookmakerId: id, option: z.enum(BOOK_VALUE_OPTIONS) }),
+  z.object({ kind: z.literal('ledger-leg'), positionId: z.string(), leg: id, flow: z.boolean() }),
+]) satisfies z.ZodType<PendingInput>;
+
 /** How long a question waits for its answer. */
 export const PENDING_TTL_MS = 10 * 60_000;
 /** How long after an unanswered secret question expired a pasted secret is still deleted. */
 export const LATE_SECRET_MS = 60 * 60_000;
 
-export class PendingInputs {
+/** Where the open questions are kept (see the header): every method may reject with StateUnavailableError. */
+export interface PendingStore {
+  set(chatId: number, userId: number, input: PendingInput): Promise<void>;
+  /** The pending question, or undefined when none is open or it expired. */
+  get(chatId: number, userId: number): Promise<PendingInput | undefined>;
+  /**
+   * Whether a secret question of this chat and user expired unanswered less than
+   * LATE_SECRET_MS ago (false while a question is open: that question decides).
+   */
+  lateSecretWatch(chatId: number, userId: number): Promise<boolean>;
+  /** Whether the user's secret is expected in any chat (no other question may replace it). */
+  secretExpected(userId: number): Promise<boolean>;
+  /** Ends the open question (true when one was open); an expired secret question's marker stays. */
+  clear(chatId: number, userId: number): Promise<boolean>;
+  /** The marker ends early once a secret has been given. */
+  endLateSecret(chatId: number, userId: number): Promise<void>;
+  /** Every pending question and marker of a user in any chat is dropped (on /forget). */
+  clearUser(userId: number): Promise<void>;
+}
+
+export class PendingInputs implements PendingStore {
   private readonly entries = new Map<string, { input: PendingInput; until: number }>();
   /** Expired secret questions: key → the time the marker ends. Holds nothing of the question. */
   private readonly lateSecrets = new Map<string, number>();
@@ -45,14 +85,17 @@ export class PendingInputs {
     return `${chatId}:${userId}`;
   }
 
-  set(chatId: number, userId: number, input: PendingInput): void {
+  async set(chatId: number, userId: number, input: PendingInput): Promise<void> {
     this.prune();
     this.lateSecrets.delete(PendingInputs.key(chatId, userId));
     this.entries.set(PendingInputs.key(chatId, userId), { input, until: this.clock.now() + this.ttlMs });
   }
 
-  /** The pending question, or undefined when none is open or it expired. */
-  get(chatId: number, userId: number): PendingInput | undefined {
+  async get(chatId: number, userId: number): Promise<PendingInput | undefined> {
+    return this.current(chatId, userId);
+  }
+
+  private current(chatId: number, userId: number): PendingInput | undefined {
     const key = PendingInputs.key(chatId, userId);
     const entry = this.entries.get(key);
     if (!entry) return undefined;
@@ -63,13 +106,9 @@ export class PendingInputs {
     return entry.input;
   }
 
-  /**
-   * Whether a secret question of this chat and user expired unanswered less than
-   * LATE_SECRET_MS ago (false while a question is open: that question decides).
-   */
-  lateSecretWatch(chatId: number, userId: number): boolean {
+  async lateSecretWatch(chatId: number, userId: number): Promise<boolean> {
     const key = PendingInputs.key(chatId, userId);
-    if (this.get(chatId, userId) !== undefined) return false;
+    if (this.current(chatId, userId) !== undefined) return false;
     const until = this.lateSecrets.get(key);
     if (until === undefined) return false;
     if (until <= this.clock.now()) {
@@ -79,26 +118,25 @@ export class PendingInputs {
     return true;
   }
 
-  /** Whether the user's secret is expected in any chat (no other question may replace it). */
-  secretExpected(userId: number): boolean {
+  async secretExpected(userId: number): Promise<boolean> {
     for (const [key, entry] of this.entries) {
       if (entry.input.kind === 'connect-secret' && key.endsWith(`:${userId}`) && entry.until > this.clock.now()) return true;
     }
     return false;
   }
 
-  /** Ends the open question; an expired secret question's marker stays (another command is no sign the secret is safe). */
-  clear(chatId: number, userId: number): boolean {
+  /** An expired secret question's marker stays (another command is no sign the secret is safe). */
+  async clear(chatId: number, userId: number): Promise<boolean> {
+    // An expired question is no open question: it turns into its marker, if any, and is not "ended".
+    if (this.current(chatId, userId) === undefined) return false;
     return this.entries.delete(PendingInputs.key(chatId, userId));
   }
 
-  /** The marker ends early once a secret has been given (or a new question is asked). */
-  endLateSecret(chatId: number, userId: number): void {
+  async endLateSecret(chatId: number, userId: number): Promise<void> {
     this.lateSecrets.delete(PendingInputs.key(chatId, userId));
   }
 
-  /** Every pending question of a user in any chat is dropped (on /forget). */
-  clearUser(userId: number): void {
+  async clearUser(userId: number): Promise<void> {
     for (const key of [...this.entries.keys()]) {
       if (key.endsWith(`:${userId}`)) this.entries.delete(key);
     }

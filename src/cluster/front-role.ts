@@ -5,6 +5,8 @@
  * queue, which hands the workers' alerts to this outbox. The consumer runs only while this front
  * holds the sender lease (sender-lease.ts: one front sends at a time, so Telegram's budgets are kept
  * whatever the number of fronts); it starts once the outbox sends and is closed before the outbox drains.
+ * The open questions, the guided flows and the caps are shared with the other fronts in Redis
+ * (front-state.ts), since Telegram may hand a user's next update to any front.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -18,6 +20,7 @@ import { createFrontSchedulerPort } from './front-port.js';
 import { createLatestItemsAsker } from './latest-items.js';
 import type { AlertConsumerPart, ClusterClient, ClusterContext, ClusterParts, ClusterStore } from './parts.js';
 import { startSenderLease, type SenderLease, type SenderLeaseTimings } from './sender-lease.js';
+import { createSharedFrontState } from './front-state.js';
 
 export interface FrontRoleDeps {
   ctx: ClusterContext & { config: { BOT_TOKEN: string } };
@@ -31,6 +34,8 @@ export interface FrontRoleDeps {
   local?: Pick<SchedulerPort, 'refreshUser'>;
   /** Tests: a shorter sender lease. */
   senderLease?: Partial<SenderLeaseTimings>;
+  /** Tests: added to Redis's clock in the shared state's scripts (questions and caps expire on it). */
+  stateClockOffsetMs?: () => number;
 }
 
 export interface FrontRole {
@@ -48,8 +53,10 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
   const port = createFrontSchedulerPort({ config, store, client: deps.client, vault: deps.vault, latest, ...(deps.local && { local: deps.local }) });
   let consumer: AlertConsumerPart | undefined;
   let unsubscribe: (() => void) | undefined;
+  // The open questions, flows and caps of every front, in Redis: a user's updates may reach any front.
+  const state = createSharedFrontState(ctx.redis, { prefix, logger, ...(deps.stateClockOffsetMs && { clockOffsetMs: deps.stateClockOffsetMs }) });
   const front = await createFront({
-    config: ctx.config, logger, clock, store, vault: deps.vault, client: deps.client, scheduler: port, metrics: deps.metrics,
+    config: ctx.config, logger, clock, store, vault: deps.vault, client: deps.client, scheduler: port, metrics: deps.metrics, state,
     ...(deps.botInfo && { botInfo: deps.botInfo }),
     stats: () => ({ outboxDepth: front.outbox.depth }),
   });

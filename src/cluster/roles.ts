@@ -38,6 +38,8 @@ export interface ClusterRoleOptions {
   parts: ClusterParts;
   /** Tests: shorter leases. */
   leaseTimings?: Partial<LeaseTimings>;
+  /** Tests: added to Redis's clock in the fronts' shared state (questions and caps expire on it). */
+  stateClockOffsetMs?: () => number;
 }
 
 export async function startClusterRole(opts: ClusterRoleOptions): Promise<App> {
@@ -73,6 +75,7 @@ export async function startClusterRole(opts: ClusterRoleOptions): Promise<App> {
     ctx: { ...ctx, config: { ...ctx.config, BOT_TOKEN: token } }, parts, store, vault, client, metrics: metrics.port,
     ...(opts.botInfo && { botInfo: opts.botInfo }),
     ...(worker && { local: worker.scheduler }),
+    ...(opts.stateClockOffsetMs && { stateClockOffsetMs: opts.stateClockOffsetMs }),
   });
   await front?.start();
   worker?.start();

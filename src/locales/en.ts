@@ -535,6 +535,13 @@ export const en = {
   // A key taken over from a holder whose secret no longer worked (issue 24).
   connect_taken_over:
     '🔑 The key <code>{key}</code> is now connected in another chat: the service had refused its secret here, and it was connected there with a secret that works. Your alerts stay paused. If the key is yours, its current secret is with whoever connected it; send /connect to connect another key.',
+  // The fronts' shared state in Redis out of reach (issue 24): nothing done, a possible secret deleted.
+  state_unavailable: '⏳ I cannot reach the state all my servers share right now, so nothing was done. Please try again in a moment.',
+  state_unavailable_deleted:
+    '⏳ I cannot reach the state all my servers share right now, so I could not check what your message answers. I deleted it in case it was your secret key, and nothing was done. Please send it again in a moment.',
+  state_unavailable_not_deleted:
+    '⚠️ I cannot reach the state all my servers share right now, so I could not check what your message answers, and I could not delete it: if it was your secret key, please delete it yourself. Nothing was done; please try again in a moment.',
+  state_unavailable_short: 'Busy for a moment: nothing was done, please try again.',
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

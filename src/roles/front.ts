@@ -24,10 +24,13 @@ import { chatGateTransformer } from '../outbox/chat-gate.js';
 import { DestinationWatch } from '../outbox/destinations.js';
 import { htmlByDefault } from '../lib/parse-mode.js';
 import { createBot } from '../bot/bot.js';
-import type { BotStats } from '../bot/deps.js';
+import type { BotStats, ChatTurns } from '../bot/deps.js';
 import { runBot, type BotHandle } from '../bot/run.js';
 import { createSettleDigest } from '../bot/settle-digest.js';
 import { createConversationStore } from '../bot/conversation-store.js';
+import type { CapsPort } from '../bot/caps.js';
+import type { ConversationStorage } from '../bot/conversation-store.js';
+import type { PendingStore } from '../bot/pending.js';
 import type { MetricsPort } from '../health/observe.js';
 import type { HealthCheck } from '../health/server.js';
 
@@ -54,6 +57,11 @@ export interface FrontDeps {
   /** Skips getMe (tests and the playground know the bot already). */
   botInfo?: UserFromGetMe;
   stats: BotStats;
+  /**
+   * The open questions, guided flows and caps: the cluster's fronts share them in Redis
+   * (src/cluster/front-state.ts); without them, this front keeps its own in memory.
+   */
+  state?: { pending: PendingStore; caps: CapsPort; conversations: ConversationStorage; turns: ChatTurns };
 }
 
 export interface Front {
@@ -107,8 +115,11 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
   // The bot's replies take their turns in the outbox's per-chat budget (the chat gate), so the
   // outbox runs before the first update is handled.
   // Flows nobody finishes are dropped on a timer, not kept until the same chat writes again.
-  const conversationStore = createConversationStore({ clock, logger });
-  const bot = createBot({ config, logger, store, vault: deps.vault, client: deps.client, scheduler, clock, botInfo: me, chatGate: outbox, stats: deps.stats, conversationStore });
+  const conversationStore = deps.state?.conversations ?? createConversationStore({ clock, logger });
+  const bot = createBot({
+    config, logger, store, vault: deps.vault, client: deps.client, scheduler, clock, botInfo: me, chatGate: outbox, stats: deps.stats, conversationStore,
+    ...(deps.state && { pending: deps.state.pending, caps: deps.state.caps, chatTurns: deps.state.turns }),
+  });
 
   // Alert destinations re-checked on a slow timer and after a refused send; their reads keep to
   // each chat's 429 pauses through the chat gate.

@@ -196,9 +196,9 @@ describe('a secret pasted after its question expired', () => {
   it('the marker holds nothing of the question (no key, no secret)', async () => {
     const clock = new ManualClock(0);
     const pending = new PendingInputs(clock);
-    pending.set(1, 1, { kind: 'connect-secret', service: 'arbs_prematch', accessKey: DEMO_KEY });
+    await pending.set(1, 1, { kind: 'connect-secret', service: 'arbs_prematch', accessKey: DEMO_KEY });
     await clock.advance(11 * 60_000);
-    expect(pending.lateSecretWatch(1, 1)).toBe(true);
+    expect(await pending.lateSecretWatch(1, 1)).toBe(true);
     expect(inspect(pending, { depth: 5 })).not.toContain(DEMO_KEY);
   });
 });

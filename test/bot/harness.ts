@@ -13,7 +13,9 @@ import type { InlineKeyboardMarkup, Update, UserFromGetMe } from 'grammy/types';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createBot } from '../../src/bot/bot.js';
-import { createConversationStore, type ConversationStore } from '../../src/bot/conversation-store.js';
+import { createConversationStore, type ConversationStorage, type ConversationStore } from '../../src/bot/conversation-store.js';
+import type { CapsPort } from '../../src/bot/caps.js';
+import type { PendingStore } from '../../src/bot/pending.js';
 import type { BotContext } from '../../src/bot/context.js';
 import type { BotStats } from '../../src/bot/deps.js';
 import { startFakeTelegram, type FakeTelegram, type FakeUser, type FakeChatRef, type SentMessage } from '../../src/fake-telegram/server.js';
@@ -42,6 +44,8 @@ export interface HarnessOptions {
   outbox?: boolean;
   /** The fake Bot API enforces Telegram's flood control, on the harness clock. */
   floodControl?: boolean;
+  /** Other keepers of the open questions, caps or flows than the bot's own in memory (a cluster front's, in Redis). */
+  state?: { pending?: PendingStore; caps?: CapsPort; conversations?: ConversationStorage };
 }
 
 export interface Harness {
@@ -141,7 +145,9 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     botInfo: botInfoOf(fake),
     ...(opts.stats ? { stats: opts.stats } : {}),
     ...(outbox ? { chatGate: outbox } : {}),
-    conversationStore: conversations,
+    conversationStore: opts.state?.conversations ?? conversations,
+    ...(opts.state?.pending && { pending: opts.state.pending }),
+    ...(opts.state?.caps && { caps: opts.state.caps }),
   });
   await bot.init();
 

@@ -60,7 +60,7 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
   // Others trying a held key count apart from its holder's own checks: junk pairs sent by
   // strangers must not lock the holder out of reconnecting their key for the window.
   const heldBy = otherHolder(rt, accessKey, userId);
-  const waitMs = rt.caps.take('connect', userId, heldBy ? `held-by-other:${accessKey}` : accessKey);
+  const waitMs = await rt.caps.take('connect', userId, heldBy ? `held-by-other:${accessKey}` : accessKey);
   if (waitMs > 0) return { kind: 'capped', masked, waitMs };
 
   // From here on only the vault's blob exists; the plain secret is not kept anywhere.

@@ -52,7 +52,7 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
   if (!user || !ref) return { kind: 'no_key' };
   const services = await candidates(rt, user, req);
   if (services.length === 0) return { kind: 'need_service' };
-  const waitMs = rt.caps.take('lookup', user.id, ref.accessKey);
+  const waitMs = await rt.caps.take('lookup', user.id, ref.accessKey);
   if (waitMs > 0) return { kind: 'capped', waitMs };
   let reason: ServiceErrorKind = 'not_found';
   // Services that gave an answer (found, or "no such id"): with none, "not found" would be a guess.

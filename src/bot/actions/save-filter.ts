@@ -20,7 +20,7 @@ export async function saveFilter(rt: BotRuntime, userId: number, service: Servic
   const ref = userKeyRef(rt, rt.store.getUser(userId));
   if (!ref) return { kind: 'no_key' };
   const checked = filterSettingsSchema.parse(settings);
-  const waitMs = rt.caps.take('filter', userId, ref.accessKey);
+  const waitMs = await rt.caps.take('filter', userId, ref.accessKey);
   if (waitMs > 0) return { kind: 'capped', waitMs };
   try {
     await rt.client.writeFilter(ref, service, checked, { priority: 'interactive', wait: false });

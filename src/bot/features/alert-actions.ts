@@ -71,7 +71,7 @@ export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: s
     await ctx.reply(`${ctx.t(amount.problem.key, amount.problem.vars)}\n${ctx.t('stake_try_again')}`);
     return;
   }
-  rt.pending.clear(ctx.chat.id, ctx.from.id);
+  await rt.pending.clear(ctx.chat.id, ctx.from.id);
   const owner = rt.store.getUser(pending.ownerId);
   const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
   const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);

@@ -141,7 +141,7 @@ export async function acceptBookValue(rt: BotRuntime, ctx: BotContext, text: str
   const dicts = await dictionariesFor(rt, ctx.lang);
   const name = dicts?.bookmakers[String(pending.bookmakerId)];
   if (!dicts || name === undefined) {
-    rt.pending.clear(ctx.chat.id, ctx.from.id);
+    await rt.pending.clear(ctx.chat.id, ctx.from.id);
     await ctx.reply(ctx.t('books_no_names'));
     return;
   }
@@ -152,7 +152,7 @@ export async function acceptBookValue(rt: BotRuntime, ctx: BotContext, text: str
     await ctx.reply(`${problem}\n${ctx.t('book_value_again')}`);
     return;
   }
-  rt.pending.clear(ctx.chat.id, ctx.from.id);
+  await rt.pending.clear(ctx.chat.id, ctx.from.id);
   await ctx.reply(ctx.t('book_saved', { name, parts: describeBook(saved.user.books[String(pending.bookmakerId)], name, ctx.t) }));
 }
 

@@ -76,7 +76,7 @@ function outcomeText(ctx: BotContext, outcome: ConnectOutcome): string {
 /** Asks for the access key (the first step of the guided /connect). */
 export async function beginConnect(rt: BotRuntime, ctx: BotContext, service: Service = DEFAULT_CHECK_SERVICE): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
-  rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'connect-key', service });
+  await rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'connect-key', service });
   await ctx.reply(ctx.t('connect_ask_key'));
 }
 
@@ -89,7 +89,7 @@ export async function acceptAccessKey(rt: BotRuntime, ctx: BotContext, text: str
     return;
   }
   // Whether someone holds the key is said only once the secret proves the pair (actions/connect.ts).
-  rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'connect-secret', service, accessKey });
+  await rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'connect-secret', service, accessKey });
   await ctx.reply(ctx.t('connect_ask_secret', { key: maskKey(accessKey) }));
 }
 
@@ -106,13 +106,13 @@ export async function acceptSecret(rt: BotRuntime, ctx: BotContext, text: string
     await ctx.reply(ctx.t('connect_bad_secret'));
     return;
   }
-  rt.pending.clear(ctx.chat.id, ctx.from.id);
+  await rt.pending.clear(ctx.chat.id, ctx.from.id);
   await finishConnect(rt, ctx, accessKey, secret, service, deleted);
 }
 
 async function finishConnect(rt: BotRuntime, ctx: BotContext, accessKey: string, secret: string, service: Service, deleted: boolean): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
-  rt.pending.endLateSecret(ctx.chat.id, ctx.from.id);
+  await rt.pending.endLateSecret(ctx.chat.id, ctx.from.id);
   await quietly(ctx.log, 'showing "typing"', () => ctx.replyWithChatAction('typing'));
   const outcome = await connectKey(rt, { userId: ctx.from.id, chatId: ctx.chat.id, lang: ctx.lang, accessKey, secret, service });
   ctx.log.info({ outcome: outcome.kind, service }, 'key check');

@@ -59,7 +59,7 @@ export function forgetFeature(rt: BotRuntime): Composer<BotContext> {
       return;
     }
     await leaveFlows(rt, ctx, { quiet: true });
-    rt.pending.clearUser(userId);
+    await rt.pending.clearUser(userId);
     const accessKey = user.key?.accessKey;
     rt.store.deleteUser(userId);
     if (accessKey !== undefined) rt.client.forgetKey(accessKey);

@@ -136,7 +136,7 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
         const next = giveUp(p);
         if (!next) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_leg_not_editable'), show_alert: true }));
         await rt.store.ledger.put(userId, next);
-        rt.pending.clear(ctx.chat?.id ?? userId, userId);
+        await rt.pending.clear(ctx.chat?.id ?? userId, userId);
         await ctx.answerCallbackQuery();
         await ctx.reply(ctx.t('ledger_gave_up', { id: p.id }));
         return;

@@ -103,7 +103,7 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
   const { req, result } = await itemFor(rt, pending);
   if (result.kind !== 'found') {
     // Gone, or no key: the lookup's own answer says so, and the question is over.
-    rt.pending.clear(ctx.chat.id, ctx.from.id);
+    await rt.pending.clear(ctx.chat.id, ctx.from.id);
     await sendLookupResult(rt, ctx, req, result);
     return;
   }
@@ -127,7 +127,7 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
 async function answerChoice(rt: BotRuntime, ctx: BotContext, pending: LegLimitInput, req: Parameters<typeof sendLookupResult>[2], result: Found, choice: LegChoice): Promise<void> {
   const item = result.items[0];
   if (!ctx.chat || !ctx.from || !item) return;
-  rt.pending.clear(ctx.chat.id, ctx.from.id);
+  await rt.pending.clear(ctx.chat.id, ctx.from.id);
   switch (choice.kind) {
     case 'fixed':
       return sendLookupResult(rt, ctx, req, result, undefined, { fixedLegs: { [choice.leg]: choice.amount } });
@@ -144,7 +144,7 @@ async function answerChoice(rt: BotRuntime, ctx: BotContext, pending: LegLimitIn
 async function pressLegChoice(rt: BotRuntime, ctx: BotContext, action: LegLimitAction | undefined): Promise<void> {
   const chatId = ctx.chat?.id;
   const userId = ctx.from?.id;
-  const pending = chatId === undefined || userId === undefined ? undefined : rt.pending.get(chatId, userId);
+  const pending = chatId === undefined || userId === undefined ? undefined : await rt.pending.get(chatId, userId);
   const messageId = ctx.callbackQuery?.message?.message_id;
   // Only the presser's own open question, on the very message that asked it.
   if (!action || pending?.kind !== 'leg-limit' || pending.questionId === undefined || pending.questionId !== messageId || pending.ownerId !== userId) {
@@ -153,7 +153,7 @@ async function pressLegChoice(rt: BotRuntime, ctx: BotContext, action: LegLimitA
   }
   const { req, result } = await itemFor(rt, pending);
   if (result.kind !== 'found') {
-    if (chatId !== undefined && userId !== undefined) rt.pending.clear(chatId, userId);
+    if (chatId !== undefined && userId !== undefined) await rt.pending.clear(chatId, userId);
     await ctx.answerCallbackQuery();
     await sendLookupResult(rt, ctx, req, result);
     return;
@@ -210,7 +210,7 @@ async function answerRejected(rt: BotRuntime, ctx: BotContext, item: Opportunity
   await ctx.reply(
     ctx.t('leg_rejected', { leg: leg + 1, book: names.bookmaker(item.legs[leg]?.bookmakerId), placed: placedText, odds: fmtOdds(hedge.breakEvenOdds) }),
   );
-  if (ctx.chat && ctx.from) rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'hedge-odds', service: pending.service, itemId: pending.itemId, ownerId: pending.ownerId, leg });
+  if (ctx.chat && ctx.from) await rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'hedge-odds', service: pending.service, itemId: pending.itemId, ownerId: pending.ownerId, leg });
 }
 
 /** The odds the user can get for the rejected leg now: the hedge stake and the worst case after it. */
@@ -224,7 +224,7 @@ export async function acceptHedgeOdds(rt: BotRuntime, ctx: BotContext, text: str
   const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
   const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
   const result = held ? { kind: 'found' as const, items: [held], source: 'service' as const } : await lookup(rt, rt.store.getUser(pending.ownerId), req);
-  rt.pending.clear(ctx.chat.id, ctx.from.id);
+  await rt.pending.clear(ctx.chat.id, ctx.from.id);
   const item = result.kind === 'found' ? result.items[0] : undefined;
   if (!item) {
     await sendLookupResult(rt, ctx, req, result);

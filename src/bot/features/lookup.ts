@@ -135,7 +135,7 @@ export async function acceptLookupId(rt: BotRuntime, ctx: BotContext, text: stri
   }
   const chatId = ctx.chat.id;
   const userId = ctx.from.id;
-  if (await runLookup(rt, ctx, what, args, ctx.t('lookup_id_again'))) rt.pending.clear(chatId, userId);
+  if (await runLookup(rt, ctx, what, args, ctx.t('lookup_id_again'))) await rt.pending.clear(chatId, userId);
 }
 
 /** "A bet of 1000 at 2.10 returns 2100 if it wins (+1100)", from the printed odds; undefined when they are hidden. */
@@ -166,7 +166,7 @@ export function lookupFeature(rt: BotRuntime): Composer<BotContext> {
         await ctx.reply(ctx.t('need_key'));
         return;
       }
-      rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'lookup-id', what });
+      await rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'lookup-id', what });
       await ctx.reply(ctx.t(what === 'item' ? 'ask_item_id' : 'ask_event_id'));
       return;
     }

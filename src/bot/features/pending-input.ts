@@ -30,9 +30,9 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.on(['message', 'edited_message'], async (ctx, next) => {
-    const pending = rt.pending.get(ctx.chat.id, ctx.from.id);
+    const pending = await rt.pending.get(ctx.chat.id, ctx.from.id);
     if (!pending) {
-      if (!rt.pending.lateSecretWatch(ctx.chat.id, ctx.from.id) || !looksLikeSecret(ctx.msg.text ?? ctx.msg.caption)) return next();
+      if (!(await rt.pending.lateSecretWatch(ctx.chat.id, ctx.from.id)) || !looksLikeSecret(ctx.msg.text ?? ctx.msg.caption)) return next();
       const deleted = await deleteSecretMessage(ctx);
       ctx.log.info({ deleted }, 'deleted a late answer to an expired secret question');
       await ctx.reply(ctx.t(deleted ? 'late_secret_deleted' : 'late_secret_not_deleted'));
@@ -51,7 +51,7 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
     // A known command ends the question and runs; anything else answers it (even "/…" for a
     // secret, which was deleted like any other secret).
     if (command !== undefined && KNOWN_COMMANDS.has(command)) {
-      rt.pending.clear(ctx.chat.id, ctx.from.id);
+      await rt.pending.clear(ctx.chat.id, ctx.from.id);
       if (secretExpected && command !== 'connect') await ctx.reply(ctx.t('secret_question_closed'));
       else if (command !== 'connect') await ctx.reply(ctx.t('flow_closed'));
       return next();

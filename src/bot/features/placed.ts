@@ -57,12 +57,12 @@ async function askLeg(rt: BotRuntime, api: Api, chatId: number, userId: number, 
         { text: t('btn_ledger_refused'), callback_data: encodeLedgerAction({ type: 'refuse', positionId: p.id, leg }) },
       ]];
   await api.sendMessage(chatId, t(hedge ? 'ledger_hedge_prompt' : 'ledger_leg_prompt', vars), { reply_markup: { inline_keyboard: buttons } });
-  rt.pending.set(chatId, userId, { kind: 'ledger-leg', positionId: p.id, leg, flow });
+  await rt.pending.set(chatId, userId, { kind: 'ledger-leg', positionId: p.id, leg, flow });
 }
 
 /** The summary once the ✏️ flow is through (or a single change is made): stakes and worst case. */
 async function summarize(rt: BotRuntime, api: Api, chatId: number, userId: number, t: Translate, p: Position): Promise<void> {
-  rt.pending.clear(chatId, userId);
+  await rt.pending.clear(chatId, userId);
   const placed = placedLegs(p);
   if (placed.length === 0 && !p.legs.some((l) => l.status === 'open')) {
     await api.sendMessage(chatId, t('ledger_refused_all', { id: p.id }));
@@ -124,7 +124,7 @@ export async function acceptLedgerLeg(rt: BotRuntime, ctx: BotContext, text: str
   const wasOpen = p?.legs[pending.leg]?.status === 'open';
   const next = p && takeLeg(p, pending.leg, wasOpen ? taken : { odds: taken.odds, stake: taken.stake });
   if (!next) {
-    rt.pending.clear(chatId, userId);
+    await rt.pending.clear(chatId, userId);
     return void (await ctx.reply(ctx.t('ledger_leg_not_editable')));
   }
   const stored = await rt.store.ledger.put(userId, next);
@@ -142,7 +142,7 @@ export async function refuseLeg(rt: BotRuntime, ctx: BotContext, p: Position, le
   const stored = await rt.store.ledger.put(userId, r.position);
   await ctx.answerCallbackQuery();
   const l = p.legs[leg]!;
-  const pendingNow = rt.pending.get(chatId, userId);
+  const pendingNow = await rt.pending.get(chatId, userId);
   const inFlow = pendingNow?.kind === 'ledger-leg' && pendingNow.positionId === p.id && pendingNow.flow;
   const openIndex = stored.legs.findIndex((x) => x.status === 'open' && x.outcome === l.outcome);
   if (r.hedge && openIndex >= 0) {
@@ -162,7 +162,7 @@ export async function refuseLeg(rt: BotRuntime, ctx: BotContext, p: Position, le
     await ctx.reply(ctx.t('ledger_refused_all', { id: p.id }));
   }
   if (inFlow) await advance(rt, ctx.api, chatId, userId, ctx.t, stored, leg);
-  else if (pendingNow?.kind === 'ledger-leg' && pendingNow.positionId === p.id) rt.pending.clear(chatId, userId);
+  else if (pendingNow?.kind === 'ledger-leg' && pendingNow.positionId === p.id) await rt.pending.clear(chatId, userId);
   await markAlert(rt, ctx.api, userId, stored);
 }
 

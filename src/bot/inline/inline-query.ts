@@ -57,7 +57,7 @@ export function inlineFeature(rt: BotRuntime): Composer<BotContext> {
       await ctx.answerInlineQuery([], { ...personal, button: { text: ctx.tp('inline_connect'), start_parameter: 'connect' } });
       return;
     }
-    const waitMs = rt.caps.take('inline', user.id, user.key.accessKey);
+    const waitMs = await rt.caps.take('inline', user.id, user.key.accessKey);
     if (waitMs > 0) {
       await ctx.answerInlineQuery([], { ...personal, button: { text: clipText(ctx.tp('cap_inline', { wait: waitWords(waitMs, ctx.t) }), 64), start_parameter: 'help' } });
       return;
