@@ -10,7 +10,7 @@ import type { Bot } from 'grammy';
 import type { Logger } from '../logger.js';
 import { commandMenu } from './commands.js';
 import type { BotContext } from './context.js';
-import { createWebhookReceiver, type WebhookReceiver } from './webhook.js';
+import { createWebhookReceiver, type FirstSeen, type WebhookReceiver } from './webhook.js';
 
 export interface BotHandle {
   /** Stops polling and waits for updates in progress. */
@@ -31,6 +31,8 @@ export interface BotHandle {
 export interface WebhookSettings {
   url: string;
   secret: string;
+  /** Several fronts: whether this one is the first to take an update (src/cluster/seen-updates.ts). */
+  firstSeen?: FirstSeen;
 }
 
 /** Long-poll timeout (seconds): one getUpdates call waits this long for updates. */
@@ -119,7 +121,7 @@ async function setCommands(bot: Bot<BotContext>, logger: Logger): Promise<void> 
 
 async function runWebhook(bot: Bot<BotContext>, logger: Logger, settings: WebhookSettings): Promise<BotHandle> {
   await bot.init();
-  const receiver = createWebhookReceiver({ secret: settings.secret, handleUpdate: (u) => bot.handleUpdate(u), logger });
+  const receiver = createWebhookReceiver({ secret: settings.secret, handleUpdate: (u) => bot.handleUpdate(u), logger, ...(settings.firstSeen && { firstSeen: settings.firstSeen }) });
   // Pending updates are kept: Telegram delivers them to the webhook once it is set.
   await bot.api.setWebhook(settings.url, { secret_token: settings.secret, allowed_updates: [...ALLOWED_UPDATES] });
   await setCommands(bot, logger);

@@ -6,7 +6,7 @@
  * same sink long polling uses), so a slow handler never runs into Telegram's time limit and
  * Telegram never sends the update again. An update_id seen before (Telegram re-sends when an
  * answer was lost, and an attacker who learnt the secret could replay) is answered 200 and not
- * handled twice.
+ * handled twice; with several fronts behind one URL, `firstSeen` asks the others too (Redis).
  *
  * Refused posts are logged at most once a minute, with how many were refused since the last
  * line: anyone can post to a public URL, and a line per post would let them fill the logs.
@@ -43,10 +43,15 @@ export interface WebhookReceiver {
   close(): void;
 }
 
+/** Whether this front is the first of the fronts to take the update (true also when that cannot be told). */
+export type FirstSeen = (updateId: number) => Promise<boolean>;
+
 export interface WebhookReceiverOptions {
   secret: string;
   handleUpdate: (update: Update) => Promise<void>;
   logger: Logger;
+  /** Several fronts: asked after this front's own memory of update_ids. */
+  firstSeen?: FirstSeen;
   /** For the once-a-minute log of refused posts; default the system clock. */
   clock?: Pick<Clock, 'now'>;
 }
@@ -110,7 +115,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): WebhookRece
         return;
       }
       void readBody(req, MAX_BODY_BYTES).then(
-        (body) => {
+        async (body) => {
           const text = body.toString('utf8');
           let update: Update;
           try {
@@ -122,7 +127,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): WebhookRece
             reply(res, 400, 'expected a Telegram update as JSON\n');
             return;
           }
-          if (!remember(update.update_id)) {
+          if (!remember(update.update_id) || (opts.firstSeen && !(await opts.firstSeen(update.update_id)))) {
             counts.refused.replay += 1;
             log.info({ update_id: update.update_id }, 'an update_id seen before was posted again: not handled twice');
             reply(res, 200);

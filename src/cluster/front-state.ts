@@ -3,7 +3,8 @@
  * secret pasted on another front than the one that asked for it is still deleted), the guided
  * flows (a /filter begun on one front goes on on another) and the caps (which do not multiply
  * with the number of fronts), and the chats' turns (one chat's updates one at a time, whichever
- * front each reaches: chat-turns.ts). The embedded bot keeps the first three in memory (src/bot/)
+ * front each reaches: chat-turns.ts), and which webhook updates a front has taken (a re-sent update
+ * reaching another front is not handled twice: seen-updates.ts). The embedded bot keeps the first three in memory (src/bot/)
  * and needs no turns across processes.
  */
 import type { Redis } from 'ioredis';
@@ -13,6 +14,8 @@ import type { ConversationStorage } from '../bot/conversation-store.js';
 import type { PendingStore } from '../bot/pending.js';
 import type { ChatTurns } from '../bot/deps.js';
 import { createChatTurns } from './chat-turns.js';
+import type { FirstSeen } from '../bot/webhook.js';
+import { createSeenUpdates } from './seen-updates.js';
 import { createSharedCaps } from './shared-caps.js';
 import { createSharedConversations } from './shared-conversations.js';
 import { createSharedPending } from './shared-pending.js';
@@ -23,6 +26,7 @@ export interface FrontState {
   caps: CapsPort;
   conversations: ConversationStorage;
   turns: ChatTurns;
+  firstSeen: FirstSeen;
 }
 
 export function createSharedFrontState(redis: Redis, opts: SharedStateOptions & { logger: Logger }): FrontState {
@@ -31,5 +35,6 @@ export function createSharedFrontState(redis: Redis, opts: SharedStateOptions & 
     caps: createSharedCaps(redis, opts),
     conversations: createSharedConversations(redis, opts),
     turns: createChatTurns(redis, opts),
+    firstSeen: createSeenUpdates(redis, opts),
   };
 }

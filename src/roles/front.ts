@@ -26,6 +26,7 @@ import { htmlByDefault } from '../lib/parse-mode.js';
 import { createBot } from '../bot/bot.js';
 import type { BotStats, ChatTurns } from '../bot/deps.js';
 import { runBot, type BotHandle } from '../bot/run.js';
+import type { FirstSeen } from '../bot/webhook.js';
 import { createSettleDigest } from '../bot/settle-digest.js';
 import { createConversationStore } from '../bot/conversation-store.js';
 import type { CapsPort } from '../bot/caps.js';
@@ -58,10 +59,10 @@ export interface FrontDeps {
   botInfo?: UserFromGetMe;
   stats: BotStats;
   /**
-   * The open questions, guided flows and caps: the cluster's fronts share them in Redis
-   * (src/cluster/front-state.ts); without them, this front keeps its own in memory.
+   * The open questions, guided flows, caps and the webhook updates taken: the cluster's fronts
+   * share them in Redis (src/cluster/front-state.ts); without them, this front keeps its own in memory.
    */
-  state?: { pending: PendingStore; caps: CapsPort; conversations: ConversationStorage; turns: ChatTurns };
+  state?: { pending: PendingStore; caps: CapsPort; conversations: ConversationStorage; turns: ChatTurns; firstSeen: FirstSeen };
 }
 
 export interface Front {
@@ -137,7 +138,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
 
   const webhook =
     config.TELEGRAM_WEBHOOK_URL !== undefined && config.TELEGRAM_WEBHOOK_SECRET !== undefined
-      ? { url: config.TELEGRAM_WEBHOOK_URL, secret: config.TELEGRAM_WEBHOOK_SECRET }
+      ? { url: config.TELEGRAM_WEBHOOK_URL, secret: config.TELEGRAM_WEBHOOK_SECRET, ...(deps.state && { firstSeen: deps.state.firstSeen }) }
       : undefined;
   let running: BotHandle | undefined;
   const digest = createSettleDigest({ store, clock, logger, hours: config.SETTLE_DIGEST_HOURS, send: (chatId, text) => void outbox.send(chatId, text, { kind: 'info' }) });

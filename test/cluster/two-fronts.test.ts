@@ -5,7 +5,8 @@
  * and the key connected; a secret pasted after its question expired, on the other front, is
  * deleted; a /filter begun on A goes on on B and back on A, and two presses of it posted to both at
  * once are handled one after the other (the chat's turn); the lookup cap (10 a minute per user)
- * refuses the 11th lookup whichever front it reaches; no secret is ever written to Redis. Built as test/cluster/roles.test.ts builds
+ * refuses the 11th lookup whichever front it reaches; an update Telegram posts again to the other
+ * front is handled once; no secret is ever written to Redis. Built as test/cluster/roles.test.ts builds
  * its roles (the stand-in store and client, a real Redis), against the Bot API stand-in, which
  * posts each update to the front the test names.
  */
@@ -197,4 +198,19 @@ describe('two fronts, one user', () => {
       expect(refused.text).toContain('could not look now');
     }
   }, 60_000);
+
+  it('an update Telegram posts again to the other front is handled once', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    // Telegram re-sends an update whose answer it did not get; the load balancer picks the other front.
+    const update = telegram.sendText(ALICE, '/help');
+    const known = new Set(telegram.messages(ALICE.id).map((m) => m.message_id));
+    const answers = () => telegram.messages(ALICE.id).filter((m) => !known.has(m.message_id));
+    expect(await telegram.postWebhook(update, { to: fronts[A]!.to })).toBe(200);
+    expect(await telegram.postWebhook(update, { to: fronts[B]!.to })).toBe(200);
+    await expect.poll(() => answers().length, { timeout: 10_000, interval: 20 }).toBeGreaterThan(0);
+    // Time for a second answer to arrive, had the other front handled it too.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(answers()).toHaveLength(1);
+    expect(await check.pttl(`${PREFIX}update:${update.update_id}`)).toBeGreaterThan(0);
+  }, 30_000);
 });
