@@ -4,6 +4,8 @@
  * result … /open"). A digest, never a nag per bet; nothing is settled without the user. It reads
  * the ledger's in-memory marks (no store read per user without such positions) and remembers when
  * it last wrote to each user in their ledger settings, so a restart does not send it twice.
+ * Several fronts: only the one that sends alerts (the sender lease's holder) sends digests, since
+ * two fronts looking at the same moment would both find a user's digest due.
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -22,6 +24,8 @@ export interface SettleDigestOptions {
   hours: number;
   /** Hands a message to the outbox. */
   send: (chatId: number, text: string) => void;
+  /** Whether this process sends digests now (a cluster: the front holding the sender lease); default always. */
+  active?: () => boolean;
 }
 
 export interface SettleDigest {
@@ -38,6 +42,7 @@ export function createSettleDigest(opts: SettleDigestOptions): SettleDigest {
   let running: Promise<number> | undefined;
 
   const once = async (): Promise<number> => {
+    if (opts.active && !opts.active()) return 0;
     const now = clock.now();
     const before = now - opts.hours * 3_600_000;
     let sent = 0;

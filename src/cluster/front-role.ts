@@ -52,6 +52,7 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
   const latest = await createLatestItemsAsker({ redis: ctx.redis, prefix, logger });
   const port = createFrontSchedulerPort({ config, store, client: deps.client, vault: deps.vault, latest, ...(deps.local && { local: deps.local }) });
   let consumer: AlertConsumerPart | undefined;
+  let lease: SenderLease | undefined;
   let unsubscribe: (() => void) | undefined;
   // The open questions, flows and caps of every front, in Redis: a user's updates may reach any front.
   const state = createSharedFrontState(ctx.redis, { prefix, logger, ...(deps.stateClockOffsetMs && { clockOffsetMs: deps.stateClockOffsetMs }) });
@@ -59,9 +60,9 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
     config: ctx.config, logger, clock, store, vault: deps.vault, client: deps.client, scheduler: port, metrics: deps.metrics, state,
     ...(deps.botInfo && { botInfo: deps.botInfo }),
     stats: () => ({ outboxDepth: front.outbox.depth }),
+    sendsDigests: () => lease?.held() ?? false,
   });
 
-  let lease: SenderLease | undefined;
   /** Starts and closes of the consumer, one after the other, as the lease comes and goes. */
   let turnover: Promise<void> = Promise.resolve();
   const senderChanged = (held: boolean) => {

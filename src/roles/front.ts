@@ -58,6 +58,8 @@ export interface FrontDeps {
   /** Skips getMe (tests and the playground know the bot already). */
   botInfo?: UserFromGetMe;
   stats: BotStats;
+  /** Several fronts: whether this one sends the settle digests now (the sender lease's holder). */
+  sendsDigests?: () => boolean;
   /**
    * The open questions, guided flows, caps and the webhook updates taken: the cluster's fronts
    * share them in Redis (src/cluster/front-state.ts); without them, this front keeps its own in memory.
@@ -141,7 +143,10 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
       ? { url: config.TELEGRAM_WEBHOOK_URL, secret: config.TELEGRAM_WEBHOOK_SECRET, ...(deps.state && { firstSeen: deps.state.firstSeen }) }
       : undefined;
   let running: BotHandle | undefined;
-  const digest = createSettleDigest({ store, clock, logger, hours: config.SETTLE_DIGEST_HOURS, send: (chatId, text) => void outbox.send(chatId, text, { kind: 'info' }) });
+  const digest = createSettleDigest({
+    store, clock, logger, hours: config.SETTLE_DIGEST_HOURS, send: (chatId, text) => void outbox.send(chatId, text, { kind: 'info' }),
+    ...(deps.sendsDigests && { active: deps.sendsDigests }),
+  });
 
   return {
     outbox,

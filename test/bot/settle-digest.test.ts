@@ -1,7 +1,8 @@
 /**
  * The settle digest: one message a day per user with positions whose event started more than the
  * configured hours ago, none before, none twice in a day (a restart included: it is remembered in
- * the ledger), none once they are settled, in the user's language.
+ * the ledger), none once they are settled, in the user's language; of several fronts, only the
+ * one holding the sender lease sends it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
@@ -42,5 +43,27 @@ describe('settle digest', () => {
     await clock.advance(DIGEST_EVERY_MS);
     expect(await digest.run()).toBe(0);
     expect(sent).toHaveLength(2);
+  });
+
+  it('is sent only by the front that sends alerts, and by the next holder once the lease moves', async () => {
+    const dir = await tempDir();
+    const s = await openStore({ dataDir: dir, logger: silentLogger, debounceMs: 5 });
+    store = s;
+    s.updateUser(6, () => undefined, { chatId: 60 });
+    const open = workedBook().positions[6]!;
+    await s.ledger.put(6, open);
+    const clock = new ManualClock(open.eventStart! + 7 * 3_600_000);
+    let holder: 'a' | 'b' = 'a';
+    const sent: string[] = [];
+    const front = (name: 'a' | 'b') =>
+      createSettleDigest({ store: s, clock, logger: silentLogger, hours: 6, send: () => sent.push(name), active: () => holder === name });
+    const [a, b] = [front('a'), front('b')];
+    expect(await b.run()).toBe(0);
+    expect(await a.run()).toBe(1);
+    await clock.advance(DIGEST_EVERY_MS);
+    holder = 'b';
+    expect(await a.run()).toBe(0);
+    expect(await b.run()).toBe(1);
+    expect(sent).toEqual(['a', 'b']);
   });
 });
