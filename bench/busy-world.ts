@@ -32,6 +32,7 @@ import { basePathOf, BUSY_TEMPO, BUSY_WORLD, startSandbox, type SandboxKey } fro
 import type { Service } from '../src/service/services.js';
 import { DEFAULT_TUNING } from '../src/scheduler/tuning.js';
 import { coverageOf, delivery, itemsOf, recordFirstSends, type Delivery, type Watch, type Window } from './lib/busy-figures.js';
+import { watchCommission } from './lib/busy-commission.js';
 import { explainMisses, usableCoverage } from './lib/busy-misses.js';
 import { askPoller, FIRST_CHAT, POLLER_ADDRESS, reportBotLog, startBot, startPoller, stopChild } from './lib/busy-processes.js';
 import { cpuMs, peakRssBytes } from './lib/proc.js';
@@ -85,6 +86,7 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
     address: scenario.scope === 'address' ? POLLER_ADDRESS : '127.0.0.1',
   };
   const sends = { bot: recordFirstSends(bot.telegram), poller: recordFirstSends(poller.telegram) };
+  const commission = watchCommission(sandbox, services);
   const data = await tempDataDir('busy');
   const started = Date.now();
   const hardStop = setTimeout(() => {
@@ -123,7 +125,12 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
     const load1 = loadavg()[0] ?? 0;
 
     const window: Window = { start: window0.at, end: window1.at, graceEnd: window1.at + GRACE_MS };
-    const items = itemsOf(sandbox.world.changes(window.start - 1), window);
+    commission.stop();
+    // Arbs that lose after an exchange's commission qualify for neither side (lib/busy-commission.ts).
+    const losing = commission.losing();
+    const items = itemsOf(sandbox.world.changes(window.start - 1), window, losing);
+    const sentLosing = (side: 'bot' | 'poller') => [...sends[side].firsts.keys()].filter((k) => losing.has(k.split('|')[1] ?? '')).length;
+    console.log(`  ${name}: ${losing.size} arbs lost money after an exchange's commission; alerts sent for them: bot ${sentLosing('bot')}, poller ${sentLosing('poller')}`);
     // Under the address scope the bot's users (all on one filter) form one read group per service: a
     // service is readable for each of them while any of their keys holds a token for it.
     const grants = sandbox.tokenGrants();
