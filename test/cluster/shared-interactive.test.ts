@@ -83,6 +83,23 @@ describe('interactive use’s share across processes', () => {
     expect(await admitted(procs[1]!, scope, 1, lookup())).toBe(1);
   });
 
+  it('an interactive caller that waits, refused by the shared cap, waits for the cap’s oldest send to leave, and is admitted then', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { sb, procs } = await three({ scope: 'key' });
+    const scope = { kind: 'items', accessKey: sb.demoKey.accessKey, service: 'arbs_live' } as const;
+    expect(await admitted(procs[0]!, scope, 6, lookup())).toBe(6);
+    const startedAt = clock.now();
+    let admittedAt: number | undefined;
+    const waiting = procs[1]!.client.limits.acquire(scope, { priority: 'interactive' }).then((p) => {
+      admittedAt = clock.now();
+      p.release();
+    });
+    await settle(clock, waiting, 1_000);
+    // Not before the first lookup left the shared window (a minute and its margins).
+    expect(admittedAt! - startedAt).toBeGreaterThanOrEqual(60_000);
+    expect(admittedAt! - startedAt).toBeLessThanOrEqual(62_000);
+  });
+
   it('three processes’ /connect checks of one key together take the key’s interactive token share (8 an hour before its plan is known), not three times it', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const { sb, procs } = await three({ scope: 'key' });
