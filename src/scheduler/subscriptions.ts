@@ -221,7 +221,12 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
     const now = clock.now();
     const current = subsByUser.get(userId) ?? new Map<Service, Sub>();
     for (const service of wanted) {
-      if (current.has(service)) continue;
+      const existing = current.get(service);
+      if (existing) {
+        // A plan another process found out (a front's mirror learns it from the worker's status).
+        existing.tier ??= storedTier(user.status[service], accessKey);
+        continue;
+      }
       const id = subscriptionKey(userId, service);
       const sub: Sub = {
         id,
