@@ -13,14 +13,18 @@
  *   of idling. CPU per read of each worker (and the embedded process), of the front, and of Redis.
  *
  * Every size waits for the steady state first: the leases settled (all workers live, the 64
- * buckets held and loaded within fair shares, nothing moved for two rounds), then a warm-up.
+ * buckets held and loaded within fair shares, nothing moved for two rounds), then a warm-up. The
+ * limits phase warms up longer: users seeded afresh have no plan stored yet (odds masked or not,
+ * src/scheduler/plan-tier.ts), so each reads alone once before its read group may serve it — 30
+ * users on a host at one read every 2 s, a round of turns shared with the groups already formed.
  *
  *   npx tsc -p tsconfig.bench.json && node .bench-build/bench/cluster-scale.js
  *
  * Settings: BENCH_CLUSTER_PHASES (default limits,cpu), BENCH_CLUSTER_SIZES (default 0,1,2,3; 0 is the
  * embedded process), BENCH_CLUSTER_SECONDS (the limits window, default 90: latency counts items born
  * in its first 55 s, sends recorded until 35 s after it), BENCH_CLUSTER_CPU_SECONDS (default 60),
- * BENCH_CLUSTER_WARMUP_SECONDS (default 20), BENCH_CLUSTER_USERS (60), BENCH_CLUSTER_CPU_USERS (240).
+ * BENCH_CLUSTER_WARMUP_SECONDS (default 20), BENCH_CLUSTER_PLAN_SECONDS (the limits phase's extra warm-up
+ * while the members' plans are learnt, default 70), BENCH_CLUSTER_USERS (60), BENCH_CLUSTER_CPU_USERS (240).
  */
 import { loadavg } from 'node:os';
 import { runOnce, SERVICES, type RunResult } from './lib/cluster-bench-run.js';
@@ -37,6 +41,7 @@ const sizes = (process.env.BENCH_CLUSTER_SIZES ?? '0,1,2,3').split(',').map((s) 
 const SECONDS = num('BENCH_CLUSTER_SECONDS', 90);
 const CPU_SECONDS = num('BENCH_CLUSTER_CPU_SECONDS', 60);
 const WARMUP = num('BENCH_CLUSTER_WARMUP_SECONDS', 20);
+const LIMITS_WARMUP = WARMUP + num('BENCH_CLUSTER_PLAN_SECONDS', 70);
 const USERS = num('BENCH_CLUSTER_USERS', 60);
 const CPU_USERS = num('BENCH_CLUSTER_CPU_USERS', 240);
 const LATENCY_TAIL = 35;
@@ -62,7 +67,7 @@ function limitsTable(rows: RunResult[]): void {
   const base = rows.find((r) => r.spec.workers === 0) ?? rows[0]!;
   const baseReads = perMinutePerHost(base.reads, base.windowMs);
   const baseP50 = percentile(base.latencies, 50);
-  console.log(`\nLIMIT_SCOPE=address, ${USERS} users (one subscription each, ${USERS / SERVICES.length} per host), window ${SECONDS} s after settling + ${WARMUP} s warm-up`);
+  console.log(`\nLIMIT_SCOPE=address, ${USERS} users (one subscription each, ${USERS / SERVICES.length} per host), window ${SECONDS} s after settling + ${LIMITS_WARMUP} s warm-up`);
   console.log('| bot | settled after | reads a minute per host | per address | × embedded | over a limit | alert latency p50 / p95 | p50 × embedded | items alerted / born (alerts) |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
@@ -100,7 +105,7 @@ console.log(`cluster-scale: phases ${phases.join(', ')}; sizes ${sizes.join(', '
 const results: Record<string, RunResult[]> = {};
 if (phases.includes('limits')) {
   results.limits = await phase('limits', (workers) =>
-    runOnce({ workers, scope: 'address', users: USERS, seconds: SECONDS, warmupSeconds: WARMUP, latencyTailSeconds: LATENCY_TAIL }));
+    runOnce({ workers, scope: 'address', users: USERS, seconds: SECONDS, warmupSeconds: LIMITS_WARMUP, latencyTailSeconds: LATENCY_TAIL }));
 }
 if (phases.includes('cpu')) {
   results.cpu = await phase('cpu', (workers) =>

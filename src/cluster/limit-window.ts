@@ -11,6 +11,12 @@
  * latencies. Members are unique per process and send, so two sends in one millisecond both count.
  * The key expires one window after its last write: an idle scope leaves nothing behind.
  *
+ * Interactive sends (a user waiting) are marked in their member (`|i`, and `|i|<user>` for a
+ * user's), so the script counts them across processes: an interactive send over the scope's
+ * interactive cap, or over its user's share of it, is refused however many processes ask —
+ * each process's own limiter only sees its own. The window holds at most `limit` members, so
+ * counting them in the script is cheap.
+ *
  * A scope can also be paused for every process (`pause`): the service answered one of them 429,
  * and the others, sending in the same scope, would only be refused too. The pause is a key beside
  * the window holding when it ends on Redis's clock; `acquire` refuses until then.
@@ -28,10 +34,25 @@ export interface WindowEntry {
   readonly windowMs: number;
 }
 
-/** The shared window's answer: admitted (and recorded), or when the oldest send leaves it. */
+/**
+ * Why the shared window refused: the scope is paused (a 429), full, its interactive cap is
+ * taken, or the asking user holds their share of that cap.
+ */
+export type WindowRefusal = 'paused' | 'full' | 'interactive' | 'user';
+
+/** The shared window's answer: admitted (and recorded), or when the send that blocks it leaves. */
 export type WindowVerdict =
   | { ok: true; entry: WindowEntry; /** Sends in the window, this one included. */ used: number }
-  | { ok: false; retryAfterMs: number; used: number };
+  | { ok: false; retryAfterMs: number; used: number; why: WindowRefusal };
+
+/** An interactive send's limits within the window: the scope's interactive cap, and one user's share of it. */
+export interface InteractiveShare {
+  /** Interactive sends the window may hold, from all processes. */
+  cap: number;
+  /** The user the send is for, with `userShare`: the sends of theirs the window may hold. */
+  user?: number;
+  userShare?: number;
+}
 
 /**
  * Who asks: a user waiting (a lookup) or a background poll. A lookup refused because the window is
@@ -47,7 +68,7 @@ export interface LimitWindows {
    * Admits and records one send in `scope` when fewer than `limit` sends are in its last
    * `windowMs`; otherwise says in how many ms the oldest one leaves (nothing recorded).
    */
-  acquire(scope: string, limit: number, windowMs: number, priority?: WindowPriority): Promise<WindowVerdict>;
+  acquire(scope: string, limit: number, windowMs: number, priority?: WindowPriority, share?: InteractiveShare): Promise<WindowVerdict>;
   /** The answer arrived (or the send failed): the send counts until one window from now. */
   release(entry: WindowEntry): Promise<void>;
   /** Nothing was sent after all: the send is taken out of the window. */
@@ -72,7 +93,8 @@ export interface LimitWindowsOptions {
 
 /**
  * KEYS[1] window, KEYS[2] its pause, KEYS[3] its lookup mark; ARGV offset, limit, windowMs, member,
- * interactive (1|0) → {admitted 0|1, retryAfterMs, used}.
+ * interactive (1|0), interactive cap ('' none), user ('' none), user's share ('' none)
+ * → {admitted 0|1, retryAfterMs, used, why}. An interactive member ends in `|i` or `|i|<user>`.
  */
 const ACQUIRE = `${REDIS_NOW_LUA}
 local limit = tonumber(ARGV[2])
@@ -81,21 +103,41 @@ local interactive = ARGV[5] == '1'
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local used = redis.call('ZCARD', KEYS[1])
 local pausedUntil = tonumber(redis.call('GET', KEYS[2]) or '0')
-if pausedUntil > now then return {0, pausedUntil - now, used} end
+if pausedUntil > now then return {0, pausedUntil - now, used, 'paused'} end
+local cap = tonumber(ARGV[6])
+local share = tonumber(ARGV[8])
+if interactive and (cap or share) then
+  local mine = '|i|' .. ARGV[7]
+  local n, own, firstAll, firstOwn = 0, 0, nil, nil
+  local all = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+  for i = 1, #all, 2 do
+    local at = string.find(all[i], '|i', 1, true)
+    if at then
+      n = n + 1
+      firstAll = firstAll or tonumber(all[i + 1])
+      if ARGV[7] ~= '' and string.sub(all[i], at) == mine then
+        own = own + 1
+        firstOwn = firstOwn or tonumber(all[i + 1])
+      end
+    end
+  end
+  if cap and n >= cap then return {0, math.max(1, firstAll + window - now), used, 'interactive'} end
+  if share and own >= share then return {0, math.max(1, firstOwn + window - now), used, 'user'} end
+end
 local room = limit
 if not interactive and redis.call('EXISTS', KEYS[3]) == 1 then room = limit - 1 end
 if used < room then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
   redis.call('PEXPIRE', KEYS[1], window)
   if interactive then redis.call('DEL', KEYS[3]) end
-  return {1, 0, used + 1}
+  return {1, 0, used + 1, ''}
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local retry = window
 if oldest[2] then retry = tonumber(oldest[2]) + window - now end
 if retry < 1 then retry = 1 end
 if interactive then redis.call('SET', KEYS[3], '1', 'PX', retry + ${LOOKUP_MARK_SLACK_MS}) end
-return {0, retry, used}
+return {0, retry, used, 'full'}
 `;
 
 /**
@@ -130,7 +172,7 @@ if free < 0 then free = 0 end
 return {used, free}
 `;
 
-const verdictReply = z.tuple([z.number().int(), z.number().int(), z.number().int()]);
+const verdictReply = z.tuple([z.number().int(), z.number().int(), z.number().int(), z.enum(['', 'paused', 'full', 'interactive', 'user'])]);
 const peekReply = z.tuple([z.number().int(), z.number().int()]);
 
 /** The windows on one ioredis connection (its scripts are registered on it). */
@@ -153,13 +195,18 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
   return {
     keyOf,
 
-    async acquire(scope, limit, windowMs, priority = 'poll') {
+    async acquire(scope, limit, windowMs, priority = 'poll', share) {
       positive('windowMs', windowMs);
       const key = keyOf(scope);
       sequence += 1;
-      const member = `${instance}:${sequence.toString(36)}`;
-      const [admitted, retryAfterMs, used] = verdictReply.parse(await acquireScript([key, pauseKeyOf(scope), lookupKeyOf(scope)], [offsetNow(), limit, windowMs, member, priority === 'interactive' ? 1 : 0]));
-      return admitted === 1 ? { ok: true, entry: { key, member, windowMs }, used } : { ok: false, retryAfterMs, used };
+      const interactive = priority === 'interactive';
+      const user = interactive && share?.user !== undefined && share.userShare !== undefined ? String(share.user) : '';
+      // Interactive sends are marked so the script can count them (and a user's) across processes.
+      const member = `${instance}:${sequence.toString(36)}${interactive ? (user ? `|i|${user}` : '|i') : ''}`;
+      const args = [offsetNow(), limit, windowMs, member, interactive ? 1 : 0, interactive && share ? share.cap : '', user, user ? (share?.userShare ?? '') : ''];
+      const [admitted, retryAfterMs, used, why] = verdictReply.parse(await acquireScript([key, pauseKeyOf(scope), lookupKeyOf(scope)], args));
+      if (admitted === 1) return { ok: true, entry: { key, member, windowMs }, used };
+      return { ok: false, retryAfterMs, used, why: why === '' ? 'full' : why };
     },
 
     async release(entry) {

@@ -21,6 +21,12 @@
  * meanwhile every process's polls leave the last free slot to it (limit-window.ts), so a user's
  * /item waits for the next slot even when other processes poll the same scope at full pace.
  *
+ * Interactive use's share is counted across processes too: each shared send says whether it was
+ * interactive, and for whom, so an interactive send over the scope's interactive cap (or, in a
+ * scope every user shares, over its user's share of it) is refused by the shared window whatever
+ * the number of processes. Such a refusal holds back only interactive callers: polls go on, and
+ * the scope is not paused.
+ *
  * A 429 from the service pauses the scope in every process, not only in the one that got it:
  * `failed` records the pause beside the shared window, whose `acquire` then refuses until it ends
  * (the others would only be refused too, and a service counting refusals may lengthen its pause).
@@ -34,7 +40,8 @@ import { silentLogger, type Logger } from '../logger.js';
 import { AbortGroup } from '../service/abort.js';
 import { isServiceError, ServiceError } from '../service/errors.js';
 import { ClientClosedError, noWaitGraceMs, type LimitScope, type Limits, type Permit } from '../service/limits.js';
-import type { LimitWindows, WindowEntry } from './limit-window.js';
+import { addressCounted } from '../service/limit-scopes.js';
+import type { InteractiveShare, LimitWindows, WindowEntry } from './limit-window.js';
 import { bounded, REDIS_CALL_TIMEOUT_MS } from './redis-calls.js';
 
 /**
@@ -71,13 +78,6 @@ function serviceRefusalPauseMs(err: unknown): number | undefined {
   return ms >= 1 ? ms : undefined;
 }
 
-/** Whether the service counts this scope per egress address (so each address has its own budget). */
-function addressCounted(limits: Pick<Limits, 'scopeMode' | 'tokenScopeMode'>, scope: LimitScope): boolean {
-  if (scope.kind === 'tokens') return limits.tokenScopeMode === 'address';
-  if (scope.kind === 'dicts') return false;
-  return limits.scopeMode === 'address';
-}
-
 /**
  * The scope's identity across processes: the local `scopeId`, plus the egress address when the
  * service counts per address. Equal ids share one budget in Redis.
@@ -88,7 +88,7 @@ export function sharedScopeId(
   localAddress: string | undefined,
 ): string {
   const id = limits.scopeId(scope);
-  return addressCounted(limits, scope) ? `${id}|from:${localAddress ?? 'default'}` : id;
+  return addressCounted(limits, scope.kind) ? `${id}|from:${localAddress ?? 'default'}` : id;
 }
 
 /** The window's name in Redis: the kind, and a digest of the id (access keys and hosts stay out of key names). */
@@ -133,6 +133,17 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
       { local: true, retryAfterMs, limit: scope.kind },
     );
 
+  /** The shared window refused an interactive send over the interactive cap, or over its user's share of it. */
+  const shareRefusal = (scope: LimitScope, share: InteractiveShare, user: boolean, retryAfterMs: number) =>
+    new ServiceError(
+      'rate_limited',
+      (user
+        ? `this user holds their ${share.userShare ?? 0} of the ${share.cap} interactive ${scope.kind} sends a window left to interactive use by the bot's processes (the rest is kept for other users)`
+        : `the ${share.cap} interactive ${scope.kind} sends a window left to interactive use by the bot's processes are taken (the rest is kept for alerts)`) +
+        `; the next fits in about ${Math.ceil(retryAfterMs / 1000)} s (nothing was sent)`,
+      { local: true, retryAfterMs, limit: scope.kind, ...(user && { share: 'user' as const }) },
+    );
+
   /**
    * Wraps the local permit: its end also ends the shared entry (in the background: nobody waits
    * for it), unless the answer came within the slack of `askedAt` (taken before Redis was asked,
@@ -167,10 +178,11 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
       let waitedAt: number | undefined;
       for (;;) {
         const permit = await local.acquire(scope, options);
-        const { limit, windowMs } = local.budget(scope);
+        const { limit, windowMs, interactiveCap, userShare } = local.budget(scope);
+        const share: InteractiveShare = { cap: interactiveCap, ...(options.userId !== undefined && userShare !== undefined && { user: options.userId, userShare }) };
         const { signal, dispose } = calls.join(options.signal);
         const askedAt = clock.now();
-        const call = windows.acquire(sharedWindowName(scope.kind, id), limit, windowMs + marginMs + slackMs, options.priority ?? 'poll');
+        const call = windows.acquire(sharedWindowName(scope.kind, id), limit, windowMs + marginMs + slackMs, options.priority ?? 'poll', share);
         let verdict;
         try {
           verdict = await bounded(call, { what, timeoutMs, signal });
@@ -187,6 +199,20 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
           return permitFor(permit, verdict.entry, what, askedAt);
         }
         permit.cancel();
+        if (verdict.why === 'interactive' || verdict.why === 'user') {
+          // Interactive use's share is taken across processes: this caller waits (or is refused); polls go on.
+          logger.debug({ kind: scope.kind, why: verdict.why, retryAfterMs: verdict.retryAfterMs }, 'the shared interactive share is taken');
+          if (options.wait === false) throw shareRefusal(scope, share, verdict.why === 'user', verdict.retryAfterMs);
+          const wait = calls.join(options.signal);
+          try {
+            await clock.sleep(verdict.retryAfterMs, wait.signal);
+          } finally {
+            wait.dispose();
+          }
+          if (closed) throw new ClientClosedError();
+          if (options.signal?.aborted) throw options.signal.reason;
+          continue;
+        }
         fullUntil.set(id, clock.now() + verdict.retryAfterMs);
         local.penalize(scope, verdict.retryAfterMs);
         logger.debug({ kind: scope.kind, retryAfterMs: verdict.retryAfterMs, used: verdict.used }, 'the shared window is full: this scope waits');

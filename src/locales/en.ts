@@ -125,6 +125,8 @@ export const en = {
   connect_taken:
     '⛔ The key <code>{key}</code> is already connected in another chat. The service keeps one filter per key, so two chats would overwrite each other’s filters. Send /forget in that chat first.',
   connect_rate_limited: '⏳ Too many key checks for now. Nothing was saved; try /connect again in {min} min.',
+  connect_user_share:
+    '⏳ The service counts key checks for the whole bot, so each user gets a part of them, and you have used yours for now. Nothing was saved; try /connect again in {min} min.',
   connect_unavailable: '⏳ The service did not answer the check. Nothing was saved; try /connect again in a minute.',
   connect_next: '➡️ Next: build a filter with /filter.',
 
@@ -148,6 +150,8 @@ export const en = {
   fb_save_token_limited:
     '⏳ Your key has used the token requests this hour leaves to commands (the rest keeps your alerts coming). Nothing was saved; try again in {min} min.',
   fb_save_rate_limited: '⏳ The service allows only a few filter writes an hour. Nothing was saved; try again in {min} min.',
+  fb_save_user_share:
+    '⏳ The service counts these requests for the whole bot, so each user gets a part of them, and you have used yours for now. Nothing was saved; try again in {min} min.',
   fb_save_forbidden: '⛔ Your key has no access to {service}, so the filter was not saved.',
   fb_save_auth: '❌ The service refused your key pair. Connect it again with /connect.',
   fb_save_failed: '⏳ The filter was not saved: {reason}. Please try again in a minute.',
@@ -470,6 +474,8 @@ export const en = {
   lookup_id_again: 'Send another id, or /cancel.',
   lookup_not_asked: '⏳ I could not look for <code>{id}</code> now: {reason}. That is not “not found”: try again in a minute.',
   lookup_not_asked_wait: '⏳ I could not look for <code>{id}</code> now: {reason}; the limit frees in {wait}. That is not “not found”: try again then.',
+  lookup_user_share:
+    '⏳ I did not look for <code>{id}</code>: the service counts lookups for the whole bot, so each user gets a part of them, and you have used yours for now. That is not “not found”: try again in {wait}.',
 
   // botux: choices that cannot fail silently
   names_need_lists: 'The sports and bookmakers lists are not available right now, so I cannot read the name “{value}” in {option}=. Use ids, or try again in a minute.',

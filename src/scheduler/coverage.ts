@@ -13,7 +13,7 @@ import { SERVICES, type Service } from '../service/services.js';
 import type { Store } from '../store/port.js';
 import type { AddressTokenTurns, TurnMember } from './address-turns.js';
 import type { ServiceCoverage } from './port.js';
-import { filterFingerprint, groupShare, type ReadGroups } from './read-groups.js';
+import { groupShare, type ReadGroup, type ReadGroups } from './read-groups.js';
 import type { Sub, SubscriptionRegistry } from './subscriptions.js';
 
 export interface CoverageContext {
@@ -66,13 +66,13 @@ export function createCoverage(ctx: CoverageContext): CoverageOf {
         // Token turns shared (LIMIT_SCOPE_TOKENS=address), or each key on its own plan.
         const memberShare = (other: Sub) =>
           shares ? (shares.get(`${other.userId}:${service}`) ?? 0) : (registry.keyOf(other.accessKey)?.plan.services[service]?.share ?? 0);
-        const settings = user.filters[service]?.settings;
-        const mine = state === 'active' && settings ? filterFingerprint(service, settings) : undefined;
+        // The user's own group: one filter and one plan (read-groups.ts); none while their plan is not known yet.
+        const inGroup = (group: ReadGroup) => state === 'active' && group.members.some((m) => m.userId === userId);
         // Groups of the host take turns: the expected number of groups that may read at once.
         let load = 0;
         for (const group of groups.onService(service)) {
           const others = group.members.filter((m) => m.userId !== userId).map(memberShare);
-          if (group.fingerprint === mine) {
+          if (inGroup(group)) {
             sharedWith = others.length;
             share = groupShare([share, ...others]);
           } else load += groupShare(others);

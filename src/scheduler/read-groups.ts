@@ -15,6 +15,15 @@
  * entitled now (its filter not paused, e.g. after a 401 or 403 on its own key, and its key the one
  * the user connected); each keeps its own alert state, diff and local filter (apply-read.ts).
  *
+ * Plan tiers: a read group holds members of one plan only. A key without paid access gets the
+ * odds masked, one with it gets them shown; a masked read must never serve a member who pays (they
+ * would get hidden odds), and a full read must never serve one who does not (the service's paywall
+ * bypassed through the bot). A member's plan is what its own reads showed (plan-tier.ts, kept in
+ * its stored status); until one did, it is a group of its own and reads for itself alone. A read whose plan is not its group's
+ * (the reader's plan changed) serves the reader alone and moves it to the group of its plan. A
+ * member whose plan changes while others read for it is found out at its own next read, which
+ * the rotation below brings within `groupVerifyEveryMs`.
+ *
  * Membership follows the registry: a subscription joins its group when first scheduled and is
  * moved when its filter changes or dropped when it goes (`sync`, after every refresh of a user).
  */
@@ -24,6 +33,7 @@ import { kindOf, type Service } from '../service/services.js';
 import type { UserRecord } from '../store/schema.js';
 import type { Store } from '../store/port.js';
 import type { ScheduleQueue } from './queue.js';
+import type { PlanTier } from './plan-tier.js';
 import type { Sub } from './subscriptions.js';
 import type { Eligibility } from './token-gate.js';
 
@@ -33,6 +43,8 @@ export interface ReadGroup {
   id: string;
   service: Service;
   fingerprint: string;
+  /** The plan of its members; undefined: one member whose plan no read has shown yet, alone. */
+  tier: PlanTier | undefined;
   /** The read scope (the host). */
   scope: string;
   /** Members by subscription id, kept sorted so turns go round in a stable order. */
@@ -57,6 +69,9 @@ export function filterFingerprint(service: Service, settings: FilterSettings): s
   const sorted = (ids: number[] | undefined) => (ids ? [...ids].sort((a, b) => a - b) : undefined);
   return JSON.stringify({ ...body, sports: sorted(body.sports), allowed_bookmakers: sorted(body.allowed_bookmakers) });
 }
+
+/** The part of a group's id that keeps plans apart: the tier, or the member alone while its plan is unknown. */
+const tierPart = (sub: Sub): string => sub.tier ?? `alone:${sub.id}`;
 
 /** Whether the user may be served `sub`'s reads now: its filter active, its key the one connected. */
 export function entitled(user: Readonly<UserRecord> | undefined, sub: Sub): user is Readonly<UserRecord> {
@@ -123,6 +138,11 @@ export interface ReadGroupsContext {
   scopeOf(service: Service): string;
   /** Puts a group in the due queue (the loop's own push, which may wake it). */
   push(group: ReadGroup, due: number): void;
+  /**
+   * The chain of turns of a read scope (its next free slot) and the spacing of its turns: a group
+   * that goes while it holds a turn gives it back (see `leave`). Without it turns are not given back.
+   */
+  turns?: { scopeOf(scope: string): { nextSlotAt: number }; paceMs: number };
 }
 
 export interface ReadGroups {
@@ -140,6 +160,12 @@ export interface ReadGroups {
   sync(userId: number, current: Iterable<Sub>): void;
   /** Drops a member (gone, or no longer owned). */
   leave(sub: Sub): void;
+  /**
+   * `reader` read for its group and the answer showed `tier` (undefined: nothing): whether the
+   * answer may serve the whole group (the reader's plan is the group's). A reader whose plan
+   * changed, or became known, moves to the group of its plan, due no later than `due`.
+   */
+  observe(reader: Sub, tier: PlanTier | undefined, due: number): boolean;
 }
 
 export function createReadGroups(ctx: ReadGroupsContext): ReadGroups {
@@ -162,16 +188,35 @@ export function createReadGroups(ctx: ReadGroupsContext): ReadGroups {
     if (group.members.length === 0) {
       group.removed = true;
       groups.delete(group.id);
+      const turnAt = ctx.queue.dueAt(group.id);
       ctx.queue.remove(group.id);
+      if (group.reserved && turnAt !== undefined) closeTurn(group.scope, turnAt);
     }
   };
 
+  /**
+   * A group gone while it held a turn of its scope leaves that turn empty: the later turns move
+   * up one and the chain ends one turn sooner (as a subscription's, subscriptions.ts), so the
+   * groups left are not kept waiting for turns nobody takes (members who read alone until their
+   * plan is known, then join their plan's group, leave such turns behind).
+   */
+  const closeTurn = (scope: string, turnAt: number) => {
+    if (!ctx.turns) return;
+    const { paceMs } = ctx.turns;
+    for (const other of groups.values()) {
+      if (other.scope !== scope || !other.reserved || other.inFlight) continue;
+      const at = ctx.queue.dueAt(other.id);
+      if (at !== undefined && at > turnAt) ctx.push(other, at - paceMs);
+    }
+    ctx.turns.scopeOf(scope).nextSlotAt -= paceMs;
+  };
+
   const join = (sub: Sub, fingerprint: string): ReadGroup => {
-    const id = `group:${sub.service}|${fingerprint}`;
+    const id = `group:${sub.service}|${tierPart(sub)}|${fingerprint}`;
     let group = groups.get(id);
     if (!group) {
       group = {
-        id, service: sub.service, fingerprint, scope: ctx.scopeOf(sub.service), members: [],
+        id, service: sub.service, fingerprint, tier: sub.tier, scope: ctx.scopeOf(sub.service), members: [],
         lastReaderId: undefined, lastStartAt: undefined, reserved: false, failures: 0, inFlight: false, removed: false,
       };
       groups.set(id, group);
@@ -203,6 +248,18 @@ export function createReadGroups(ctx: ReadGroupsContext): ReadGroups {
     onService: (service) => [...groups.values()].filter((g) => g.service === service),
     wake,
     leave,
+    observe(reader, tier, due) {
+      const group = bySub.get(reader);
+      const shown = tier ?? reader.tier;
+      const servesAll = group !== undefined && group.tier !== undefined && shown === group.tier;
+      if (tier === undefined || reader.tier === tier) return servesAll;
+      reader.tier = tier;
+      if (!group || reader.removed) return servesAll;
+      leave(reader);
+      join(reader, group.fingerprint);
+      wake(reader, due);
+      return servesAll;
+    },
     sync(userId, current) {
       const keep = new Set(current);
       for (const sub of [...(byUser.get(userId) ?? [])]) {
@@ -211,7 +268,7 @@ export function createReadGroups(ctx: ReadGroupsContext): ReadGroups {
       for (const sub of keep) {
         const group = bySub.get(sub);
         const fingerprint = fingerprintOf(sub);
-        if (group && group.fingerprint === fingerprint) continue;
+        if (group && group.fingerprint === fingerprint && group.tier === sub.tier) continue;
         // A new filter is a new answer: the member moves, and its new group is due by its next turn.
         const next = group ? (ctx.queue.dueAt(group.id) ?? group.lastStartAt) : undefined;
         if (group) leave(sub);

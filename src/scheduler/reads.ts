@@ -15,7 +15,9 @@
  * token bookkeeping; its answer is applied to every member still owned and entitled, and the
  * group, not the reader, is due again. A failure is the reader's (a 401 or 403 pauses it alone,
  * and the group's next turn comes at once with another member) or the scope's (a 429); any other
- * failure backs the group off.
+ * failure backs the group off. The answer serves the whole group only when it shows the group's
+ * plan (masked or full odds); otherwise it serves the reader alone, which moves to the group of
+ * its plan (read-groups.ts `observe`).
  */
 import { setMaxListeners } from 'node:events';
 import type { Clock } from '../clock.js';
@@ -24,7 +26,8 @@ import type { Store } from '../store/port.js';
 import type { ApplyRead } from './apply-read.js';
 import type { LoadFactor } from './load-factor.js';
 import type { PollingClient } from './port.js';
-import { entitled, type ReadGroup } from './read-groups.js';
+import { planStatus, readTier } from './plan-tier.js';
+import { entitled, type ReadGroup, type ReadGroups } from './read-groups.js';
 import { nextReadAt } from './read-pace.js';
 import { classifyFailure, tokenAttempt } from './read-outcome.js';
 import type { SchedulerCounters } from './stats.js';
@@ -55,6 +58,8 @@ export interface ReadsContext {
   schedule(sub: Sub, due: number): void;
   /** Puts a read group back in the due queue. */
   pushGroup(group: ReadGroup, due: number): void;
+  /** The read groups (LIMIT_SCOPE=address): what a group read showed of its reader's plan. */
+  groups?: Pick<ReadGroups, 'observe'>;
   /** Whether the bot still serves the user (ALLOWED_USER_IDS). */
   isAllowed(userId: number): boolean;
   store: Pick<Store, 'getUser'>;
@@ -138,9 +143,9 @@ export function createReads(ctx: ReadsContext): Reads {
     return true;
   };
 
-  /** One answer for the whole group: applied to each member still owned and entitled now. */
-  const serveGroup = (group: ReadGroup, read: Parameters<typeof ctx.applyRead>[1], now: number) => {
-    for (const member of [...group.members]) {
+  /** One answer for the group (or its reader alone): applied to each member still owned and entitled now. */
+  const serveGroup = (members: readonly Sub[], read: Parameters<typeof ctx.applyRead>[1], now: number) => {
+    for (const member of [...members]) {
       if (member.removed || fenced(member)) continue;
       if (!ctx.isAllowed(member.userId) || !entitled(ctx.store.getUser(member.userId), member)) continue;
       ctx.applyRead(member, read, now);
@@ -177,8 +182,13 @@ export function createReads(ctx: ReadsContext): Reads {
             counters.read(now);
             sub.failures = 0;
             group.failures = 0;
-            serveGroup(group, read, now);
             next = nextReadAt(group.lastStartAt!, clock.now(), Math.max(floorMs, paceMs) * loadFactor.factor, tuning.jitterRatio, random);
+            // A masked read never serves a member who pays, nor a full one a member who does not.
+            const tier = readTier(read);
+            // Kept with the status, so a restart or a takeover need not find it out again.
+            if (tier !== undefined && tier !== sub.tier) ctx.status.write(sub, planStatus(tier, sub.accessKey));
+            const servesAll = ctx.groups ? ctx.groups.observe(sub, tier, next) : true;
+            serveGroup(servesAll ? group.members : [sub], read, now);
             return;
           }
           if (sub.removed || fenced(sub)) return;

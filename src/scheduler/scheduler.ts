@@ -33,6 +33,7 @@
  * - subscriptions.ts: the registry of subscriptions, keys (with their plans) and read scopes;
  * - dispatch.ts: a due subscription or group, read now or put back for when it may be;
  * - read-groups.ts: under LIMIT_SCOPE=address, who shares a read, who reads and who is served;
+ * - plan-tier.ts: a key's plan (masked or full odds) as its reads show it: groups share within one;
  * - token-gate.ts: whether a read now keeps to the token plan (pure given its inputs);
  * - reads.ts: the reads in flight, and what follows an answer or a failure;
  * - read-outcome.ts: what a failed read means — defer, pause, scope wait or backoff (pure);
@@ -174,7 +175,10 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   };
   // Under LIMIT_SCOPE=address subscriptions with equal filters share their reads: the loop takes their group's turns.
   const groups = config.LIMIT_SCOPE === 'address'
-    ? createReadGroups({ store, queue, scopeOf: (service) => registry.scopeIdOf('', service), push: pushGroup })
+    ? createReadGroups({
+      store, queue, scopeOf: (service) => registry.scopeIdOf('', service), push: pushGroup,
+      turns: { scopeOf: (scope) => registry.scopeOf(scope), paceMs },
+    })
     : undefined;
   const schedule = (sub: Sub, due: number) => {
     if (sub.removed) return;
@@ -206,6 +210,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const reads = createReads({
     client, clock, random, log, tuning, floorMs, paceMs, loadFactor,
     ledger, gate, counters, status, registry, applyRead, schedule, pushGroup, owns, isAllowed, store,
+    ...(groups ? { groups } : {}),
     isRunning: () => running,
   });
   const { dispatchSub, dispatchGroup } = createDispatch({

@@ -22,6 +22,7 @@ import type { Store } from '../store/port.js';
 import type { SubscriptionRef } from './port.js';
 import type { ScheduleQueue } from './queue.js';
 import { planTokens, type TokenPlan } from './token-plan.js';
+import { storedTier, type PlanTier } from './plan-tier.js';
 
 /** One subscription as the scheduler tracks it. */
 export interface Sub extends SubscriptionRef {
@@ -50,6 +51,8 @@ export interface Sub extends SubscriptionRef {
   lastStatusWriteAt: number;
   inFlight: boolean;
   removed: boolean;
+  /** Its plan as its last telling read showed it; undefined until one did (it then reads alone). */
+  tier: PlanTier | undefined;
 }
 
 /** A polled key: its token plan and where its windows start. */
@@ -218,7 +221,12 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
     const now = clock.now();
     const current = subsByUser.get(userId) ?? new Map<Service, Sub>();
     for (const service of wanted) {
-      if (current.has(service)) continue;
+      const existing = current.get(service);
+      if (existing) {
+        // A plan another process found out (a front's mirror learns it from the worker's status).
+        existing.tier ??= storedTier(user.status[service], accessKey);
+        continue;
+      }
       const id = subscriptionKey(userId, service);
       const sub: Sub = {
         id,
@@ -242,6 +250,8 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
         lastStatusWriteAt: 0,
         inFlight: false,
         removed: false,
+        // Remembered from an earlier read with this key (a restart, a worker taking the user over).
+        tier: storedTier(user?.status[service], accessKey),
       };
       current.set(service, sub);
       subs.set(id, sub);

@@ -30,6 +30,12 @@ export interface RequestOptions {
    * inside the client: the caller (the scheduler) backs off per subscription.
    */
   priority?: 'interactive' | 'poll';
+  /**
+   * The Telegram user an interactive call is made for. Where the service counts a scope for the
+   * whole bot (LIMIT_SCOPE=address, LIMIT_SCOPE_TOKENS=address), one user may hold only a share of
+   * its interactive budget (`userShareOf`); a call over it is refused with `share: 'user'`.
+   */
+  userId?: number;
   signal?: AbortSignal;
 }
 

@@ -24,6 +24,8 @@ export class ServiceError extends Error {
       local?: boolean;
       /** Which of our limits refused (with `local`): a filter write can wait on its token, not on filter writes. */
       limit?: 'tokens' | 'filters' | 'items' | 'dicts';
+      /** With `local`: the caller's user holds their own share of the interactive budget (others may still go). */
+      share?: 'user';
     } = {},
   ) {
     super(message);

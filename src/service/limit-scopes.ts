@@ -23,6 +23,27 @@ export const INTERACTIVE_TOKENS_PER_HOUR = 2;
 export const POLLING_TOKENS_UNPLANNED = 12;
 /** Share of each read window interactive lookups may hold; the rest is polling's whatever users do. */
 export const INTERACTIVE_READ_SHARE = 0.2;
+/**
+ * Share of a scope's interactive budget one user may hold when the scope is the whole bot's (an
+ * address-counted scope): the rest stays for the other users, so one user's junk /connects or
+ * lookups never refuse everyone else's for the window.
+ */
+export const USER_INTERACTIVE_SHARE = 0.5;
+
+/** Interactive sends one user may hold in a window of a scope whose interactive cap is `cap`: half, at least one. */
+export function userShareOf(cap: number): number {
+  return Math.max(1, Math.floor(cap * USER_INTERACTIVE_SHARE));
+}
+
+/**
+ * Whether the service counts a scope of `kind` per client address (LIMIT_SCOPE, LIMIT_SCOPE_TOKENS),
+ * so that all users of the bot share it. Dictionaries are the bot's alone, never a user's.
+ */
+export function addressCounted(modes: { scopeMode: 'key' | 'address'; tokenScopeMode: 'key' | 'address' }, kind: LimitKind): boolean {
+  if (kind === 'tokens') return modes.tokenScopeMode === 'address';
+  if (kind === 'dicts') return false;
+  return modes.scopeMode === 'address';
+}
 
 export interface Budgets {
   /** Sends per window, per kind: the LIMIT_* settings. */

@@ -51,6 +51,11 @@ export interface ScopeBudget {
   /** Interactive sends counted in the window now, and how many the window allows them. */
   interactiveUsed: number;
   interactiveCap: number;
+  /**
+   * Of the interactive cap, what one user may hold (their interactive calls carry `userId`):
+   * present only where the scope is every user's (address-counted), half the cap, at least one.
+   */
+  userShare?: number;
   /** Sends that would still fit now after everyone queued: max(0, limit - used - waiting). */
   left: number;
   /** ms until this scope's 429 pause ends; 0 when not paused. */

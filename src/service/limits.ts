@@ -32,12 +32,12 @@ import { backoffMs } from '../lib/backoff.js';
 import { linkSignals } from './abort.js';
 import { ServiceError, isServiceError } from './errors.js';
 import { ClientClosedError, noWaitGraceMs, type LimitKind, type Limits, type LimitScope, type LimitsConfig, type Permit, type ScopeBudget } from './limits-port.js';
-import { budgetsOf, createScopeIds, POLLING_TOKENS_UNPLANNED } from './limit-scopes.js';
+import { addressCounted, budgetsOf, createScopeIds, POLLING_TOKENS_UNPLANNED } from './limit-scopes.js';
 import { ScopeState, type Refusal } from './scope-state.js';
 import type { WindowEntry } from './sliding-window.js';
 
 export * from './limits-port.js';
-export { INTERACTIVE_READ_SHARE, INTERACTIVE_TOKENS_PER_HOUR, POLLING_TOKENS_UNPLANNED } from './limit-scopes.js';
+export { INTERACTIVE_READ_SHARE, INTERACTIVE_TOKENS_PER_HOUR, POLLING_TOKENS_UNPLANNED, USER_INTERACTIVE_SHARE, userShareOf } from './limit-scopes.js';
 
 const HOUR = 3_600_000;
 const LABELS: Record<LimitKind, { what: string; per: string }> = {
@@ -98,6 +98,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
   setMaxListeners(0, closing.signal);
 
   const { scopeId, forget: forgetScopeIds } = createScopeIds(config);
+  const modes = { scopeMode: config.LIMIT_SCOPE, tokenScopeMode: tokenScope };
 
   /** Token requests an hour each polled key's plan spends (key token scope only). */
   const pollingTokens = new Map<string, number>();
@@ -126,25 +127,30 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
     const id = scopeId(scope);
     let state = states.get(id);
     if (!state) {
-      state = new ScopeState(scope.kind, limitOf[scope.kind], scope.kind === 'tokens' ? tokenCapOf(scope.accessKey) : capOf[scope.kind]);
+      const cap = scope.kind === 'tokens' ? tokenCapOf(scope.accessKey) : capOf[scope.kind];
+      state = new ScopeState(scope.kind, limitOf[scope.kind], cap, addressCounted(modes, scope.kind));
       states.set(id, state);
     }
     return state;
   };
 
-  const refusal = (kind: LimitKind, retryAfterMs: number, why_: Refusal): ServiceError => {
+  const refusal = (state: ScopeState, retryAfterMs: number, why_: Refusal): ServiceError => {
+    const { kind } = state;
     const { what, per } = LABELS[kind];
     const secs = Math.ceil(retryAfterMs / 1000);
     const why =
       why_ === 'paused'
         ? `${what} are paused after the service said the limit was reached`
         : why_ === 'interactive'
-          ? `the ${capOf[kind]} ${what} ${per} left to interactive use are taken (the rest is kept for alerts)`
-          : `the limit of ${limitOf[kind]} ${what} ${per} is reached`;
+          ? `the ${state.interactiveCap} ${what} ${per} left to interactive use are taken (the rest is kept for alerts)`
+          : why_ === 'user'
+            ? `this user holds their ${state.userShare ?? 0} of the ${state.interactiveCap} ${what} ${per} left to interactive use (the rest is kept for other users)`
+            : `the limit of ${limitOf[kind]} ${what} ${per} is reached`;
     return new ServiceError('rate_limited', `${why}; the next fits in about ${secs} s (nothing was sent)`, {
       local: true,
       retryAfterMs,
       limit: kind,
+      ...(why_ === 'user' && { share: 'user' as const }),
     });
   };
 
@@ -170,41 +176,43 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
    * The admission job of one scope (bottleneck runs one at a time per scope); past `deadline`
    * (a caller that waits only briefly) it refuses instead of waiting on.
    */
-  const admit = async (state: ScopeState, signal: AbortSignal, interactive: boolean, deadline: number): Promise<WindowEntry | typeof OVER_CAP> => {
+  const admit = async (state: ScopeState, signal: AbortSignal, interactive: boolean, deadline: number, user: number | undefined): Promise<WindowEntry | typeof OVER_CAP> => {
     for (;;) {
       if (signal.aborted) throw abortReason(signal, closing.signal);
       const now = clock.now();
-      const { ms, why } = state.blocker(now, interactive);
-      if (ms === 0) return state.window.take(now, interactive);
+      const { ms, why } = state.blocker(now, interactive, user);
+      if (ms === 0) return state.window.take(now, interactive, user);
       // Another lookup took the cap's room first: asleep here, this one would hold up every poll queued behind it.
-      if (why === 'interactive') return OVER_CAP;
-      if (now + ms > deadline) throw refusal(state.kind, ms === Infinity ? state.window.windowMs : ms, why);
+      if (why === 'interactive' || why === 'user') return OVER_CAP;
+      if (now + ms > deadline) throw refusal(state, ms === Infinity ? state.window.windowMs : ms, why);
       if (ms !== Infinity) await clock.sleep(ms, signal);
       else if (deadline === Infinity) await state.changed(signal);
       else await Promise.race([state.changed(signal), clock.sleep(deadline - now, signal)]);
     }
   };
 
-  /** Waits until the interactive cap has room (or refuses past `deadline`). */
-  const capRoom = async (state: ScopeState, signal: AbortSignal, deadline: number): Promise<void> => {
+  /** Waits until the interactive cap, and the user's share of it, have room (or refuses past `deadline`). */
+  const capRoom = async (state: ScopeState, signal: AbortSignal, deadline: number, user: number | undefined): Promise<void> => {
     for (;;) {
       if (signal.aborted) throw abortReason(signal, closing.signal);
       const now = clock.now();
-      const ms = state.window.interactiveWaitMs(now, state.interactiveCap);
+      const capMs = state.window.interactiveWaitMs(now, state.interactiveCap);
+      const userMs = capMs === 0 ? state.userWaitMs(now, user) : 0;
+      const ms = Math.max(capMs, userMs);
       if (ms === 0) return;
-      if (now + ms > deadline) throw refusal(state.kind, ms === Infinity ? state.window.windowMs : ms, 'interactive');
+      if (now + ms > deadline) throw refusal(state, ms === Infinity ? state.window.windowMs : ms, capMs > 0 ? 'interactive' : 'user');
       if (ms === Infinity) await state.changed(signal);
       else await clock.sleep(ms, signal);
     }
   };
 
   /** A send now or a refusal, without queueing; a poll leaves the next slot to a waiting lookup. */
-  const takeNow = (state: ScopeState, interactive: boolean): WindowEntry => {
+  const takeNow = (state: ScopeState, interactive: boolean, user: number | undefined): WindowEntry => {
     const now = clock.now();
-    const { ms, why } = state.blocker(now, interactive);
-    if (ms > 0) throw refusal(state.kind, ms === Infinity ? state.window.windowMs : ms, why);
-    if (!interactive && state.lookupWaiting(now)) throw refusal(state.kind, state.slotMs, 'full');
-    return state.window.take(now, interactive);
+    const { ms, why } = state.blocker(now, interactive, user);
+    if (ms > 0) throw refusal(state, ms === Infinity ? state.window.windowMs : ms, why);
+    if (!interactive && state.lookupWaiting(now)) throw refusal(state, state.slotMs, 'full');
+    return state.window.take(now, interactive, user);
   };
 
   const budget = (scope: LimitScope): ScopeBudget => {
@@ -221,6 +229,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
       waiting: state.waiting,
       interactiveUsed: state.window.interactiveUsed(now),
       interactiveCap: state.interactiveCap,
+      ...(state.userShare !== undefined && { userShare: state.userShare }),
       left: Math.max(0, state.window.limit - used - state.waiting),
       pausedForMs,
       nextFreeInMs: Math.max(pausedForMs, wait === Infinity ? state.window.windowMs : wait),
@@ -238,16 +247,18 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
       if (opts.signal?.aborted) throw opts.signal.reason;
       const state = stateOf(scope);
       const interactive = opts.priority === 'interactive';
+      // Counted against the user's own share where the scope is every user's.
+      const user = interactive ? opts.userId : undefined;
       let deadline = Infinity;
       if (opts.wait === false) {
         // A user waiting for a lookup may wait for the next slot: polls leave it to them.
         const grace = noWaitGraceMs(scope, opts, state.slotMs);
         const now = clock.now();
-        const { ms, why } = state.blocker(now, interactive);
+        const { ms, why } = state.blocker(now, interactive, user);
         if (grace <= 0 || ms > grace || why !== 'full') {
-          return permitFor(state, takeNow(state, interactive));
+          return permitFor(state, takeNow(state, interactive, user));
         }
-        if (ms === 0 && state.waiting === 0) return permitFor(state, state.window.take(now, interactive));
+        if (ms === 0 && state.waiting === 0) return permitFor(state, state.window.take(now, interactive, user));
         deadline = now + grace;
       }
 
@@ -257,8 +268,8 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
       if (interactive) state.interactiveWaiting += 1;
       // An interactive call over its cap waits outside the scope's queue: in it, it would hold up the polls behind it.
       const admitted = (): Promise<WindowEntry> =>
-        (interactive ? capRoom(state, signal, deadline) : Promise.resolve())
-          .then(() => limiter.schedule({ priority: PRIORITY[opts.priority ?? 'poll'] }, () => admit(state, signal, interactive, deadline)))
+        (interactive ? capRoom(state, signal, deadline, user) : Promise.resolve())
+          .then(() => limiter.schedule({ priority: PRIORITY[opts.priority ?? 'poll'] }, () => admit(state, signal, interactive, deadline, user)))
           .then((entry) => (entry === OVER_CAP ? admitted() : entry));
       const job = admitted();
       try {

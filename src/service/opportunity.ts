@@ -64,6 +64,11 @@ export interface Opportunity {
 export interface ItemsRead {
   items: Opportunity[];
   masked: boolean;
+  /**
+   * Whether the envelope said `masked` at all (true or false): a read that said nothing and held
+   * no items tells nothing of the key's plan. Other sources may leave it out.
+   */
+  maskStated?: boolean;
   /** The service's timestamp of this set, ms since the epoch, when given. */
   timestamp: number | undefined;
   /** Items it could not use (kept out, counted, never a crash). */

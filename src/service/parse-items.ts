@@ -209,7 +209,7 @@ export function parseItemsBody(service: Service, body: unknown, what: string, ca
   }
   const { items, events, masked, timestamp } = envelope.data;
   const eventIndex = indexEvents(service, events ?? [], cache);
-  const read: ItemsRead = { items: [], masked: masked === true, timestamp: parseServiceTime(timestamp), skipped: 0 };
+  const read: ItemsRead = { items: [], masked: masked === true, maskStated: typeof masked === 'boolean', timestamp: parseServiceTime(timestamp), skipped: 0 };
   const rejected: Partial<Record<ItemRejectReason, number>> = {};
   for (const raw of items) {
     const opportunity = cache ? cachedOpportunity(service, raw, eventIndex, read.masked, cache) : toOpportunity(service, raw, eventIndex, read.masked);

@@ -5,14 +5,18 @@
  * send and now, and why; `createLimits` (limits.ts) decides what to do about it.
  */
 import type { LimitKind } from './limits-port.js';
+import { userShareOf } from './limit-scopes.js';
 import { SlidingWindow } from './sliding-window.js';
 
 const HOUR = 3_600_000;
 /** Each kind's window (service-api.md §7). */
 export const WINDOWS: Record<LimitKind, number> = { tokens: HOUR, filters: HOUR, items: 60_000, dicts: 24 * HOUR };
 
-/** Why a send cannot go now: a 429 pause, a full window, or the interactive share taken. */
-export type Refusal = 'paused' | 'full' | 'interactive';
+/**
+ * Why a send cannot go now: a 429 pause, a full window, the interactive share taken, or the
+ * caller's user holding their own part of it (scopes the whole bot shares).
+ */
+export type Refusal = 'paused' | 'full' | 'interactive' | 'user';
 
 export class ScopeState {
   readonly window: SlidingWindow;
@@ -28,8 +32,15 @@ export class ScopeState {
     limit: number,
     /** Interactive sends allowed per window (a key's token cap follows its polling plan). */
     public interactiveCap: number,
+    /** The scope is every user's (address-counted): one user may hold only `userShare` of the cap. */
+    readonly sharedByUsers = false,
   ) {
     this.window = new SlidingWindow(limit, WINDOWS[kind]);
+  }
+
+  /** Interactive sends one user may hold per window; undefined when the scope is not shared by users. */
+  get userShare(): number | undefined {
+    return this.sharedByUsers ? userShareOf(this.interactiveCap) : undefined;
   }
 
   /** One limit's even spacing: a window's length over its sends. */
@@ -65,7 +76,7 @@ export class ScopeState {
    * What stands between a send and now: 0 when it may go; else ms to wait (Infinity: until a
    * send in flight is answered) and why.
    */
-  blocker(now: number, interactive: boolean): { ms: number; why: Refusal } {
+  blocker(now: number, interactive: boolean, user?: number): { ms: number; why: Refusal } {
     const pause = this.pausedUntil - now;
     if (pause > 0) return { ms: pause, why: 'paused' };
     const wait = this.window.waitMs(now);
@@ -73,8 +84,16 @@ export class ScopeState {
     if (interactive) {
       const capWait = this.window.interactiveWaitMs(now, this.interactiveCap);
       if (capWait > 0) return { ms: capWait, why: 'interactive' };
+      const userWait = this.userWaitMs(now, user);
+      if (userWait > 0) return { ms: userWait, why: 'user' };
     }
     return { ms: 0, why: 'full' };
+  }
+
+  /** ms until `user` may make one more interactive send (0: now, or no share applies). */
+  userWaitMs(now: number, user: number | undefined): number {
+    const share = this.userShare;
+    return share === undefined || user === undefined ? 0 : this.window.interactiveWaitMs(now, share, user);
   }
 
   /** An interactive caller is queued for the next slot (not one held back by its cap). */

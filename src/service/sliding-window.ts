@@ -13,6 +13,8 @@ export interface WindowEntry {
   open: boolean;
   /** Taken for a user waiting (a lookup, a check) rather than for background polling. */
   interactive: boolean;
+  /** The Telegram user an interactive send was made for, when the caller said (their share is counted). */
+  user?: number;
 }
 
 /** The send log of one scope (see the file comment for when a send counts). */
@@ -57,28 +59,30 @@ export class SlidingWindow {
     return earliest === Infinity ? Infinity : Math.max(1, earliest - now);
   }
 
-  /** Interactive sends counted at `now` (in flight ones included). */
-  interactiveUsed(now: number): number {
+  /** Interactive sends counted at `now` (in flight ones included); with `user`, only that user's. */
+  interactiveUsed(now: number, user?: number): number {
     this.prune(now);
     let n = 0;
-    for (const e of this.entries) if (e.interactive) n += 1;
+    for (const e of this.entries) if (this.counts(e, user)) n += 1;
     return n;
   }
 
   /**
    * ms from `now` until one more interactive send fits under `cap` interactive sends per window
-   * (0 when it fits now; Infinity while all of them are in flight).
+   * (0 when it fits now; Infinity while all of them are in flight); with `user`, under `cap` sends
+   * of that user's.
    */
-  interactiveWaitMs(now: number, cap: number): number {
-    if (this.interactiveUsed(now) < cap) return 0;
+  interactiveWaitMs(now: number, cap: number, user?: number): number {
+    if (this.interactiveUsed(now, user) < cap) return 0;
     let earliest = Infinity;
-    for (const e of this.entries) if (e.interactive && !e.open) earliest = Math.min(earliest, this.leavesAt(e));
+    for (const e of this.entries) if (this.counts(e, user) && !e.open) earliest = Math.min(earliest, this.leavesAt(e));
     return earliest === Infinity ? Infinity : Math.max(1, earliest - now);
   }
 
-  /** Records a send admitted at `now`; the caller checked `room` first. */
-  take(now: number, interactive = false): WindowEntry {
-    const entry = { at: now, open: true, interactive };
+  /** Records a send admitted at `now` (for `user`, when interactive and said); the caller checked `room` first. */
+  take(now: number, interactive = false, user?: number): WindowEntry {
+    const entry: WindowEntry = { at: now, open: true, interactive };
+    if (interactive && user !== undefined) entry.user = user;
     this.entries.push(entry);
     return entry;
   }
@@ -93,6 +97,11 @@ export class SlidingWindow {
   /** Nothing was sent after all: forget the entry. */
   cancel(entry: WindowEntry): void {
     this.entries = this.entries.filter((e) => e !== entry);
+  }
+
+  /** An interactive send, and `user`'s when a user is named. */
+  private counts(entry: WindowEntry, user: number | undefined): boolean {
+    return entry.interactive && (user === undefined || entry.user === user);
   }
 
   private leavesAt(entry: WindowEntry): number {

@@ -31,6 +31,11 @@ export const serviceStatusSchema = z.object({
     .object({ kind: z.string(), at: z.number() })
     .nullable()
     .default(null),
+  /**
+   * The key's plan for the service as its reads showed it (odds masked or full), with a digest of
+   * that key: under LIMIT_SCOPE=address reads are shared only within one plan.
+   */
+  plan: z.object({ tier: z.enum(['masked', 'full']), key: z.string().max(64) }).optional(),
 });
 export type ServiceStatus = z.infer<typeof serviceStatusSchema>;
 

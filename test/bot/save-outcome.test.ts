@@ -17,5 +17,10 @@ describe('a refused filter save', () => {
       expect(writes).toBe(t('fb_save_rate_limited', { min: 3 }));
       expect(tokens).not.toBe(writes);
     });
+
+    it(`says when it is the user's own part of a budget every user shares that is used (${lang})`, () => {
+      const share = saveOutcomeText(t, 'arbs_live', { kind: 'error', errorKind: 'rate_limited', retryAfterMs: 125_000, tokens: true, userShare: true }, {});
+      expect(share).toBe(t('fb_save_user_share', { min: 3 }));
+    });
   }
 });

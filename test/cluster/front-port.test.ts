@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { createFrontSchedulerPort } from '../../src/cluster/front-port.js';
+import { planStatus } from '../../src/scheduler/plan-tier.js';
 import { createScheduler } from '../../src/scheduler/scheduler.js';
 import { FakeClient } from '../scheduler/fake-client.js';
 import { opp } from '../scheduler/fixtures.js';
@@ -51,6 +52,28 @@ describe('the front’s scheduler port', () => {
       expect(port.coverage(1).arbs_live?.share).toBeGreaterThan(0);
     });
   }
+
+  it('LIMIT_SCOPE=address: shows a read shared once the worker has stored each member’s plan, and only within one plan', async () => {
+    const { store, scheduler, port } = await both({ LIMIT_SCOPE: 'address' });
+    addUser(store, 4, ['arbs_prematch']);
+    for (const id of [4]) {
+      scheduler.refreshUser(id);
+      port.changed(id);
+    }
+    // No plan known yet: each reads for itself.
+    expect(port.coverage(2).arbs_prematch?.sharedWith).toBeUndefined();
+    // The worker's reads showed users 1 and 2 full odds, user 4 masked ones (stored with a digest of each key).
+    store.updateStatus(1, 'arbs_prematch', planStatus('full', 'key-1'));
+    store.updateStatus(2, 'arbs_prematch', planStatus('full', 'key-2'));
+    store.updateStatus(4, 'arbs_prematch', planStatus('masked', 'key-4'));
+    for (const id of [1, 2, 4]) {
+      scheduler.refreshUser(id);
+      port.changed(id);
+    }
+    expect(port.coverage(2).arbs_prematch?.sharedWith).toBe(1);
+    expect(port.coverage(4).arbs_prematch?.sharedWith).toBeUndefined();
+    for (const id of [1, 2, 4]) expect(port.coverage(id)).toEqual(scheduler.coverage(id));
+  });
 
   it('follows a change another process made, and tells this process’s scheduler of a refresh', async () => {
     const { store, scheduler, port, refreshed } = await both({});

@@ -70,7 +70,8 @@ export class FakeClient implements ServiceClient {
     await Promise.resolve();
     const answer = this.script(call);
     if (answer instanceof ServiceError) throw answer;
-    return { items: answer, masked: false, timestamp: now, skipped: 0 };
+    // As the service (and the sandbox) answers: the envelope says whether the odds are masked.
+    return { items: answer, masked: false, maskStated: true, timestamp: now, skipped: 0 };
   }
 
   readsOf(accessKey: string, service?: Service): ReadCall[] {

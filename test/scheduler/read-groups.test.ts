@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { chooseReader, filterFingerprint } from '../../src/scheduler/read-groups.js';
 import type { Sub } from '../../src/scheduler/subscriptions.js';
+import type { Opportunity } from '../../src/service/opportunity.js';
 import type { Eligibility } from '../../src/scheduler/token-gate.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { defaultFilter } from '../../src/service/filter-model.js';
@@ -13,7 +14,9 @@ import type { Store } from '../../src/store/port.js';
 import { stopAfterEach } from '../support/teardown.js';
 import { maxInWindow } from '../support/window.js';
 import { opp } from './fixtures.js';
-import { addUser, RecordingNotifier, runFor } from './harness.js';
+import { addUser, plainVault, RecordingNotifier, runFor } from './harness.js';
+import { createScheduler } from '../../src/scheduler/scheduler.js';
+import { silentLogger } from '../../src/logger.js';
 import { schedulerRigs } from './rig.js';
 import { runStack, startStack } from './stack.js';
 
@@ -77,9 +80,13 @@ describe('read groups (LIMIT_SCOPE=address)', () => {
     expect(client.reads.length).toBeGreaterThan(25);
     expect(client.reads.length).toBeLessThanOrEqual(31);
     expect(new Set(client.reads.map((r) => r.at)).size).toBe(client.reads.length);
-    // The first read served every member at once.
-    const first = client.reads[0]!.at;
-    for (let id = 1; id <= 4; id++) expect(newAlerts(notifier, id, 'a').map((e) => e.at)).toEqual([first]);
+    // No member's plan is known at first: each reads once for itself (its first alert comes from
+    // its own key's read), then the four are one group.
+    for (let id = 1; id <= 4; id++) {
+      const [first] = newAlerts(notifier, id, 'a');
+      expect(client.reads.find((r) => r.at === first!.at)?.accessKey).toBe(`key-${id}`);
+    }
+    expect(client.reads.slice(0, 4).map((r) => r.accessKey).sort()).toEqual(['key-1', 'key-2', 'key-3', 'key-4']);
     expect(scheduler.coverage(1).arbs_prematch?.sharedWith).toBe(3);
     expect(scheduler.coverage(2).arbs_prematch?.intervalMs).toBe(2_003);
 
@@ -174,6 +181,86 @@ describe('read groups (LIMIT_SCOPE=address)', () => {
     expect(newAlerts(notifier, 1, 'c')).toHaveLength(1);
     expect(newAlerts(notifier, 3, 'c')).toHaveLength(0);
     expect(client.reads.filter((r) => r.at > failedAt && r.accessKey !== 'key-1')).toEqual([]);
+  });
+
+  it('shares reads only within one plan: a masked key’s read never serves a member who pays, nor a full one a member who does not', async () => {
+    // Keys 1 and 2 have paid access; keys 3 and 4 get the odds masked. Key 2's plan lapses later.
+    const maskedKeys = new Set(['key-3', 'key-4']);
+    const masked = (o: Opportunity): Opportunity => ({ ...o, masked: true, legs: o.legs.map((l) => ({ ...l, odds: null })) });
+    let items = [opp('a')];
+    const { clock, store, client, notifier, scheduler } = await rig({
+      script: (call) => (maskedKeys.has(call.accessKey) ? items.map(masked) : items),
+    });
+    sameFilter(store, 4);
+    scheduler.start();
+    await runFor(clock, scheduler, 20_000, 500);
+
+    /** Every alert of `userId` since `from` came from a read by a key of its own plan, and shows that plan. */
+    const samePlan = (userId: number, plan: Set<string>, from = 0) => {
+      let seen = 0;
+      for (const e of notifier.events) {
+        if (e.sub.userId !== userId || e.at < from || e.event.type !== 'new') continue;
+        seen += 1;
+        const reader = client.reads.find((r) => r.at === e.at)!.accessKey;
+        expect(plan.has(reader), `user ${userId} served by ${reader}`).toBe(true);
+        expect(e.event.item.masked).toBe(plan === maskedKeys);
+      }
+      expect(seen).toBeGreaterThan(0);
+    };
+    items = [opp('a'), opp('b')];
+    await runFor(clock, scheduler, 20_000, 500);
+    const fullKeys = new Set(['key-1', 'key-2']);
+    samePlan(1, fullKeys);
+    samePlan(2, fullKeys);
+    samePlan(3, maskedKeys);
+    samePlan(4, maskedKeys);
+    // Two groups of two: each member shares with the one of its plan.
+    for (let id = 1; id <= 4; id++) expect(scheduler.coverage(id).arbs_prematch?.sharedWith).toBe(1);
+
+    // Key 2's plan lapses: at its own next read (the rotation brings it) it moves to the masked group,
+    // and from then on only masked reads serve it, and its reads never serve user 1.
+    maskedKeys.add('key-2');
+    while (client.reads.at(-1)!.accessKey !== 'key-2') await runFor(clock, scheduler, 500, 500);
+    const lapsedAt = client.reads.at(-1)!.at;
+    expect(scheduler.coverage(2).arbs_prematch?.sharedWith).toBe(2);
+    expect(scheduler.coverage(1).arbs_prematch?.sharedWith).toBeUndefined();
+    items = [opp('a'), opp('b'), opp('c')];
+    await runFor(clock, scheduler, 30_000, 500);
+    samePlan(2, maskedKeys, lapsedAt + 1);
+    samePlan(1, fullKeys, lapsedAt + 1);
+    samePlan(3, maskedKeys, lapsedAt + 1);
+  });
+
+  it('keeps each member’s plan in its stored status (with a digest of its key): after a restart one read serves the whole group at once', async () => {
+    let items = [opp('a')];
+    const { clock, store, client, scheduler } = await rig({ script: () => items });
+    sameFilter(store, 4);
+    scheduler.start();
+    await runFor(clock, scheduler, 20_000, 500);
+    await scheduler.stop();
+    for (let id = 1; id <= 4; id++) expect(store.getUser(id)?.status.arbs_prematch?.plan?.tier).toBe('full');
+    expect(JSON.stringify(store.getUser(1)?.status)).not.toContain('key-1');
+    // User 4 connects another key: its plan is not known for that key.
+    store.updateUser(4, (u) => {
+      u.key = { ...u.key!, accessKey: 'key-4b' };
+    });
+
+    const notifier = new RecordingNotifier(() => clock.now());
+    const again = createScheduler({ config: CONFIG, logger: silentLogger, store, client, notifier, vault: plainVault, clock, random: () => 0.5 });
+    try {
+      items = [opp('a'), opp('z')];
+      const before = client.reads.length;
+      again.start();
+      await runFor(clock, again, 6_000, 500);
+      // The first read after the restart served the three members whose plan is remembered; user 4 read for itself.
+      const first = client.reads[before]!;
+      expect(first.accessKey).not.toBe('key-4b');
+      for (let id = 1; id <= 3; id++) expect(newAlerts(notifier, id, 'z').map((e) => e.at)).toEqual([first.at]);
+      const [z4] = newAlerts(notifier, 4, 'z');
+      expect(client.reads.find((r) => r.at === z4!.at)?.accessKey).toBe('key-4b');
+    } finally {
+      await again.stop();
+    }
   });
 
   it('forms a group of owned users only, and applies an answer only to members still owned', async () => {

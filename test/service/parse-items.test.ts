@@ -165,8 +165,10 @@ describe('parseItemsBody', () => {
   });
 
   it('accepts a bare array of items and an empty set', () => {
-    expect(parseItemsBody('arbs_live', [], 'r')).toEqual({ items: [], masked: false, timestamp: undefined, skipped: 0 });
+    // A bare array says nothing of masking: nothing is known of the key's plan from it.
+    expect(parseItemsBody('arbs_live', [], 'r')).toEqual({ items: [], masked: false, maskStated: false, timestamp: undefined, skipped: 0 });
     expect(parseItemsBody('arbs_live', { items: [] }, 'r').items).toEqual([]);
+    expect(parseItemsBody('arbs_live', { items: [], masked: false }, 'r')).toMatchObject({ masked: false, maskStated: true });
   });
 
   it('says malformed, never crashes, for a body it cannot use at all', () => {

@@ -29,7 +29,8 @@ export type ConnectOutcome =
   | { kind: 'no_access'; service: Service; masked: string; tookOverFrom?: { chatId: number; lang: Lang } }
   | { kind: 'wrong_pair'; masked: string }
   | { kind: 'taken'; masked: string }
-  | { kind: 'rate_limited'; masked: string; retryAfterMs: number }
+  /** `userShare`: the user holds their part of a budget every user of the bot shares (address scope); others may go on. */
+  | { kind: 'rate_limited'; masked: string; retryAfterMs: number; userShare?: true }
   /** The user's (or the key's) own cap on key checks: nothing was sent. */
   | { kind: 'capped'; masked: string; waitMs: number }
   | { kind: 'unavailable'; masked: string };
@@ -73,7 +74,7 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
 
   let forbidden = false;
   try {
-    await rt.client.checkKey(ref, service, { priority: 'interactive', wait: false });
+    await rt.client.checkKey(ref, service, { priority: 'interactive', wait: false, userId });
   } catch (err) {
     if (!isServiceError(err)) throw err;
     switch (err.kind) {
@@ -83,7 +84,7 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
         forbidden = true;
         break;
       case 'rate_limited':
-        return { kind: 'rate_limited', masked, retryAfterMs: err.details.retryAfterMs ?? 60_000 };
+        return { kind: 'rate_limited', masked, retryAfterMs: err.details.retryAfterMs ?? 60_000, ...(err.details.share === 'user' && { userShare: true as const }) };
       default:
         rt.logger.warn({ kind: err.kind, service }, 'key check failed');
         return { kind: 'unavailable', masked };
@@ -142,7 +143,7 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
       const record = updated.filters[s];
       if (!record) continue;
       try {
-        await rt.client.writeFilter(ref, s, record.settings, { priority: 'interactive', wait: false });
+        await rt.client.writeFilter(ref, s, record.settings, { priority: 'interactive', wait: false, userId });
       } catch (err) {
         if (!isServiceError(err)) throw err;
         rewriteFailed.push(s);

@@ -19,7 +19,7 @@ export type LookupResult =
    * No service answered (its limit, ours, a timeout): nothing is known about the id. `waitMs`
    * is when the limit frees, when one said so.
    */
-  | { kind: 'could_not_look'; reason: ServiceErrorKind; waitMs: number | undefined }
+  | { kind: 'could_not_look'; reason: ServiceErrorKind; waitMs: number | undefined; userShare?: true }
   | { kind: 'no_key' }
   /** The user's cap on lookups: nothing was read. */
   | { kind: 'capped'; waitMs: number }
@@ -58,9 +58,11 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
   // Services that gave an answer (found, or "no such id"): with none, "not found" would be a guess.
   let answered = 0;
   let waitFor: number | undefined;
+  // The user holds their part of a read budget every user shares (address scope): they are told so.
+  let userShare = false;
   for (const service of services) {
     try {
-      const opts = { priority: 'interactive', wait: false } as const;
+      const opts = { priority: 'interactive', wait: false, userId: user.id } as const;
       const items =
         req.what === 'item'
           ? [await rt.client.readItem(ref, service, req.id, opts)]
@@ -72,11 +74,12 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
       if (err.kind === 'not_found') answered += 1;
       const retry = err.details.retryAfterMs;
       if (err.kind === 'rate_limited' && retry !== undefined) waitFor = waitFor === undefined ? retry : Math.min(waitFor, retry);
+      if (err.kind === 'rate_limited' && err.details.share === 'user') userShare = true;
       if (REASON_ORDER.indexOf(err.kind) > REASON_ORDER.indexOf(reason)) reason = err.kind;
     }
   }
   const latest = await fromLatest(rt, user.id, req, services);
   if (latest.length > 0) return { kind: 'found', items: latest, source: 'latest', reason };
-  if (answered === 0) return { kind: 'could_not_look', reason, waitMs: waitFor };
+  if (answered === 0) return { kind: 'could_not_look', reason, waitMs: waitFor, ...(userShare && { userShare: true as const }) };
   return { kind: 'not_found', reason };
 }

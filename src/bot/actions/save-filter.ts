@@ -13,8 +13,11 @@ export type SaveOutcome =
   | { kind: 'no_key' }
   /** The user's cap on filter writes: nothing was sent. */
   | { kind: 'capped'; waitMs: number }
-  /** `tokens`: the key's token requests were used up, not its filter writes. */
-  | { kind: 'error'; errorKind: ServiceErrorKind; retryAfterMs: number | null; tokens?: true };
+  /**
+   * `tokens`: the key's token requests were used up, not its filter writes. `userShare`: the user
+   * holds their part of a budget every user of the bot shares (address scope).
+   */
+  | { kind: 'error'; errorKind: ServiceErrorKind; retryAfterMs: number | null; tokens?: true; userShare?: true };
 
 export async function saveFilter(rt: BotRuntime, userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> {
   const ref = userKeyRef(rt, rt.store.getUser(userId));
@@ -23,11 +26,17 @@ export async function saveFilter(rt: BotRuntime, userId: number, service: Servic
   const waitMs = await rt.caps.take('filter', userId, ref.accessKey);
   if (waitMs > 0) return { kind: 'capped', waitMs };
   try {
-    await rt.client.writeFilter(ref, service, checked, { priority: 'interactive', wait: false });
+    await rt.client.writeFilter(ref, service, checked, { priority: 'interactive', wait: false, userId });
   } catch (err) {
     if (!isServiceError(err)) throw err;
     rt.logger.warn({ kind: err.kind, service }, 'filter write failed');
-    return { kind: 'error', errorKind: err.kind, retryAfterMs: err.details.retryAfterMs ?? null, ...(err.details.limit === 'tokens' && { tokens: true }) };
+    return {
+      kind: 'error',
+      errorKind: err.kind,
+      retryAfterMs: err.details.retryAfterMs ?? null,
+      ...(err.details.limit === 'tokens' && { tokens: true }),
+      ...(err.details.share === 'user' && { userShare: true }),
+    };
   }
   const now = rt.clock.now();
   rt.store.updateUser(userId, (draft) => {

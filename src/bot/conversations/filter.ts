@@ -229,7 +229,7 @@ export function saveOutcomeText(t: Translate, service: Service, outcome: SaveOut
     case 'error':
       if (outcome.errorKind === 'rate_limited') {
         const min = Math.max(1, Math.ceil((outcome.retryAfterMs ?? 60_000) / 60_000));
-        return t(outcome.tokens ? 'fb_save_token_limited' : 'fb_save_rate_limited', { min });
+        return t(outcome.userShare ? 'fb_save_user_share' : outcome.tokens ? 'fb_save_token_limited' : 'fb_save_rate_limited', { min });
       }
       if (outcome.errorKind === 'forbidden') return t('fb_save_forbidden', { service: label });
       if (outcome.errorKind === 'auth') return t('fb_save_auth');

@@ -45,6 +45,10 @@ export async function sendLookupResult(
       return;
     case 'could_not_look': {
       const vars = { id: clipId(req.id), reason: html(errorInWords(result.reason, t)) };
+      if (result.userShare) {
+        await ctx.reply(t('lookup_user_share', { id: vars.id, wait: waitWords(result.waitMs ?? 60_000, t) }));
+        return;
+      }
       await ctx.reply(
         result.waitMs === undefined ? t('lookup_not_asked', vars) : t('lookup_not_asked_wait', { ...vars, wait: waitWords(result.waitMs, t) }),
       );
