@@ -41,7 +41,12 @@ export interface AlertConsumerOptions {
   /** The claims to use; without it the consumer opens its own and closes them with itself. */
   claims?: Claims;
   logger: Logger;
-  /** Jobs in hand at once (default 256): the outbox does the pacing. */
+  /**
+   * Jobs in hand at once (default 2048): the outbox does the pacing, and it can fold a newer edit
+   * of a message into a queued one only when both are in hand. With 256 a busy front stayed full of
+   * edits that Telegram's pace let out at about 17 a second, while the queue behind grew; with 2048
+   * the outbox folds them and keeps up (its depth held at 300–600 where it had been pinned at 256).
+   */
   concurrency?: number;
   /** BullMQ's job lock (default 30 s): how long a dead front's jobs stay active before another consumer replays them. */
   lockDurationMs?: number;
@@ -212,7 +217,7 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
     {
       connection: { url: opts.connection.url, connectionName: 'bb-alerts-consumer', maxRetriesPerRequest: null },
       prefix: bullPrefix(opts.prefix),
-      concurrency: opts.concurrency ?? 256,
+      concurrency: opts.concurrency ?? 2048,
       lockDuration: opts.lockDurationMs ?? 30_000,
       stalledInterval: opts.stalledIntervalMs ?? 30_000,
       // A job replayed after a front died more than this often is given up (its caller gets undefined).

@@ -90,6 +90,25 @@ describe('the alert queue (real Redis)', () => {
     expect(await probe.exists(`${prefix}alerts:meta`, `${prefix}claim:${idempotencyId('501:arbs:a:new:1')}`)).toBe(2);
   });
 
+  it('takes a new alert ahead of the edits queued before it, so a busy minute of edits does not delay it', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { remote } = worker(prefix);
+    // Forty edits wait in the queue (no front is running yet), then a new alert comes.
+    const edits = Array.from({ length: 40 }, (_, i) => remote.edit(510 + (i % 4), 1, `moved ${i}`, { idempotencyKey: `${510 + (i % 4)}:arbs:e${i}:moved:1:2` }));
+    const queue = rawQueue(prefix);
+    await vi.waitFor(async () => expect((await queue.getJobCounts('prioritized', 'wait')).prioritized).toBe(40), { timeout: 5_000 });
+    const sent = remote.send(520, 'New arb', { kind: 'alert', idempotencyKey: '520:arbs:n:new:1' });
+    await vi.waitFor(async () => expect((await queue.getJobCounts('wait')).wait).toBe(1), { timeout: 5_000 });
+    // One job at a time: the order the front takes them in is the order Telegram sees.
+    const { fake } = await front(prefix, { concurrency: 1 });
+    expect(await sent).toBeDefined();
+    await Promise.all(edits);
+    const methods = fake.calls().map((c) => c.method).filter((m) => m === 'sendMessage' || m === 'editMessageText');
+    expect(methods[0]).toBe('sendMessage');
+    expect(methods.filter((m) => m === 'editMessageText')).toHaveLength(40);
+  });
+
   it('sends one message for the same key enqueued twice, and answers both callers with its id', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
