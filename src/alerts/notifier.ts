@@ -49,6 +49,12 @@ export function dropReason(item: Opportunity, user: Readonly<UserRecord>, servic
   return value !== undefined && minProfit !== undefined && value < minProfit ? 'below-min-profit' : undefined;
 }
 
+/** The entry of an item alerted at last: no longer withheld. */
+function withoutWithheld(entry: AlertEntry): AlertEntry {
+  const { withheld: _withheld, ...rest } = entry;
+  return rest;
+}
+
 /**
  * An item first seen this long after the service says it appeared is late news: the backlog a
  * service shows when its token comes back after a window without one, or odds that moved into the
@@ -187,11 +193,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           switch (event.type) {
             case 'new': {
               const snoozedUntil = user.snoozedUntil[sub.service];
-              if (isMutedItem(user, event.item, now) || (snoozedUntil !== undefined && snoozedUntil > now)) {
-                counts.skipped += 1;
-                break;
+              const passes = !isMutedItem(user, event.item, now) && !(snoozedUntil !== undefined && snoozedUntil > now) && !dropReason(event.item, user, sub.service, names);
+              // A withheld item is checked again when it moves (diff.ts): odds that move into profit after commission, a mute that ended.
+              if (!passes || event.entry.withheld === true) {
+                updateEntry(sub.subKey, event.itemId, event.entry.firstSeenAt, (e) => (passes ? withoutWithheld(e) : { ...e, withheld: true }));
               }
-              if (dropReason(event.item, user, sub.service, names)) {
+              if (!passes) {
                 counts.skipped += 1;
                 break;
               }

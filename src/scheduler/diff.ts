@@ -184,6 +184,7 @@ function quietUntil(now: number, present: ReadonlyMap<string, Opportunity>, entr
       by(entry.goneAt + RETURN_WINDOW_MS);
       continue;
     }
+    if (entry.withheld === true && entry.messageId === null && hasMoved(item, entry)) return now;
     if (entry.messageId !== null && hasMoved(item, entry)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
     by(entry.lastSeenAt + SEEN_REFRESH_MS);
   }
@@ -264,6 +265,13 @@ export function diffReadInFull(input: DiffInput): DiffResult {
     }
 
     const current = entries.get(id) ?? entry;
+    if (current.withheld === true && current.messageId === null && hasMoved(item, current)) {
+      // Not alerted when first seen (it did not pass for this user): moved, it is news to check again.
+      const again: AlertEntry = { ...current, profit: headline(item), odds: oddsOf(item), lastSeenAt: now };
+      upserts.set(id, again);
+      events.push({ type: 'new', itemId: id, item, entry: again, returned: false });
+      continue;
+    }
     if (current.messageId !== null && hasMoved(item, current) && canEdit(current)) {
       const moved: AlertEntry = { ...current, profit: headline(item), odds: oddsOf(item), lastEditAt: now, lastSeenAt: now };
       upserts.set(id, moved);

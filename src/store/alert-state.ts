@@ -34,6 +34,7 @@ export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
   if (!isNumber(e.firstSeenAt) || !isNumber(e.lastSeenAt) || !isNullableNumber(e.goneAt) || !isNullableNumber(e.profit)) return undefined;
   if (!isNumber(e.lastEditAt) || !Array.isArray(e.odds) || !e.odds.every(isNullableNumber)) return undefined;
   if (e.goneShown !== undefined && typeof e.goneShown !== 'boolean') return undefined;
+  if (e.withheld !== undefined && typeof e.withheld !== 'boolean') return undefined;
   const fresh: AlertEntry = {
     eventId: e.eventId,
     chatId: e.chatId,
@@ -46,6 +47,7 @@ export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
     lastEditAt: e.lastEditAt,
   };
   if (e.goneShown !== undefined) fresh.goneShown = e.goneShown;
+  if (e.withheld === true) fresh.withheld = true;
   return fresh;
 }
 const EMPTY: ReadonlyMap<string, AlertEntry> = new Map();

@@ -95,6 +95,12 @@ export const alertEntrySchema = z.object({
   lastEditAt: z.number(),
   /** True once the alert's message was edited to say the item is gone (absent in older files: not yet). */
   goneShown: z.boolean().optional(),
+  /**
+   * True while the item has had no alert because it did not pass for this user (below min_profit
+   * after their commission, a closed bookmaker, a mute or snooze): each move checks it again, and
+   * one that passes is alerted then. Absent: it was alerted (or is being).
+   */
+  withheld: z.boolean().optional(),
 });
 export type AlertEntry = z.infer<typeof alertEntrySchema>;
 

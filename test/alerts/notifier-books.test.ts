@@ -107,6 +107,34 @@ describe('notifier and bookmaker settings', () => {
     expect(outbox.sent[0]).toContain('+1.69% after commission');
   });
 
+  it('alerts an item withheld below min_profit once its odds move above it, once, and edits it after', async () => {
+    addUser(store, 1, ['arbs_prematch'], { filter: { minProfit: 1 } });
+    const moved = (odds: [number, number]) => ({ ...backLay('a'), legs: backLay('a').legs.map((l, i) => ({ ...l, odds: odds[i] ?? null })) });
+    read([backLay('a')]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(0);
+    expect(store.alerts.get(SUB.subKey, 'a')?.withheld).toBe(true);
+    // It moves but stays below: back 2.22 against lay 2.12 is +2.17 % before, +0.86 % after Betfair's 5 %.
+    await clock.advance(20_000);
+    read([moved([2.22, 2.12])]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(0);
+    // Back 2.30 against lay 2.10: +2.95 % after Betfair's 5 %: alerted now.
+    await clock.advance(20_000);
+    read([moved([2.3, 2.1])]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(1);
+    expect(outbox.sent[0]).toContain('after commission');
+    expect(store.alerts.get(SUB.subKey, 'a')?.withheld).toBeUndefined();
+    expect(store.alerts.get(SUB.subKey, 'a')?.messageId).toBe(1);
+    // The same read again, and a further move: no second alert (a move of an alerted item is an edit).
+    read([moved([2.3, 2.1])]);
+    await clock.advance(20_000);
+    read([moved([2.4, 2.1])]);
+    await notifier.idle();
+    expect(outbox.sent).toHaveLength(1);
+  });
+
   it('logs a service figure that disagrees with the odds once per item, and shows both', async () => {
     addUser(store, 1, ['arbs_prematch'], { filter: { minProfit: -100 } });
     read([backLay('a', 87.41)]);
