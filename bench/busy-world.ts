@@ -128,7 +128,7 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
     commission.stop();
     // Arbs that lose after an exchange's commission qualify for neither side (lib/busy-commission.ts).
     const losing = commission.losing();
-    const items = itemsOf(sandbox.world.changes(window.start - 1), window, losing);
+    const items = itemsOf(sandbox.world.changes(window.start - 1), window, losing, commission.worthFrom());
     const sentLosing = (side: 'bot' | 'poller') => [...sends[side].firsts.keys()].filter((k) => losing.has(k.split('|')[1] ?? '')).length;
     console.log(`  ${name}: ${losing.size} arbs lost money after an exchange's commission; alerts sent for them: bot ${sentLosing('bot')}, poller ${sentLosing('poller')}`);
     // Under the address scope the bot's users (all on one filter) form one read group per service: a

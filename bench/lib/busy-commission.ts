@@ -10,7 +10,10 @@
  * Worked out here from the formulas of docs/maths.md, not with the bot's code: a back leg at an
  * exchange has effective odds 1 + (o − 1)(1 − c), a lay at odds L 1 + (1 − c)/(L − 1), and the
  * arb's worst case is 1 / Σ 1/effective − 1. The world is sampled every SAMPLE_MS; an item counts
- * as worth alerting if any sample of it (its odds move) was at or above zero after commission.
+ * as worth alerting if any sample of it (its odds move) was at or above zero after commission, and
+ * one that became so only after a move counts from that sample (`worthFrom`): its latency is from
+ * when it became an arb for the user, not from its birth (up to SAMPLE_MS late, so its latency may
+ * read up to that much short).
  */
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { EXCHANGE_BOOKMAKERS, isLayType } from '../../src/sandbox/dictionaries.js';
@@ -40,12 +43,14 @@ export function worstCaseAfterCommission(legs: readonly Leg[]): number {
 export interface CommissionWatch {
   /** Items seen with an exchange leg that never reached zero after commission. */
   losing(): Set<string>;
+  /** Items with an exchange leg that reached zero after commission: the (sandbox) time of the first sample that saw it. */
+  worthFrom(): ReadonlyMap<string, number>;
   stop(): void;
 }
 
 export function watchCommission(sandbox: Sandbox, services: readonly Service[]): CommissionWatch {
   const exchangeItems = new Set<string>();
-  const worthIt = new Set<string>();
+  const worthIt = new Map<string, number>();
   const sample = () => {
     for (const service of services) {
       // What a reader of the service sees: each leg's bookmaker is its sub-event's.
@@ -55,7 +60,7 @@ export function watchCommission(sandbox: Sandbox, services: readonly Service[]):
         const legs = item.odds.map((o) => ({ bookmakerId: bookmakerOf.get(o.sub_event_id) ?? 0, typeId: o.type_id, odds: o.value }));
         if (!legs.some((l) => EXCHANGE_BOOKMAKERS.includes(l.bookmakerId))) continue;
         exchangeItems.add(item.id);
-        if (worstCaseAfterCommission(legs) >= 0) worthIt.add(item.id);
+        if (!worthIt.has(item.id) && worstCaseAfterCommission(legs) >= 0) worthIt.set(item.id, Date.now());
       }
     }
   };
@@ -63,6 +68,7 @@ export function watchCommission(sandbox: Sandbox, services: readonly Service[]):
   timer.unref();
   return {
     losing: () => new Set([...exchangeItems].filter((id) => !worthIt.has(id))),
+    worthFrom: () => worthIt,
     stop: () => clearInterval(timer),
   };
 }

@@ -103,14 +103,23 @@ function overlap(intervals: readonly [number, number][], from: number, to: numbe
   return total;
 }
 
-/** Items that appeared in the window, per service: appearance and (when it went) disappearance; none of `left`. */
-export function itemsOf(changes: readonly WorldChange[], window: Window, left: ReadonlySet<string> = new Set()): Map<Service, Map<string, { at: number; goneAt?: number }>> {
+/**
+ * Items that appeared in the window, per service: appearance and (when it went) disappearance; none
+ * of `left`; an item in `from` counts from then if that is later than its appearance (it became an
+ * arb for the user only when its odds moved).
+ */
+export function itemsOf(
+  changes: readonly WorldChange[],
+  window: Window,
+  left: ReadonlySet<string> = new Set(),
+  from: ReadonlyMap<string, number> = new Map(),
+): Map<Service, Map<string, { at: number; goneAt?: number }>> {
   const out = new Map<Service, Map<string, { at: number; goneAt?: number }>>();
   for (const c of changes) {
     if (left.has(c.id)) continue;
     const items = out.get(c.service) ?? new Map<string, { at: number; goneAt?: number }>();
     out.set(c.service, items);
-    if (c.type === 'appeared' && c.at >= window.start && c.at < window.end) items.set(c.id, { at: c.at });
+    if (c.type === 'appeared' && c.at >= window.start && c.at < window.end) items.set(c.id, { at: Math.max(c.at, from.get(c.id) ?? c.at) });
     if (c.type === 'gone') {
       const item = items.get(c.id);
       if (item) item.goneAt = c.at;

@@ -7,7 +7,6 @@
 import { Composer, InputFile } from 'grammy';
 import { fmtMoney } from '../../alerts/printed.js';
 import { giveUp, settle, type SettleResult } from '../../ledger/actions.js';
-import { chartPng } from '../../ledger/chart.js';
 import { ledgerCsv } from '../../ledger/csv.js';
 import { DEVIG_METHODS, isEmpty, isSettled, type DevigMethod, type Position } from '../../ledger/model.js';
 import { parsePeriod, periodRange, periodText } from '../../ledger/periods.js';
@@ -64,6 +63,8 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
     const name = (svc: string) => (isService(svc) ? serviceLabel(svc, ctx.t) : svc);
     await ctx.reply(pnlText(s, period, book.settings.devig, currency, ctx.t, name));
     try {
+      // Loaded at the first chart, not at start: ECharts and resvg weigh about 50 MB of memory that a bot nobody asks for a chart never needs.
+      const { chartPng } = await import('../../ledger/chart.js');
       const png = chartPng(dailySeries(book, from, to), { title: ctx.t('chart_title'), pnl: ctx.t('chart_pnl'), turnover: ctx.t('chart_turnover'), clv: ctx.t('chart_clv') }, currency);
       await ctx.replyWithPhoto(new InputFile(png, `pnl-${periodText(period)}.png`));
     } catch (err) {
