@@ -195,7 +195,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
               const snoozedUntil = user.snoozedUntil[sub.service];
               const passes = !isMutedItem(user, event.item, now) && !(snoozedUntil !== undefined && snoozedUntil > now) && !dropReason(event.item, user, sub.service, names);
               // A withheld item is checked again when it moves (diff.ts): odds that move into profit after commission, a mute that ended.
-              if (!passes || event.entry.withheld === true) {
+              // The mark is written only when it changes: withheld and now passing, or failing and not yet withheld.
+              if (passes === (event.entry.withheld === true)) {
                 updateEntry(sub.subKey, event.itemId, event.entry.firstSeenAt, (e) => (passes ? withoutWithheld(e) : { ...e, withheld: true }));
               }
               if (!passes) {
