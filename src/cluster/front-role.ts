@@ -5,8 +5,9 @@
  * queue, which hands the workers' alerts to this outbox. The consumer runs only while this front
  * holds the sender lease (sender-lease.ts: one front sends at a time, so Telegram's budgets are kept
  * whatever the number of fronts); it starts once the outbox sends and is closed before the outbox drains.
- * The open questions, the guided flows and the caps are shared with the other fronts in Redis
- * (front-state.ts), since Telegram may hand a user's next update to any front.
+ * The open questions, the guided flows, the caps, the chats' turns and the webhook updates taken
+ * are shared with the other fronts in Redis (front-state.ts), since Telegram may hand a user's next
+ * update to any front; the settle digests go out from the sender lease's holder only.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
