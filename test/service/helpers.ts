@@ -164,3 +164,12 @@ export function arbsEnvelope(n = 1, masked = false): Record<string, unknown> {
     ],
   };
 }
+
+/** Polls `condition` in real time (bottleneck hands jobs over on timers of its own). */
+export async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}

@@ -7,22 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { createLimits, type Limits, type LimitScope } from '../../src/service/limits.js';
-import { configFor } from './helpers.js';
+import { configFor, until } from './helpers.js';
 
 const items = (accessKey = 'k1'): LimitScope => ({ kind: 'items', accessKey, service: 'arbs_live' });
 const tokens = (accessKey = 'k1'): LimitScope => ({ kind: 'tokens', accessKey });
 const now = { wait: false } as const;
 const lookup = { wait: false, priority: 'interactive' } as const;
 const poll = { wait: false, priority: 'poll' } as const;
-
-/** Polls `condition` in real time (bottleneck hands jobs over on timers of its own). */
-async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 let limits: Limits | undefined;
 afterEach(async () => {

@@ -9,21 +9,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { createLimits, userShareOf, type Limits, type LimitScope } from '../../src/service/limits.js';
-import { configFor } from './helpers.js';
+import { configFor, until } from './helpers.js';
 
 const items = (accessKey: string): LimitScope => ({ kind: 'items', accessKey, service: 'arbs_live' });
 const filters = (accessKey: string): LimitScope => ({ kind: 'filters', accessKey, service: 'arbs_live' });
 const tokens = (accessKey: string): LimitScope => ({ kind: 'tokens', accessKey });
 const by = (userId: number) => ({ wait: false, priority: 'interactive', userId }) as const;
-
-/** Polls `condition` in real time (bottleneck hands jobs over on timers of its own). */
-async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 let limits: Limits | undefined;
 afterEach(async () => {
@@ -94,7 +85,7 @@ describe('one user’s share of a budget every user shares', () => {
       p.release();
     });
     // It sleeps until its own request leaves the window (one hour), not taking the cap's second slot…
-    await until(() => clock.pending === 1);
+    await until(() => clock.pending === 1, 2_000);
     expect(admitted).toBe(false);
     // …which another user's request takes meanwhile.
     expect(await refused(l, tokens('k'), by(2))).toBeUndefined();

@@ -3,19 +3,10 @@ import { ManualClock } from '../../src/clock.js';
 import { ServiceError } from '../../src/service/errors.js';
 import { ClientClosedError, createLimits, type Limits, type LimitScope, type Permit } from '../../src/service/limits.js';
 import { SlidingWindow } from '../../src/service/sliding-window.js';
-import { configFor } from './helpers.js';
+import { configFor, until } from './helpers.js';
 
 /** Lets real timers run (bottleneck starts jobs on its own timers), so negative checks mean something. */
 const flush = () => new Promise((r) => setTimeout(r, 30));
-
-/** Polls `condition` in real time (bottleneck hands jobs over on timers of its own). */
-async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 describe('SlidingWindow', () => {
   it('counts a send from admission until one window after its answer', () => {
