@@ -4,6 +4,14 @@
  * written as entities). `{name}` placeholders are filled, HTML-escaped, by `t`. Button labels
  * (btn_*, set_*, svc_*) and command descriptions (cmd_*) are plain text.
  */
+import { budgetEn } from './parts/budget.js';
+import { filterInputEn } from './parts/filter-input.js';
+import { lookupsHelpEn } from './parts/lookups-help.js';
+import { numbersEn } from './parts/numbers.js';
+import { wordsEn } from './parts/words.js';
+import { ledgerRecordEn } from './parts/ledger-record.js';
+import { ledgerEditEn } from './parts/ledger-edit.js';
+
 export const en = {
   // Services
   svc_arbs_prematch: 'Arbs · prematch',
@@ -548,6 +556,14 @@ export const en = {
   state_unavailable_not_deleted:
     '⚠️ I cannot reach the state all my servers share right now, so I could not check what your message answers, and I could not delete it: if it was your secret key, please delete it yourself. Nothing was done; please try again in a moment.',
   state_unavailable_short: 'Busy for a moment: nothing was done, please try again.',
+  // Areas kept in parts/ (one file per area, both languages)
+  ...budgetEn,
+  ...filterInputEn,
+  ...lookupsHelpEn,
+  ...numbersEn,
+  ...wordsEn,
+  ...ledgerRecordEn,
+  ...ledgerEditEn,
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

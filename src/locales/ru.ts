@@ -1,6 +1,13 @@
 // Over 400 lines: the one table of every Russian message; it mirrors en.ts key by key, which a split would make harder to check.
 /** Every user-facing string of the bot in Russian; the same keys and placeholders as `en.ts`. */
 import type { MessageKey } from './en.js';
+import { budgetRu } from './parts/budget.js';
+import { filterInputRu } from './parts/filter-input.js';
+import { lookupsHelpRu } from './parts/lookups-help.js';
+import { numbersRu } from './parts/numbers.js';
+import { wordsRu } from './parts/words.js';
+import { ledgerRecordRu } from './parts/ledger-record.js';
+import { ledgerEditRu } from './parts/ledger-edit.js';
 
 export const ru: Record<MessageKey, string> = {
   // Services
@@ -548,4 +555,12 @@ export const ru: Record<MessageKey, string> = {
   state_unavailable_not_deleted:
     '⚠️ Сейчас я не могу связаться с общим состоянием моих серверов, поэтому не смог проверить, на что отвечает ваше сообщение, и не смог его удалить: если это ваш секретный ключ, пожалуйста, удалите его сами. Ничего не сделано; повторите через минуту.',
   state_unavailable_short: 'Минуту: ничего не сделано, повторите попытку.',
+  // Areas kept in parts/ (one file per area, both languages)
+  ...budgetRu,
+  ...filterInputRu,
+  ...lookupsHelpRu,
+  ...numbersRu,
+  ...wordsRu,
+  ...ledgerRecordRu,
+  ...ledgerEditRu,
 };

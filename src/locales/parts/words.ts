@@ -1,0 +1,7 @@
+/**
+ * Messages of one area (words), in both languages: en.ts and ru.ts spread them in, so that work on
+ * separate areas does not edit the same lines of the two big catalogs. Same rules as en.ts.
+ */
+export const wordsEn = {} satisfies Record<string, string>;
+
+export const wordsRu: Record<keyof typeof wordsEn, string> = {};
