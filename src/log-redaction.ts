@@ -8,8 +8,8 @@
  * cause, payload, response, arrays, AggregateError's errors, own enumerable properties) passes
  * through `scrubText`, which cuts:
  *  - by value: the secrets this process knows (the bot token, the webhook secret, the Redis
- *    password, ENCRYPTION_KEY, and the users' access secrets the vault has opened or sealed),
- *    also in their URL- and JSON-escaped forms;
+ *    password, ENCRYPTION_KEY, and the users' access secrets the service accepted or the vault
+ *    opened), also in their URL- and JSON-escaped forms;
  *  - by pattern: `/bot<id>:<token>` and bare bot tokens, `ApiKey …` / `Bearer …`, and the
  *    password of any `scheme://user:password@` URL (a REDIS_URL in an ioredis error).
  * Cycles print as `[circular]`; depth, keys, array items, string length and the number of values
@@ -18,19 +18,36 @@
 
 /** The secrets one process knows, cut from every log line by value. */
 export interface SecretRegistry {
-  /** Adds values (8 characters or more; shorter ones would cut ordinary words). Undefined is ignored. */
+  /**
+   * The operator's own secrets (the bot token, the webhook secret, ENCRYPTION_KEY, HEALTH_TOKEN,
+   * the Redis password): 8 characters or more, never evicted, and also cut from whole finished lines.
+   */
+  pin(...values: (string | undefined)[]): void;
+  /**
+   * A user's access secret, once the service has accepted the pair or a stored one is opened: at
+   * least MIN_USER_SECRET_LENGTH characters, the newest MAX_USER_SECRETS kept. Cut inside logged
+   * values only, never from a finished line, so whatever a user types cannot cut JSON syntax.
+   */
   add(...values: (string | undefined)[]): void;
   /** `text` with every known secret (and its URL- and JSON-escaped forms) replaced by `[redacted]`. */
   cut(text: string): string;
+  /** `text` with the pinned secrets cut: for a finished log line. */
+  cutPinned(text: string): string;
   readonly size: number;
 }
 
 /** A secret shorter than this is not cut by value (it would cut ordinary words); patterns still apply. */
 export const MIN_SECRET_LENGTH = 8;
-/** The newest this many secrets are kept: a bound on memory and on the work per log line. */
-const MAX_SECRETS = 4096;
+/**
+ * A user's secret shorter than this is not registered: an access secret is a long random string,
+ * and a short word registered by value would cut that word from every later line.
+ */
+export const MIN_USER_SECRET_LENGTH = 16;
+/** The newest this many users' secrets are kept: a bound on memory and on the work per log line. */
+const MAX_USER_SECRETS = 4096;
 
-export function createSecretRegistry(): SecretRegistry {
+/** Cuts one set of values, found by their first MIN_SECRET_LENGTH characters. */
+function createCutter() {
   const values = new Set<string>();
   // Each form of each secret, found by its first MIN_SECRET_LENGTH characters: one lookup per
   // position of a text, however many secrets (a regex of thousands of alternatives took 0.2 ms a string).
@@ -50,17 +67,15 @@ export function createSecretRegistry(): SecretRegistry {
     return map;
   };
   return {
-    add(...added) {
-      for (const value of added) {
-        if (value === undefined || value.length < MIN_SECRET_LENGTH) continue;
-        // Re-adding moves a value to the newest end, so the ones in use stay.
-        values.delete(value);
-        values.add(value);
-        byPrefix = null;
-      }
-      while (values.size > MAX_SECRETS) values.delete(values.values().next().value as string);
+    values,
+    add(value: string, max: number) {
+      // Re-adding moves a value to the newest end, so the ones in use stay.
+      values.delete(value);
+      values.add(value);
+      byPrefix = null;
+      while (values.size > max) values.delete(values.values().next().value as string);
     },
-    cut(text) {
+    cut(text: string): string {
       if (values.size === 0 || text.length < MIN_SECRET_LENGTH) return text;
       byPrefix ??= index();
       let out = '';
@@ -77,19 +92,39 @@ export function createSecretRegistry(): SecretRegistry {
       }
       return from === 0 ? text : out + text.slice(from);
     },
+  };
+}
+
+export function createSecretRegistry(): SecretRegistry {
+  const pinned = createCutter();
+  const users = createCutter();
+  return {
+    pin(...added) {
+      for (const value of added) {
+        if (value !== undefined && value.length >= MIN_SECRET_LENGTH) pinned.add(value, Number.POSITIVE_INFINITY);
+      }
+    },
+    add(...added) {
+      for (const value of added) {
+        if (value === undefined || value.length < MIN_USER_SECRET_LENGTH || pinned.values.has(value)) continue;
+        users.add(value, MAX_USER_SECRETS);
+      }
+    },
+    cut: (text) => users.cut(pinned.cut(text)),
+    cutPinned: (text) => pinned.cut(text),
     get size() {
-      return values.size;
+      return pinned.values.size + users.values.size;
     },
   };
 }
 
 /**
- * The process's registry: main adds the settings' secrets, the vault adds each access secret it
- * opens or seals. One per process, because every logger of the process must cut the same values.
+ * The process's registry: main pins the settings' secrets; a user's access secret is added once
+ * the service accepts it (connect) or when the vault opens a stored one. One per process, because every logger of the process must cut the same values.
  */
 export const knownSecrets: SecretRegistry = createSecretRegistry();
 
-/** The secrets among the settings: what main registers before the first log line. */
+/** The secrets among the settings: what main pins before the first log line. */
 export function secretsOfSettings(settings: {
   BOT_TOKEN?: string | undefined;
   TELEGRAM_WEBHOOK_SECRET?: string | undefined;

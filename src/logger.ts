@@ -93,9 +93,11 @@ export function createLogger(
         }
         method.apply(this, out as Parameters<typeof method>);
       },
-      // The last net, over the finished line in either format: a secret that reached a value this
-      // module did not walk (a message format argument, a redaction path's neighbour) is cut here.
-      streamWrite: (line) => cutPatterns(cut(line)),
+      // The last net, over the finished line in either format: an operator's secret that reached a
+      // value this module did not walk (a redaction path's neighbour) is cut here. Users' secrets
+      // are not: they are cut inside values above, and a value a user chose (`{"level":30,`) cut
+      // from a whole line would cut its JSON syntax (audit 3, M1).
+      streamWrite: (line) => cutPatterns(secrets.cutPinned(line)),
     },
   };
   if (settings.format === 'pretty') {

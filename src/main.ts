@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     throw err;
   }
   // Before the first log line: every logger of the process cuts these by value.
-  knownSecrets.add(...secretsOfSettings(config));
+  knownSecrets.pin(...secretsOfSettings(config));
   // A cluster worker reads the service and never talks to Telegram: it runs without the token.
   if (config.BOT_TOKEN === undefined && config.ROLE !== 'worker') {
     console.error('BOT_TOKEN: expected the token from @BotFather (set it in .env or the environment)');

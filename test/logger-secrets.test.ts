@@ -53,7 +53,8 @@ function capture(format: LogFormat) {
   });
   const secrets = createSecretRegistry();
   // What main registers from the settings, and what the vault registers when it opens a secret.
-  secrets.add(...secretsOfSettings({ BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET, ENCRYPTION_KEY, REDIS_URL }), KEY_SECRET);
+  secrets.pin(...secretsOfSettings({ BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET, ENCRYPTION_KEY, REDIS_URL }));
+  secrets.add(KEY_SECRET);
   return { lines, logger: createLogger('trace', stream, { format, colorize: false, secrets }) };
 }
 
@@ -184,14 +185,18 @@ describe('no secret in any log line', () => {
     expect(copy.payload.reply_markup).toBe('[dropped]');
   });
 
-  it('the vault registers each secret it seals or opens with the process registry', async () => {
+  it('the vault registers a secret when it opens a stored one, not when it seals one the service has not accepted', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'logsecrets-'));
     try {
       const vault = await Vault.open({ dataDir: dir, envKey: ENCRYPTION_KEY, logger: silentLogger });
-      const fresh = `ks-${Math.random().toString(36).slice(2)}-Zq`;
-      const blob = vault.encrypt(fresh);
+      const fresh = `ks-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
+      const binding = { userId: 7, accessKey: 'k-7' };
+      const blob = vault.encrypt(fresh, binding);
+      expect(knownSecrets.cut(`pasted ${fresh}`)).toBe(`pasted ${fresh}`);
+      expect(vault.decrypt(blob, binding, { unproven: true })).toBe(fresh);
+      expect(knownSecrets.cut(`pasted ${fresh}`)).toBe(`pasted ${fresh}`);
+      expect(vault.decrypt(blob, binding)).toBe(fresh);
       expect(knownSecrets.cut(`pasted ${fresh}`)).toBe('pasted [redacted]');
-      expect(vault.decrypt(blob)).toBe(fresh);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -28,7 +28,7 @@ async function main(): Promise<number> {
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
   // Cut from every line this command prints or logs, by value.
-  knownSecrets.add(...secretsOfSettings(process.env));
+  knownSecrets.pin(...secretsOfSettings(process.env));
   const dist = dirname(dirname(fileURLToPath(import.meta.url)));
   const env = { ...process.env };
   // Pretty lines for a person at a terminal (the children's output is a pipe, which would mean JSON).

@@ -69,7 +69,7 @@ async function main(): Promise<number> {
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
   // Cut from every line this command prints or logs, by value.
-  knownSecrets.add(...secretsOfSettings(process.env));
+  knownSecrets.pin(...secretsOfSettings(process.env));
   const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const ok = await runDoctor({
     env: process.env,

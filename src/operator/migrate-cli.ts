@@ -16,7 +16,7 @@ async function main(): Promise<number> {
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
   // Cut from every line this command prints or logs, by value.
-  knownSecrets.add(...secretsOfSettings(process.env));
+  knownSecrets.pin(...secretsOfSettings(process.env));
   return runMigrate({
     args,
     env: process.env,

@@ -8,6 +8,7 @@
  * pair takes the key over from a holder whose alerts are paused because the service refuses their
  * secret (the key's owner rotated it, or gave it to someone else); otherwise the key stays theirs.
  */
+import { knownSecrets } from '../../log-redaction.js';
 import { isServiceError } from '../../service/errors.js';
 import type { Service } from '../../service/services.js';
 import { SERVICES } from '../../service/services.js';
@@ -64,10 +65,12 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
   const waitMs = await rt.caps.take('connect', userId, heldBy ? `held-by-other:${accessKey}` : accessKey);
   if (waitMs > 0) return { kind: 'capped', masked, waitMs };
 
-  // From here on only the vault's blob exists; the plain secret is not kept anywhere.
+  // From here on only the vault's blob is stored; the plain secret is kept in no state, and the
+  // logs cut it by value only once the service has accepted the pair (a junk "secret" must not be
+  // cut from every later line: audit 3, M1).
   // Bound to this user and key: copied into another record, it does not open.
   const secretEnc = rt.vault.encrypt(req.secret, { userId, accessKey });
-  const ref = { accessKey, revealSecret: () => rt.vault.decrypt(secretEnc, { userId, accessKey }) };
+  const ref = { accessKey, revealSecret: () => rt.vault.decrypt(secretEnc, { userId, accessKey }, { unproven: true }) };
   const previous = rt.store.getUser(userId)?.key?.accessKey;
   // Tokens cached for the old secret must not vouch for the new one.
   if (previous === accessKey) rt.client.forgetKey(accessKey);
@@ -90,6 +93,10 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
         return { kind: 'unavailable', masked };
     }
   }
+
+  // The service accepted the pair (a plan without this service still proves it): from now on
+  // every log line of this process cuts the secret by value.
+  knownSecrets.add(req.secret);
 
   // Only now, with the pair proven, may the answer say that someone else holds the key.
   const holder = otherHolder(rt, accessKey, userId);
