@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, defaultLogFormat, redactSecrets } from './logger.js';
 import { knownSecrets, secretsOfSettings } from './log-redaction.js';
 import { startApp } from './app.js';
+import { installCrashLog } from './crash-log.js';
 import { describeStartupError } from './operator/startup-errors.js';
 
 let config: Config | undefined;
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.LOG_LEVEL, undefined, { format: config.LOG_FORMAT ?? defaultLogFormat() });
+  installCrashLog(logger);
   const app = await startApp({ config, logger });
   logger.info('bot started');
 
