@@ -186,15 +186,14 @@ describe('/books guided: ✏️ → a setting → its value typed', () => {
     expect(books()).toEqual({});
   });
 
-  it('a value button pressed in a group asks in the private chat, where the answer is read', async () => {
+  it('a value button pressed in a group is refused and asks nothing (its buttons live in the private chat only: audit 3, L1)', async () => {
     h.fake.setChat({ id: -2001, type: 'supergroup', title: 'Team', botIsAdmin: true, adminIds: [ALICE.id] });
     const inGroup = await h.plant(-2001, 'x', [['Max', encodeBooksAction({ type: 'value', bookmakerId: 7, option: 'max' })]]);
     const groupCount = h.sent(-2001).length;
+    const privateCount = h.sent(ALICE.id).length;
     await h.press(ALICE, inGroup, encodeBooksAction({ type: 'value', bookmakerId: 7, option: 'max' }));
-    expect(h.callbackText()).toBe('I asked for the value in our private chat.');
-    expect(last().text).toContain('Send the most Pinnacle accepts');
-    await h.say(ALICE, '250');
-    expect(books()).toEqual({ '7': { max: 250 } });
+    expect(h.callbackText()).toBe('These buttons belong to someone else.');
+    expect(h.sent(ALICE.id)).toHaveLength(privateCount);
     expect(h.sent(-2001)).toHaveLength(groupCount);
   });
 

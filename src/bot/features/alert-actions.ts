@@ -37,13 +37,14 @@ export interface AlertOwners {
 }
 
 /**
- * Whether `userId` owns the alert this button sits under. In the user's private chat every alert
- * is theirs; in a group or channel the message must be one the bot sent for their filter.
+ * Whether `userId` owns the alert this button sits under. In the user's private chat (whose id is
+ * the user's own) every alert is theirs; in a group or channel the message must be one the bot
+ * sent for their filter, even if an old record names that group as the user's chat (audit 3, L1).
  */
 export function ownsAlert(rt: AlertOwners, userId: number, chatId: number, messageId: number | undefined, action: AlertAction): boolean {
   const user = rt.store.getUser(userId);
   if (!user) return false;
-  if (chatId === user.chatId) return true;
+  if (chatId === userId && chatId === user.chatId) return true;
   if (chatId !== user.alertChatId || messageId === undefined) return false;
   return rt.store.alerts
     .entries(subscriptionKey(userId, action.service))
