@@ -1,4 +1,5 @@
 /** Ports for tests that need one: a loopback port that nothing listens on once it is handed out. */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { listen } from '../../src/lib/listen.js';
 
@@ -18,15 +19,33 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * Where the kernel hands out the local ports of outgoing connections (Linux's default when it
+ * cannot be read): a port in this range that is free now may be a client socket's a moment later.
+ */
+function ephemeralRange(): { low: number; high: number } {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low !== undefined && high !== undefined && low > 1024 && high >= low) return { low, high };
+  } catch {
+    // Not Linux: take the default below.
+  }
+  return { low: 32_768, high: 60_999 };
+}
+
+/**
  * The first of `count` consecutive free ports, for processes given HTTP_PORT + i (`npm run cluster`,
- * the chaos test). Each is checked: the port next to a free one may be a client socket's (Linux tends
- * to give connections even ports and `bind(0)` odd ones), and a worker given such a port failed to start.
+ * the chaos test), and bound again later (a restarted worker takes its port back). They are taken
+ * below the ephemeral range: a port handed out there was taken by some test's outgoing connection
+ * between the check and the worker's listen (EADDRINUSE, a chaos run lost its worker).
  */
 export async function freePorts(count: number): Promise<number> {
+  const { low } = ephemeralRange();
+  const floor = 20_000;
+  const span = Math.max(low - floor - count, 1);
   for (let tries = 0; tries < 50; tries++) {
-    const first = await freePort();
-    let all = first + count - 1 <= 65_535;
-    for (let i = 1; all && i < count; i++) all = (await tryPort(first + i)) !== undefined;
+    const first = floor + Math.floor(Math.random() * span);
+    let all = true;
+    for (let i = 0; all && i < count; i++) all = (await tryPort(first + i)) !== undefined;
     if (all) return first;
   }
   throw new Error(`no ${count} consecutive free ports on 127.0.0.1`);
