@@ -80,6 +80,14 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
       return;
     }
     if (path === '/metrics') {
+      // User counts and alert and read rates are nobody else's business: off loopback they need
+      // the token, as /healthz's details do (audit 3, L7).
+      if (guarded && !tokenMatches(req.headers.authorization, opts.detailsToken)) {
+        res
+          .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' })
+          .end('metrics need "Authorization: Bearer <HEALTH_TOKEN>" on a public address (or HTTP_HOST=127.0.0.1)\n');
+        return;
+      }
       opts.metrics.render().then(
         (body) => res.writeHead(200, { 'content-type': opts.metrics.contentType }).end(body),
         () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n'),

@@ -19,7 +19,7 @@ async function serve(host: string, detailsToken?: string): Promise<HealthServer>
     port: 0,
     host,
     checks: [{ name: 'store', check: () => false, reason: () => `remove ${SECRET_PATH}` }],
-    metrics: { render: async () => '', contentType: 'text/plain' },
+    metrics: { render: async () => 'bot_users 12345\n', contentType: 'text/plain' },
     details: () => ({ hostname: 'node-7.internal', pid: 4242 }),
     ...(detailsToken !== undefined && { detailsToken }),
   });
@@ -60,5 +60,28 @@ describe('/healthz on a public interface', () => {
     const { text } = await healthz(server);
     expect(text).toContain(SECRET_PATH);
     expect(text).toContain('node-7.internal');
+  });
+});
+
+describe('/metrics on a public interface (audit 3, L7)', () => {
+  const metrics = async (server: HealthServer, authorization?: string) => {
+    const res = await fetch(`http://127.0.0.1:${server.port}/metrics`, authorization ? { headers: { authorization } } : {});
+    return { status: res.status, text: await res.text() };
+  };
+
+  it('answers 401 without HEALTH_TOKEN, and the counts with it', async () => {
+    const server = await serve('0.0.0.0', TOKEN);
+    for (const wrong of [undefined, `Bearer ${TOKEN.slice(0, -1)}x`, TOKEN]) {
+      const res = await metrics(server, wrong);
+      expect(res.status).toBe(401);
+      expect(res.text).not.toContain('bot_users');
+      expect(res.text).toContain('HEALTH_TOKEN');
+    }
+    expect(await metrics(server, `Bearer ${TOKEN}`)).toEqual({ status: 200, text: 'bot_users 12345\n' });
+  });
+
+  it('is never served there when no HEALTH_TOKEN is set, and always on loopback', async () => {
+    expect((await metrics(await serve('0.0.0.0'), 'Bearer undefined')).status).toBe(401);
+    expect(await metrics(await serve('127.0.0.1'))).toEqual({ status: 200, text: 'bot_users 12345\n' });
   });
 });
