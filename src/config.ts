@@ -165,6 +165,13 @@ export const configSchema = z.object({
       })
       .optional(),
   ),
+  // redis:// to another host crosses a network in clear text (the password, the sealed secrets,
+  // every alert): refused unless the operator says the network is private (compose's own network).
+  REDIS_PLAINTEXT: z
+    .string()
+    .trim()
+    .default('')
+    .pipe(z.enum(['', 'allow'], { error: 'empty, or allow (redis:// to a host other than this one, on a network you trust)' })),
   REDIS_PREFIX: z
     .string()
     .trim()
@@ -183,6 +190,16 @@ export const configSchema = z.object({
   // Telegram posts to the webhook through HTTP_PORT, and checking the secret is not optional.
   if (c.ROLE !== 'all' && c.REDIS_URL === undefined) {
     ctx.addIssue({ code: 'custom', path: ['ROLE'], message: `all, unless REDIS_URL is set (ROLE=${c.ROLE} shares its work through Redis)` });
+  }
+  if (c.REDIS_URL !== undefined && c.REDIS_PLAINTEXT !== 'allow') {
+    const url = new URL(c.REDIS_URL);
+    if (url.protocol === 'redis:' && !isLoopbackHost(url.hostname)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['REDIS_URL'],
+        message: `rediss:// (TLS) for a Redis on another host (${url.hostname}); on a private network you trust, keep redis:// and set REDIS_PLAINTEXT=allow`,
+      });
+    }
   }
   if (c.TELEGRAM_WEBHOOK_URL !== undefined && c.HTTP_PORT === undefined) {
     ctx.addIssue({ code: 'custom', path: ['HTTP_PORT'], message: 'a port for the webhook to listen on (TELEGRAM_WEBHOOK_URL is set)' });

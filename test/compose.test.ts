@@ -61,6 +61,11 @@ describe('compose.yaml', () => {
       const url = service.environment.REDIS_URL!.replace(required, 'ab12'.repeat(8));
       expect(new URL(url).password).toBe('ab12'.repeat(8));
     }
+    // In clear text on compose's own network only, said so; workers are not handed the bot token.
+    expect(front.environment.REDIS_PLAINTEXT).toBe('allow');
+    expect(worker.environment.REDIS_PLAINTEXT).toBe('allow');
+    expect(worker.environment.BOT_TOKEN).toBe('');
+    expect(front.environment.BOT_TOKEN).toBeUndefined();
     // No other service reaches Redis without it.
     const urls = JSON.stringify(compose).match(/rediss?:\/\/[^"]*/g) ?? [];
     expect(urls).toHaveLength(2);

@@ -72,8 +72,22 @@ describe('config', () => {
   it('requires the Redis password in REDIS_URL for a Redis on another host', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis://redis:6379' })).toThrow(/^REDIS_URL: expected a URL with the Redis password, like redis:\/\/:password@host:6379/);
     expect(() => loadConfig({ REDIS_URL: 'rediss://10.0.0.7:6380' })).toThrow(ConfigError);
-    for (const ok of ['redis://:s3cret-pass@redis:6379', 'rediss://bot:s3cret@10.0.0.7:6380/0', 'redis://127.0.0.1:6379', 'redis://localhost:6379']) {
+    for (const ok of ['rediss://bot:s3cret@10.0.0.7:6380/0', 'redis://127.0.0.1:6379', 'redis://localhost:6379']) {
       expect(() => loadConfig({ REDIS_URL: ok }), ok).not.toThrow();
     }
+    expect(() => loadConfig({ REDIS_URL: 'redis://:s3cret-pass@redis:6379', REDIS_PLAINTEXT: 'allow' })).not.toThrow();
+  });
+
+  it('refuses redis:// without TLS to another host unless REDIS_PLAINTEXT=allow (audit 3), without echoing the password', () => {
+    let message = '';
+    try {
+      loadConfig({ REDIS_URL: 'redis://:s3cret-pass@10.0.0.7:6379' });
+    } catch (err) {
+      message = err instanceof Error ? err.message : '';
+    }
+    expect(message).toMatch(/^REDIS_URL: expected rediss:\/\/ \(TLS\) for a Redis on another host \(10\.0\.0\.7\); .* REDIS_PLAINTEXT=allow$/);
+    expect(message).not.toContain('s3cret');
+    expect(() => loadConfig({ REDIS_URL: 'redis://:p@redis:6379', REDIS_PLAINTEXT: 'yes' })).toThrow(/^REDIS_PLAINTEXT: expected empty, or allow/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://:p@[::1]:6379' })).not.toThrow();
   });
 });

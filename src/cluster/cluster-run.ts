@@ -70,7 +70,9 @@ export function childSpecs(env: NodeJS.ProcessEnv, settings: ClusterSettings, re
   const port = env.HTTP_PORT?.trim() ? Number(env.HTTP_PORT) : undefined;
   const specs: ChildSpec[] = [{ name: 'front', env: { ...env, REDIS_URL: redisUrl, ROLE: 'front' } }];
   for (let i = 1; i <= settings.workers; i++) {
-    const worker: NodeJS.ProcessEnv = { ...env, REDIS_URL: redisUrl, ROLE: 'worker' };
+    // A worker never talks to Telegram, so it is not handed the bot token (audit 3, N12).
+    const { BOT_TOKEN: _token, ...withoutToken } = env;
+    const worker: NodeJS.ProcessEnv = { ...withoutToken, REDIS_URL: redisUrl, ROLE: 'worker' };
     const address = settings.addresses[i - 1];
     if (address !== undefined) worker.BB_LOCAL_ADDRESS = address;
     // A worker has no Telegram intake: only its /healthz and /metrics take a port.

@@ -66,11 +66,12 @@ describe('npm run cluster: settings', () => {
   });
 
   it('gives the front and each worker its role, its egress address and its own port', () => {
-    const specs = childSpecs({ HTTP_PORT: '9000', X: 'kept' }, { workers: 2, addresses: ['127.0.0.2', '127.0.0.3'] }, 'redis://r:1');
-    expect(specs.map((s) => [s.name, s.env.ROLE, s.env.BB_LOCAL_ADDRESS, s.env.HTTP_PORT, s.env.REDIS_URL, s.env.X])).toEqual([
-      ['front', 'front', undefined, '9000', 'redis://r:1', 'kept'],
-      ['worker-1', 'worker', '127.0.0.2', '9001', 'redis://r:1', 'kept'],
-      ['worker-2', 'worker', '127.0.0.3', '9002', 'redis://r:1', 'kept'],
+    const specs = childSpecs({ HTTP_PORT: '9000', X: 'kept', BOT_TOKEN: '1:tok' }, { workers: 2, addresses: ['127.0.0.2', '127.0.0.3'] }, 'redis://r:1');
+    // Workers never talk to Telegram, so they are not handed the token (audit 3, N12).
+    expect(specs.map((s) => [s.name, s.env.ROLE, s.env.BB_LOCAL_ADDRESS, s.env.HTTP_PORT, s.env.REDIS_URL, s.env.X, s.env.BOT_TOKEN])).toEqual([
+      ['front', 'front', undefined, '9000', 'redis://r:1', 'kept', '1:tok'],
+      ['worker-1', 'worker', '127.0.0.2', '9001', 'redis://r:1', 'kept', undefined],
+      ['worker-2', 'worker', '127.0.0.3', '9002', 'redis://r:1', 'kept', undefined],
     ]);
   });
 
@@ -108,7 +109,7 @@ describe('npm run cluster: the processes', () => {
 
   it('forwards SIGINT too, and uses REDIS_URL instead of starting a Redis', async () => {
     const redis = fakeRedis();
-    const { lines, signals, done } = run({ ...BASE, REDIS_URL: 'redis://:pw-0123456789@10.1.2.3:6379' }, { startRedis: redis.start });
+    const { lines, signals, done } = run({ ...BASE, REDIS_URL: 'redis://:pw-0123456789@10.1.2.3:6379', REDIS_PLAINTEXT: 'allow' }, { startRedis: redis.start });
     await expect.poll(() => lines.filter((l) => l.includes('"role"')).length, { timeout: 10_000 }).toBe(3);
     signals.emit('SIGINT', 'SIGINT');
     expect(await done).toBe(0);
