@@ -10,6 +10,10 @@
  * pid 1, and "pid 1 is running" says nothing about another container. So a lock written under
  * another host name (a container's host name is its own) is never taken over by guessing: the
  * start is refused, naming that host, until it stops (releasing the lock) or the file is deleted.
+ * Two containers can share a host name (host networking, an explicit `hostname:`), so the lock also
+ * holds the container's id where the process runs in one (read from the mounts the runtime gives
+ * it: the same across restarts of one container, different between two): another container's lock
+ * is refused like another host's (audit 3, L9).
  */
 import { readFileSync } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
@@ -33,11 +37,11 @@ export interface DataDirLock {
 }
 
 /** Takes the lock of `dataDir` (which must exist). Throws StoreError 'locked' while another live process holds it. */
-export async function lockDataDir(dataDir: string, log: Logger): Promise<DataDirLock> {
+export async function lockDataDir(dataDir: string, log: Logger, identity: () => Identity = thisMachine): Promise<DataDirLock> {
   const file = join(dataDir, LOCK_FILE_NAME);
   for (let attempt = 0; attempt < 3; attempt++) {
     if (heldHere.has(file)) throw refusal(dataDir, file, process.pid);
-    if (await create(file)) {
+    if (await create(file, identity())) {
       heldHere.add(file);
       let released = false;
       return {
@@ -52,8 +56,9 @@ export async function lockDataDir(dataDir: string, log: Logger): Promise<DataDir
     }
     const holder = await readHolder(file);
     const pid = holder?.pid;
-    const here = thisMachine();
+    const here = identity();
     if (holder?.host !== undefined && holder.host !== here.host) throw refusalElsewhere(dataDir, file, holder.pid, holder.host);
+    if (holder?.container !== undefined && holder.container !== here.container) throw refusalElsewhere(dataDir, file, holder.pid, `${holder.host ?? '?'} in container ${holder.container.slice(0, 12)}`);
     const sameBoot = holder?.boot === undefined || here.boot === undefined || holder.boot === here.boot;
     if (pid !== undefined && pid !== process.pid && sameBoot && isRunning(pid)) throw refusal(dataDir, file, pid);
     log.warn({ file, stalePid: pid ?? null }, sameBoot ? 'took over the DATA_DIR lock of a bot process that is no longer running' : 'took over the DATA_DIR lock of a bot process from before this machine restarted');
@@ -76,25 +81,47 @@ function refusalElsewhere(dataDir: string, file: string, pid: number | undefined
   );
 }
 
-/** This process's host name and the machine's boot id (Linux; undefined elsewhere). */
-function thisMachine(): { host: string; boot: string | undefined } {
-  let boot: string | undefined;
+/** Where a process runs: its host name, the machine's boot id and its container's id (each undefined where it cannot be read). */
+export interface Identity {
+  host: string;
+  boot: string | undefined;
+  container: string | undefined;
+}
+
+function readText(path: string): string | undefined {
   try {
-    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+    return readFileSync(path, 'utf8');
   } catch {
-    boot = undefined;
+    return undefined;
   }
-  return { host: hostname(), boot };
+}
+
+/**
+ * The id of the container this process runs in: Docker and Podman mount the container's own
+ * `hostname` file from a folder named by its 64-hex id (cgroup v1 also names it in /proc/self/cgroup).
+ */
+export function containerId(mountinfo: string | undefined, cgroup: string | undefined): string | undefined {
+  return (
+    /\/([0-9a-f]{64})\/(?:userdata\/)?hostname\s/.exec(mountinfo ?? '')?.[1] ??
+    /(?:docker|libpod|containerd)[-/:]([0-9a-f]{64})/.exec(cgroup ?? '')?.[1]
+  );
+}
+
+function thisMachine(): Identity {
+  return {
+    host: hostname(),
+    boot: readText('/proc/sys/kernel/random/boot_id')?.trim() || undefined,
+    container: containerId(readText('/proc/self/mountinfo'), readText('/proc/self/cgroup')),
+  };
 }
 
 /** Creates the lock file with our pid; false when it already exists. */
-async function create(file: string): Promise<boolean> {
+async function create(file: string, { host, boot, container }: Identity): Promise<boolean> {
   try {
     const handle = await open(file, 'wx', 0o600);
     try {
-      const { host, boot } = thisMachine();
       // Pid first, alone on its line, as earlier versions read it.
-      await handle.writeFile(`${process.pid}\n${host}\n${boot ?? ''}\n`, 'utf8');
+      await handle.writeFile(`${process.pid}\n${host}\n${boot ?? ''}\n${container ?? ''}\n`, 'utf8');
     } finally {
       await handle.close();
     }
@@ -107,10 +134,10 @@ async function create(file: string): Promise<boolean> {
 
 /**
  * Who holds the lock: its pid (undefined when the file holds none: a crash while writing it), and
- * the host name and boot id when written (an earlier version wrote the pid only). Undefined when
+ * the host name, boot id and container id when written (an earlier version wrote the pid only). Undefined when
  * there is no file.
  */
-async function readHolder(file: string): Promise<{ pid: number | undefined; host: string | undefined; boot: string | undefined } | undefined> {
+async function readHolder(file: string): Promise<{ pid: number | undefined; host: string | undefined; boot: string | undefined; container: string | undefined } | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -118,11 +145,12 @@ async function readHolder(file: string): Promise<{ pid: number | undefined; host
     if (isErrno(e, 'ENOENT')) return undefined;
     throw e;
   }
-  const [pidLine = '', host = '', boot = ''] = text.split('\n').map((l) => l.trim());
+  const [pidLine = '', host = '', boot = '', container = ''] = text.split('\n').map((l) => l.trim());
   return {
     pid: /^\d{1,10}$/.test(pidLine) ? Number(pidLine) : undefined,
     host: host === '' ? undefined : host,
     boot: boot === '' ? undefined : boot,
+    container: container === '' ? undefined : container,
   };
 }
 

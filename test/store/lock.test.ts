@@ -13,7 +13,7 @@ import { storeCheck } from '../../src/health/collect.js';
 import { startHealthServer, type HealthServer } from '../../src/health/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { StoreError } from '../../src/store/errors.js';
-import { LOCK_FILE_NAME } from '../../src/store/lock.js';
+import { containerId, LOCK_FILE_NAME, lockDataDir, type Identity } from '../../src/store/lock.js';
 import type { Store } from '../../src/store/port.js';
 import { openStore } from '../../src/store/store.js';
 import { captureLogs, WARN } from '../support/logs.js';
@@ -113,6 +113,31 @@ describe('the DATA_DIR lock across containers sharing a volume', () => {
       expect(err.message).toContain(`delete ${join(dir, LOCK_FILE_NAME)}`);
       expect(err.message.split('\n')).toHaveLength(1);
     }
+  });
+
+  it('tells apart two containers with the same host name: another container\'s lock is refused, its own (after a restart) taken over (audit 3, L9)', async () => {
+    const dir = await tempDir();
+    const a = 'a'.repeat(64);
+    const b = 'b'.repeat(64);
+    const as = (container: string) => (): Identity => ({ host: hostname(), boot: bootId || undefined, container });
+    // Container A holds it as "pid 1", and container B (same host name, same boot) is pid 1 too.
+    await writeFile(join(dir, LOCK_FILE_NAME), `${process.pid}\n${hostname()}\n${bootId}\n${a}\n`);
+    const err = await lockDataDir(dir, silentLogger, as(b)).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as StoreError).message).toContain(`in container ${a.slice(0, 12)}`);
+    expect(readFileSync(join(dir, LOCK_FILE_NAME), 'utf8')).toContain(a);
+    // Container A started again: the lock naming its own pid is a leftover of its last run.
+    const lock = await lockDataDir(dir, silentLogger, as(a));
+    expect(readFileSync(join(dir, LOCK_FILE_NAME), 'utf8').split('\n')[3]).toBe(a);
+    await lock.release();
+  });
+
+  it('reads the container id from the mounts Docker and Podman give, or the cgroup', () => {
+    const id = 'c0ffee'.repeat(10) + 'abcd';
+    expect(containerId(`1 2 0:1 /var/lib/docker/containers/${id}/hostname /etc/hostname rw - ext4 /dev/sda rw\n`, '0::/\n')).toBe(id);
+    expect(containerId(`1 2 0:1 /containers/storage/overlay-containers/${id}/userdata/hostname /etc/hostname rw - xfs x rw\n`, undefined)).toBe(id);
+    expect(containerId('1 2 0:1 / / rw - ext4 /dev/sda rw\n', `12:pids:/docker/${id}\n`)).toBe(id);
+    expect(containerId('1 2 0:1 / / rw - ext4 /dev/sda rw\n', '0::/user.slice\n')).toBeUndefined();
   });
 
   it('takes over a lock of this host from before the machine restarted, even when its pid runs again', async (ctx) => {
