@@ -18,7 +18,8 @@ import type { HealthCheck } from '../health/server.js';
 import type { SchedulerPort } from '../scheduler/port.js';
 import { createFront, type Front } from '../roles/front.js';
 import { createFrontSchedulerPort } from './front-port.js';
-import { createLatestItemsAsker } from './latest-items.js';
+import { createLatestItemsAsker, LATEST_ITEMS_KEY_PURPOSE } from './latest-items.js';
+import { messageSealFor } from './message-seal.js';
 import type { AlertConsumerPart, ClusterClient, ClusterContext, ClusterParts, ClusterStore } from './parts.js';
 import { startSenderLease, type SenderLease, type SenderLeaseTimings } from './sender-lease.js';
 import { createSharedFrontState } from './front-state.js';
@@ -50,7 +51,7 @@ export interface FrontRole {
 export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
   const { ctx, store } = deps;
   const { config, logger, clock, prefix } = ctx;
-  const latest = await createLatestItemsAsker({ redis: ctx.redis, prefix, logger });
+  const latest = await createLatestItemsAsker({ redis: ctx.redis, prefix, logger, seal: messageSealFor(deps.vault, LATEST_ITEMS_KEY_PURPOSE) });
   const port = createFrontSchedulerPort({ config, store, client: deps.client, vault: deps.vault, latest, ...(deps.local && { local: deps.local }) });
   let consumer: AlertConsumerPart | undefined;
   let lease: SenderLease | undefined;

@@ -10,11 +10,20 @@
  *
  * Answers are checked with zod at the front (they come from the network). `undefined` does not
  * survive JSON, so fields that may be undefined travel as null.
+ *
+ * Whoever holds the Redis password can publish too (audit 3, M3): a team name "Your key expired:
+ * reconnect at https://…" answered first reached inline results, /item and the re-drawn alert, and
+ * any client could ask for any user's items on a reply channel of its own. So a question carries
+ * an HMAC (a worker answers only the cluster's own questions), and an answer is sealed (AES-GCM
+ * under a key derived from the encryption key) and bound to its question and user: the front takes
+ * only an answer that opens for the question it asked, and nobody else can read the items.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
+import { canonical } from './job-guard.js';
+import type { MessageSeal } from './message-seal.js';
 import type { Opportunity } from '../service/opportunity.js';
 import { serviceSchema, type Service } from '../service/services.js';
 
@@ -50,8 +59,18 @@ const opportunitySchema = z.object({
   createdAt: maybeNumber,
   masked: z.boolean(),
 });
-const answerSchema = z.object({ id: z.string(), items: z.array(opportunitySchema) });
-const askSchema = z.object({ id: z.string(), reply: z.string(), userId: z.number().int(), service: serviceSchema.optional() });
+const answerSchema = z.object({ id: z.string(), box: z.string().max(16_000_000) });
+const itemsSchema = z.array(opportunitySchema);
+const askSchema = z.object({ id: z.string(), reply: z.string(), userId: z.number().int(), service: serviceSchema.optional(), mac: z.string() });
+
+/** `vault.deriveKey`'s purpose for the seal of questions and answers. */
+export const LATEST_ITEMS_KEY_PURPOSE = 'latest-items';
+
+/** What a question's HMAC covers: every field but the HMAC itself. */
+const askText = (ask: { id: string; reply: string; userId: number; service?: Service | undefined }) =>
+  canonical({ id: ask.id, reply: ask.reply, userId: ask.userId, service: ask.service });
+/** What an answer is bound to: the question it answers and the user it is about. */
+const answerContext = (id: string, userId: number) => `latest-items:${id}:${userId}`;
 
 /** JSON with undefined fields kept as null (the schema turns them back). */
 const encode = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (v === undefined ? null : v));
@@ -71,6 +90,8 @@ export interface LatestItemsOptions {
   redis: Redis;
   prefix: string;
   logger: Logger;
+  /** `messageSealFor(vault, LATEST_ITEMS_KEY_PURPOSE)`: the same on every process of the cluster. */
+  seal: MessageSeal;
 }
 
 /** The front's side. */
@@ -79,18 +100,21 @@ export async function createLatestItemsAsker(opts: LatestItemsOptions & { timeou
   const timeoutMs = opts.timeoutMs ?? 1_000;
   const log = opts.logger.child({ module: 'latest-items' });
   const reply = `${prefix}latest:reply:${randomBytes(6).toString('hex')}`;
-  const waiting = new Map<string, (items: Opportunity[]) => void>();
+  const waiting = new Map<string, { userId: number; finish: (items: Opportunity[]) => void }>();
   const sub = redis.duplicate({ connectionName: 'bb-latest-replies' });
   sub.on('error', (err) => log.debug({ err }, 'latest items: reply channel connection trouble'));
   sub.on('message', (_channel: string, message: string) => {
-    let answer;
-    try {
-      answer = answerSchema.parse(JSON.parse(message));
-    } catch (err) {
-      log.warn({ err }, 'latest items: an answer that is not a list of items was ignored');
+    const answer = answerSchema.safeParse(safeJson(message));
+    const asked = answer.success ? waiting.get(answer.data.id) : undefined;
+    if (!answer.success || !asked) return;
+    // A forged or altered answer neither counts nor ends the wait: the owner's may still come.
+    const plain = opts.seal.open(answer.data.box, answerContext(answer.data.id, asked.userId));
+    const items = plain === undefined ? undefined : itemsSchema.safeParse(safeJson(plain));
+    if (!items?.success) {
+      log.warn({ user_id: asked.userId }, 'latest items: an answer that did not open as this question\'s list of items was ignored');
       return;
     }
-    waiting.get(answer.id)?.(answer.items);
+    asked.finish(items.data);
   });
   await sub.subscribe(reply);
 
@@ -104,20 +128,21 @@ export async function createLatestItemsAsker(opts: LatestItemsOptions & { timeou
           waiting.delete(id);
           resolve(items);
         };
-        waiting.set(id, finish);
+        waiting.set(id, { userId, finish });
       });
       try {
-        const listeners = await redis.publish(`${prefix}latest:ask`, encode({ id, reply, userId, ...(service && { service }) }));
+        const ask = { id, reply, userId, ...(service && { service }) };
+        const listeners = await redis.publish(`${prefix}latest:ask`, encode({ ...ask, mac: opts.seal.mac(askText(ask)) }));
         // No worker listens (none started yet): no answer will come.
-        if (listeners === 0) waiting.get(id)?.([]);
+        if (listeners === 0) waiting.get(id)?.finish([]);
       } catch (err) {
         log.warn({ err }, 'latest items: could not ask the workers');
-        waiting.get(id)?.([]);
+        waiting.get(id)?.finish([]);
       }
       return answered;
     },
     async close() {
-      for (const finish of [...waiting.values()]) finish([]);
+      for (const { finish } of [...waiting.values()]) finish([]);
       sub.disconnect();
     },
   };
@@ -137,7 +162,12 @@ export async function createLatestItemsAnswerer(
     if (!ask.success || !ask.data.reply.startsWith(`${prefix}latest:reply:`)) return;
     const { id, reply, userId, service } = ask.data;
     if (!opts.owns(userId)) return;
-    redis.publish(reply, encode({ id, items: opts.latestItems(userId, service) })).catch((err: unknown) => {
+    if (!opts.seal.verify(askText(ask.data), ask.data.mac)) {
+      log.warn({ user_id: userId }, 'latest items: a question not signed by this cluster was not answered');
+      return;
+    }
+    const box = opts.seal.seal(encode(opts.latestItems(userId, service)), answerContext(id, userId));
+    redis.publish(reply, JSON.stringify({ id, box })).catch((err: unknown) => {
       log.debug({ err }, 'latest items: could not answer');
     });
   });

@@ -13,7 +13,8 @@ import type { HealthCheck } from '../health/server.js';
 import type { Notifier } from '../scheduler/port.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { createPolling } from '../roles/polling.js';
-import { createLatestItemsAnswerer } from './latest-items.js';
+import { createLatestItemsAnswerer, LATEST_ITEMS_KEY_PURPOSE } from './latest-items.js';
+import { messageSealFor } from './message-seal.js';
 import { createLeases, type LeaseTimings, type Leases } from './leases.js';
 import { createOwnership } from './ownership.js';
 import type { ClusterClient, ClusterContext, ClusterParts, ClusterStore } from './parts.js';
@@ -56,7 +57,10 @@ export async function createWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole
     owns: ownership.owns,
   });
   ownership.attach((ids) => scheduler.refreshUsers(ids));
-  const answerer = await createLatestItemsAnswerer({ redis: ctx.redis, prefix, logger, owns: ownership.owns, latestItems: (u, s) => scheduler.latestItems(u, s) });
+  const answerer = await createLatestItemsAnswerer({
+    redis: ctx.redis, prefix, logger, owns: ownership.owns, latestItems: (u, s) => scheduler.latestItems(u, s),
+    seal: messageSealFor(deps.vault, LATEST_ITEMS_KEY_PURPOSE),
+  });
   let unsubscribe: (() => void) | undefined;
 
   return {
