@@ -30,7 +30,7 @@ import type { Logger } from '../logger.js';
 import type { SendingOutboxPort } from '../outbox/port.js';
 import { ALERT_QUEUE, alertJobSchema, bullPrefix, type SendAlertJob } from './alert-jobs.js';
 import { createClaims, type ClaimOutcome, type Claims, type RedisConnection } from './claims.js';
-import type { JobGuard } from './job-guard.js';
+import { MAX_JOB_AGE_MS, MAX_JOB_SKEW_MS, type JobGuard } from './job-guard.js';
 
 export interface AlertConsumerOptions {
   connection: RedisConnection;
@@ -179,6 +179,12 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
       // Neither text nor chat is logged: whoever wrote the job chose them.
       log.warn({ jobId: job.id, type: data.type, refusal }, 'alert queue: refused a job not signed by this cluster or to a chat no user of it chose; not sent');
       throw new UnrecoverableError(`alert job refused: ${refusal}`);
+    }
+    // Each signed job once: the same signed data queued again as another job is a replay.
+    if (opts.guard && data.nonce !== undefined && !(await claims.takeNonce(data.nonce, String(job.id), MAX_JOB_AGE_MS + MAX_JOB_SKEW_MS))) {
+      counts.refused += 1;
+      log.warn({ jobId: job.id, type: data.type, refusal: 'replayed' }, 'alert queue: refused a signed job queued again (its nonce was used); not sent');
+      throw new UnrecoverableError('alert job refused: replayed');
     }
     if (data.type === 'edit') {
       counts.edited += 1;

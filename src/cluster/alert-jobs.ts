@@ -69,9 +69,12 @@ const editOptionsSchema = z
 
 /** The worker's signature (job-guard.ts): HMAC-SHA256, base64url. */
 const sigSchema = z.string().max(64).optional();
+/** When the worker signed the job (its clock, ms) and a random nonce: signed, so an old job cannot be put back (job-guard.ts). */
+const atSchema = z.number().int().positive().safe().optional();
+const nonceSchema = z.string().regex(/^[\w-]{16,43}$/).optional();
 
 const sendJobSchema = z
-  .object({ v: z.literal(WIRE_VERSION), type: z.literal('send'), chatId: chatIdSchema, text: textSchema, opts: sendOptionsSchema, sig: sigSchema })
+  .object({ v: z.literal(WIRE_VERSION), type: z.literal('send'), chatId: chatIdSchema, text: textSchema, opts: sendOptionsSchema, at: atSchema, nonce: nonceSchema, sig: sigSchema })
   .strict();
 const editJobSchema = z
   .object({
@@ -81,6 +84,8 @@ const editJobSchema = z
     messageId: z.number().int().positive().safe(),
     text: textSchema,
     opts: editOptionsSchema,
+    at: atSchema,
+    nonce: nonceSchema,
     sig: sigSchema,
   })
   .strict();

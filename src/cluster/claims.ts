@@ -43,6 +43,11 @@ export interface Claims {
   peek(key: string): Promise<ClaimOutcome | undefined>;
   /** Records Telegram's answer in `holder`'s claim; false when the claim is not `holder`'s (any more). */
   settle(key: string, holder: string, messageId: number | undefined): Promise<boolean>;
+  /**
+   * Takes a signed job's nonce for queue job `jobId` for `ttlMs`: true the first time, and again for
+   * the same job (BullMQ's retry of it); false when another job already carried it (a replay).
+   */
+  takeNonce(nonce: string, jobId: string, ttlMs: number): Promise<boolean>;
   /** Closes the Redis connection (when it was opened here). */
   close(): Promise<void>;
 }
@@ -56,6 +61,7 @@ export interface ClaimsOptions {
 }
 
 // Compare-and-set: only the holder turns its pending claim into an answer, keeping its expiry.
+const TAKE_NONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end return 0`;
 const SETTLE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 
 const replySchema = z.string().nullable();
@@ -98,6 +104,10 @@ export function createClaims(opts: ClaimsOptions): Claims {
     async settle(key, holder, messageId) {
       const done = settledSchema.parse(await redis.eval(SETTLE, 1, keyOf(key), `p:${holder}`, `s:${messageId ?? ''}`));
       return done === 1;
+    },
+    async takeNonce(nonce, jobId, nonceTtlMs) {
+      const taken = settledSchema.parse(await redis.eval(TAKE_NONCE, 1, `${opts.prefix}job-nonce:${nonce}`, jobId, String(nonceTtlMs)));
+      return taken === 1;
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());

@@ -14,16 +14,25 @@
  *   the alert chat the user set); the user is the one the alert's idempotency key names (it begins
  *   with the subscription `userId:service`). A job without a key must go to a chat some user lists.
  *   A stolen signing key alone still cannot reach a chat no user of the bot chose.
+ * - Freshness: the signature covers the time the worker signed the job and a random nonce. A job
+ *   older than MAX_JOB_AGE_MS (or signed more than MAX_JOB_SKEW_MS in the future) is refused, and
+ *   the consumer takes each nonce once (claims.ts), so a signed job kept in the queue's completed
+ *   or failed sets cannot be queued again to put an old text back on a message (audit 3, M3).
  */
-import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { Store } from '../store/port.js';
 import type { AlertJob } from './alert-jobs.js';
 
 /** `vault.deriveKey`'s purpose for the signing key. */
 export const ALERT_JOB_KEY_PURPOSE = 'alert-jobs';
 
-/** Why a job was refused. */
-export type JobRefusal = 'unsigned' | 'forged' | 'destination';
+/** Why a job was refused ('replayed' is the consumer's, from the nonce it has seen). */
+export type JobRefusal = 'unsigned' | 'forged' | 'stale' | 'destination' | 'replayed';
+
+/** The oldest a signed job may be when the front takes it: as long as a completed job is kept. */
+export const MAX_JOB_AGE_MS = 60 * 60_000;
+/** How far ahead of the front's clock a worker's may be. */
+export const MAX_JOB_SKEW_MS = 5 * 60_000;
 
 export interface JobGuard {
   /** The job with its signature. */
@@ -56,12 +65,17 @@ export function createJobGuard(opts: {
     return chats.set.has(chatId);
   };
   return {
-    sign: (job) => ({ ...job, sig: mac(job) }),
+    sign(job) {
+      const stamped = { ...job, at: now(), nonce: randomBytes(16).toString('base64url') };
+      return { ...stamped, sig: mac(stamped) };
+    },
     check(job) {
-      if (job.sig === undefined) return 'unsigned';
+      if (job.sig === undefined || job.at === undefined || job.nonce === undefined) return 'unsigned';
       const expected = Buffer.from(mac(job));
       const given = Buffer.from(job.sig);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'forged';
+      const age = now() - job.at;
+      if (age > MAX_JOB_AGE_MS || age < -MAX_JOB_SKEW_MS) return 'stale';
       const store = opts.store;
       if (!store) return undefined;
       const userId = userOfKey(job.opts.idempotencyKey);

@@ -112,4 +112,29 @@ describe('the front takes only its workers\' jobs to chats its users chose', () 
     const refusals = logs.records().map((r) => r.refusal).filter(Boolean);
     expect(refusals.sort()).toEqual(['destination', 'destination', 'forged', 'forged', 'forged', 'unsigned']);
   });
+
+  it('audit 3, M3: a signed job queued again, or signed over an hour ago, is refused; BullMQ\'s retry of the same job is not', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { fake, consumer, logs, raw } = await cluster();
+    const guard = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE) });
+    const signed = guard.sign(sendJob(501, 'edit me later', { kind: 'info' }));
+    expect(signed).toMatchObject({ at: expect.any(Number), nonce: expect.stringMatching(/^[\w-]{16,}$/) });
+    await raw.add('send', signed, { jobId: 'first' });
+    await vi.waitFor(() => expect(fake.messages(501).map((m) => m.text)).toEqual(['edit me later']), { timeout: 10_000, interval: 50 });
+    // The same signed data, kept from the completed set and queued again as a new job.
+    await raw.add('send', signed, { jobId: 'again' });
+    // Signed by a worker whose clock said 61 minutes ago (or 6 minutes ahead).
+    const old = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE), now: () => Date.now() - 61 * 60_000 });
+    const ahead = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE), now: () => Date.now() + 6 * 60_000 });
+    await raw.add('send', old.sign(sendJob(501, 'STALE old', { kind: 'info' })));
+    await raw.add('send', ahead.sign(sendJob(501, 'STALE ahead', { kind: 'info' })));
+    await vi.waitFor(() => expect(consumer.stats().refused).toBe(3), { timeout: 10_000, interval: 50 });
+    expect(fake.messages(501).map((m) => m.text)).toEqual(['edit me later']);
+    expect(logs.records().map((r) => r.refusal).filter(Boolean).sort()).toEqual(['replayed', 'stale', 'stale']);
+    // A job signed before this version (no time, no nonce) is not taken either.
+    const { at: _at, nonce: _nonce, ...legacy } = signed;
+    const legacySigned = { ...legacy, sig: undefined };
+    await raw.add('send', { ...legacySigned, sig: 'x' });
+    await vi.waitFor(() => expect(consumer.stats().refused).toBe(4), { timeout: 10_000, interval: 50 });
+  });
 });
