@@ -1,13 +1,13 @@
 /**
  * A paged multi-select inside a conversation (sports, bookmakers): 8 options a page, toggles,
- * "All", "Done", and for long lists a search by typed name. Typed ids ("1,5,6") and exact names
- * ("football, tennis") select too.
+ * "All", "Done", and a search by typed name (a part of it: "bask" finds Basketball; a near miss is
+ * offered as "did you mean"). Typed ids ("1,5,6") and exact names ("football, tennis") select too.
  */
 import type { InlineKeyboardButton } from 'grammy/types';
 import { escapeHtml } from '../../lib/html.js';
 import type { Translate } from '../../locales/i18n.js';
 import type { ConvContext } from '../context.js';
-import { matchName } from '../parse/dict-names.js';
+import { matchName, nameKey } from '../parse/dict-names.js';
 import { clipEcho } from '../parse/values.js';
 import { clipName } from '../ui/plain.js';
 import { btn, closePrompt, editPrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
@@ -123,10 +123,15 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
       }
       for (const id of ids) selected.add(id);
     } else if (o.searchable) {
-      const needle = text.toLowerCase();
-      const found = o.options.filter(([, name]) => name.toLowerCase().includes(needle));
+      const needle = nameKey(text);
+      const found = needle === '' ? [] : o.options.filter(([, name]) => nameKey(name).includes(needle));
       if (found.length === 0) {
-        await answer.ctx.reply(t('ms_no_match', { query: clipEcho(text) }));
+        // A typo ("basketbal", "Pinacle") is offered its near names, as /filter's one line and /book do.
+        const near = matchName(text, [Object.fromEntries(o.options.map(([id, name]) => [String(id), name]))]);
+        const list = near.ok ? [] : near.suggestions;
+        await answer.ctx.reply(
+          list.length > 0 ? t('ms_no_match_guess', { query: clipEcho(text), list: list.join(', ') }) : t('ms_no_match', { query: clipEcho(text) }),
+        );
         continue;
       }
       query = clipEcho(text);
