@@ -174,7 +174,6 @@ export const en = {
   ms_search_hint: 'Type a name to search.',
   ms_no_match: 'Nothing matches “{query}”. Try another name.',
   ms_unknown_ids: 'Unknown ids: {ids}.',
-  ms_use_buttons: 'Please choose with the buttons (or type names or ids separated by commas, like football, tennis).',
   btn_any: 'Any',
   btn_any_odds: 'Any odds',
   btn_any_time: 'Any time',

@@ -173,7 +173,6 @@ export const ru: Record<MessageKey, string> = {
   ms_search_hint: 'Наберите название для поиска.',
   ms_no_match: 'Ничего не найдено по «{query}». Попробуйте другое название.',
   ms_unknown_ids: 'Неизвестные id: {ids}.',
-  ms_use_buttons: 'Пожалуйста, выберите кнопками (или наберите названия или id через запятую, например футбол, теннис).',
   btn_any: 'Любой',
   btn_any_odds: 'Любые коэффициенты',
   btn_any_time: 'Любое время',

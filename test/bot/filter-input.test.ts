@@ -58,6 +58,13 @@ describe('#6 a one-line /filter on a saved filter changes only what it names', (
     expect(last().text).toContain('Sports: All sports');
   });
 
+  it('no option named: the filter is written again as it was, and the answer says how to change or reset it', async () => {
+    await h.say(ALICE, built);
+    await h.say(ALICE, '/filter arbs_prematch');
+    expect(writes().at(-1)?.filter).toMatchObject({ sports: [1, 6, 5], bookmakers: [7, 3], minProfit: 1 });
+    expect(last().text).toContain('No option named: your filter is written again as it was');
+  });
+
   it('option=any puts one option back to its default and keeps the rest', async () => {
     await h.say(ALICE, built);
     await h.say(ALICE, '/filter arbs_prematch max_odds=any sports=all');
@@ -178,6 +185,9 @@ describe('#21 sports searched and "did you mean", like bookmakers', () => {
     await h.press(ALICE, last(), h.button(last(), 'Вилки · прематч'));
     await h.say(ALICE, 'Футбл');
     expect(last().text).toContain('Ничего не найдено по «Футбл». Может быть, Футбол?');
+    // The service's own (English) names search too, as the one-line form reads them in any language.
+    await h.say(ALICE, 'footb');
+    expect(h.labels(last()).filter((l) => !/Сброс|Все|Готово|Clear|All|Done/.test(l))).toEqual(['Футбол']);
   });
 });
 

@@ -33,7 +33,13 @@ export interface FilterConversationArgs {
   initial?: FilterSettings;
 }
 
-type Lists = { sports: [number, string][]; bookmakers: [number, string][]; live?: number[] } | null;
+type Lists = {
+  sports: [number, string][];
+  bookmakers: [number, string][];
+  live?: number[];
+  /** The English names, for a user of another language (the service's own names, typed in any language). */
+  english?: { sports: Record<string, string>; bookmakers: Record<string, string> };
+} | null;
 
 function sortedEntries(map: Record<string, string>, lang: Lang): [number, string][] {
   return Object.entries(map)
@@ -88,10 +94,12 @@ export function createFilterConversation(rt: BotRuntime) {
     const lists: Lists = await conversation.external(async () => {
       const dicts = await dictionariesFor(rt, args.lang);
       if (!dicts) return null;
+      const english = args.lang === 'en' ? undefined : rt.client.cachedDictionaries('en');
       return {
         sports: orderSports(sortedEntries(dicts.sports, args.lang)),
         bookmakers: sortedEntries(dicts.bookmakers, args.lang),
         live: dicts.liveBookmakers,
+        ...(english ? { english: { sports: english.sports, bookmakers: english.bookmakers } } : {}),
       };
     });
 
@@ -100,8 +108,8 @@ export function createFilterConversation(rt: BotRuntime) {
         title: t('fb_sports', { service: serviceLabel(service, t) }),
         options: lists.sports,
         selected: settings.sports,
-        searchable: true,
         allLabel: t('all_sports'),
+        ...(lists.english ? { aliases: lists.english.sports } : {}),
       });
     } else {
       await ctx.reply(t('fb_no_dicts'));
@@ -111,8 +119,8 @@ export function createFilterConversation(rt: BotRuntime) {
         title: t('fb_bookmakers'),
         options: lists.bookmakers,
         selected: settings.bookmakers,
-        searchable: true,
         allLabel: t('all_bookmakers'),
+        ...(lists.english ? { aliases: lists.english.bookmakers } : {}),
       });
     }
 

@@ -48,7 +48,7 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
     if (outcome.kind === 'saved') {
       parts.push(describeFilter(service, settings, namesFor(dicts, ctx.lang), ctx.t));
       if (reset) parts.push(ctx.t('filter_oneline_reset', { service }));
-      else if (kept) parts.push(ctx.t('filter_oneline_kept', { options: named.length > 0 ? named.join(', ') : '—', service }));
+      else if (kept) parts.push(named.length > 0 ? ctx.t('filter_oneline_kept', { options: named.join(', '), service }) : ctx.t('filter_oneline_same', { service }));
     }
     const tradeOff = outcome.kind === 'saved' ? coverageTradeOff(before, planned, ctx.t) : undefined;
     if (tradeOff) parts.push(tradeOff);

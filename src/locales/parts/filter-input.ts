@@ -6,6 +6,8 @@ export const filterInputEn = {
   filter_oneline_kept:
     'Changed: {options}. The rest is kept from your filter; <code>/filter {service} reset …</code> starts from scratch, and <code>option=any</code> puts one option back to its default.',
   filter_oneline_reset: 'Started from scratch (reset): every option you did not name is back to its default.',
+  filter_oneline_same:
+    'No option named: your filter is written again as it was. Name the options to change (like <code>/filter {service} min_profit=1</code>), or start from scratch with <code>/filter {service} reset</code>.',
   range_reversed_kept:
     'The range is reversed: {min} is above {max}, and {option}={value} is kept from your filter. Give {option} too (or {option}=any), or start with <code>/filter {service} reset …</code>.',
   ms_no_match_guess: 'Nothing matches “{query}”. Did you mean {list}? Type a part of the name, like the first letters.',
@@ -24,6 +26,8 @@ export const filterInputRu: Record<keyof typeof filterInputEn, string> = {
   filter_oneline_kept:
     'Изменено: {options}. Остальное осталось от вашего фильтра; <code>/filter {service} reset …</code> начинает с нуля, а <code>параметр=any</code> возвращает один параметр к значению по умолчанию.',
   filter_oneline_reset: 'Начато с нуля (reset): всё, что вы не указали, — по умолчанию.',
+  filter_oneline_same:
+    'Параметры не указаны: ваш фильтр записан заново как был. Укажите, что изменить (например, <code>/filter {service} min_profit=1</code>), или начните с нуля: <code>/filter {service} reset</code>.',
   range_reversed_kept:
     'Диапазон перевёрнут: {min} больше {max}, а {option}={value} осталось от вашего фильтра. Укажите и {option} (или {option}=any) либо начните с <code>/filter {service} reset …</code>.',
   ms_no_match_guess: 'Ничего не найдено по «{query}». Может быть, {list}? Наберите часть названия, например первые буквы.',
