@@ -125,15 +125,17 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
       for (const id of ids) selected.add(id);
     } else {
       const needle = nameKey(text);
-      const found = needle === '' ? [] : o.options.filter(([id, name]) => [name, aliases[String(id)] ?? ''].some((n) => nameKey(n).includes(needle)));
+      let found = needle === '' ? [] : o.options.filter(([id, name]) => [name, aliases[String(id)] ?? ''].some((n) => nameKey(n).includes(needle)));
       if (found.length === 0) {
-        // A typo ("basketbal", "Pinacle") is offered its near names, as /filter's one line and /book do.
+        // A typo ("tenis", "Pinacle") is offered its near names, as /filter's one line and /book do, shown as the search's buttons.
         const near = matchName(text, lists);
-        const list = near.ok ? [] : near.suggestions;
-        await answer.ctx.reply(
-          list.length > 0 ? t('ms_no_match_guess', { query: clipEcho(text), list: list.join(', ') }) : t('ms_no_match', { query: clipEcho(text) }),
-        );
-        continue;
+        const guesses = new Set(near.ok ? [] : near.suggestions);
+        found = o.options.filter(([id, name]) => guesses.has(name) || guesses.has(aliases[String(id)] ?? ''));
+        if (found.length === 0) {
+          await answer.ctx.reply(t('ms_no_match', { query: clipEcho(text) }));
+          continue;
+        }
+        await answer.ctx.reply(t('ms_no_match_guess', { query: clipEcho(text), list: found.map(([, name]) => clipName(name)).join(', ') }));
       }
       query = clipEcho(text);
       shown = found;

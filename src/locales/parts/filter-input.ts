@@ -10,7 +10,7 @@ export const filterInputEn = {
     'No option named: your filter is written again as it was. Name the options to change (like <code>/filter {service} min_profit=1</code>), or start from scratch with <code>/filter {service} reset</code>.',
   range_reversed_kept:
     'The range is reversed: {min} is above {max}, and {option}={value} is kept from your filter. Give {option} too (or {option}=any), or start with <code>/filter {service} reset …</code>.',
-  ms_no_match_guess: 'Nothing matches “{query}”. Did you mean {list}? Type a part of the name, like the first letters.',
+  ms_no_match_guess: 'Nothing matches “{query}”. Did you mean {list}? Tap it below, or type another name.',
   book_unknown_guess: 'I know no bookmaker “{value}”. Did you mean {list}? /books lists them with their ids.',
   book_amount_too_large: '{option}: “{value}” is too large (at most {max}). Nothing was changed.',
   book_amount_cents: '{option}: “{value}” goes beyond the cent; send at most two decimals, like 2.50. Nothing was changed.',
@@ -30,7 +30,7 @@ export const filterInputRu: Record<keyof typeof filterInputEn, string> = {
     'Параметры не указаны: ваш фильтр записан заново как был. Укажите, что изменить (например, <code>/filter {service} min_profit=1</code>), или начните с нуля: <code>/filter {service} reset</code>.',
   range_reversed_kept:
     'Диапазон перевёрнут: {min} больше {max}, а {option}={value} осталось от вашего фильтра. Укажите и {option} (или {option}=any) либо начните с <code>/filter {service} reset …</code>.',
-  ms_no_match_guess: 'Ничего не найдено по «{query}». Может быть, {list}? Наберите часть названия, например первые буквы.',
+  ms_no_match_guess: 'Ничего не найдено по «{query}». Может быть, {list}? Нажмите ниже или наберите другое название.',
   book_unknown_guess: 'Не знаю букмекера «{value}». Может быть, {list}? /books покажет их с id.',
   book_amount_too_large: '{option}: «{value}» — слишком много (не больше {max}). Ничего не изменено.',
   book_amount_cents: '{option}: «{value}» — точнее копейки; не больше двух знаков после точки, например 2.50. Ничего не изменено.',
