@@ -145,43 +145,44 @@ export function parseFilterArgs(
     const n = percent ? parsePercent(raw) : parseNumber(raw, name === 'hours' ? '12' : '1.5');
     return n.ok ? n : fail(n.problem.key, { ...n.problem.vars, option: name });
   };
-  /** A bound kept from the saved filter that the typed one crosses: said so, with the way out. */
-  const crossed = (r: Parsed<unknown>, kept: { option: OptionName; value: number | null } | undefined): Parsed<never> | undefined => {
-    if (r.ok) return undefined;
-    if (r.problem.key === 'range_reversed' && saved && kept && kept.value !== null) {
-      return fail('range_reversed_kept', { ...r.problem.vars, option: kept.option, value: String(kept.value), service });
+  /**
+   * A min/max pair with what was typed merged into the saved values; a typed bound that crosses
+   * a kept one is refused naming the kept one and the way out. undefined: neither was named.
+   */
+  const mergeRange = (
+    names: readonly [OptionName, OptionName],
+    kept: readonly [number | null, number | null],
+    rules: RangeRules,
+    defaultMin: number | null,
+  ): Parsed<{ min: number | null; max: number | null } | undefined> => {
+    const typed = [num(names[0]), num(names[1])] as const;
+    for (const r of typed) if (!r.ok) return r;
+    const [lo, hi] = typed.map((r) => (r.ok ? r.value : undefined));
+    if (lo === undefined && hi === undefined) return ok(undefined);
+    const min = lo === undefined ? kept[0] : (lo ?? defaultMin);
+    const max = hi === undefined ? kept[1] : hi;
+    const r = checkBounds(min ?? rules.lowest, max, rules);
+    if (r.ok) return ok({ min, max });
+    const keptOne = lo === undefined ? { option: names[0], value: min } : hi === undefined ? { option: names[1], value: max } : undefined;
+    if (r.problem.key === 'range_reversed' && saved && keptOne && keptOne.value !== null) {
+      return fail('range_reversed_kept', { ...r.problem.vars, option: keptOne.option, value: String(keptOne.value), service });
     }
     return fail(r.problem.key, r.problem.vars);
   };
 
-  const minProfit = num('min_profit');
-  const maxProfit = num('max_profit');
-  if (!minProfit.ok) return minProfit;
-  if (!maxProfit.ok) return maxProfit;
-  if (!valuebets && (minProfit.value !== undefined || maxProfit.value !== undefined)) {
-    const min = minProfit.value === undefined ? settings.minProfit : (minProfit.value ?? defaults.minProfit);
-    const max = maxProfit.value === undefined ? settings.maxProfit : maxProfit.value;
-    const r = checkBounds(min, max, profitRules(service));
-    const kept = minProfit.value === undefined ? { option: 'min_profit' as const, value: min } : maxProfit.value === undefined ? { option: 'max_profit' as const, value: max } : undefined;
-    const problem = crossed(r, kept);
-    if (problem) return problem;
-    settings.minProfit = min;
-    settings.maxProfit = max;
+  if (!valuebets) {
+    const profit = mergeRange(['min_profit', 'max_profit'], [settings.minProfit, settings.maxProfit], profitRules(service), defaults.minProfit);
+    if (!profit.ok) return profit;
+    if (profit.value) {
+      settings.minProfit = profit.value.min ?? defaults.minProfit;
+      settings.maxProfit = profit.value.max;
+    }
   }
-
-  const minOdds = num('min_odds');
-  const maxOdds = num('max_odds');
-  if (!minOdds.ok) return minOdds;
-  if (!maxOdds.ok) return maxOdds;
-  if (minOdds.value !== undefined || maxOdds.value !== undefined) {
-    const min = minOdds.value === undefined ? settings.minOdds : minOdds.value;
-    const max = maxOdds.value === undefined ? settings.maxOdds : maxOdds.value;
-    const r = checkBounds(min ?? oddsRules.lowest, max, oddsRules);
-    const kept = minOdds.value === undefined ? { option: 'min_odds' as const, value: min } : maxOdds.value === undefined ? { option: 'max_odds' as const, value: max } : undefined;
-    const problem = crossed(r, kept);
-    if (problem) return problem;
-    settings.minOdds = min;
-    settings.maxOdds = max;
+  const odds = mergeRange(['min_odds', 'max_odds'], [settings.minOdds, settings.maxOdds], oddsRules, null);
+  if (!odds.ok) return odds;
+  if (odds.value) {
+    settings.minOdds = odds.value.min;
+    settings.maxOdds = odds.value.max;
   }
 
   const hours = num('hours');
