@@ -29,8 +29,11 @@ export type PendingInput =
   | { kind: 'hedge-odds'; service: Service; itemId: string; ownerId: number; leg: number }
   /** /books' button for one setting of one bookmaker: the next message is its value. */
   | { kind: 'book-value'; bookmakerId: number; option: BookValueOption }
-  /** The odds and stake taken for a leg (or a hedge) of a ledger position; `flow`: the ✏️ flow goes on to the next leg. */
-  | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean };
+  /**
+   * The odds and stake taken for a leg (or a hedge) of a ledger position; `flow`: the ✏️ flow goes on to the next leg;
+   * `newBookmaker`: a digest of a typed bookmaker the dictionaries do not know, recorded as typed if sent again.
+   */
+  | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean; newBookmaker?: string };
 
 const service = z.enum(SERVICES);
 const id = z.number().int();
@@ -43,7 +46,7 @@ export const pendingInputSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('leg-limit'), service, itemId: z.string(), ownerId: id, questionId: id.optional() }),
   z.object({ kind: z.literal('hedge-odds'), service, itemId: z.string(), ownerId: id, leg: id }),
   z.object({ kind: z.literal('book-value'), bookmakerId: id, option: z.enum(BOOK_VALUE_OPTIONS) }),
-  z.object({ kind: z.literal('ledger-leg'), positionId: z.string(), leg: id, flow: z.boolean() }),
+  z.object({ kind: z.literal('ledger-leg'), positionId: z.string(), leg: id, flow: z.boolean(), newBookmaker: z.string().regex(/^[0-9a-f]{16}$/).optional() }),
 ]) satisfies z.ZodType<PendingInput>;
 
 /** How long a question waits for its answer. */

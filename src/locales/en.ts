@@ -164,7 +164,7 @@ export const en = {
   fb_save_auth: '❌ The service refused your key pair. Connect it again with /connect.',
   fb_save_failed: '⏳ The filter was not saved: {reason}. Please try again in a minute.',
   filter_usage:
-    'One line: <code>/filter &lt;service&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (names or ids: /sports, /bookmakers) (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). Or just /filter for the guided builder.',
+    'One line: <code>/filter &lt;service&gt; [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (names or ids: /sports, /bookmakers) (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). It changes only the options named (<code>=any</code>: back to the default); <code>reset</code> starts from scratch. Or just /filter for the guided builder.',
   coverage_now: '📡 Coverage: {list}.',
   coverage_tradeoff:
     '⚖️ Your key allows a limited number of tokens an hour, so the services share it: {list} of the time. Live services come first.',
@@ -174,7 +174,6 @@ export const en = {
   ms_search_hint: 'Type a name to search.',
   ms_no_match: 'Nothing matches “{query}”. Try another name.',
   ms_unknown_ids: 'Unknown ids: {ids}.',
-  ms_use_buttons: 'Please choose with the buttons (or type names or ids separated by commas, like football, tennis).',
   btn_any: 'Any',
   btn_any_odds: 'Any odds',
   btn_any_time: 'Any time',
@@ -335,8 +334,8 @@ export const en = {
   book_unknown_option: '“{value}” is not an option I know. Options: commission, max, min, step, status. Nothing was changed.',
   book_option_twice: '{value} is given twice. Give each option once; nothing was changed.',
   book_bad_status: '“{value}” is not a status: use ok, limited or closed. Nothing was changed.',
-  book_bad_commission: 'Commission is a percentage from 0 to {max}. Nothing was changed.',
-  book_bad_amount: '{option} must be a positive amount in your currency, to the cent. Nothing was changed.',
+  book_bad_commission: '“{value}” is not a commission: it is a percentage from 0 to {max}, like 2 or 2.5%. Nothing was changed.',
+  book_bad_amount: '{option}: “{value}” is not above zero; send a positive amount in your currency, like 300. Nothing was changed.',
   book_min_over_max: 'The minimum ({min}) would be over the maximum ({max}). Nothing was changed.',
   book_saved: '✅ Saved for {name}: {parts}. Alerts from now on use it.',
   book_reset_done: '↺ {name}: back to the defaults.',

@@ -163,7 +163,7 @@ export const ru: Record<MessageKey, string> = {
   fb_save_auth: '❌ Сервис отклонил вашу пару ключей. Подключите её заново: /connect.',
   fb_save_failed: '⏳ Фильтр не сохранён: {reason}. Попробуйте через минуту.',
   filter_usage:
-    'Одной строкой: <code>/filter &lt;сервис&gt; [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (названия или id: /sports, /bookmakers) (валуйные: <code>min_overvalue=N</code> или <code>min_profit=N</code>, это одно и то же: прибыль валуйной ставки — её перевес). Или просто /filter — пошаговый конструктор.',
+    'Одной строкой: <code>/filter &lt;сервис&gt; [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (названия или id: /sports, /bookmakers) (валуйные: <code>min_overvalue=N</code> или <code>min_profit=N</code>, это одно и то же: прибыль валуйной ставки — её перевес). Меняются только названные параметры (<code>=any</code> — по умолчанию); <code>reset</code> начинает с нуля. Или просто /filter — пошаговый конструктор.',
   coverage_now: '📡 Покрытие: {list}.',
   coverage_tradeoff:
     '⚖️ Ключ даёт ограниченное число токенов в час, и сервисы делят его: {list} времени. Лайв-сервисы идут первыми.',
@@ -173,7 +173,6 @@ export const ru: Record<MessageKey, string> = {
   ms_search_hint: 'Наберите название для поиска.',
   ms_no_match: 'Ничего не найдено по «{query}». Попробуйте другое название.',
   ms_unknown_ids: 'Неизвестные id: {ids}.',
-  ms_use_buttons: 'Пожалуйста, выберите кнопками (или наберите названия или id через запятую, например футбол, теннис).',
   btn_any: 'Любой',
   btn_any_odds: 'Любые коэффициенты',
   btn_any_time: 'Любое время',
@@ -334,8 +333,8 @@ export const ru: Record<MessageKey, string> = {
   book_unknown_option: '«{value}» — незнакомый параметр. Параметры: commission, max, min, step, status. Ничего не изменено.',
   book_option_twice: '{value} указан дважды. Укажите каждый параметр один раз; ничего не изменено.',
   book_bad_status: '«{value}» — не статус: используйте ok, limited или closed. Ничего не изменено.',
-  book_bad_commission: 'Комиссия — процент от 0 до {max}. Ничего не изменено.',
-  book_bad_amount: '{option} — положительная сумма в вашей валюте, с точностью до копеек. Ничего не изменено.',
+  book_bad_commission: '«{value}» — не комиссия: это процент от 0 до {max}, например 2 или 2.5%. Ничего не изменено.',
+  book_bad_amount: '{option}: «{value}» — не больше нуля; пришлите положительную сумму в вашей валюте, например 300. Ничего не изменено.',
   book_min_over_max: 'Минимум ({min}) оказался бы больше максимума ({max}). Ничего не изменено.',
   book_saved: '✅ Сохранено для {name}: {parts}. Новые сигналы считаются так.',
   book_reset_done: '↺ {name}: настройки по умолчанию.',

@@ -45,9 +45,9 @@ describe('/book <bookmaker> key=value …', () => {
       ['/book', 'One line:'],
       ['/book nosuchbook max=5', 'I know no bookmaker'],
       ['/book pinnacle', 'Nothing to change for Pinnacle'],
-      ['/book pinnacle max=-5', 'max must be a positive amount'],
+      ['/book pinnacle max=-5', 'max: “-5” is not above zero'],
       ['/book pinnacle max=1e9999', 'is not a number'],
-      ['/book pinnacle commission=80', 'Commission is a percentage from 0 to 50'],
+      ['/book pinnacle commission=80', '“80” is not a commission: it is a percentage from 0 to 50'],
       ['/book pinnacle status=gone', 'is not a status'],
       ['/book pinnacle colour=red', 'is not an option I know'],
       ['/book pinnacle max=5 max=6', 'given twice'],
@@ -133,8 +133,8 @@ describe('/books guided: ✏️ → a setting → its value typed', () => {
     expect(await ask('Pinnacle', 'Max', 'pinnacle')).toContain('Send the most Pinnacle accepts on one leg');
     for (const [value, says] of [
       ['abc', 'is not a number'],
-      ['-5', 'max must be a positive amount'],
-      ['0.001', 'max must be a positive amount'],
+      ['-5', 'max: “-5” is not above zero'],
+      ['0.001', 'max: “0.001” goes beyond the cent'],
       ['1e9999', 'is not a number'],
     ] as const) {
       await h.say(ALICE, value);
@@ -160,7 +160,7 @@ describe('/books guided: ✏️ → a setting → its value typed', () => {
   it('commission and step of an exchange; /cancel keeps the old value', async () => {
     expect(await ask('Betfair Exchange', 'Commission %')).toContain('in % from 0 to 50');
     await h.say(ALICE, '80');
-    expect(last().text).toContain('Commission is a percentage from 0 to 50');
+    expect(last().text).toContain('“80” is not a commission: it is a percentage from 0 to 50');
     await h.say(ALICE, '2');
     expect(books()?.['31']).toEqual({ commission: 2 });
     await ask('Betfair Exchange', 'Step');

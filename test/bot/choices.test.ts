@@ -67,8 +67,9 @@ describe('the builder warns about a filter that can never alert', () => {
     await press('Arbs · live');
     await h.say(ALICE, 'football, Table tennis');
     expect(prompt().text).toContain('Selected (2): Football, Table tennis');
+    // A part of a sport's name searches, as it does for bookmakers (newcomer trial #21).
     await h.say(ALICE, 'footbal');
-    expect(prompt().text).toContain('type names or ids separated by commas');
+    expect(prompt().text).toContain('Search: “footbal”');
     const sports = h.sent(ALICE.id).filter((m) => h.labels(m).includes('Done ✓')).at(-1)!;
     await h.press(ALICE, sports, h.button(sports, 'Done'));
     await h.say(ALICE, 'pinnacle, BWIN');

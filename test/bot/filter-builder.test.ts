@@ -129,7 +129,7 @@ describe('/filter builder', () => {
     expect(h.client.callsOf('writeFilter')[0]?.filter).toMatchObject({ minOvervalue: 3, minOdds: 1.2, maxOdds: null, sports: [], bookmakers: [] });
   });
 
-  it('an unknown service typed at the first step is answered, and typed ids select', async () => {
+  it('an unknown service typed at the first step is answered; typed ids select, typed text searches', async () => {
     await h.say(ALICE, '/filter');
     await h.say(ALICE, 'poker');
     expect(prompt().text).toContain('“poker” is not a service');
@@ -137,7 +137,7 @@ describe('/filter builder', () => {
     await h.say(ALICE, '1,999');
     expect(prompt().text).toContain('Unknown ids: 999');
     await h.say(ALICE, 'footbal');
-    expect(prompt().text).toContain('choose with the buttons');
+    expect(prompt().text).toContain('Search: “footbal”');
     await h.say(ALICE, '1,5');
     expect(prompt().text).toContain('Selected (2): Football, Basketball');
   });

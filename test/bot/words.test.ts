@@ -1,14 +1,13 @@
 /**
  * Issue 21 item 8, words: /glossary explains every market code the dictionaries use and the
  * betting words, in English and Russian, and /help leads to it; a paused service reads right; the
- * builder lists the sports the user's services carry first; Russian counts take their forms.
+ * builder's order of sports is tested in filter-input.test.ts; Russian counts take their forms.
  */
 import { describe, expect, it } from 'vitest';
 import { checkTelegramHtml } from '../../src/fake-telegram/server.js';
 import { findInGlossary, GLOSSARY, glossaryMarkdown, glossaryMessages } from '../../src/locales/glossary.js';
 import { translator } from '../../src/locales/i18n.js';
 import { DICT_LANGS, dictionariesFor } from '../../src/sandbox/dictionaries.js';
-import { makeItem } from './fakes.js';
 import { ALICE, BORIS, type Harness, withConnectedHarness } from './harness.js';
 
 describe('the glossary', () => {
@@ -96,15 +95,5 @@ describe('words in the chat', () => {
     await h.say(ALICE, '/filter arbs_live');
     await h.say(ALICE, '/pause');
     expect(last().text).toBe('⏸ Paused: Arbs · prematch, Arbs · live. /resume turns them back on.');
-  });
-
-  it('the builder lists first the sports the user’s services carry most, then football', async () => {
-    const item = makeItem({ id: 'a1' });
-    const of = (id: string, sportId: number) => ({ ...item, id, event: { ...item.event, sportId } });
-    h.scheduler.latest.set(ALICE.id, [of('a1', 10), of('a2', 10), of('a3', 6), of('a4', 10), of('a5', 6), of('a6', 14)]);
-    await h.say(ALICE, '/filter');
-    await h.press(ALICE, last(), h.button(last(), 'Arbs · live'));
-    expect(last().text).toContain('sports');
-    expect(h.labels(last()).slice(0, 4)).toEqual(['e-Sports', 'Tennis', 'Futsal', 'Football']);
   });
 });

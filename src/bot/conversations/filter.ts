@@ -13,7 +13,7 @@ import { saveFilter, type SaveOutcome } from '../actions/save-filter.js';
 import type { ConvContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { HOURS_MAX, oddsRules, overvalueRules, profitRules } from '../parse/filter-args.js';
-import { checkBounds, clipEcho, parseNumber, parsePositive, parseRange } from '../parse/values.js';
+import { checkBounds, clipEcho, parsePercent, parsePositive, parseRange } from '../parse/values.js';
 import { dictionariesFor } from '../ui/cards.js';
 import { coverageList, coverageTradeOff, describeFilter, errorInWords, fmtNum } from '../ui/filter-text.js';
 import { serviceLabel } from '../../locales/services.js';
@@ -22,7 +22,7 @@ import { neverMatches } from '../ui/filter-warnings.js';
 import { multiSelect } from './multi-select.js';
 import { askValue } from './ask-value.js';
 import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
-import { orderSports, sportCounts } from '../ui/sport-order.js';
+import { orderSports } from '../ui/sport-order.js';
 
 export const FILTER_CONVERSATION = 'filter';
 
@@ -33,7 +33,13 @@ export interface FilterConversationArgs {
   initial?: FilterSettings;
 }
 
-type Lists = { sports: [number, string][]; bookmakers: [number, string][]; live?: number[] } | null;
+type Lists = {
+  sports: [number, string][];
+  bookmakers: [number, string][];
+  live?: number[];
+  /** The English names, for a user of another language (the service's own names, typed in any language). */
+  english?: { sports: Record<string, string>; bookmakers: Record<string, string> };
+} | null;
 
 function sortedEntries(map: Record<string, string>, lang: Lang): [number, string][] {
   return Object.entries(map)
@@ -88,11 +94,12 @@ export function createFilterConversation(rt: BotRuntime) {
     const lists: Lists = await conversation.external(async () => {
       const dicts = await dictionariesFor(rt, args.lang);
       if (!dicts) return null;
-      const counts = sportCounts(await rt.scheduler.latestItems(userId));
+      const english = args.lang === 'en' ? undefined : rt.client.cachedDictionaries('en');
       return {
-        sports: orderSports(sortedEntries(dicts.sports, args.lang), counts),
+        sports: orderSports(sortedEntries(dicts.sports, args.lang)),
         bookmakers: sortedEntries(dicts.bookmakers, args.lang),
         live: dicts.liveBookmakers,
+        ...(english ? { english: { sports: english.sports, bookmakers: english.bookmakers } } : {}),
       };
     });
 
@@ -101,8 +108,8 @@ export function createFilterConversation(rt: BotRuntime) {
         title: t('fb_sports', { service: serviceLabel(service, t) }),
         options: lists.sports,
         selected: settings.sports,
-        searchable: false,
         allLabel: t('all_sports'),
+        ...(lists.english ? { aliases: lists.english.sports } : {}),
       });
     } else {
       await ctx.reply(t('fb_no_dicts'));
@@ -112,8 +119,8 @@ export function createFilterConversation(rt: BotRuntime) {
         title: t('fb_bookmakers'),
         options: lists.bookmakers,
         selected: settings.bookmakers,
-        searchable: true,
         allLabel: t('all_bookmakers'),
+        ...(lists.english ? { aliases: lists.english.bookmakers } : {}),
       });
     }
 
@@ -122,7 +129,7 @@ export function createFilterConversation(rt: BotRuntime) {
       const buttons: { label: string; value: number | null }[] = [{ label: t('btn_any'), value: null }];
       if (editing && current !== null) buttons.push({ label: t('btn_keep', { value: `${fmtNum(current)} %` }), value: current });
       settings.minOvervalue = await askValue(conversation, ctx, t, t('fb_overvalue'), buttons, (text) => {
-        const n = parseNumber(text, '3');
+        const n = parsePercent(text, '3');
         if (!n.ok) return n;
         const r = checkBounds(n.value, null, overvalueRules);
         return r.ok ? { ok: true, value: r.value.min } : r;
@@ -137,7 +144,7 @@ export function createFilterConversation(rt: BotRuntime) {
         });
       }
       const profit = await askValue(conversation, ctx, t, t(kindOf(service) === 'middles' ? 'fb_profit_middles' : 'fb_profit'), buttons, (text) =>
-        parseRange(text, rules),
+        parseRange(text, rules, true),
       );
       settings.minProfit = profit.min;
       settings.maxProfit = profit.max;

@@ -1,13 +1,13 @@
 /**
  * A paged multi-select inside a conversation (sports, bookmakers): 8 options a page, toggles,
- * "All", "Done", and for long lists a search by typed name. Typed ids ("1,5,6") and exact names
- * ("football, tennis") select too.
+ * "All", "Done", and a search by typed name (a part of it: "bask" finds Basketball; a near miss is
+ * offered as "did you mean"). Typed ids ("1,5,6") and exact names ("football, tennis") select too.
  */
 import type { InlineKeyboardButton } from 'grammy/types';
 import { escapeHtml } from '../../lib/html.js';
 import type { Translate } from '../../locales/i18n.js';
 import type { ConvContext } from '../context.js';
-import { matchName } from '../parse/dict-names.js';
+import { matchName, nameKey } from '../parse/dict-names.js';
 import { clipEcho } from '../parse/values.js';
 import { clipName } from '../ui/plain.js';
 import { btn, closePrompt, editPrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
@@ -21,10 +21,10 @@ export interface MultiSelectOptions {
   options: [number, string][];
   /** Ids selected at the start (editing a filter). */
   selected: number[];
-  /** Whether typed text searches the names. */
-  searchable: boolean;
   /** Label of the "all" button ("All sports"). */
   allLabel: string;
+  /** Other names of the options (id → English name), read as the shown ones are: the service's own names work in any language. */
+  aliases?: Readonly<Record<string, string>>;
 }
 
 function pageOf(options: [number, string][], page: number): [number, string][] {
@@ -37,7 +37,7 @@ function render(t: Translate, o: MultiSelectOptions, shown: [number, string][], 
   const lines = [o.title];
   lines.push(selected.size === 0 ? t('ms_none_selected', { all: o.allLabel }) : t('ms_selected', { list: names.slice(0, 12).join(', '), n: selected.size }));
   if (query !== '') lines.push(t('ms_search', { query }));
-  if (o.searchable) lines.push(t('ms_search_hint'));
+  lines.push(t('ms_search_hint'));
   const rows: InlineKeyboardButton[][] = [];
   const items = pageOf(shown, page);
   for (let i = 0; i < items.length; i += 2) {
@@ -58,15 +58,14 @@ function render(t: Translate, o: MultiSelectOptions, shown: [number, string][], 
 
 /**
  * The ids of a typed list of names ("football, tennis"), when every name is one of the options
- * exactly (case and spaces aside); undefined otherwise, so the text is read as ids or a search.
+ * exactly (case and spaces aside; in `lists`); undefined otherwise, so the text is read as ids or a search.
  */
-function namedIds(text: string, options: [number, string][]): number[] | undefined {
+function namedIds(text: string, lists: Readonly<Record<string, string>>[], known: Set<number>): number[] | undefined {
   if (text.length > 400 || !/\p{L}/u.test(text)) return undefined;
-  const dict = Object.fromEntries(options.map(([id, name]) => [String(id), name]));
   const ids: number[] = [];
   for (const word of text.split(',').map((w) => w.trim())) {
-    const match = word === '' ? undefined : matchName(word, [dict]);
-    if (!match?.ok) return undefined;
+    const match = word === '' ? undefined : matchName(word, lists);
+    if (!match?.ok || !known.has(match.id)) return undefined;
     ids.push(match.id);
   }
   return ids;
@@ -75,6 +74,8 @@ function namedIds(text: string, options: [number, string][]): number[] | undefin
 /** Runs the multi-select; resolves with the chosen ids ([] = all). */
 export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Translate, o: MultiSelectOptions): Promise<number[]> {
   const known = new Set(o.options.map(([id]) => id));
+  const aliases = o.aliases ?? {};
+  const lists = [Object.fromEntries(o.options.map(([id, name]) => [String(id), name])), aliases];
   const selected = new Set(o.selected.filter((id) => known.has(id)));
   let query = '';
   let shown = o.options;
@@ -111,7 +112,7 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
     }
 
     const text = answer.text.trim();
-    const named = namedIds(text, o.options);
+    const named = namedIds(text, lists, known);
     if (named) {
       for (const id of named) selected.add(id);
     } else if (/^\d+(\s*,\s*\d+)*$/.test(text)) {
@@ -122,19 +123,23 @@ export async function multiSelect(conversation: Convo, ctx: ConvContext, t: Tran
         continue;
       }
       for (const id of ids) selected.add(id);
-    } else if (o.searchable) {
-      const needle = text.toLowerCase();
-      const found = o.options.filter(([, name]) => name.toLowerCase().includes(needle));
+    } else {
+      const needle = nameKey(text);
+      let found = needle === '' ? [] : o.options.filter(([id, name]) => [name, aliases[String(id)] ?? ''].some((n) => nameKey(n).includes(needle)));
       if (found.length === 0) {
-        await answer.ctx.reply(t('ms_no_match', { query: clipEcho(text) }));
-        continue;
+        // A typo ("tenis", "Pinacle") is offered its near names, as /filter's one line and /book do, shown as the search's buttons.
+        const near = matchName(text, lists);
+        const guesses = new Set(near.ok ? [] : near.suggestions);
+        found = o.options.filter(([id, name]) => guesses.has(name) || guesses.has(aliases[String(id)] ?? ''));
+        if (found.length === 0) {
+          await answer.ctx.reply(t('ms_no_match', { query: clipEcho(text) }));
+          continue;
+        }
+        await answer.ctx.reply(t('ms_no_match_guess', { query: clipEcho(text), list: found.map(([, name]) => clipName(name)).join(', ') }));
       }
       query = clipEcho(text);
       shown = found;
       page = 0;
-    } else {
-      await answer.ctx.reply(t('ms_use_buttons'));
-      continue;
     }
     // The answer was typed: show the list again below it and retire the old one.
     await closePrompt(answer.ctx, promptId);

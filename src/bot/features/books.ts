@@ -86,12 +86,17 @@ function booksView(user: Readonly<UserRecord> | undefined, bookmakers: Readonly<
   return { text: lines.join('\n'), keyboard };
 }
 
+/** The English names too, for a user of another language (the service's own names are English). */
+function englishBookmakers(rt: BotRuntime, ctx: BotContext): Readonly<Record<string, string>> | undefined {
+  return ctx.lang === 'en' ? undefined : rt.client.cachedDictionaries('en')?.bookmakers;
+}
+
 /** Stores a change of one bookmaker's settings; the problem's key when it cannot be applied. */
 function store(rt: BotRuntime, ctx: BotContext, change: BookChange): { ok: true; user: UserRecord } | { ok: false; text: string } {
   const from = ctx.from;
   const chat = ctx.chat;
   if (!from || !chat) return { ok: false, text: ctx.t('book_usage') };
-  const next = applyBookChange(ctx.user?.books ?? {}, change);
+  const next = applyBookChange(ctx.user?.books ?? {}, change, ctx.user?.roundingStep);
   if (!next.ok) return { ok: false, text: ctx.t(next.problem.key, next.problem.vars) };
   const user = rt.store.updateUser(
     from.id,
@@ -171,7 +176,7 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
         await ctx.reply(ctx.t('too_long', { max: MAX_SHORT_TEXT }));
         return;
       }
-      const found = findBookmaker(ctx.match, dicts.bookmakers);
+      const found = findBookmaker(ctx.match, dicts.bookmakers, englishBookmakers(rt, ctx));
       if (!found.ok) {
         await ctx.reply(ctx.t(found.problem.key, found.problem.vars));
         return;
@@ -190,7 +195,7 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
       await ctx.reply(ctx.t('books_no_names'));
       return;
     }
-    const parsed = parseBookArgs(ctx.match, dicts.bookmakers);
+    const parsed = parseBookArgs(ctx.match, dicts.bookmakers, englishBookmakers(rt, ctx));
     if (!parsed.ok) {
       const problem = ctx.t(parsed.problem.key, parsed.problem.vars);
       await ctx.reply(parsed.problem.key === 'book_usage' ? problem : `${problem}\n\n${ctx.t('book_usage')}`);

@@ -1,4 +1,8 @@
-/** /filter: the builder conversation, or the one-line form parsed strictly and saved at once. */
+/**
+ * /filter: the builder conversation, or the one-line form parsed strictly and saved at once. The
+ * one-line form changes only what it names in the saved filter (`reset` starts from scratch), and
+ * its answer lists the whole resulting filter, so nothing is replaced without the user seeing it.
+ */
 import { Composer } from 'grammy';
 import { saveFilter } from '../actions/save-filter.js';
 import type { BotContext } from '../context.js';
@@ -6,7 +10,7 @@ import { FILTER_CONVERSATION, saveOutcomeText, type FilterConversationArgs } fro
 import type { BotRuntime } from '../deps.js';
 import { parseFilterArgs } from '../parse/filter-args.js';
 import { dictionariesFor } from '../ui/cards.js';
-import { coverageTradeOff } from '../ui/filter-text.js';
+import { coverageTradeOff, describeFilter } from '../ui/filter-text.js';
 import { neverMatches } from '../ui/filter-warnings.js';
 import { namesFor } from '../../service/dictionaries-model.js';
 import { leaveFlows } from '../flows.js';
@@ -31,16 +35,21 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
     const dicts = await dictionariesFor(rt, ctx.lang);
     // Names may be typed in English in any language (the service's own names are English).
     const english = ctx.lang === 'en' ? undefined : rt.client.cachedDictionaries('en');
-    const parsed = parseFilterArgs(text, dicts, english);
+    const parsed = parseFilterArgs(text, dicts, english, (service) => user.filters[service]?.settings);
     if (!parsed.ok) {
       await ctx.reply(`${ctx.t(parsed.problem.key, parsed.problem.vars)}\n\n${ctx.t('filter_usage')}`);
       return;
     }
-    const { service, settings } = parsed.value;
+    const { service, settings, reset, kept, named } = parsed.value;
     const before = rt.scheduler.coverage(user.id);
     const planned = rt.scheduler.coverage(user.id, service);
     const outcome = await saveFilter(rt, user.id, service, settings);
     const parts = [saveOutcomeText(ctx.t, service, outcome, rt.scheduler.coverage(user.id))];
+    if (outcome.kind === 'saved') {
+      parts.push(describeFilter(service, settings, namesFor(dicts, ctx.lang), ctx.t));
+      if (reset) parts.push(ctx.t('filter_oneline_reset', { service }));
+      else if (kept) parts.push(named.length > 0 ? ctx.t('filter_oneline_kept', { options: named.join(', '), service }) : ctx.t('filter_oneline_same', { service }));
+    }
     const tradeOff = outcome.kind === 'saved' ? coverageTradeOff(before, planned, ctx.t) : undefined;
     if (tradeOff) parts.push(tradeOff);
     const never = outcome.kind === 'saved' ? neverMatches(service, settings, ctx.t, namesFor(dicts, ctx.lang), dicts?.liveBookmakers) : [];

@@ -22,6 +22,7 @@ import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
 import { namesForLang, viewFor } from '../ui/cards.js';
+import { matchTypedBookmaker } from './typed-bookmaker.js';
 
 type LedgerLegInput = Extract<PendingInput, { kind: 'ledger-leg' }>;
 
@@ -122,6 +123,11 @@ export async function acceptLedgerLeg(rt: BotRuntime, ctx: BotContext, text: str
   if (!taken) return void (await ctx.reply(ctx.t('ledger_bad_leg_input')));
   const p = (await rt.store.ledger.book(userId)).positions.find((x) => x.id === pending.positionId);
   const wasOpen = p?.legs[pending.leg]?.status === 'open';
+  if (p && wasOpen && taken.bookmaker !== undefined) {
+    const bookmaker = await matchTypedBookmaker(rt, ctx, taken.bookmaker, pending);
+    if (bookmaker === undefined) return;
+    taken.bookmaker = bookmaker;
+  }
   const next = p && takeLeg(p, pending.leg, wasOpen ? taken : { odds: taken.odds, stake: taken.stake });
   if (!next) {
     await rt.pending.clear(chatId, userId);

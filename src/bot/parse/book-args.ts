@@ -3,28 +3,45 @@
  * and `/book <bookmaker> reset`, read into a checked change of the user's settings for one
  * bookmaker. The bookmaker is found in the dictionaries by id, by its whole name, or by a part of
  * its name that only one bookmaker has (an exchange wins over its own sportsbook: "betfair" is the
- * exchange). Every problem names a message key; nothing here touches the store.
+ * exchange); `findBookmaker` is the one reader of a typed bookmaker name. Every problem names a
+ * message key and quotes what was typed; nothing here touches the store.
  */
 import { isKnownExchange } from '../../alerts/leg-pricing.js';
 import { BOOK_LIMITS, BOOK_STATUSES, type BookSettings, type BookStatus } from '../../store/book-settings.js';
-import { clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, type Parsed } from './values.js';
+import { fmtMoney } from '../../alerts/printed.js';
+import { matchName, nameKey } from './dict-names.js';
+import { clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, parsePercent, type Parsed } from './values.js';
 
 export type BookChange = { bookmakerId: number; name: string; reset: true } | { bookmakerId: number; name: string; reset: false; set: BookSettings };
 
 const OPTIONS = ['commission', 'max', 'min', 'step', 'status'] as const;
 type Option = (typeof OPTIONS)[number];
 
-/** The bookmaker a user typed: an id, a whole name, or a part only one name has (exchanges first). */
-export function findBookmaker(query: string, bookmakers: Readonly<Record<string, string>>): Parsed<{ id: number; name: string }> {
-  const q = query.trim().toLowerCase();
-  if (q === '') return fail('book_usage');
-  if (/^\d{1,9}$/.test(q)) {
-    const name = bookmakers[q];
-    return name === undefined ? fail('book_unknown', { value: clipEcho(query) }) : ok({ id: Number(q), name });
+/**
+ * The bookmaker a user typed, wherever one is typed (/book, /books, a hedge placed elsewhere): an
+ * id, a whole name, or a part only one name has (exchanges first), read in `bookmakers` (the
+ * user's language) and `alt` (English; the name returned is the one in `bookmakers`). Case, spaces
+ * and punctuation do not count. Anything else is refused with "did you mean" when a name is near.
+ */
+export function findBookmaker(
+  query: string,
+  bookmakers: Readonly<Record<string, string>>,
+  alt?: Readonly<Record<string, string>>,
+): Parsed<{ id: number; name: string }> {
+  const trimmed = query.trim();
+  const q = nameKey(trimmed);
+  if (trimmed === '') return fail('book_usage');
+  if (/^\d{1,9}$/.test(trimmed)) {
+    const name = bookmakers[trimmed];
+    return name === undefined ? fail('book_unknown', { value: clipEcho(trimmed) }) : ok({ id: Number(trimmed), name });
   }
-  const all = Object.entries(bookmakers);
-  const exact = all.filter(([, name]) => name.toLowerCase() === q);
-  let found = exact.length > 0 ? exact : all.filter(([, name]) => name.toLowerCase().includes(q));
+  const lists = [bookmakers, ...(alt ? [alt] : [])];
+  const named = (pick: (key: string) => boolean): [string, string][] => {
+    const ids = new Set(lists.flatMap((dict) => Object.entries(dict).filter(([, name]) => pick(nameKey(name))).map(([id]) => id)));
+    return [...ids].filter((id) => bookmakers[id] !== undefined && Number.isSafeInteger(Number(id))).map((id) => [id, bookmakers[id] ?? id]);
+  };
+  const exact = q === '' ? [] : named((key) => key === q);
+  let found = exact.length > 0 || q === '' ? exact : named((key) => key.includes(q));
   // One brand's exchange and sportsbook ("Betfair Exchange", "Betfair Sportsbook"): the word means the exchange.
   const brand = (name: string) => name.toLowerCase().split(/\s+/)[0] ?? '';
   const exchanges = found.filter(([, name]) => isKnownExchange(name));
@@ -32,12 +49,14 @@ export function findBookmaker(query: string, bookmakers: Readonly<Record<string,
   if (found.length > 1 && exchanges.length === 1 && exchange && found.every(([, name]) => brand(name) === brand(exchange[1]))) found = exchanges;
   const [only] = found;
   if (found.length === 1 && only) return ok({ id: Number(only[0]), name: only[1] });
-  if (found.length === 0) return fail('book_unknown', { value: clipEcho(query) });
-  return fail('book_ambiguous', { names: found.slice(0, 6).map(([id, name]) => `${name} (${id})`).join(', ') });
+  if (found.length > 1) return fail('book_ambiguous', { names: found.slice(0, 6).map(([id, name]) => `${name} (${id})`).join(', ') });
+  const near = matchName(trimmed, lists);
+  if (!near.ok && near.suggestions.length > 0) return fail('book_unknown_guess', { value: clipEcho(trimmed), list: near.suggestions.join(', ') });
+  return fail('book_unknown', { value: clipEcho(trimmed) });
 }
 
 /** Reads the text after `/book`. */
-export function parseBookArgs(text: string, bookmakers: Readonly<Record<string, string>>): Parsed<BookChange> {
+export function parseBookArgs(text: string, bookmakers: Readonly<Record<string, string>>, alt?: Readonly<Record<string, string>>): Parsed<BookChange> {
   const line = text.trim();
   if (line === '') return fail('book_usage');
   if (line.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
@@ -45,7 +64,7 @@ export function parseBookArgs(text: string, bookmakers: Readonly<Record<string, 
   const first = words.findIndex((w) => w.includes('=') || w.toLowerCase() === 'reset');
   const nameWords = first < 0 ? words : words.slice(0, first);
   const rest = first < 0 ? [] : words.slice(first);
-  const book = findBookmaker(nameWords.join(' '), bookmakers);
+  const book = findBookmaker(nameWords.join(' '), bookmakers, alt);
   if (!book.ok) return book;
   const { id, name } = book.value;
   if (rest.length === 0) return fail('book_nothing_to_set', { name });
@@ -75,19 +94,23 @@ export function parseBookArgs(text: string, bookmakers: Readonly<Record<string, 
   return ok({ bookmakerId: id, name, reset: false, set });
 }
 
-/** One amount setting (`commission=2`'s "2"), checked as the one-line form checks it. */
+/** One amount setting (`commission=2`'s "2"), checked as the one-line form checks it; a refusal quotes what was typed. */
 export function parseBookValue(option: 'commission' | 'max' | 'min' | 'step', value: string): Parsed<BookSettings> {
-  const n = parseNumber(value);
-  if (!n.ok) return n;
+  const typed = clipEcho(value.trim());
   if (option === 'commission') {
-    if (n.value < 0 || n.value > BOOK_LIMITS.commissionMax) return fail('book_bad_commission', { max: BOOK_LIMITS.commissionMax });
+    const n = parsePercent(value, '2');
+    if (!n.ok) return n;
+    if (n.value < 0 || n.value > BOOK_LIMITS.commissionMax) return fail('book_bad_commission', { value: typed, max: BOOK_LIMITS.commissionMax });
     return ok({ commission: n.value });
   }
-  if (!(n.value > 0) || n.value > BOOK_LIMITS.amountMax) return fail('book_bad_amount', { option });
+  const n = parseNumber(value, '300');
+  if (!n.ok) return n;
+  // A long number is quoted as the number it is (digits are no pasted secret; clipEcho would say "…").
+  const shown = typed === '…' ? String(n.value).slice(0, 24) : typed;
+  if (!(n.value > 0)) return fail('book_bad_amount', { option, value: shown });
+  if (n.value > BOOK_LIMITS.amountMax) return fail('book_amount_too_large', { option, value: shown, max: fmtMoney(BOOK_LIMITS.amountMax, { whole: true }) });
   // Cents at most: a step of 0.001 is no stake a bookmaker takes.
-  if (Math.round(n.value * 100) !== n.value * 100 && Math.abs(Math.round(n.value * 100) - n.value * 100) > 1e-6) {
-    return fail('book_bad_amount', { option });
-  }
+  if (Math.abs(Math.round(n.value * 100) - n.value * 100) > 1e-6) return fail('book_amount_cents', { option, value: shown });
   return ok({ [option]: n.value });
 }
 
@@ -98,6 +121,7 @@ export function parseBookValue(option: 'commission' | 'max' | 'min' | 'step', va
 export function applyBookChange(
   books: Readonly<Record<string, BookSettings>>,
   change: BookChange,
+  roundingStep?: number,
 ): Parsed<Record<string, BookSettings>> {
   const key = String(change.bookmakerId);
   const next: Record<string, BookSettings> = { ...books };
@@ -108,6 +132,13 @@ export function applyBookChange(
   const merged: BookSettings = { ...books[key], ...change.set };
   if (merged.min !== undefined && merged.max !== undefined && merged.min > merged.max) {
     return fail('book_min_over_max', { min: merged.min, max: merged.max });
+  }
+  // A back stake is a multiple of the step (the bookmaker's own, else the user's rounding step):
+  // a max under it leaves no stake at all. (An exchange's lay stakes have their own step, so
+  // there only its own step counts.)
+  const step = merged.step ?? (isKnownExchange(change.name) ? undefined : roundingStep);
+  if (merged.max !== undefined && step !== undefined && merged.max < step) {
+    return fail(merged.step === undefined ? 'book_max_under_user_step' : 'book_max_under_step', { name: change.name, max: fmtMoney(merged.max, { whole: true }), step: fmtMoney(step, { whole: true }) });
   }
   const isEmpty =
     merged.commission === undefined && merged.max === undefined && merged.min === undefined && merged.step === undefined && (merged.status ?? 'ok') === 'ok';

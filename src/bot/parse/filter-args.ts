@@ -1,7 +1,8 @@
 /**
  * The one-line filter command, parsed strictly:
- * `/filter <service> [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N]
- *  [sports=ID,ID] [bookmakers=ID,ID] [min_overvalue=N]`. Sports and bookmakers may be named instead
+ * `/filter <service> [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N]
+ *  [sports=ID,ID] [bookmakers=ID,ID] [min_overvalue=N]`. It changes only the options it names
+ * (`any` / `all` puts one back to its default); `reset` starts from the defaults. Sports and bookmakers may be named instead
  * of numbered (`sports=football,tennis bookmakers=pinnacle,bet365`), in the user's language or in
  * English. Also the bounds both the one-line form and the builder check against.
  *
@@ -13,7 +14,7 @@ import type { Dictionaries } from '../../service/dictionaries-model.js';
 import { defaultFilter, filterSettingsSchema, type FilterSettings } from '../../service/filter-model.js';
 import { isLive, kindOf, parseService, type Service } from '../../service/services.js';
 import { matchName } from './dict-names.js';
-import { checkBounds, clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, type Parsed, type RangeRules } from './values.js';
+import { checkBounds, clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, parsePercent, type Parsed, type RangeRules } from './values.js';
 
 export const HOURS_MAX = 24 * 365;
 
@@ -27,7 +28,7 @@ export const oddsRules: RangeRules = { lowest: 1, highest: 1000, lowKey: 'odds_b
 export const overvalueRules: RangeRules = { lowest: 0, highest: 1000, lowKey: 'negative_not_allowed' };
 
 const OPTION_NAMES = ['min_profit', 'max_profit', 'min_odds', 'max_odds', 'hours', 'sports', 'bookmakers', 'min_overvalue'] as const;
-type OptionName = (typeof OPTION_NAMES)[number];
+export type OptionName = (typeof OPTION_NAMES)[number];
 const optionName = z.enum(OPTION_NAMES);
 /** "1,5,football,bet_365": ids and names, separated by commas ("_" stands for a space in a name). */
 const idOrNameList = z
@@ -37,7 +38,14 @@ const idOrNameList = z
 
 export interface FilterCommand {
   service: Service;
+  /** The filter to save: the saved one with the named options changed (or the defaults with them, after `reset`). */
   settings: FilterSettings;
+  /** `reset` was typed: the saved filter was not the starting point. */
+  reset: boolean;
+  /** A saved filter was the starting point: what was not named is kept from it. */
+  kept: boolean;
+  /** The options typed, in the order typed. */
+  named: OptionName[];
 }
 
 /** Ids in `ids` the dictionary does not know (none when the dictionary is not loaded). */
@@ -71,13 +79,24 @@ function resolveList(name: 'sports' | 'bookmakers', words: string[], dicts: Dict
   return ok([...new Set(ids)]);
 }
 
+/** Values that put an option back to its default: `max_odds=any`, `sports=all`. */
+const DEFAULT_WORDS = new Set(['any', 'all']);
+
 /**
  * Parses the text after `/filter`. `dicts` (the user's language), when loaded, is used to reject
- * unknown ids and to read names; `alt` (English) reads names too.
+ * unknown ids and to read names; `alt` (English) reads names too. `current` is the service's
+ * filter as saved: the options named change it and the rest is kept, unless the word `reset`
+ * starts from the defaults (#6 of the newcomer trial: a one-line change had wiped a guided filter).
  */
-export function parseFilterArgs(text: string, dicts: Dictionaries | undefined, alt?: Dictionaries): Parsed<FilterCommand> {
+export function parseFilterArgs(
+  text: string,
+  dicts: Dictionaries | undefined,
+  alt?: Dictionaries,
+  current?: (service: Service) => FilterSettings | undefined,
+): Parsed<FilterCommand> {
   if (text.length > 4 * MAX_SHORT_TEXT) return fail('too_long', { max: 4 * MAX_SHORT_TEXT });
-  const tokens = text.trim().split(/\s+/).filter(Boolean);
+  // "min_profit=1,5 %": the sign typed apart still belongs to its number.
+  const tokens = text.trim().replace(/\s+%/g, '%').split(/\s+/).filter(Boolean);
   const [first, ...rest] = tokens;
   if (first === undefined) return fail('filter_usage');
   if (first.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
@@ -85,7 +104,12 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined, a
   if (!service) return fail('unknown_service', { value: clipEcho(first) });
 
   const seen = new Map<OptionName, string>();
+  let reset = false;
   for (const token of rest) {
+    if (token.toLowerCase() === 'reset') {
+      reset = true;
+      continue;
+    }
     const eq = token.indexOf('=');
     const name = optionName.safeParse(eq > 0 ? token.slice(0, eq).toLowerCase() : token.toLowerCase());
     if (eq <= 0 || !name.success) return fail('unknown_option', { value: clipEcho(token) });
@@ -107,48 +131,73 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined, a
     if (notHere) return fail('option_not_for_service', { value: name, service });
   }
 
-  const num = (name: OptionName): Parsed<number | null> => {
+  const saved = reset ? undefined : current?.(service);
+  const base = saved ?? defaultFilter();
+  const settings: FilterSettings = { ...base, sports: [...base.sports], bookmakers: [...base.bookmakers] };
+  const defaults = defaultFilter();
+
+  /** undefined: not named; null: `any` (the default); else the number typed (profits in %, as people type them). */
+  const num = (name: OptionName): Parsed<number | null | undefined> => {
     const raw = seen.get(name);
-    if (raw === undefined) return ok(null);
-    const n = parseNumber(raw, name === 'hours' ? '12' : '1.5');
+    if (raw === undefined) return ok(undefined);
+    if (DEFAULT_WORDS.has(raw.toLowerCase())) return ok(null);
+    const percent = name === 'min_profit' || name === 'max_profit' || name === 'min_overvalue';
+    const n = percent ? parsePercent(raw) : parseNumber(raw, name === 'hours' ? '12' : '1.5');
     return n.ok ? n : fail(n.problem.key, { ...n.problem.vars, option: name });
   };
+  /**
+   * A min/max pair with what was typed merged into the saved values; a typed bound that crosses
+   * a kept one is refused naming the kept one and the way out. undefined: neither was named.
+   */
+  const mergeRange = (
+    names: readonly [OptionName, OptionName],
+    kept: readonly [number | null, number | null],
+    rules: RangeRules,
+    defaultMin: number | null,
+  ): Parsed<{ min: number | null; max: number | null } | undefined> => {
+    const typed = [num(names[0]), num(names[1])] as const;
+    for (const r of typed) if (!r.ok) return r;
+    const [lo, hi] = typed.map((r) => (r.ok ? r.value : undefined));
+    if (lo === undefined && hi === undefined) return ok(undefined);
+    const min = lo === undefined ? kept[0] : (lo ?? defaultMin);
+    const max = hi === undefined ? kept[1] : hi;
+    const r = checkBounds(min ?? rules.lowest, max, rules);
+    if (r.ok) return ok({ min, max });
+    const keptOne = lo === undefined ? { option: names[0], value: min } : hi === undefined ? { option: names[1], value: max } : undefined;
+    if (r.problem.key === 'range_reversed' && saved && keptOne && keptOne.value !== null) {
+      return fail('range_reversed_kept', { ...r.problem.vars, option: keptOne.option, value: String(keptOne.value), service });
+    }
+    return fail(r.problem.key, r.problem.vars);
+  };
 
-  const settings = defaultFilter();
-  const minProfit = num('min_profit');
-  const maxProfit = num('max_profit');
-  if (!minProfit.ok) return minProfit;
-  if (!maxProfit.ok) return maxProfit;
   if (!valuebets) {
-    const r = checkBounds(minProfit.value ?? 0, maxProfit.value, profitRules(service));
-    if (!r.ok) return r;
-    settings.minProfit = r.value.min;
-    settings.maxProfit = r.value.max;
+    const profit = mergeRange(['min_profit', 'max_profit'], [settings.minProfit, settings.maxProfit], profitRules(service), defaults.minProfit);
+    if (!profit.ok) return profit;
+    if (profit.value) {
+      settings.minProfit = profit.value.min ?? defaults.minProfit;
+      settings.maxProfit = profit.value.max;
+    }
   }
-
-  const minOdds = num('min_odds');
-  const maxOdds = num('max_odds');
-  if (!minOdds.ok) return minOdds;
-  if (!maxOdds.ok) return maxOdds;
-  if (minOdds.value !== null || maxOdds.value !== null) {
-    const r = checkBounds(minOdds.value ?? oddsRules.lowest, maxOdds.value, oddsRules);
-    if (!r.ok) return r;
-    settings.minOdds = minOdds.value === null ? null : r.value.min;
-    settings.maxOdds = r.value.max;
+  const odds = mergeRange(['min_odds', 'max_odds'], [settings.minOdds, settings.maxOdds], oddsRules, null);
+  if (!odds.ok) return odds;
+  if (odds.value) {
+    settings.minOdds = odds.value.min;
+    settings.maxOdds = odds.value.max;
   }
 
   const hours = num('hours');
   if (!hours.ok) return hours;
-  if (hours.value !== null) {
-    if (hours.value <= 0) return fail('must_be_positive', { value: clipEcho(String(hours.value)), example: '12' });
-    if (hours.value > HOURS_MAX) return fail('value_too_high', { value: clipEcho(String(hours.value)), highest: String(HOURS_MAX) });
+  if (hours.value !== undefined) {
+    if (hours.value !== null && hours.value <= 0) return fail('must_be_positive', { value: clipEcho(seen.get('hours') ?? ''), example: '12' });
+    if (hours.value !== null && hours.value > HOURS_MAX) return fail('value_too_high', { value: clipEcho(seen.get('hours') ?? ''), highest: String(HOURS_MAX) });
     settings.hoursToStart = hours.value;
   }
 
   // Errors name the option as the user wrote it.
   const overvalue = num(valuebets && seen.has('min_profit') ? 'min_profit' : 'min_overvalue');
   if (!overvalue.ok) return overvalue;
-  if (overvalue.value !== null) {
+  if (overvalue.value === null) settings.minOvervalue = null;
+  else if (overvalue.value !== undefined) {
     const r = checkBounds(overvalue.value, null, overvalueRules);
     if (!r.ok) return r;
     settings.minOvervalue = r.value.min;
@@ -157,6 +206,10 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined, a
   for (const name of ['sports', 'bookmakers'] as const) {
     const raw = seen.get(name);
     if (raw === undefined) continue;
+    if (DEFAULT_WORDS.has(raw.toLowerCase())) {
+      settings[name] = [];
+      continue;
+    }
     const words = idOrNameList.safeParse(raw);
     if (!words.success) return fail('bad_id_list', { option: name, value: clipEcho(raw) });
     const ids = resolveList(name, words.data, dicts, alt);
@@ -170,5 +223,5 @@ export function parseFilterArgs(text: string, dicts: Dictionaries | undefined, a
 
   const checked = filterSettingsSchema.safeParse(settings);
   if (!checked.success) return fail('bad_filter');
-  return ok({ service, settings: checked.data });
+  return ok({ service, settings: checked.data, reset, kept: saved !== undefined, named: [...seen.keys()] });
 }

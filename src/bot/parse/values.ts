@@ -20,8 +20,13 @@ export const fail = <T>(key: MessageKey, vars?: Vars): Parsed<T> => ({ ok: false
 export const MAX_SHORT_TEXT = 200;
 
 const NUM = '[+-]?\\d+(?:[.,]\\d+)?';
+// A percentage as people type it: "3", "3%", "2,5 %" (a space before the sign too).
+const PCT = '(?:\\s*%)?';
 const numberText = z.string().regex(new RegExp(`^${NUM}$`));
+const percentText = new RegExp(`^(${NUM})${PCT}$`);
 const rangeRe = new RegExp(`^(${NUM})\\s*(?:(?:-|–|—|\\.\\.)\\s*(${NUM}))?$`);
+// "1-3%", "1 % – 3 %", "1.5%": a sign after either number or both.
+const percentRangeRe = new RegExp(`^(${NUM})${PCT}\\s*(?:(?:-|–|—|\\.\\.)\\s*(${NUM})${PCT})?$`);
 
 function toNumber(text: string): number {
   return Number(text.replace(',', '.'));
@@ -33,6 +38,20 @@ export function parseNumber(text: string, example = '1.5'): Parsed<number> {
   if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
   if (!numberText.safeParse(value).success) return fail('bad_number', { value: clipEcho(value), example });
   const n = toNumber(value);
+  return Number.isFinite(n) ? ok(n) : fail('bad_number', { value: clipEcho(value), example });
+}
+
+/**
+ * A percentage as people type it: "3", "3%", "2.5 %", "1,5%". The one parser of every value asked
+ * in % (the builder's overvalue, the one-line profits, a bookmaker's commission), so a sign the
+ * question itself prints is never refused. Bounds are the caller's.
+ */
+export function parsePercent(text: string, example = '1.5'): Parsed<number> {
+  const value = text.trim();
+  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  const m = percentText.exec(value);
+  if (!m?.[1]) return fail('bad_number', { value: clipEcho(value), example });
+  const n = toNumber(m[1]);
   return Number.isFinite(n) ? ok(n) : fail('bad_number', { value: clipEcho(value), example });
 }
 
@@ -133,11 +152,14 @@ export interface RangeRules {
   lowKey: MessageKey;
 }
 
-/** "1.5" (from 1.5) or "1.5-10" / "1.5–10" / "1.5..10" (from 1.5 to 10), checked against `rules`. */
-export function parseRange(text: string, rules: RangeRules): Parsed<{ min: number; max: number | null }> {
+/**
+ * "1.5" (from 1.5) or "1.5-10" / "1.5–10" / "1.5..10" (from 1.5 to 10), checked against `rules`;
+ * with `percent`, a "%" after either number is read as `parsePercent` reads it ("1-3%").
+ */
+export function parseRange(text: string, rules: RangeRules, percent = false): Parsed<{ min: number; max: number | null }> {
   const value = text.trim();
   if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
-  const m = rangeRe.exec(value);
+  const m = (percent ? percentRangeRe : rangeRe).exec(value);
   if (!m?.[1]) return fail('bad_range', { value: clipEcho(value) });
   const min = toNumber(m[1]);
   const max = m[2] === undefined ? null : toNumber(m[2]);

@@ -1,18 +1,12 @@
 /**
- * The order of sports in the filter builder: the ones the user's services carry most right now
- * first, then the service's own order of ids (football is 1), never A–Z, which put e-Sports
- * before Football.
+ * The order of sports in the filter builder: the service's own order of ids (football is 1),
+ * never A–Z, which put e-Sports before Football, and never by what the user's services carry at
+ * the moment, which gave every service and every edit its own order (#22 of the newcomer trial:
+ * Tennis was button 5, then 2, then 6, and muscle memory tapped the wrong sport). One order, the
+ * same for every service, every language and every visit.
  */
-import type { Opportunity } from '../../service/opportunity.js';
 
-/** How many of `items` are of each sport. */
-export function sportCounts(items: readonly Pick<Opportunity, 'event'>[]): Map<number, number> {
-  const counts = new Map<number, number>();
-  for (const { event } of items) if (event.sportId !== undefined) counts.set(event.sportId, (counts.get(event.sportId) ?? 0) + 1);
-  return counts;
-}
-
-/** `entries` ([id, name]) with the most items first; equal counts keep the service's id order. */
-export function orderSports(entries: readonly [number, string][], counts: ReadonlyMap<number, number>): [number, string][] {
-  return [...entries].sort((a, b) => (counts.get(b[0]) ?? 0) - (counts.get(a[0]) ?? 0) || a[0] - b[0]);
+/** `entries` ([id, name]) in the service's id order. */
+export function orderSports(entries: readonly [number, string][]): [number, string][] {
+  return [...entries].sort((a, b) => a[0] - b[0]);
 }
