@@ -283,9 +283,8 @@ export const en = {
   // Lookups
   item_usage: 'Use <code>/item &lt;item_id&gt; [service]</code>.',
   event_usage: 'Use <code>/event &lt;event_id&gt; [service]</code>.',
-  item_not_found: 'No opportunity with the id <code>{id}</code> was found.',
-  event_not_found: 'No opportunities of the event <code>{id}</code> were found.',
-  lookup_reason: '({reason})',
+  item_not_found: 'No opportunity with the id <code>{id}</code> was found in your current opportunities (it may be gone, or outside your filter).',
+  event_not_found: 'No opportunities of the event <code>{id}</code> were found in your current opportunities (they may be gone, or outside your filter).',
   lookup_need_service: 'Name the service too (you have no filters yet), like <code>/item a1 arbs_prematch</code>.',
   event_items: '📋 {teams} (event <code>{id}</code>): {n} {n#opportunity|opportunities}.',
   from_latest: 'ℹ️ The service did not answer this lookup, so this is from the latest list I hold.',

@@ -282,9 +282,8 @@ export const ru: Record<MessageKey, string> = {
   // Lookups
   item_usage: 'Используйте <code>/item &lt;item_id&gt; [сервис]</code>.',
   event_usage: 'Используйте <code>/event &lt;event_id&gt; [сервис]</code>.',
-  item_not_found: 'Возможность с id <code>{id}</code> не найдена.',
-  event_not_found: 'Возможностей события <code>{id}</code> не найдено.',
-  lookup_reason: '({reason})',
+  item_not_found: 'Возможность с id <code>{id}</code> не найдена среди ваших текущих возможностей (она могла уйти или не подходит под ваш фильтр).',
+  event_not_found: 'Возможностей события <code>{id}</code> среди ваших текущих не найдено (они могли уйти или не подходят под ваш фильтр).',
   lookup_need_service: 'Укажите и сервис (фильтров у вас пока нет), например <code>/item a1 arbs_prematch</code>.',
   event_items: '📋 {teams} (событие <code>{id}</code>): {n} {n#возможность|возможности|возможностей}.',
   from_latest: 'ℹ️ Сервис не ответил на этот запрос, поэтому это из последнего списка, который у меня есть.',
