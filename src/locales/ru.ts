@@ -343,7 +343,7 @@ export const ru: Record<MessageKey, string> = {
   book_button_done: '{name}: {status}',
   // Words (issue 21 item 8): the glossary's command and the words around it
   cmd_glossary: 'Что значат обозначения рынков и слова ставок',
-  help_glossary: 'Что значат обозначения рынков (ИТБ1(0.5), ОЗ: нет, Х2…) и слова (вилка, коридор, обязательство, EV, CLV…); <code>/glossary ИТБ1</code> объяснит одно',
+  help_glossary: 'Что значат обозначения рынков (ИТБ1(0.5), ОЗ: нет, Х2…) и слова (вилка, коридор, ответственность, EV, CLV…); <code>/glossary ИТБ1</code> объяснит одно',
   glossary_not_found: 'В словаре нет ничего для «{query}». /glossary покажет все обозначения и слова.',
   cmd_staking: 'Как делить ставки вилки: поровну или вся прибыль на один исход',
   staking_usage: 'Как сигналы делят вилку: <code>/staking equal</code> (одна и та же прибыль при любом исходе), <code>/staking high</code> (вся прибыль на исходе с наибольшим коэффициентом, остальные в ноль) или <code>/staking low</code> (на наименьшем). Сейчас: <b>{mode}</b>. Под одним сигналом ✏️ Порезали исход → <code>2 прибыль</code> (или кнопки «Вся прибыль на») — вся прибыль на исходе 2 только для него.',
