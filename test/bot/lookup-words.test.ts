@@ -107,6 +107,9 @@ describe('a name in place of an id', () => {
     await h.say(ALICE, '/event Barcelona');
     expect(last()).toContain('“Barcelona” is not an id, and no team or league of your current opportunities matches it.');
     expect(last()).toContain('🆔 line');
+    // Without a key there are no opportunities to search: it asks to connect.
+    await h.say({ id: 909, first_name: 'Nokey', language_code: 'en' }, '/event Chelsea');
+    expect(h.last(909).text).toContain('/connect');
   });
 });
 
