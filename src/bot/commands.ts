@@ -1,40 +1,81 @@
-/** The bot's commands: the menu set at start (English and Russian) and the names the flows recognise. */
+/**
+ * The bot's commands, in one table: each row is a command, the /help group it is listed under,
+ * its menu description (cmd_*) and, where the menu's few words are not enough, a longer /help
+ * line (help_*). Both the command menu (setMyCommands) and /help are built from it, so a new
+ * command is one row here (plus its messages); test/bot/help.test.ts fails when a command the bot
+ * registers is missing from the table, the menu or /help. /help does not depend on the menu:
+ * it is the full list even when Telegram refused setMyCommands at start.
+ */
 import type { BotCommand } from 'grammy/types';
-import { translator, type Lang, type MessageKey } from '../locales/i18n.js';
+import { translator, type Lang, type MessageKey, type Translate } from '../locales/i18n.js';
 
-const MENU: [command: string, description: MessageKey][] = [
-  ['start', 'cmd_start'],
-  ['help', 'cmd_help'],
-  ['connect', 'cmd_connect'],
-  ['filter', 'cmd_filter'],
-  ['filters', 'cmd_filters'],
-  ['status', 'cmd_status'],
-  ['pause', 'cmd_pause'],
-  ['resume', 'cmd_resume'],
-  ['settings', 'cmd_settings'],
-  ['books', 'cmd_books'],
-  ['staking', 'cmd_staking'],
-  ['item', 'cmd_item'],
-  ['event', 'cmd_event'],
-  ['sports', 'cmd_sports'],
-  ['bookmakers', 'cmd_bookmakers'],
-  ['glossary', 'cmd_glossary'],
-  ['muted', 'cmd_muted'],
-  ['open', 'cmd_open'],
-  ['pnl', 'cmd_pnl'],
-  ['export', 'cmd_export'],
-  ['clv', 'cmd_clv'],
-  ['forget', 'cmd_forget'],
-  ['cancel', 'cmd_cancel'],
+/** The /help groups, in the order /help lists them. */
+export const HELP_GROUPS = ['alerts', 'filters', 'desk', 'ledger', 'settings', 'lookups'] as const;
+export type HelpGroup = (typeof HELP_GROUPS)[number];
+
+const GROUP_TITLES: Record<HelpGroup, MessageKey> = {
+  alerts: 'help_group_alerts',
+  filters: 'help_group_filters',
+  desk: 'help_group_desk',
+  ledger: 'help_group_ledger',
+  settings: 'help_group_settings',
+  lookups: 'help_group_lookups',
+};
+
+export interface CommandRow {
+  command: string;
+  /** Where /help lists it; `admin`: neither in the menu nor in /help (only the bot's admins may run it). */
+  group: HelpGroup | 'admin';
+  /** The menu's description (plain text, at most 256 characters). */
+  menu: MessageKey;
+  /** The /help line after "/command — " (HTML), when it says more than the menu's words. */
+  help?: MessageKey;
+}
+
+/** Every command the bot answers, in the menu's order. */
+export const COMMANDS: readonly CommandRow[] = [
+  { command: 'start', group: 'settings', menu: 'cmd_start' },
+  { command: 'help', group: 'settings', menu: 'cmd_help' },
+  { command: 'connect', group: 'settings', menu: 'cmd_connect', help: 'help_connect' },
+  { command: 'filter', group: 'filters', menu: 'cmd_filter', help: 'help_filter' },
+  { command: 'filters', group: 'filters', menu: 'cmd_filters' },
+  { command: 'status', group: 'alerts', menu: 'cmd_status' },
+  { command: 'pause', group: 'alerts', menu: 'cmd_pause', help: 'help_pause' },
+  { command: 'resume', group: 'alerts', menu: 'cmd_resume' },
+  { command: 'settings', group: 'settings', menu: 'cmd_settings' },
+  { command: 'books', group: 'desk', menu: 'cmd_books' },
+  { command: 'book', group: 'desk', menu: 'cmd_book', help: 'help_book' },
+  { command: 'staking', group: 'desk', menu: 'cmd_staking', help: 'help_staking' },
+  { command: 'item', group: 'lookups', menu: 'cmd_item', help: 'help_item' },
+  { command: 'event', group: 'lookups', menu: 'cmd_event', help: 'help_event' },
+  { command: 'sports', group: 'filters', menu: 'cmd_sports' },
+  { command: 'bookmakers', group: 'filters', menu: 'cmd_bookmakers' },
+  { command: 'glossary', group: 'lookups', menu: 'cmd_glossary', help: 'help_glossary' },
+  { command: 'muted', group: 'alerts', menu: 'cmd_muted' },
+  { command: 'open', group: 'ledger', menu: 'cmd_open' },
+  { command: 'pnl', group: 'ledger', menu: 'cmd_pnl' },
+  { command: 'export', group: 'ledger', menu: 'cmd_export' },
+  { command: 'clv', group: 'ledger', menu: 'cmd_clv' },
+  { command: 'forget', group: 'settings', menu: 'cmd_forget' },
+  { command: 'cancel', group: 'settings', menu: 'cmd_cancel' },
+  { command: 'stats', group: 'admin', menu: 'cmd_stats' },
 ];
 
-/** Every command the bot answers (the menu plus the admin's /stats). */
-export const KNOWN_COMMANDS: ReadonlySet<string> = new Set([...MENU.map(([c]) => c), 'stats', 'book']);
+/** Every command the bot answers. */
+export const KNOWN_COMMANDS: ReadonlySet<string> = new Set(COMMANDS.map((row) => row.command));
 
-/** The command menu in one language, for setMyCommands. */
+/** The command menu in one language, for setMyCommands: every command but the admin's. */
 export function commandMenu(lang: Lang): BotCommand[] {
   const t = translator(lang);
-  return MENU.map(([command, key]) => ({ command, description: t(key) }));
+  return COMMANDS.filter((row) => row.group !== 'admin').map((row) => ({ command: row.command, description: t(row.menu) }));
+}
+
+/** /help's list: every command but the admin's, under its group's title, with its longer line where it has one. */
+export function helpList(t: Translate): string {
+  return HELP_GROUPS.map((group) => {
+    const lines = COMMANDS.filter((row) => row.group === group).map((row) => `/${row.command} — ${t(row.help ?? row.menu)}`);
+    return [`<b>${t(GROUP_TITLES[group])}</b>`, ...lines].join('\n');
+  }).join('\n\n');
 }
 
 /**

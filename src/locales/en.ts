@@ -43,20 +43,7 @@ export const en = {
   start_intro:
     '👋 <b>Betting opportunity alerts</b>\n' +
     'I watch the arbs, middles and valuebets of the Data Service for you and send an alert within seconds when a new one matches your filter, then keep it up to date (odds moves, gone).',
-  help_text:
-    '<b>Commands</b>\n' +
-    '/connect — connect your access key pair (or <code>/connect &lt;access_key&gt; &lt;secret&gt; [service]</code>)\n' +
-    '/filter — build a filter (or <code>/filter &lt;service&gt; min_profit=1 …</code>; for valuebets min_profit is the minimum overvalue, same as min_overvalue)\n' +
-    '/filters — your filters with buttons\n' +
-    '/status — coverage, last reads, alerts and errors\n' +
-    '/pause, /resume — all filters, or <code>/pause arbs_live</code>\n' +
-    '/settings — language, time zone, bankroll, quiet hours, where alerts go\n' +
-    '/item <code>&lt;item_id&gt;</code>, /event <code>&lt;event_id&gt;</code> — full cards\n' +
-    '/sports, /bookmakers — names and ids for /filter\n' +
-    '/muted — what is muted or snoozed, with buttons to lift it\n' +
-    '/forget — delete everything stored about you\n' +
-    '/cancel — stop the current step\n' +
-    'Inline: type <code>@{bot} &lt;id or words&gt;</code> in any chat to share a card.',
+  help_text: '📖 <b>Commands</b>',
   next_connect: '➡️ Next step: connect your access key pair with /connect.',
   next_filter: '➡️ Next step: build a filter with /filter.',
   next_resume: '➡️ All your filters are paused: /resume turns alerts back on.',
@@ -282,9 +269,8 @@ export const en = {
   // Lookups
   item_usage: 'Use <code>/item &lt;item_id&gt; [service]</code>.',
   event_usage: 'Use <code>/event &lt;event_id&gt; [service]</code>.',
-  item_not_found: 'No opportunity with the id <code>{id}</code> was found.',
-  event_not_found: 'No opportunities of the event <code>{id}</code> were found.',
-  lookup_reason: '({reason})',
+  item_not_found: 'No opportunity with the id <code>{id}</code> was found in your current opportunities (it may be gone, or outside your filter).',
+  event_not_found: 'No opportunities of the event <code>{id}</code> were found in your current opportunities (they may be gone, or outside your filter).',
   lookup_need_service: 'Name the service too (you have no filters yet), like <code>/item a1 arbs_prematch</code>.',
   event_items: '📋 {teams} (event <code>{id}</code>): {n} {n#opportunity|opportunities}.',
   from_latest: 'ℹ️ The service did not answer this lookup, so this is from the latest list I hold.',
@@ -357,7 +343,7 @@ export const en = {
   book_button_done: '{name}: {status}',
   // Words (issue 21 item 8): the glossary's command and the words around it
   cmd_glossary: 'What market codes and betting words mean',
-  help_glossary: '/glossary — what the market codes (ITO1(0.5), BTS: no, X2…) and words (arb, middle, yield, CLV…) mean; <code>/glossary ITO1</code> explains one',
+  help_glossary: 'What the market codes (ITO1(0.5), BTS: no, X2…) and words (arb, middle, liability, EV, CLV…) mean; <code>/glossary ITO1</code> explains one',
   glossary_not_found: 'The glossary has nothing for “{query}”. /glossary lists every market code and word.',
   cmd_staking: 'How alerts split an arb: equal profit, or all on one leg',
   staking_usage: 'How alerts split an arb: <code>/staking equal</code> (the same profit whatever wins), <code>/staking high</code> (all profit on the leg with the highest odds, the others break even) or <code>/staking low</code> (on the lowest odds). Now: <b>{mode}</b>. Under one alert, ✏️ Leg limited → <code>2 profit</code> (or its “All profit on” buttons) puts it on leg 2 for that alert only.',

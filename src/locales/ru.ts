@@ -40,20 +40,7 @@ export const ru: Record<MessageKey, string> = {
   start_intro:
     '👋 <b>Оповещения о ставках</b>\n' +
     'Я слежу за вилками, коридорами и валуйными ставками сервиса данных и за секунды присылаю оповещение, когда новая возможность подходит под ваш фильтр, а потом обновляю его (движение коэффициентов, исчезновение).',
-  help_text:
-    '<b>Команды</b>\n' +
-    '/connect — подключить пару ключей (или <code>/connect &lt;access_key&gt; &lt;secret&gt; [сервис]</code>)\n' +
-    '/filter — создать фильтр (или <code>/filter &lt;сервис&gt; min_profit=1 …</code>; для валуйных min_profit — минимальный перевес, то же, что min_overvalue)\n' +
-    '/filters — ваши фильтры с кнопками\n' +
-    '/status — покрытие, последние чтения, оповещения и ошибки\n' +
-    '/pause, /resume — все фильтры или <code>/pause arbs_live</code>\n' +
-    '/settings — язык, часовой пояс, банк, тихие часы, куда слать оповещения\n' +
-    '/item <code>&lt;item_id&gt;</code>, /event <code>&lt;event_id&gt;</code> — полные карточки\n' +
-    '/sports, /bookmakers — названия и id для /filter\n' +
-    '/muted — что скрыто или отложено, с кнопками, чтобы вернуть\n' +
-    '/forget — удалить всё, что о вас хранится\n' +
-    '/cancel — прервать текущий шаг\n' +
-    'Инлайн: наберите <code>@{bot} &lt;id или слова&gt;</code> в любом чате, чтобы поделиться карточкой.',
+  help_text: '📖 <b>Команды</b>',
   next_connect: '➡️ Следующий шаг: подключите пару ключей командой /connect.',
   next_filter: '➡️ Следующий шаг: создайте фильтр командой /filter.',
   next_resume: '➡️ Все ваши фильтры на паузе: /resume снова включит оповещения.',
@@ -281,9 +268,8 @@ export const ru: Record<MessageKey, string> = {
   // Lookups
   item_usage: 'Используйте <code>/item &lt;item_id&gt; [сервис]</code>.',
   event_usage: 'Используйте <code>/event &lt;event_id&gt; [сервис]</code>.',
-  item_not_found: 'Возможность с id <code>{id}</code> не найдена.',
-  event_not_found: 'Возможностей события <code>{id}</code> не найдено.',
-  lookup_reason: '({reason})',
+  item_not_found: 'Возможность с id <code>{id}</code> не найдена среди ваших текущих возможностей (она могла уйти или не подходит под ваш фильтр).',
+  event_not_found: 'Возможностей события <code>{id}</code> среди ваших текущих не найдено (они могли уйти или не подходят под ваш фильтр).',
   lookup_need_service: 'Укажите и сервис (фильтров у вас пока нет), например <code>/item a1 arbs_prematch</code>.',
   event_items: '📋 {teams} (событие <code>{id}</code>): {n} {n#возможность|возможности|возможностей}.',
   from_latest: 'ℹ️ Сервис не ответил на этот запрос, поэтому это из последнего списка, который у меня есть.',
@@ -356,7 +342,7 @@ export const ru: Record<MessageKey, string> = {
   book_button_done: '{name}: {status}',
   // Words (issue 21 item 8): the glossary's command and the words around it
   cmd_glossary: 'Что значат обозначения рынков и слова ставок',
-  help_glossary: '/glossary — что значат обозначения рынков (ИТБ1(0,5), ОЗ: нет, Х2…) и слова (вилка, коридор, yield, CLV…); <code>/glossary ИТБ1</code> объяснит одно',
+  help_glossary: 'Что значат обозначения рынков (ИТБ1(0.5), ОЗ: нет, Х2…) и слова (вилка, коридор, ответственность, EV, CLV…); <code>/glossary ИТБ1</code> объяснит одно',
   glossary_not_found: 'В словаре нет ничего для «{query}». /glossary покажет все обозначения и слова.',
   cmd_staking: 'Как делить ставки вилки: поровну или вся прибыль на один исход',
   staking_usage: 'Как сигналы делят вилку: <code>/staking equal</code> (одна и та же прибыль при любом исходе), <code>/staking high</code> (вся прибыль на исходе с наибольшим коэффициентом, остальные в ноль) или <code>/staking low</code> (на наименьшем). Сейчас: <b>{mode}</b>. Под одним сигналом ✏️ Порезали исход → <code>2 прибыль</code> (или кнопки «Вся прибыль на») — вся прибыль на исходе 2 только для него.',

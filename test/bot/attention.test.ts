@@ -137,7 +137,7 @@ describe('/muted', () => {
     const { commandMenu } = await import('../../src/bot/commands.js');
     expect(commandMenu('ru').map((c) => c.command)).toContain('muted');
     await h.say(ALICE, '/help');
-    expect(last().text).toContain('/muted — what is muted or snoozed');
+    expect(last().text).toContain('\n/muted — Muted events, leagues, bookmakers and snoozes');
   });
 });
 

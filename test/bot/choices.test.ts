@@ -157,7 +157,8 @@ describe('/sports and /bookmakers', () => {
     const { commandMenu } = await import('../../src/bot/commands.js');
     expect(commandMenu('en').map((c) => c.command)).toEqual(expect.arrayContaining(['sports', 'bookmakers']));
     await h.say(ALICE, '/help');
-    expect(prompt().text).toContain('/sports, /bookmakers');
+    expect(prompt().text).toContain('\n/sports — Sports: names and ids for /filter');
+    expect(prompt().text).toContain('\n/bookmakers — Bookmakers: names and ids for /filter');
   });
 });
 

@@ -8,6 +8,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/bot/commands.js';
 import { createBot } from '../../src/bot/bot.js';
 import { runBot, type BotHandle } from '../../src/bot/run.js';
 import { loadConfig } from '../../src/config.js';
@@ -173,6 +174,11 @@ describe('start-up', () => {
       tg.sendText(ALICE, '/help');
       const reply = await tg.waitForMessage((m) => m.chat_id === ALICE.id, 8000);
       expect(reply.text).toContain('Commands');
+      // The full list, with no menu set: /help does not lean on what Telegram holds.
+      expect(tg.commands()).toEqual([]);
+      expect(tg.commands('ru')).toEqual([]);
+      const missing = COMMANDS.filter((row) => row.group !== 'admin' && !reply.text.includes(`\n/${row.command} — `));
+      expect(missing).toEqual([]);
     } finally {
       await running.stop();
       await localStore.close();

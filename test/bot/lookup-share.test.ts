@@ -4,14 +4,8 @@
  * their part of them (3): the next is refused before anything is sent, and the user is told it is
  * their part that is used and when to try again; another user's lookups still go through.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
-import { silentLogger } from '../../src/logger.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { createServiceClient, type ServiceClientWithLimits } from '../../src/service/client.js';
-import { configFor } from '../service/helpers.js';
-import { botOnClient, type BotOnClient } from '../support/bot-on-client.js';
+import { describe, expect, it } from 'vitest';
+import { withSandboxFront, type SandboxFront } from '../support/bot-on-client.js';
 
 const X = { id: 9301, first_name: 'Xavier', language_code: 'en' };
 const Y = { id: 9402, first_name: 'Юлия', language_code: 'ru' };
@@ -20,47 +14,33 @@ const KEYS = [
   { accessKey: 'key-of-y', secret: 'secret-of-y-0123456789' },
 ];
 
-let fake: FakeTelegram;
-let sandbox: Sandbox;
-let client: ServiceClientWithLimits;
-let front: BotOnClient;
-let clock: ManualClock;
+let s: SandboxFront;
+withSandboxFront(
+  { sandbox: { keys: KEYS, limits: { scope: 'address', tokenScope: 'key' } }, config: { LIMIT_SCOPE: 'address' }, env: { LIMIT_SCOPE: 'address' } },
+  (ready) => (s = ready),
+);
 
-beforeEach(async () => {
-  clock = new ManualClock();
-  fake = await startFakeTelegram();
-  sandbox = await startSandbox({ clock, keys: KEYS, limits: { scope: 'address', tokenScope: 'key' } });
-  client = createServiceClient({ config: configFor(sandbox.origin, { LIMIT_SCOPE: 'address' }), logger: silentLogger, clock, random: () => 0.5 });
-  front = await botOnClient({ fake, client, clock, env: { ...sandbox.urls, LIMIT_SCOPE: 'address' } });
-});
-afterEach(async () => {
-  await front.close();
-  await client.close();
-  await sandbox.close();
-  await fake.close();
-});
-
-const lastText = (chatId: number) => fake.messages(chatId).at(-1)?.text ?? '';
-const reads = () => sandbox.counters().requests.item ?? 0;
+const lastText = (chatId: number) => s.fake.messages(chatId).at(-1)?.text ?? '';
+const reads = () => s.sandbox.counters().requests.item ?? 0;
 
 describe('LIMIT_SCOPE=address in one process', () => {
   it('one user’s lookups take their 3 of the 6 interactive reads a minute; another user’s still go through', async () => {
-    await front.say(X, `/connect ${KEYS[0]!.accessKey} ${KEYS[0]!.secret}`);
-    await front.say(Y, `/connect ${KEYS[1]!.accessKey} ${KEYS[1]!.secret}`);
+    await s.front.say(X, `/connect ${KEYS[0]!.accessKey} ${KEYS[0]!.secret}`);
+    await s.front.say(Y, `/connect ${KEYS[1]!.accessKey} ${KEYS[1]!.secret}`);
     expect(lastText(Y.id)).toContain('подключён');
     for (let i = 0; i < 3; i++) {
-      await front.say(X, `/item no-such-${i} arbs_prematch`);
+      await s.front.say(X, `/item no-such-${i} arbs_prematch`);
       expect(lastText(X.id)).toContain('No opportunity');
     }
     expect(reads()).toBe(3);
-    await front.say(X, '/item no-such-3 arbs_prematch');
+    await s.front.say(X, '/item no-such-3 arbs_prematch');
     // Refused before it was sent: X's part is used; they are told so, and when to try again.
     expect(reads()).toBe(3);
     expect(lastText(X.id)).toContain('each user gets a part of them, and you have used yours');
     expect(lastText(X.id)).toMatch(/try again in \d+ (s|min)/);
-    await front.say(Y, '/item no-such-4 arbs_prematch');
+    await s.front.say(Y, '/item no-such-4 arbs_prematch');
     expect(reads()).toBe(4);
     expect(lastText(Y.id)).not.toContain('свою вы пока исчерпали');
-    expect(sandbox.counters().status['429']).toBeUndefined();
+    expect(s.sandbox.counters().status['429']).toBeUndefined();
   });
 });

@@ -31,15 +31,15 @@ describe('/item and /event', () => {
   });
 
   it('an id found nowhere is answered; service errors are named', async () => {
-    await h.say(ALICE, '/item nope');
-    expect(last().text).toContain('No opportunity with the id <code>nope</code>');
+    await h.say(ALICE, '/item n0pe');
+    expect(last().text).toContain('No opportunity with the id <code>n0pe</code>');
     h.client.failNext('readItem', 'rate_limited', 10_000);
-    await h.say(ALICE, '/item nope');
-    expect(last().text).toContain('I could not look for <code>nope</code> now: the service’s request limit was reached; the limit frees in 10 seconds.');
+    await h.say(ALICE, '/item n0pe');
+    expect(last().text).toContain('I could not look for <code>n0pe</code> now: the service’s request limit was reached; the limit frees in 10 seconds.');
   });
 
   it.each([
-    ['/item a b c', 'Use <code>/item'],
+    ['/item a1 b2 c3', 'Use <code>/item'],
     ['/item <b>bad</b>', '“&lt;b&gt;bad&lt;/b&gt;” is not a valid id'],
     [`/item ${'x'.repeat(201)}`, 'too long'],
     ['/item a1 poker', '“poker” is not a service'],

@@ -86,7 +86,7 @@ describe('words in the chat', () => {
 
   it('/help leads to /glossary', async () => {
     await h.say(ALICE, '/help');
-    expect(last().text).toContain('/glossary — what the market codes');
+    expect(last().text).toContain('\n/glossary — What the market codes');
   });
 
   it('a paused service is "it", several are "them"', async () => {

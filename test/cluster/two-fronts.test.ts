@@ -194,7 +194,7 @@ describe('two fronts, one user', () => {
       expect(reply.text).toContain('No opportunity');
     }
     for (const front of [A, B]) {
-      const refused = await say(front, '/item no-such-item-x arbs_prematch', (m) => /No opportunity|could not look now/.test(m.text));
+      const refused = await say(front, '/item no-such-item-x9 arbs_prematch', (m) => /No opportunity|could not look now/.test(m.text));
       expect(refused.text).toContain('could not look now');
     }
   }, 60_000);

@@ -14,7 +14,13 @@ export type LookupResult =
   | { kind: 'found'; items: Opportunity[]; source: 'service' }
   /** From the scheduler's latest list; `reason` is why the service read did not answer. */
   | { kind: 'found'; items: Opportunity[]; source: 'latest'; reason: ServiceErrorKind }
-  | { kind: 'not_found'; reason: ServiceErrorKind }
+  /** Every service asked answered, and none had it (nor the latest list). */
+  | { kind: 'not_found' }
+  /**
+   * Some services answered "no such id", others could not be asked (`reason`, `waitMs` as for
+   * could_not_look): the answer names which were searched and which were not, never a plain "not found".
+   */
+  | { kind: 'partly'; searched: Service[]; unasked: Service[]; reason: ServiceErrorKind; waitMs: number | undefined; userShare?: true }
   /**
    * No service answered (its limit, ours, a timeout): nothing is known about the id. `waitMs`
    * is when the limit frees, when one said so.
@@ -44,8 +50,8 @@ async function fromLatest(rt: BotRuntime, userId: number, req: LookupRequest, se
   return all.filter((o) => (req.what === 'item' ? o.id === req.id : o.event.id === req.id));
 }
 
-/** Severity order for what to tell the user when nothing was found anywhere. */
-const REASON_ORDER: ServiceErrorKind[] = ['not_found', 'rate_limited', 'timeout', 'server', 'malformed', 'forbidden', 'auth'];
+/** Severity order for why services could not be asked (the worst is said). */
+const REASON_ORDER: ServiceErrorKind[] = ['rate_limited', 'timeout', 'server', 'malformed', 'forbidden', 'auth'];
 
 export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefined, req: LookupRequest): Promise<LookupResult> {
   const ref = userKeyRef(rt, user);
@@ -54,9 +60,14 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
   if (services.length === 0) return { kind: 'need_service' };
   const waitMs = await rt.caps.take('lookup', user.id, ref.accessKey);
   if (waitMs > 0) return { kind: 'capped', waitMs };
-  let reason: ServiceErrorKind = 'not_found';
-  // Services that gave an answer (found, or "no such id"): with none, "not found" would be a guess.
-  let answered = 0;
+  // Why the services that gave no answer gave none. It used to start at 'not_found' and take the
+  // worst error of any service, so one service answering "no such id" while another was held back
+  // by a limit (the poller's share, the token budget) said "not found (the request limit was
+  // reached)": the limit's words on a lookup the limit had not stopped, and a not-found that was a guess.
+  let reason: ServiceErrorKind | undefined;
+  // Services that gave an answer (found, or "no such id"), and those that could not be asked.
+  const searched: Service[] = [];
+  const unasked: Service[] = [];
   let waitFor: number | undefined;
   // The user holds their part of a read budget every user shares (address scope): they are told so.
   let userShare = false;
@@ -68,18 +79,24 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
           ? [await rt.client.readItem(ref, service, req.id, opts)]
           : (await rt.client.readEventItems(ref, service, req.id, opts)).items;
       if (items.length > 0) return { kind: 'found', items, source: 'service' };
-      answered += 1;
+      searched.push(service);
     } catch (err) {
       if (!isServiceError(err)) throw err;
-      if (err.kind === 'not_found') answered += 1;
+      if (err.kind === 'not_found') {
+        searched.push(service);
+        continue;
+      }
+      unasked.push(service);
       const retry = err.details.retryAfterMs;
       if (err.kind === 'rate_limited' && retry !== undefined) waitFor = waitFor === undefined ? retry : Math.min(waitFor, retry);
       if (err.kind === 'rate_limited' && err.details.share === 'user') userShare = true;
-      if (REASON_ORDER.indexOf(err.kind) > REASON_ORDER.indexOf(reason)) reason = err.kind;
+      if (reason === undefined || REASON_ORDER.indexOf(err.kind) > REASON_ORDER.indexOf(reason)) reason = err.kind;
     }
   }
   const latest = await fromLatest(rt, user.id, req, services);
-  if (latest.length > 0) return { kind: 'found', items: latest, source: 'latest', reason };
-  if (answered === 0) return { kind: 'could_not_look', reason, waitMs: waitFor, ...(userShare && { userShare: true as const }) };
-  return { kind: 'not_found', reason };
+  if (latest.length > 0) return { kind: 'found', items: latest, source: 'latest', reason: reason ?? 'not_found' };
+  if (reason === undefined) return { kind: 'not_found' };
+  const share = userShare ? { userShare: true as const } : {};
+  if (searched.length === 0) return { kind: 'could_not_look', reason, waitMs: waitFor, ...share };
+  return { kind: 'partly', searched, unasked, reason, waitMs: waitFor, ...share };
 }

@@ -1,7 +1,8 @@
 /**
  * /glossary: what the market codes of the alerts (`ITO1(0.5)`, `BTS: no`, `X2`) and the betting
- * words (arb, middle, valuebet, yield, CLV) mean, from `locales/glossary.ts`. `/glossary ITO1`
- * answers just that entry; anything it does not know gets a clear answer and the full list's command.
+ * words (arb, middle, valuebet, EV, liability, commission, worst case, yield, CLV) mean, from
+ * `locales/glossary.ts`. `/glossary ITO1` answers just that entry (`/glossary EV` the EV entry, then
+ * the valuebet's); anything it does not know gets a clear answer and the full list's command.
  */
 import { Composer } from 'grammy';
 import { findInGlossary, glossaryEntriesHtml, glossaryMessages } from '../../locales/glossary.js';

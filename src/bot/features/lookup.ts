@@ -1,6 +1,7 @@
 /**
  * /item <item_id> [service] and /event <event_id> [service]: full cards from the service or the
- * latest list; without an id, the bot asks for it (a pending question).
+ * latest list; without an id, the bot asks for it (a pending question); a name in place of the id
+ * ("/event Chelsea") is searched in the user's current opportunities (lookup-names.ts).
  */
 import type { AlertView } from '../../alerts/format.js';
 import { Composer } from 'grammy';
@@ -20,6 +21,8 @@ import { leaveFlows } from '../flows.js';
 import { namesForLang, viewFor } from '../ui/cards.js';
 import { errorInWords } from '../ui/filter-text.js';
 import { quietly } from '../ui/quietly.js';
+import { answerNameQuery, isNameQuery } from './lookup-names.js';
+import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
 
 /** At most this many cards answer one lookup (the rest are counted). */
@@ -57,10 +60,18 @@ export async function sendLookupResult(
     case 'need_service':
       await ctx.reply(t('lookup_need_service'));
       return;
-    case 'not_found': {
-      const base = t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: clipId(req.id) });
-      const why = result.reason === 'not_found' ? '' : `\n${t('lookup_reason', { reason: html(errorInWords(result.reason, t)) })}`;
-      await ctx.reply(`${base}${why}`);
+    case 'not_found':
+      await ctx.reply(t(req.what === 'item' ? 'item_not_found' : 'event_not_found', { id: clipId(req.id) }));
+      return;
+    case 'partly': {
+      const labels = (services: Service[]) => services.map((s) => serviceLabel(s, t)).join(', ');
+      const vars = {
+        searched: labels(result.searched),
+        unasked: labels(result.unasked),
+        unasked_n: result.unasked.length,
+        reason: html(errorInWords(result.reason, t)),
+      };
+      await ctx.reply(result.waitMs === undefined ? t('lookup_partly', vars) : t('lookup_partly_wait', { ...vars, wait: waitWords(result.waitMs, t) }));
       return;
     }
     case 'found': {
@@ -106,10 +117,22 @@ export async function sendLookupResult(
 type LookupWhat = 'item' | 'event';
 
 /**
- * Runs /item or /event with its words (id and optional service). False when the words were not
- * usable: the reason was said, nothing was read.
+ * Runs /item or /event with its words (id and optional service, or a name and optional service).
+ * False when the words were not usable: the reason was said, nothing was read.
  */
-async function runLookup(rt: BotRuntime, ctx: BotContext, what: LookupWhat, args: string[], again: string): Promise<boolean> {
+async function runLookup(rt: BotRuntime, ctx: BotContext, what: LookupWhat, text: string, again: string): Promise<boolean> {
+  const args = text.trim().split(/\s+/).filter(Boolean);
+  // "Chelsea" or "Real Madrid arbs_live": a name, searched in the user's current opportunities.
+  const last = args.length > 1 ? parseService(args[args.length - 1]!) : undefined;
+  const name = last ? args.slice(0, -1).join(' ') : args.join(' ');
+  if (isNameQuery(name)) {
+    await answerNameQuery(rt, ctx, name, last);
+    return true;
+  }
+  if (args.length > 2) {
+    await ctx.reply(again);
+    return false;
+  }
   const id = parseId(args[0] ?? '');
   if (!id.ok) {
     await ctx.reply(`${ctx.t(id.problem.key, id.problem.vars)}\n\n${again}`);
@@ -132,14 +155,13 @@ async function runLookup(rt: BotRuntime, ctx: BotContext, what: LookupWhat, args
 /** The id typed after a bare /item or /event: looked up, or the question stays open with the reason. */
 export async function acceptLookupId(rt: BotRuntime, ctx: BotContext, text: string, what: LookupWhat): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
-  const args = text.trim().split(/\s+/).filter(Boolean);
-  if (args.length === 0 || args.length > 2) {
+  if (text.trim() === '') {
     await ctx.reply(ctx.t(what === 'item' ? 'ask_item_id' : 'ask_event_id'));
     return;
   }
   const chatId = ctx.chat.id;
   const userId = ctx.from.id;
-  if (await runLookup(rt, ctx, what, args, ctx.t('lookup_id_again'))) await rt.pending.clear(chatId, userId);
+  if (await runLookup(rt, ctx, what, text, ctx.t('lookup_id_again'))) await rt.pending.clear(chatId, userId);
 }
 
 /** "A bet of 1000 at 2.10 returns 2100 if it wins (+1100)", from the printed odds; undefined when they are hidden. */
@@ -174,11 +196,7 @@ export function lookupFeature(rt: BotRuntime): Composer<BotContext> {
       await ctx.reply(ctx.t(what === 'item' ? 'ask_item_id' : 'ask_event_id'));
       return;
     }
-    if (args.length > 2) {
-      await ctx.reply(usage);
-      return;
-    }
-    await runLookup(rt, ctx, what, args, usage);
+    await runLookup(rt, ctx, what, ctx.match, usage);
   };
 
   composer.command('item', handle('item'));

@@ -1,5 +1,6 @@
 /** /start and /help: what the bot does and the next step for this user. */
 import { Composer } from 'grammy';
+import { helpList } from '../commands.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { nextStepKey } from '../ui/next-step.js';
@@ -21,7 +22,9 @@ export function startFeature(rt: BotRuntime): Composer<BotContext> {
   });
 
   composer.command('help', async (ctx) => {
-    await ctx.reply(`${ctx.t('help_text', { bot: ctx.me.username })}\n${ctx.t('help_glossary')}\n\n${ctx.t(nextStepKey(ctx.user))}`);
+    // Built from the command table, not from the menu Telegram holds: the full list even when setMyCommands was refused.
+    const parts = [ctx.t('help_text'), helpList(ctx.t), ctx.t('help_inline', { bot: ctx.me.username }), ctx.t(nextStepKey(ctx.user))];
+    await ctx.reply(parts.join('\n\n'), { link_preview_options: { is_disabled: true } });
   });
 
   return composer;
