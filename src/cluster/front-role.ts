@@ -20,6 +20,7 @@ import { createFront, type Front } from '../roles/front.js';
 import { createFrontSchedulerPort } from './front-port.js';
 import { createLatestItemsAsker, LATEST_ITEMS_KEY_PURPOSE } from './latest-items.js';
 import { messageSealFor } from './message-seal.js';
+import { PENDING_KEY_PURPOSE } from './shared-pending.js';
 import type { AlertConsumerPart, ClusterClient, ClusterContext, ClusterParts, ClusterStore } from './parts.js';
 import { startSenderLease, type SenderLease, type SenderLeaseTimings } from './sender-lease.js';
 import { createSharedFrontState } from './front-state.js';
@@ -57,7 +58,9 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
   let lease: SenderLease | undefined;
   let unsubscribe: (() => void) | undefined;
   // The open questions, flows and caps of every front, in Redis: a user's updates may reach any front.
-  const state = createSharedFrontState(ctx.redis, { prefix, logger, ...(deps.stateClockOffsetMs && { clockOffsetMs: deps.stateClockOffsetMs }) });
+  const state = createSharedFrontState(ctx.redis, {
+    prefix, logger, seal: messageSealFor(deps.vault, PENDING_KEY_PURPOSE), ...(deps.stateClockOffsetMs && { clockOffsetMs: deps.stateClockOffsetMs }),
+  });
   const front = await createFront({
     config: ctx.config, logger, clock, store, vault: deps.vault, client: deps.client, scheduler: port, metrics: deps.metrics, state,
     ...(deps.botInfo && { botInfo: deps.botInfo }),

@@ -19,6 +19,7 @@ import { createSeenUpdates } from './seen-updates.js';
 import { createSharedCaps } from './shared-caps.js';
 import { createSharedConversations } from './shared-conversations.js';
 import { createSharedPending } from './shared-pending.js';
+import type { MessageSeal } from './message-seal.js';
 import type { SharedStateOptions } from './state-calls.js';
 
 export interface FrontState {
@@ -29,7 +30,7 @@ export interface FrontState {
   firstSeen: FirstSeen;
 }
 
-export function createSharedFrontState(redis: Redis, opts: SharedStateOptions & { logger: Logger }): FrontState {
+export function createSharedFrontState(redis: Redis, opts: SharedStateOptions & { logger: Logger; seal: MessageSeal }): FrontState {
   return {
     pending: createSharedPending(redis, opts),
     caps: createSharedCaps(redis, opts),

@@ -16,6 +16,11 @@
  *   when it expires: `secretExpected` across chats and fronts in one read.
  * - `pending:chats:U`, a sorted set of the chats holding anything of U, scored by when it ends:
  *   what /forget clears.
+ *
+ * A question is stored with an HMAC over its chat, its user and itself (a key derived from the
+ * encryption key): whoever holds the Redis password cannot write one, nor move one to another chat
+ * or user, so a question naming another user's key as its owner is never taken (audit 3, M3). One
+ * that fails the check reads as unreadable: dropped, and the message treated as possibly a secret.
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -24,6 +29,10 @@ import { LATE_SECRET_MS, PENDING_TTL_MS, pendingInputSchema, type PendingInput, 
 import { StateUnavailableError } from '../bot/state-unavailable.js';
 import { defineScript, offsetArg, REDIS_NOW_LUA, type ScriptCall } from './redis-calls.js';
 import { parseJsonOrUndefined, stateCall, type SharedStateOptions } from './state-calls.js';
+import type { MessageSeal } from './message-seal.js';
+
+/** `vault.deriveKey`'s purpose for the HMAC of the open questions. */
+export const PENDING_KEY_PURPOSE = 'pending-questions';
 
 /** Lua: a sorted set of end times loses the ended and expires with its last member. */
 const FIT_LUA = `
@@ -97,6 +106,8 @@ const lookReply = z.tuple([z.number().int().min(0).max(2), z.string()]);
 
 export interface SharedPendingOptions extends SharedStateOptions {
   logger: Logger;
+  /** `messageSealFor(vault, PENDING_KEY_PURPOSE)`: the same on every front. */
+  seal: MessageSeal;
   /** How long a question waits for its answer (tests: shorter). */
   ttlMs?: number;
 }
@@ -118,14 +129,27 @@ export function createSharedPending(redis: Redis, opts: SharedPendingOptions): P
   const secretKey = (userId: number) => `${prefix}pending:secret:${userId}`;
   const chatsKey = (userId: number) => `${prefix}pending:chats:${userId}`;
 
+  /** What a question's HMAC covers: where it was asked, of whom, and what. */
+  const signed = (chatId: number, userId: number, json: string) => `${chatId}:${userId}:${json}`;
+  /** `<hmac>.<json>`, as stored. */
+  const sealInput = (chatId: number, userId: number, input: PendingInput) => {
+    const json = JSON.stringify(input);
+    return `${opts.seal.mac(signed(chatId, userId, json))}.${json}`;
+  };
+  const openInput = (chatId: number, userId: number, stored: string): unknown => {
+    const dot = stored.indexOf('.');
+    const json = stored.slice(dot + 1);
+    return dot > 0 && opts.seal.verify(signed(chatId, userId, json), stored.slice(0, dot)) ? parseJsonOrUndefined(json) : undefined;
+  };
+
   /** The question or the late-secret watch of a chat and user. */
   const look = async (chatId: number, userId: number): Promise<{ input?: PendingInput; late: boolean }> => {
     const raw = await call('reading the open question', lookScript([questionKey(chatId, userId), lateKey(chatId, userId)], [offset()]));
     const [state, json] = lookReply.parse(raw);
     if (state !== 1) return { late: state === 2 };
-    const parsed = pendingInputSchema.safeParse(parseJsonOrUndefined(json));
+    const parsed = pendingInputSchema.safeParse(openInput(chatId, userId, json));
     if (parsed.success) return { input: parsed.data, late: false };
-    // Not a question this bot wrote: dropped, and this message is treated as possibly a secret.
+    // Not a question this bot wrote (or not for this chat and user): dropped, and this message is treated as possibly a secret.
     opts.logger.warn({ chatId, userId }, 'an open question in Redis did not read back as one: dropped');
     await call('dropping an unreadable question', redis.del(questionKey(chatId, userId)));
     throw new StateUnavailableError('reading the open question', 'unreadable value');
@@ -135,7 +159,7 @@ export function createSharedPending(redis: Redis, opts: SharedPendingOptions): P
     async set(chatId, userId, input) {
       const keys = [questionKey(chatId, userId), lateKey(chatId, userId), secretKey(userId), chatsKey(userId)];
       const secret = input.kind === 'connect-secret' ? 1 : 0;
-      await call('keeping the open question', setScript(keys, [offset(), ttlMs, JSON.stringify(input), secret, LATE_SECRET_MS, chatId]));
+      await call('keeping the open question', setScript(keys, [offset(), ttlMs, sealInput(chatId, userId, input), secret, LATE_SECRET_MS, chatId]));
     },
     async get(chatId, userId) {
       return (await look(chatId, userId)).input;

@@ -7,6 +7,8 @@
  * lookup or an inline search whose cap cannot be checked is refused (fail closed) with a "try
  * again in a moment"; a button gets a short toast.
  */
+import { createSecretKey } from 'node:crypto';
+import { createMessageSeal } from '../../src/cluster/message-seal.js';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSharedCaps } from '../../src/cluster/shared-caps.js';
@@ -41,7 +43,7 @@ afterEach(async () => {
 /** The harness's bot on the shared state: questions and flows on one connection, caps on another. */
 async function start(): Promise<Harness> {
   const prefix = `${redis.prefix}${++run}:`;
-  const opts = { prefix, logger: silentLogger, timeoutMs: 500 };
+  const opts = { prefix, logger: silentLogger, timeoutMs: 500, seal: createMessageSeal({ mac: createSecretKey(Buffer.alloc(32, 5)), box: createSecretKey(Buffer.alloc(32, 6)) }) };
   questions = new Redis(redis.url, { maxRetriesPerRequest: 0 });
   caps = new Redis(redis.url, { maxRetriesPerRequest: 0 });
   for (const c of [questions, caps]) c.on('error', () => undefined);

@@ -6,6 +6,7 @@
  * written on one is read on the other, a chat's updates take turns across fronts; every key expires; a value that does not read back is
  * dropped; a Redis out of reach is StateUnavailableError within the bound, never a hang.
  */
+import { createSecretKey } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOW_TIMEOUT_MS } from '../../src/bot/conversations/timeout.js';
@@ -14,6 +15,7 @@ import { StateUnavailableError } from '../../src/bot/state-unavailable.js';
 import { createSharedFrontState, type FrontState } from '../../src/cluster/front-state.js';
 import { createChatTurns } from '../../src/cluster/chat-turns.js';
 import { silentLogger } from '../../src/logger.js';
+import { createMessageSeal } from '../../src/cluster/message-seal.js';
 import { freePort } from '../support/ports.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
 
@@ -34,12 +36,14 @@ async function connect(url = redis.url): Promise<Redis> {
   return c;
 }
 
+const seal = createMessageSeal({ mac: createSecretKey(Buffer.alloc(32, 5)), box: createSecretKey(Buffer.alloc(32, 6)) });
+
 let run = 0;
 /** Two fronts on their own connections, sharing one prefix and one (shifted) Redis clock. */
 async function twoFronts(): Promise<{ a: FrontState; b: FrontState; prefix: string; shift: (ms: number) => void; check: Redis }> {
   let offset = 0;
   const prefix = `${redis.prefix}${++run}:`;
-  const opts = { prefix, logger: silentLogger, clockOffsetMs: () => offset };
+  const opts = { prefix, logger: silentLogger, seal, clockOffsetMs: () => offset };
   const [ca, cb, check] = [await connect(), await connect(), await connect()];
   return { a: createSharedFrontState(ca, opts), b: createSharedFrontState(cb, opts), prefix, shift: (ms) => (offset += ms), check };
 }
@@ -152,6 +156,27 @@ describe('the open questions, shared', () => {
     await expect(a.pending.get(CHAT, ALICE)).rejects.toBeInstanceOf(StateUnavailableError);
     expect(await check.exists(`${prefix}pending:q:${CHAT}:${ALICE}`)).toBe(0);
     expect(await a.pending.get(CHAT, ALICE)).toBeUndefined();
+  });
+
+  it('audit 3, M3: a question written in Redis without the cluster key, or moved to another user, is never taken', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { a, check, prefix } = await twoFronts();
+    const BOB = 4242;
+    // Alice's own Leg limited question, moved to Bob's chat and user: his typed amount would spend Alice's alert.
+    await a.pending.set(CHAT, ALICE, { kind: 'leg-limit', service: 'arbs_live', itemId: 'i1', ownerId: ALICE });
+    const stored = await check.hget(`${prefix}pending:q:${CHAT}:${ALICE}`, 'input');
+    expect(stored).toMatch(/^[\w-]+\.\{/);
+    await check.hset(`${prefix}pending:q:${BOB}:${BOB}`, 'input', stored!, 'until', String(Date.now() + 600_000));
+    await expect(a.pending.get(BOB, BOB)).rejects.toBeInstanceOf(StateUnavailableError);
+    // A question in the clear, or with an HMAC of another key, naming Alice as the owner.
+    const forged = JSON.stringify({ kind: 'stake-amount', service: 'arbs_live', itemId: 'i1', ownerId: ALICE });
+    const theirs = createMessageSeal({ mac: createSecretKey(Buffer.alloc(32, 7)), box: createSecretKey(Buffer.alloc(32, 8)) });
+    for (const value of [forged, `${theirs.mac(`${BOB}:${BOB}:${forged}`)}.${forged}`]) {
+      await check.hset(`${prefix}pending:q:${BOB}:${BOB}`, 'input', value, 'until', String(Date.now() + 600_000));
+      await expect(a.pending.get(BOB, BOB)).rejects.toBeInstanceOf(StateUnavailableError);
+      expect(await a.pending.get(BOB, BOB)).toBeUndefined();
+    }
+    expect(await a.pending.get(CHAT, ALICE)).toEqual({ kind: 'leg-limit', service: 'arbs_live', itemId: 'i1', ownerId: ALICE });
   });
 });
 
@@ -276,7 +301,7 @@ describe('Redis out of reach', () => {
     const dead = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 200 });
     dead.on('error', () => undefined);
     connections.push(dead);
-    const state = createSharedFrontState(dead, { prefix: 'x:', logger: silentLogger, timeoutMs: 300 });
+    const state = createSharedFrontState(dead, { prefix: 'x:', logger: silentLogger, seal, timeoutMs: 300 });
     const t0 = Date.now();
     const calls: Promise<unknown>[] = [
       state.pending.get(CHAT, ALICE),
