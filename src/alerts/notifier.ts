@@ -234,7 +234,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
 
     notice(user, reason, service) {
       counts.notices += 1;
-      track(outbox.send(user.chatId, noticeText(reason, service, user.lang), { kind: 'info', lang: user.lang }));
+      track(outbox.send(user.chatId, noticeText(reason, service, user.lang), { kind: 'info', lang: user.lang, forUser: user.id }));
     },
 
     stats() {

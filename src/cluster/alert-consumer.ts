@@ -31,6 +31,7 @@ import type { SendingOutboxPort } from '../outbox/port.js';
 import { ALERT_QUEUE, alertJobSchema, bullPrefix, type SendAlertJob } from './alert-jobs.js';
 import { createClaims, type ClaimOutcome, type Claims, type RedisConnection } from './claims.js';
 import { MAX_JOB_AGE_MS, MAX_JOB_SKEW_MS, type JobGuard } from './job-guard.js';
+import type { DestinationConfirmer } from './destination-confirm.js';
 
 export interface AlertConsumerOptions {
   connection: RedisConnection;
@@ -57,7 +58,9 @@ export interface AlertConsumerOptions {
   /** How long `close()` waits for the outbox to answer the jobs in hand (default 10 s). */
   closeTimeoutMs?: number;
   /** Refuses jobs not signed by a worker of this cluster, or to a chat the store does not list for the user (job-guard.ts). */
-  guard?: Pick<JobGuard, 'check'>;
+  guard?: Pick<JobGuard, 'check' | 'groupDestination'>;
+  /** Whether the user is an admin of a group or channel a job goes to, as Telegram says (destination-confirm.ts). */
+  confirmDestination?: DestinationConfirmer;
 }
 
 export interface AlertConsumerStats {
@@ -179,6 +182,13 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
       // Neither text nor chat is logged: whoever wrote the job chose them.
       log.warn({ jobId: job.id, type: data.type, refusal }, 'alert queue: refused a job not signed by this cluster or to a chat no user of it chose; not sent');
       throw new UnrecoverableError(`alert job refused: ${refusal}`);
+    }
+    // A group or channel only when Telegram says the user is an admin there, whatever the record says.
+    const group = opts.guard?.groupDestination(data);
+    if (group && opts.confirmDestination && !(await opts.confirmDestination(group.chatId, group.userId))) {
+      counts.refused += 1;
+      log.warn({ jobId: job.id, type: data.type, refusal: 'destination', user_id: group.userId }, 'alert queue: refused a job to a chat where Telegram says its user is no admin; not sent');
+      throw new UnrecoverableError('alert job refused: destination');
     }
     // Each signed job once: the same signed data queued again as another job is a replay.
     if (opts.guard && data.nonce !== undefined && !(await claims.takeNonce(data.nonce, String(job.id), MAX_JOB_AGE_MS + MAX_JOB_SKEW_MS))) {

@@ -56,6 +56,7 @@ const sendOptionsSchema = z
     lang: langSchema.optional(),
     late: z.boolean().optional(),
     idempotencyKey: keySchema.optional(),
+    forUser: z.number().int().positive().safe().optional(),
   })
   .strict();
 
@@ -105,8 +106,8 @@ export const editResultSchema = z.boolean();
  * with extra fields in it would otherwise be refused by the consumer).
  */
 export function sendJob(chatId: number, text: string, opts: OutboxSendOptions): AlertJob {
-  const { buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey } = opts;
-  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey }) };
+  const { buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser } = opts;
+  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser }) };
 }
 
 /** The payload of an edit, as plain data. */

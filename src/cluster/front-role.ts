@@ -72,7 +72,7 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
   let turnover: Promise<void> = Promise.resolve();
   const senderChanged = (held: boolean) => {
     turnover = turnover.then(async () => {
-      if (held && !consumer) consumer = deps.parts.startAlertConsumer({ ...ctx, outbox: front.outbox, vault: deps.vault, store: deps.store });
+      if (held && !consumer) consumer = deps.parts.startAlertConsumer({ ...ctx, outbox: front.outbox, vault: deps.vault, store: deps.store, api: front.api });
       else if (!held && consumer) {
         const leaving = consumer;
         consumer = undefined;

@@ -10,10 +10,14 @@
  *   Rebuilding the text from the store was the other way; the store keeps no item (only the alert
  *   state's odds and profit), so the front could not render the card, and the signature covers the
  *   text as the worker rendered it.
- * - The destination: the chat must be one the store lists for the job's user (the private chat or
- *   the alert chat the user set); the user is the one the alert's idempotency key names (it begins
- *   with the subscription `userId:service`). A job without a key must go to a chat some user lists.
- *   A stolen signing key alone still cannot reach a chat no user of the bot chose.
+ * - The destination, anchored in Telegram rather than in the stored record (which whoever holds the
+ *   Redis password can rewrite: audit 3, M3). The job's user is the one its idempotency key names
+ *   (it begins with the subscription `userId:service`), or a notice's `forUser`; a job naming no user
+ *   is refused. The user's private chat is the chat whose id is the user's own (Telegram gives a
+ *   private chat the user's id), so it needs no record. Any other chat must be the alert chat the
+ *   store lists for the user, and the consumer then asks Telegram whether the user is an admin there
+ *   (`groupDestination`, destination-confirm.ts) before sending. A stolen signing key alone still
+ *   cannot reach a chat no user of the bot chose.
  * - Freshness: the signature covers the time the worker signed the job and a random nonce. A job
  *   older than MAX_JOB_AGE_MS (or signed more than MAX_JOB_SKEW_MS in the future) is refused, and
  *   the consumer takes each nonce once (claims.ts), so a signed job kept in the queue's completed
@@ -37,33 +41,20 @@ export const MAX_JOB_SKEW_MS = 5 * 60_000;
 export interface JobGuard {
   /** The job with its signature. */
   sign(job: AlertJob): AlertJob;
-  /** Undefined when the job may go out; else why not. */
+  /** Undefined when the job may go out (once `groupDestination`'s chat is confirmed); else why not. */
   check(job: AlertJob): JobRefusal | undefined;
+  /** For a job `check` passed to a chat other than its user's private one: the chat and user to confirm with Telegram. */
+  groupDestination(job: AlertJob): { chatId: number; userId: number } | undefined;
 }
-
-/** How long the set of chats some user lists is reused before it is read again. */
-const CHATS_TTL_MS = 1000;
 
 export function createJobGuard(opts: {
   key: KeyObject;
   /** The store the destinations are checked against; without it only the signature is. */
-  store?: Pick<Store, 'getUser' | 'listUsers'>;
+  store?: Pick<Store, 'getUser'>;
   now?: () => number;
 }): JobGuard {
   const now = opts.now ?? Date.now;
   const mac = (job: AlertJob) => createHmac('sha256', opts.key).update(canonical({ ...job, sig: undefined })).digest('base64url');
-  let chats: { at: number; set: Set<number> } | undefined;
-  const someUserLists = (chatId: number, store: Pick<Store, 'listUsers'>) => {
-    if (!chats || now() - chats.at > CHATS_TTL_MS) {
-      const set = new Set<number>();
-      for (const u of store.listUsers()) {
-        set.add(u.chatId);
-        if (u.alertChatId !== null) set.add(u.alertChatId);
-      }
-      chats = { at: now(), set };
-    }
-    return chats.set.has(chatId);
-  };
   return {
     sign(job) {
       const stamped = { ...job, at: now(), nonce: randomBytes(16).toString('base64url') };
@@ -78,13 +69,21 @@ export function createJobGuard(opts: {
       if (age > MAX_JOB_AGE_MS || age < -MAX_JOB_SKEW_MS) return 'stale';
       const store = opts.store;
       if (!store) return undefined;
-      const userId = userOfKey(job.opts.idempotencyKey);
-      if (userId === undefined) return someUserLists(job.chatId, store) ? undefined : 'destination';
-      const user = store.getUser(userId);
-      if (!user || (user.chatId !== job.chatId && user.alertChatId !== job.chatId)) return 'destination';
-      return undefined;
+      const userId = userOf(job);
+      if (userId === undefined || !store.getUser(userId)) return 'destination';
+      if (job.chatId === userId) return undefined;
+      return store.getUser(userId)?.alertChatId === job.chatId ? undefined : 'destination';
+    },
+    groupDestination(job) {
+      const userId = userOf(job);
+      return userId === undefined || job.chatId === userId ? undefined : { chatId: job.chatId, userId };
     },
   };
+}
+
+/** The user a job is for: the one its idempotency key names, or a notice's `forUser`. */
+function userOf(job: AlertJob): number | undefined {
+  return userOfKey(job.opts.idempotencyKey) ?? (job.type === 'send' ? job.opts.forUser : undefined);
 }
 
 /** The user an alert's idempotency key names (`userId:service:item…`), if it names one. */

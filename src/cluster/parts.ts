@@ -7,6 +7,8 @@
  *
  * Tests of the role wiring may pass stand-ins built from the embedded pieces (test/cluster/stand-in-parts.ts).
  */
+import type { Api } from 'grammy';
+import { createDestinationConfirmer } from './destination-confirm.js';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -62,7 +64,7 @@ export interface ClusterParts {
   openStore(ctx: ClusterContext): Promise<ClusterStore>;
   createClient(ctx: ClusterContext & { vault: Vault }): ClusterClient;
   createRemoteOutbox(ctx: ClusterContext & { vault: Vault }): RemoteOutboxPart;
-  startAlertConsumer(ctx: ClusterContext & { outbox: SendingOutboxPort; vault: Vault; store: ClusterStore }): AlertConsumerPart;
+  startAlertConsumer(ctx: ClusterContext & { outbox: SendingOutboxPort; vault: Vault; store: ClusterStore; api: Pick<Api, 'getChatMember'> }): AlertConsumerPart;
 }
 
 /**
@@ -81,5 +83,6 @@ export const clusterParts: ClusterParts = {
     startAlertConsumer({
       connection: c.connection, prefix: c.prefix, outbox: c.outbox, logger: c.logger,
       guard: createJobGuard({ key: c.vault.deriveKey(ALERT_JOB_KEY_PURPOSE), store: c.store }),
+      confirmDestination: createDestinationConfirmer(c.api),
     }),
 };

@@ -35,6 +35,11 @@ export interface OutboxSendOptions {
   late?: boolean;
   /** Names this message: the same key twice is sent once (the cluster's queue); the in-process outbox ignores it. */
   idempotencyKey?: string;
+  /**
+   * The user a message named by no key is for (a notice): the cluster's front checks its chat against
+   * that user, not against whatever a stored record says; the in-process outbox ignores it.
+   */
+  forUser?: number;
 }
 
 export interface OutboxEditOptions {

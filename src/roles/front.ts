@@ -69,6 +69,8 @@ export interface FrontDeps {
 
 export interface Front {
   readonly outbox: OutboxService;
+  /** The Bot API client of the front's checks (destinations): not the outbox's, so a check never waits behind sends. */
+  readonly api: Api;
   /** Starts sending, receiving updates and watching destinations. */
   start(): Promise<void>;
   /** The bot's update intake, once started. */
@@ -150,6 +152,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
 
   return {
     outbox,
+    api: checkApi,
     get running() {
       return running;
     },

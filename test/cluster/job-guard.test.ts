@@ -16,6 +16,7 @@ import { subscriptionKey } from '../../src/store/schema.js';
 import { ALERT_QUEUE, bullPrefix, sendJob } from '../../src/cluster/alert-jobs.js';
 import { startAlertConsumer } from '../../src/cluster/alert-consumer.js';
 import { ALERT_JOB_KEY_PURPOSE, createJobGuard } from '../../src/cluster/job-guard.js';
+import { createDestinationConfirmer } from '../../src/cluster/destination-confirm.js';
 import { createRemoteOutbox } from '../../src/cluster/remote-outbox.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { silentLogger } from '../../src/logger.js';
@@ -59,9 +60,13 @@ async function cluster() {
   outbox.start();
   stopAfter(outbox);
   const logs = captureLogs();
+  // 501's alert group, where 501 is an admin; 9002 is someone else's group, where the bot is too.
+  fake.setChat({ id: 9001, type: 'supergroup', title: 'Team 501', botIsAdmin: true, adminIds: [501] });
+  fake.setChat({ id: 9002, type: 'supergroup', title: 'Not theirs', botIsAdmin: true, adminIds: [777] });
   const consumer = startAlertConsumer({
     connection: { url: redis.url }, prefix, outbox, logger: logs.logger,
     guard: createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE), store }),
+    confirmDestination: createDestinationConfirmer(new Api(fake.token, { apiRoot: fake.apiRoot })),
   });
   stopAfter(consumer);
   const worker = (v: Vault) => {
@@ -117,7 +122,7 @@ describe('the front takes only its workers\' jobs to chats its users chose', () 
     if (!redis.available) return ctx.skip();
     const { fake, consumer, logs, raw } = await cluster();
     const guard = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE) });
-    const signed = guard.sign(sendJob(501, 'edit me later', { kind: 'info' }));
+    const signed = guard.sign(sendJob(501, 'edit me later', { kind: 'info', forUser: 501 }));
     expect(signed).toMatchObject({ at: expect.any(Number), nonce: expect.stringMatching(/^[\w-]{16,}$/) });
     await raw.add('send', signed, { jobId: 'first' });
     await vi.waitFor(() => expect(fake.messages(501).map((m) => m.text)).toEqual(['edit me later']), { timeout: 10_000, interval: 50 });
@@ -126,8 +131,8 @@ describe('the front takes only its workers\' jobs to chats its users chose', () 
     // Signed by a worker whose clock said 61 minutes ago (or 6 minutes ahead).
     const old = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE), now: () => Date.now() - 61 * 60_000 });
     const ahead = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE), now: () => Date.now() + 6 * 60_000 });
-    await raw.add('send', old.sign(sendJob(501, 'STALE old', { kind: 'info' })));
-    await raw.add('send', ahead.sign(sendJob(501, 'STALE ahead', { kind: 'info' })));
+    await raw.add('send', old.sign(sendJob(501, 'STALE old', { kind: 'info', forUser: 501 })));
+    await raw.add('send', ahead.sign(sendJob(501, 'STALE ahead', { kind: 'info', forUser: 501 })));
     await vi.waitFor(() => expect(consumer.stats().refused).toBe(3), { timeout: 10_000, interval: 50 });
     expect(fake.messages(501).map((m) => m.text)).toEqual(['edit me later']);
     expect(logs.records().map((r) => r.refusal).filter(Boolean).sort()).toEqual(['replayed', 'stale', 'stale']);
@@ -136,5 +141,31 @@ describe('the front takes only its workers\' jobs to chats its users chose', () 
     const legacySigned = { ...legacy, sig: undefined };
     await raw.add('send', { ...legacySigned, sig: 'x' });
     await vi.waitFor(() => expect(consumer.stats().refused).toBe(4), { timeout: 10_000, interval: 50 });
+  });
+
+  it('audit 3, M3: a user record rewritten in Redis does not move the user\'s alerts or notices to another chat', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { fake, consumer, logs, worker } = await cluster();
+    const remote = worker(vault);
+    // A notice names its user: it goes to the user's own private chat.
+    expect(await remote.send(502, 'notice for 502', { kind: 'info', forUser: 502 })).toEqual(expect.any(Number));
+    try {
+      // The attacker points 501's alert chat at their group, and 502's chat at their own private chat.
+      store.updateUser(501, (u) => void (u.alertChatId = 9002));
+      store.updateUser(502, (u) => void (u.chatId = 777));
+      // The workers, reading those records, sign 501's alert to 9002 and 502's notice to 777.
+      expect(await remote.send(9002, 'ALERT of 501', { kind: 'alert', idempotencyKey: '501:arbs_prematch:i9:new:1' })).toBeUndefined();
+      expect(await remote.send(777, 'NOTICE of 502', { kind: 'info', forUser: 502 })).toBeUndefined();
+      // A notice naming no user goes nowhere.
+      expect(await remote.send(502, 'NOTICE of nobody', { kind: 'info' })).toBeUndefined();
+      await vi.waitFor(() => expect(consumer.stats().refused).toBe(3), { timeout: 10_000, interval: 50 });
+      expect(fake.messages(9002)).toEqual([]);
+      expect(fake.messages(777)).toEqual([]);
+      expect(fake.messages(502).map((m) => m.text)).toEqual(['notice for 502']);
+      expect(logs.records().map((r) => r.refusal).filter(Boolean)).toEqual(['destination', 'destination', 'destination']);
+    } finally {
+      store.updateUser(501, (u) => void (u.alertChatId = 9001));
+      store.updateUser(502, (u) => void (u.chatId = 502));
+    }
   });
 });
