@@ -4,10 +4,14 @@
  * Closes the store when it throws, so a failed start leaves nothing open. With no secret stored
  * yet, the key's fingerprint is written when the first one is sealed. In the cluster the
  * fingerprint is also kept in Redis (`shared`), for every process of the cluster to compare with.
+ * The first format's secrets are re-sealed bound to their user at the first start only (`resealOnce`).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { checkEncryptionKey, resealLegacySecrets, wrongKey, writeFingerprint } from '../store/key-check.js';
+import { writePrivateFile } from '../store/private-file.js';
 import type { Store } from '../store/port.js';
 import { Vault } from '../store/vault.js';
 
@@ -60,10 +64,29 @@ export async function openCheckedVault(
         }
       });
     }
-    resealLegacySecrets(store, vault, logger);
+    await resealOnce(config.DATA_DIR, store, vault, logger);
     return vault;
   } catch (err) {
     await store.close();
     throw err;
   }
+}
+
+/** The file that says this DATA_DIR's start has re-sealed the first format's secrets once. */
+export const RESEALED_FILE_NAME = 'encryption.resealed';
+
+/**
+ * Re-seals the first format's secrets (`v1`, bound to no user) the first time only. After that the
+ * vault refuses `v1` from the start: a `v1` blob from an old backup pasted into some record (by
+ * whoever can write Redis) is not opened and bound to that record at the next start (audit 3, L2).
+ * The mark is a file in DATA_DIR, where that writer cannot reach.
+ */
+async function resealOnce(dataDir: string, store: Store, vault: Vault, logger: Logger): Promise<void> {
+  const mark = join(dataDir, RESEALED_FILE_NAME);
+  if (existsSync(mark)) {
+    vault.refuseUnbound();
+    return;
+  }
+  resealLegacySecrets(store, vault, logger);
+  await writePrivateFile(mark, 'the secrets of the first format (v1) were re-sealed bound to their user; v1 is refused from now on\n');
 }

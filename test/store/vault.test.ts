@@ -255,6 +255,11 @@ describe('vault: each secret bound to its user and access key', () => {
       // Nor does Alice's blob from an old backup (the first format).
       store.updateUser(MALLORY.userId, (u) => void (u.key!.secretEnc = legacyAlice));
       expect(() => storedKeyRef(store, vault, MALLORY.userId, MALLORY.accessKey).revealSecret()).toThrow(/connect the key again/);
+      // Nor at the next start (audit 3, L2): the re-seal ran once, so the pasted v1 blob is not bound to Mallory now.
+      const restarted = await openCheckedVault({ DATA_DIR: dir, ENCRYPTION_KEY: key }, store, silentLogger);
+      expect(store.getUser(MALLORY.userId)!.key!.secretEnc).toBe(legacyAlice);
+      expect(() => storedKeyRef(store, restarted, MALLORY.userId, MALLORY.accessKey).revealSecret()).toThrow(/connect the key again/);
+      expect(storedKeyRef(store, restarted, ALICE.userId, ALICE.accessKey).revealSecret()).toBe('alice-secret-000');
     } finally {
       await store.close();
     }
