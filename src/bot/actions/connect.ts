@@ -140,6 +140,10 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
     if (err instanceof StoreError && err.code === 'access-key-taken') return { kind: 'taken', masked };
     throw err;
   }
+  // Written before the answer says so (audit 2, N13): in a cluster another front may have given the
+  // key to someone else a moment ago, which the write, not the local copy, finds out.
+  await rt.store.flush();
+  if (rt.store.getUser(userId)?.key?.accessKey !== accessKey) return { kind: 'taken', masked };
   if (replacedKey && previous !== undefined) rt.client.forgetKey(previous);
 
   // The service keeps filters per key: a new key (or one taken over, holding the old holder's
