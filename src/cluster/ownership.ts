@@ -21,8 +21,11 @@ import type { Leases } from './leases.js';
 export interface AlertStateLoader {
   /** (Re)loads these users' alert state from Redis into this process. */
   loadAlerts(userIds: readonly number[]): Promise<void>;
-  /** Optional: this process no longer polls these users (flush and forget their alert state). */
-  forgetAlerts?(userIds: readonly number[]): void;
+  /**
+   * This process no longer polls these users: write what is pending of their alert state, then
+   * forget it, for those `stillAway` still says so (a bucket gained back meanwhile keeps its state).
+   */
+  forgetAlerts?(userIds: readonly number[], stillAway: (userId: number) => boolean): Promise<void>;
 }
 
 export interface OwnershipOptions {
@@ -97,7 +100,13 @@ export function createOwnership(opts: OwnershipOptions): Ownership {
     for (const b of buckets) ready.delete(b);
     const users = members(buckets);
     refresh(users);
-    store.forgetAlerts?.(users);
+    const gens = new Map(buckets.map((b) => [b, generation.get(b) ?? 0]));
+    const stillAway = (userId: number) => {
+      const b = bucketOf(userId);
+      return !leases.holds(b) && generation.get(b) === gens.get(b);
+    };
+    // Not kept for users another worker now polls: its entries would grow stale here (audit 2, N10).
+    store.forgetAlerts?.(users, stillAway).catch((err: unknown) => log.debug({ err }, 'could not write the alert state of lost buckets before forgetting it'));
   });
 
   return {

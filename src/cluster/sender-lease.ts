@@ -37,6 +37,8 @@ export interface SenderLeaseOptions {
   /** Called when this front becomes the sender (true) or stops being it (false). */
   onChange(held: boolean): void;
   timings?: Partial<SenderLeaseTimings>;
+  /** A monotonic clock in ms (default performance.now); never the wall clock, which can jump. */
+  now?: () => number;
 }
 
 export interface SenderLease {
@@ -69,14 +71,17 @@ export function startSenderLease(opts: SenderLeaseOptions): SenderLease {
   const key = `${opts.prefix}sender`;
   const take: ScriptCall = defineScript(opts.redis, 'bbSenderLeaseTake', 1, TAKE);
   const release: ScriptCall = defineScript(opts.redis, 'bbSenderLeaseRelease', 1, RELEASE);
-  /** Until when (local clock) the lease is ours, from when the last successful renewal was sent. */
+  /** Until when (`now`) the lease is ours, from when the last successful renewal was sent. */
   let validUntil = 0;
   let announced = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> | undefined;
 
-  const held = () => !stopped && Date.now() < validUntil;
+  // A monotonic clock, as the bucket leases use: a wall clock stepped forward or back (NTP) must not
+  // stretch the lease past Redis's TTL (audit 2, N10).
+  const now = opts.now ?? (() => performance.now());
+  const held = () => !stopped && now() < validUntil;
   const announce = () => {
     const now = held();
     if (now === announced) return;
@@ -86,7 +91,7 @@ export function startSenderLease(opts: SenderLeaseOptions): SenderLease {
   };
 
   const tryOnce = async () => {
-    const sentAt = Date.now();
+    const sentAt = now();
     try {
       const got = (await take([key], [opts.holder, t.ttlMs])) === 1;
       if (stopped) return;

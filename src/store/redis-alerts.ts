@@ -122,6 +122,15 @@ export class RedisAlerts implements AlertStateStore {
     return this.read(subscriptionsOf(userIds));
   }
 
+  /**
+   * For users another process polls now: writes what is pending, then drops from this process the
+   * alert state of those `stillAway` says are still away (one gained back meanwhile keeps it).
+   */
+  async release(userIds: readonly number[], stillAway: (userId: number) => boolean): Promise<void> {
+    await this.flush();
+    this.forget(subscriptionsOf(userIds.filter(stillAway)));
+  }
+
   /** Drops subscriptions another process removed, with their unwritten changes. */
   forget(subKeys: readonly string[]): void {
     for (const subKey of subKeys) {

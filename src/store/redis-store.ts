@@ -54,6 +54,8 @@ export interface RedisStore extends Store {
   snapshot(): Database;
   /** Replaces everything under the prefix with `data` (validated with databaseSchema first), and reloads. */
   replaceAll(data: Database): Promise<void>;
+  /** Writes these users' pending alert state, then keeps it no longer for those `stillAway` says another worker polls. */
+  forgetAlerts(userIds: readonly number[], stillAway: (userId: number) => boolean): Promise<void>;
 }
 
 const messageSchema = z.object({
@@ -210,6 +212,11 @@ class RedisStoreImpl implements RedisStore {
   async loadAlerts(userIds: readonly number[]): Promise<void> {
     this.assertOpen();
     await this.alertState.load(userIds);
+  }
+
+  async forgetAlerts(userIds: readonly number[], stillAway: (userId: number) => boolean): Promise<void> {
+    this.assertOpen();
+    await this.alertState.release(userIds, stillAway);
   }
 
   async flush(): Promise<void> {

@@ -53,7 +53,7 @@ function rig() {
         loads.push({ users, done });
         return done.promise;
       },
-      forgetAlerts: (users) => void forgotten.push(...users),
+      forgetAlerts: async (users, stillAway) => void forgotten.push(...users.filter(stillAway)),
     },
     logger: silentLogger,
     retryMs: 10,
