@@ -3,7 +3,7 @@
  * on one leg with the others breaking even, and the hedge of a leg a bookmaker rejected after the
  * other legs were placed. Pure; money in integer cents inside, as in the solver.
  */
-import { displayedFor, effectiveOdds } from './leg-pricing.js';
+import { displayedFor, effectiveOdds, settledOdds } from './leg-pricing.js';
 import {
   breakEvenOdds,
   fail,
@@ -56,7 +56,7 @@ export function hedgePlan(placed: readonly SolvedLeg[], rejected: Pick<StakeLegI
 /** The hedge at `odds` (as shown), rounded up to the cent so the hedged outcome still returns `covered`. */
 export function hedgeAt(plan: HedgePlan, odds: number, rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgeAt | undefined {
   if (!Number.isFinite(odds) || odds <= 1) return undefined;
-  const effective = effectiveOdds(odds, rejected.lay, rejected.commission);
+  const effective = settledOdds(odds, rejected.lay, rejected.commission);
   if (!Number.isFinite(effective) || effective <= 1) return undefined;
   const liabilityCents = Math.ceil(Number(((plan.covered * 100) / effective).toFixed(6)));
   const liability = liabilityCents / 100;
@@ -94,7 +94,9 @@ export function solveProfitOn(legs: readonly StakeLegInput[], bankroll: number, 
     units.push(u);
   }
   const lp = units[p] as Unit;
-  const f = 1 - (sumInv - 1 / (eff[p] ?? 1));
+  // A bound on the settled amounts: the unrounded effective odds.
+  const settled = legs.map((l) => settledOdds(l.odds, l.lay, l.commission));
+  const f = 1 - settled.reduce((s, o, i) => (i === p ? s : s + 1 / o), 0);
   const slack = units.length + 2;
   let best: Best | undefined;
   let candidates = 0;

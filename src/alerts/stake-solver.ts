@@ -37,7 +37,7 @@
  * When the top k is over the bankroll, it jumps to the largest k that fits with those other legs
  * (every k in between is over the bankroll too). Nothing skipped can beat what is tried.
  */
-import { displayedFor, effectiveOdds } from './leg-pricing.js';
+import { displayedFor, effectiveOdds, settledOdds } from './leg-pricing.js';
 
 /** One leg to stake. Amounts in the user's currency. */
 export interface StakeLegInput {
@@ -236,6 +236,8 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
 
   const eff = legs.map((l) => effectiveOdds(l.odds, l.lay, l.commission));
   const sumInv = eff.reduce((s, o) => s + 1 / o, 0);
+  // The bounds below hold for the settled amounts, so they use the unrounded effective odds.
+  const sumInvSettled = legs.reduce((s, l) => s + 1 / settledOdds(l.odds, l.lay, l.commission), 0);
   const sumInvRaw = legs.reduce((s, l) => s + 1 / effectiveOdds(l.odds, l.lay, 0), 0);
   const profitPct = (1 / sumInv - 1) * 100;
   if (sumInv >= 1) return fail('no-guaranteed-profit', profitPct);
@@ -255,7 +257,7 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
   const n = units.length;
   const slack = n + 2;
   // No candidate returns more than the bankroll can buy or a capped leg can pay.
-  const ceilingR = Math.min((B + slack) / sumInv, ...units.map((u) => u.pay(u.hi)));
+  const ceilingR = Math.min((B + slack) / sumInvSettled, ...units.map((u) => u.pay(u.hi)));
   let best: Best | undefined;
   let candidates = 0;
   const chosen = new Array<number>(n).fill(0);
@@ -273,7 +275,7 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
     let k = Math.min(leg.hi, Math.ceil(ceilingR / leg.payRate) + 1);
     while (k >= leg.lo) {
       const R = leg.pay(k);
-      if (best && R * (1 - sumInv) + slack < best.worst) break;
+      if (best && R * (1 - sumInvSettled) + slack < best.worst) break;
       if (R > ceilingR) {
         k -= 1;
         continue;

@@ -66,7 +66,7 @@ describe('a back/lay arb with a Betfair Exchange lay leg', () => {
     const text = formatAlert(item, names.en, view(), { state: 'new' }).text;
     expect(text.split('\n')[0]).toBe('⚖️ <b>Arb +0.89% after commission</b> · prematch');
     // effective lay odds (zero-commission equivalent): (2.10 − 0.05)/0.95 = 2.158
-    expect(text).toContain('2) Betfair Exchange · Lay 1 · <b>2.10</b> → 2.158 after 5% commission');
+    expect(text).toContain('2) Betfair Exchange · Lay 1 · <b>2.10</b> → 2.15789 after 5% commission');
     // back 135 → 135 × 2.2 = 297.00; lay 144.87: liability 144.87 × 1.1 = 159.357 → 159.36,
     // wins 144.87 × 0.95 = 137.6265 → 137.63, returns 159.36 + 137.63 = 296.99; total 135 + 159.36 = 294.36;
     // worst 296.99 − 294.36 = +2.63 (0.89 % of 294.36).

@@ -40,7 +40,8 @@ describe('leg pricing', () => {
     expect(effectiveLayOdds(2.1, 0.02)).toBeCloseTo(1.890909, 5);
     expect(effectiveLayOdds(4.5, 0.05)).toBeCloseTo(1.271429, 5);
     // the inverse prints break-even odds as the exchange shows them
-    expect(displayedFor(effectiveLayOdds(3.67, 0.05), true, 0.05)).toBeCloseTo(3.67, 10);
+    // (a lay's effective odds come from its equivalent as printed, to five decimals)
+    expect(displayedFor(effectiveLayOdds(3.67, 0.05), true, 0.05)).toBeCloseTo(3.67, 5);
     expect(displayedFor(effectiveBackOdds(2.05, 0.05), false, 0.05)).toBeCloseTo(2.05, 10);
   });
 

@@ -81,8 +81,16 @@ function money(l: TLeg, units: number): { stake: number; cost: number; pay: numb
   return { stake: s, cost: s, pay: s + div(s * (l.o - 1000) * (10_000 - l.bp), 10_000_000) };
 }
 
-/** Effective odds (float) of a leg. */
-const eff = (l: TLeg): number => (l.lay ? 1 + (1 - l.bp / 10_000) / ((l.o - 1000) / 1000) : 1 + ((l.o - 1000) / 1000) * (1 - l.bp / 10_000));
+/**
+ * Effective odds (float) of a leg, as the alert's figures use them: a lay leg's from its
+ * zero-commission equivalent (L − c)/(1 − c) as printed, to five decimals (docs/maths.md's rule).
+ */
+const eff = (l: TLeg): number => {
+  if (!l.lay) return 1 + ((l.o - 1000) / 1000) * (1 - l.bp / 10_000);
+  const c = l.bp / 10_000;
+  const equivalent = l.bp === 0 ? l.o / 1000 : Number(((l.o / 1000 - c) / (1 - c)).toFixed(5));
+  return 1 + 1 / (equivalent - 1);
+};
 
 /** A leg's units range within its minimum, its cap and the budget. */
 function range(l: TLeg, budget: number): { lo: number; hi: number } {
@@ -284,7 +292,8 @@ function checkCase(c: Case, counts: Record<string, number>): void {
     if (m?.[2] !== undefined) {
       const c1 = l.bp / 10_000;
       const shown = l.lay ? (l.o / 1000 - c1) / (1 - c1) : eff(l);
-      near(oddsOf(m[2]), shown, 0.0005, `effective odds of leg ${i + 1}`);
+      // printed as the maths use them: a back leg's in full, a lay leg's equivalent to five decimals
+      near(Number(m[2]), shown, l.lay ? 0.000005 : 0, `effective odds of leg ${i + 1}`);
       near(Number(m[3]), l.bp / 100, 1e-9, 'commission %');
     } else {
       expect(l.bp, `leg ${i + 1} has a commission but no effective odds`).toBe(0);
