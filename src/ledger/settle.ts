@@ -85,25 +85,39 @@ export interface Hedge {
   spent: number;
   /** 1 + spent / (cover − spent); Infinity when the placed legs cannot break even whatever the hedge. */
   breakEven: number;
-  /** Stake at `atOdds` (to the cent) that makes the missing outcome pay `cover`, and the worst case with it: cover − spent − cover/atOdds. */
+  /** Money at risk at `atOdds` (the least cent amount) that makes the missing outcome pay `cover`, and the worst case with it: cover − spent − stake. */
   stake: number;
   atOdds: number;
   worst: number;
 }
 
 /**
+ * The least money (cents) at odds `effective` whose return, settled to the cent, reaches
+ * `coverCents`: a hedge's stake. Rounding the ideal cover/odds to the nearest cent could leave the
+ * hedged outcome a cent short, and rounding it up can cost a cent more than needed.
+ */
+export function leastStakeCents(coverCents: number, effective: number): number {
+  let s = Math.max(0, Math.floor(coverCents / effective) - 1);
+  while (Math.round(Number((s * effective).toFixed(6))) < coverCents) s += 1;
+  return s;
+}
+
+/**
  * The hedge of a refused leg (stake-maths §1.5): with placed legs paying at least `m = cover` on
- * their outcomes and `spent` at risk, a hedge at odds o needs stake m/o; break-even odds
- * 1 + spent/(m − spent). `atOdds` are the hedge's effective odds (e.g. the refused leg's as shown).
+ * their outcomes and `spent` at risk, a hedge at odds o needs stake m/o (the least cent amount that
+ * returns m); break-even odds 1 + spent/(m − spent). `atOdds` are the hedge's effective odds (e.g.
+ * the refused leg's as shown). The worst case is then m − spent − stake, to the cent.
  */
 export function hedgeFor(p: Position, outcome: number, atOdds: number): Hedge | undefined {
   const n = outcomeCount(p);
   const pay = payouts(p, n);
   const others = pay.filter((_, i) => i !== outcome);
   if (others.length === 0 || !(atOdds > 1)) return undefined;
-  const cover = Math.min(...others);
+  // What the placed legs pay is settled to the cent.
+  const coverCents = Math.round(Number((Math.min(...others) * 100).toFixed(6)));
+  const cover = coverCents / 100;
   const spent = positionRisk(p);
   const breakEven = cover > spent ? 1 + spent / (cover - spent) : Number.POSITIVE_INFINITY;
-  const ideal = cover / atOdds;
-  return { outcome, cover, spent, breakEven, stake: Math.round(ideal * 100) / 100, atOdds, worst: cover - spent - ideal };
+  const stakeCents = leastStakeCents(coverCents, atOdds);
+  return { outcome, cover, spent, breakEven, stake: stakeCents / 100, atOdds, worst: (coverCents - Math.round(spent * 100) - stakeCents) / 100 };
 }

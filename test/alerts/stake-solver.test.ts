@@ -300,13 +300,13 @@ describe('a leg rejected after the others were placed (stake-maths.md 1.6)', () 
     max: undefined,
   });
 
-  it('3-way: 200 @ 2.60 and 145 @ 3.60 placed, away rejected: break-even 2.971; at 3.10 hedge 167.75 → +7.25; at 2.90 → −4.32', () => {
+  it('3-way: 200 @ 2.60 and 145 @ 3.60 placed, away rejected: break-even 2.971; at 3.10 hedge 167.75 → +7.25; at 2.90 179.31 (× 2.90 = 519.999, settled 520.00) → −4.31', () => {
     const plan = hedgePlan([placed(200, 2.6), placed(145, 3.6)], { lay: false, commission: 0 });
     expect(plan.covered).toBe(520);
     expect(plan.spent).toBe(345);
     expect(plan.breakEvenOdds).toBeCloseTo(2.9714, 4);
     expect(hedgeAt(plan, 3.1, { lay: false, commission: 0 })).toEqual({ stake: 167.75, liability: 167.75, worstProfit: 7.25 });
-    expect(hedgeAt(plan, 2.9, { lay: false, commission: 0 })?.worstProfit).toBe(-4.32);
+    expect(hedgeAt(plan, 2.9, { lay: false, commission: 0 })?.worstProfit).toBe(-4.31);
     expect(hedgeAt(plan, 1, { lay: false, commission: 0 })).toBeUndefined();
   });
 

@@ -63,18 +63,19 @@ describe('✏️ Leg limited', () => {
     const asked = h.last(ALICE.id).text;
     expect(asked).toContain('Leg 2 (Bwin) rejected');
     expect(asked).toContain('1) Pinnacle 495 @ 2.10');
-    // break-even 1 + 495/(1039.50 − 495) = 1.909 (= 2.10 / 1.10)
-    expect(asked).toContain('break-even odds to hedge it are <b>1.909</b>');
+    // break-even 1 + 495/(1039.50 − 495) = 1.90909 (= 2.10 / 1.10), rounded up to 1.91: at 1.909 the
+    // hedge would be 544.53 and lose 0.03
+    expect(asked).toContain('break-even odds to hedge it are <b>1.91</b>');
     await h.say(ALICE, 'abc');
     expect(h.last(ALICE.id).text).toContain('Send decimal odds above 1');
     // at 1.98: 1039.50 / 1.98 = 525.00; worst 1039.50 − 495 − 525 = +19.50 (stake-maths.md 1.6)
     await h.say(ALICE, '1.98');
     expect(h.last(ALICE.id).text).toContain('Hedge leg 2 (Bwin) at 1.98: 525.00. Worst case after the hedge: <b>+19.50</b>.');
-    // below break-even it says so: 1039.50 / 1.85 = 561.89… → 561.90 (up to the cent) → 1039.50 − 495 − 561.90 = −17.40
+    // below break-even it says so: 1039.50 / 1.85 = 561.89… → 561.89 (× 1.85 = 1039.4965, settled 1039.50) → −17.39
     await h.press(ALICE, alert, limited);
     await h.say(ALICE, '2 rejected');
     await h.say(ALICE, '1.85');
-    expect(h.last(ALICE.id).text).toContain('Worst case after the hedge: <b>−17.40</b> (below the break-even 1.909: a loss).');
+    expect(h.last(ALICE.id).text).toContain('Worst case after the hedge: <b>−17.39</b> (below the break-even 1.91: a loss).');
   });
 
   it('"<leg> profit" gives that alert\'s stakes with all the profit on the leg; /staking sets the user\'s default', async () => {

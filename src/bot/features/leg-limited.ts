@@ -15,8 +15,7 @@
 import { Composer } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
 import { alertStakes } from '../../alerts/alert-stakes.js';
-import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
-import { hedgeAt, hedgePlan } from '../../alerts/stake-modes.js';
+import { fmtMoney } from '../../alerts/printed.js';
 import { namesFor } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { Service } from '../../service/services.js';
@@ -29,6 +28,7 @@ import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
 import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
 import { dictionariesFor, namesForLang, viewFor } from '../ui/cards.js';
+import { alertHedge, hedgeResultText, rejectedLegText } from '../ui/hedge-text.js';
 import { sendLookupResult } from './lookup.js';
 
 /** "0", "x", "rejected", "-", "отказ": the bookmaker refused the leg. */
@@ -193,23 +193,13 @@ async function shownStakes(rt: BotRuntime, ctx: BotContext, item: Opportunity) {
 
 async function answerRejected(rt: BotRuntime, ctx: BotContext, item: Opportunity, leg: number, pending: LegLimitInput): Promise<void> {
   const { names, plan } = await shownStakes(rt, ctx, item);
-  const rejected = plan?.ok ? plan.legs[leg] : undefined;
-  if (!plan?.ok || !rejected) {
+  const bookmakers = item.legs.map((l) => names.bookmaker(l.bookmakerId));
+  const text = plan?.ok ? rejectedLegText(ctx.t, plan, leg, bookmakers) : undefined;
+  if (!text) {
     await ctx.reply(ctx.t('leg_rejected_nothing'));
     return;
   }
-  const placed = plan.legs.filter((_, i) => i !== leg);
-  const hedge = hedgePlan(placed, rejected);
-  if (!Number.isFinite(hedge.breakEvenOdds)) {
-    await ctx.reply(ctx.t('leg_rejected_nothing'));
-    return;
-  }
-  const placedText = plan.legs
-    .flatMap((l, i) => (i === leg ? [] : [`${i + 1}) ${names.bookmaker(item.legs[i]?.bookmakerId)} ${fmtMoney(l.stake, { whole: true })} @ ${fmtOdds(l.odds)}`]))
-    .join(', ');
-  await ctx.reply(
-    ctx.t('leg_rejected', { leg: leg + 1, book: names.bookmaker(item.legs[leg]?.bookmakerId), placed: placedText, odds: fmtOdds(hedge.breakEvenOdds) }),
-  );
+  await ctx.reply(text);
   if (ctx.chat && ctx.from) await rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'hedge-odds', service: pending.service, itemId: pending.itemId, ownerId: pending.ownerId, leg });
 }
 
@@ -231,31 +221,10 @@ export async function acceptHedgeOdds(rt: BotRuntime, ctx: BotContext, text: str
     return;
   }
   const { names, plan } = await shownStakes(rt, ctx, item);
-  const rejected = plan?.ok ? plan.legs[pending.leg] : undefined;
-  if (!plan?.ok || !rejected) {
+  if (!plan?.ok || !alertHedge(plan, pending.leg)) {
     await ctx.reply(ctx.t('leg_rejected_nothing'));
     return;
   }
-  const hedge = hedgePlan(
-    plan.legs.filter((_, i) => i !== pending.leg),
-    rejected,
-  );
-  const at = hedgeAt(hedge, odds.value, rejected);
-  if (!at) {
-    await ctx.reply(ctx.t('hedge_bad_odds'));
-    return;
-  }
-  const stake = rejected.lay
-    ? ctx.t('hedge_lay_stake', { stake: fmtMoney(at.stake), liability: fmtMoney(at.liability) })
-    : fmtMoney(at.stake);
-  await ctx.reply(
-    ctx.t('hedge_result', {
-      leg: pending.leg + 1,
-      book: names.bookmaker(item.legs[pending.leg]?.bookmakerId),
-      odds: fmtOdds(odds.value),
-      stake,
-      worst: fmtMoney(at.worstProfit, { signed: true }),
-      below: at.worstProfit < 0 ? ctx.t('hedge_below', { odds: fmtOdds(hedge.breakEvenOdds) }) : '',
-    }),
-  );
+  const answer = hedgeResultText(ctx.t, plan, pending.leg, names.bookmaker(item.legs[pending.leg]?.bookmakerId), odds.value);
+  await ctx.reply(answer ?? ctx.t('hedge_bad_odds'));
 }
