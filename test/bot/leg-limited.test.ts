@@ -108,6 +108,32 @@ describe('✏️ Leg limited', () => {
   });
 });
 
+describe('✏️ Leg limited: an amount no bookmaker took (newcomer #38)', () => {
+  it('is answered as such, quoting it, and the question stays open', async () => {
+    await h.connect();
+    await h.say(ALICE, '/settings bankroll 1000');
+    await h.say(ALICE, '/settings step 5');
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
+    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+    await h.press(ALICE, alert, limited);
+    await h.say(ALICE, '1 99999999');
+    let answer = h.last(ALICE.id).text;
+    expect(answer).toContain('“99999999” for leg 1 (Pinnacle) is more than your bankroll (1000)');
+    expect(answer).not.toContain('too small for these stakes');
+    await h.say(ALICE, '1 5000000000');
+    expect(h.last(ALICE.id).text).toContain('“5000000000” for leg 1 (Pinnacle) is larger than any stake (at most 1000000000)');
+    // within the bankroll, but the other leg cannot cover it: 990 × 2.10 = 2079 needs 1015 at 2.05
+    await h.say(ALICE, '1 990');
+    answer = h.last(ALICE.id).text;
+    expect(answer).toContain('With leg 1 (Pinnacle) at 990, the other legs need 1015 more to cover it, and your bankroll (1000) leaves 10.');
+    expect(answer).not.toContain('not an arb for you');
+    // still open: a real amount gets the card
+    await h.say(ALICE, '1 150');
+    expect(h.last(ALICE.id).text).toContain('with 1) Pinnacle fixed at 150');
+  });
+});
+
 describe('✏️ Leg limited: one tap', () => {
   /** Alice with bankroll 1000 on a 5-grid, Pinnacle capped at 300, an alert of a1 (2.10 at Pinnacle / 2.05 at Bwin). */
   async function aliceWithAlert() {

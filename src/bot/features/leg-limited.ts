@@ -15,6 +15,7 @@
 import { Composer } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
 import { alertStakes } from '../../alerts/alert-stakes.js';
+import { pricedLegs } from '../../alerts/headline-figures.js';
 import { fmtMoney } from '../../alerts/printed.js';
 import { namesFor } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
@@ -26,7 +27,7 @@ import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
-import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
+import { clipEcho, MAX_BANKROLL, parsePositive } from '../parse/values.js';
 import { dictionariesFor, namesForLang, viewFor } from '../ui/cards.js';
 import { alertHedge, hedgeResultText, rejectedLegText } from '../ui/hedge-text.js';
 import { sendLookupResult } from './lookup.js';
@@ -115,12 +116,44 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
   }
   if (PROFIT.test(typed.amount)) return answerChoice(rt, ctx, pending, req, result, { kind: 'profit', leg: typed.leg });
   if (REJECTED.test(typed.amount)) return answerChoice(rt, ctx, pending, req, result, { kind: 'rejected', leg: typed.leg });
-  const amount = parsePositive(typed.amount, MAX_BANKROLL);
+  const amount = parsePositive(typed.amount, Number.MAX_SAFE_INTEGER);
   if (!amount.ok) {
     await ctx.reply(`${ctx.t(amount.problem.key, amount.problem.vars)}\n${ctx.t('stake_try_again')}`);
     return;
   }
+  const item = result.items[0];
+  const problem = item ? await fixedProblem(rt, ctx, item, typed.leg, amount.value, typed.amount) : undefined;
+  // An amount no bookmaker took is answered as such, quoting it; the question stays open.
+  if (problem) {
+    await ctx.reply(problem);
+    return;
+  }
   await answerChoice(rt, ctx, pending, req, result, { kind: 'fixed', leg: typed.leg, amount: amount.value });
+}
+
+/**
+ * Why stakes cannot be solved around leg `leg` at `amount`, in the user's words, or undefined when
+ * they can (or when the odds alone leave no profit, which the card itself says): larger than any
+ * stake, more money at risk than the bankroll, or more than the bankroll leaves for the other legs
+ * to cover it (what they would need is solved with the bankroll lifted).
+ */
+async function fixedProblem(rt: BotRuntime, ctx: BotContext, item: Opportunity, leg: number, amount: number, typed: string): Promise<string | undefined> {
+  const names = namesFor(await dictionariesFor(rt, ctx.lang), ctx.lang);
+  const view = viewFor(ctx.user, ctx.lang, rt.clock.now());
+  const priced = pricedLegs(item, { names, books: view.books })?.[leg];
+  if (!priced) return undefined;
+  const money = (x: number) => fmtMoney(x, { whole: true });
+  const vars = { value: clipEcho(typed), leg: leg + 1, book: priced.bookmaker, bankroll: money(view.bankroll) };
+  if (amount > MAX_BANKROLL) return ctx.t('leg_limit_too_large', { ...vars, max: money(MAX_BANKROLL) });
+  const risk = priced.lay ? Math.round(amount * (priced.odds - 1) * 100) / 100 : amount;
+  if (risk > view.bankroll) {
+    return priced.lay ? ctx.t('leg_limit_over_bankroll_lay', { ...vars, liability: money(risk) }) : ctx.t('leg_limit_over_bankroll', vars);
+  }
+  const plan = alertStakes(item, names, view, { [leg]: amount });
+  if (!plan || plan.ok || (plan.reason !== 'no-guaranteed-profit' && plan.reason !== 'bankroll-too-small')) return undefined;
+  const unbounded = alertStakes(item, names, { ...view, bankroll: MAX_BANKROLL }, { [leg]: amount });
+  if (!unbounded?.ok || unbounded.total <= view.bankroll) return undefined;
+  return ctx.t('leg_limit_others_over', { ...vars, value: money(amount), need: money(unbounded.total - risk), left: money(view.bankroll - risk) });
 }
 
 /** A checked choice: the question is over and the answer is the re-solved card (or the hedge). */
@@ -170,6 +203,12 @@ async function pressLegChoice(rt: BotRuntime, ctx: BotContext, action: LegLimitA
     const max = legMax(rt.store.getUser(pending.ownerId), item, action.leg);
     if (max === undefined) {
       await ctx.answerCallbackQuery({ text: ctx.tp('leg_max_gone', { leg: action.leg + 1 }), show_alert: true });
+      return;
+    }
+    const problem = await fixedProblem(rt, ctx, item, action.leg, max, String(max));
+    if (problem) {
+      await ctx.answerCallbackQuery();
+      await ctx.reply(problem);
       return;
     }
     choice = { kind: 'fixed', leg: action.leg, amount: max };
