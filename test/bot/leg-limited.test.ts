@@ -18,6 +18,18 @@ afterEach(async () => {
 
 const limited = encodeAlertAction({ type: 'limited', service: 'arbs_prematch', itemId: 'a1' }) ?? '';
 
+/** Bankroll 1000, step 5, the alert of 2.10 at Pinnacle / 2.05 at Bwin, and ✏️ Leg limited pressed. */
+async function askLegLimited() {
+  await h.connect();
+  await h.say(ALICE, '/settings bankroll 1000');
+  await h.say(ALICE, '/settings step 5');
+  h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+  const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
+  recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+  await h.press(ALICE, alert, limited);
+  return alert;
+}
+
 describe('✏️ Leg limited', () => {
   it('re-solves the other legs around the accepted amount, within a second of the answer, on the user\'s step', async () => {
     await h.connect();
@@ -51,13 +63,7 @@ describe('✏️ Leg limited', () => {
   });
 
   it('a leg rejected after the others were placed: break-even odds to hedge it, then the hedge stake at the typed odds', async () => {
-    await h.connect();
-    await h.say(ALICE, '/settings bankroll 1000');
-    await h.say(ALICE, '/settings step 5');
-    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
-    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
-    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
-    await h.press(ALICE, alert, limited);
+    const alert = await askLegLimited();
     // The alert showed 495 @ 2.10 (→ 1039.50) and 505 @ 2.05; leg 2 was refused.
     await h.say(ALICE, '2 0');
     const asked = h.last(ALICE.id).text;
@@ -79,13 +85,7 @@ describe('✏️ Leg limited', () => {
   });
 
   it('"<leg> profit" gives that alert\'s stakes with all the profit on the leg; /staking sets the user\'s default', async () => {
-    await h.connect();
-    await h.say(ALICE, '/settings bankroll 1000');
-    await h.say(ALICE, '/settings step 5');
-    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
-    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
-    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
-    await h.press(ALICE, alert, limited);
+    await askLegLimited();
     await h.say(ALICE, '2 profit');
     // all profit on 2.05 at Bwin, Pinnacle breaking even: 475 × 2.10 = 997.50 ≥ 995; 520 × 2.05 = 1066.00
     const card = h.last(ALICE.id).text;
@@ -110,13 +110,7 @@ describe('✏️ Leg limited', () => {
 
 describe('✏️ Leg limited: an amount no bookmaker took (newcomer #38)', () => {
   it('is answered as such, quoting it, and the question stays open', async () => {
-    await h.connect();
-    await h.say(ALICE, '/settings bankroll 1000');
-    await h.say(ALICE, '/settings step 5');
-    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
-    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
-    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
-    await h.press(ALICE, alert, limited);
+    await askLegLimited();
     await h.say(ALICE, '1 99999999');
     let answer = h.last(ALICE.id).text;
     expect(answer).toContain('“99999999” for leg 1 (Pinnacle) is more than your bankroll (1000)');
