@@ -7,6 +7,7 @@ import { leastStakeCents } from '../ledger/settle.js';
 import { displayedFor, effectiveOdds, settledOdds } from './leg-pricing.js';
 import {
   breakEvenOdds,
+  capsLimiting,
   fail,
   leastUnits,
   solvedLegs,
@@ -173,6 +174,7 @@ export function solveProfitOn(legs: readonly StakeLegInput[], bankroll: number, 
     profitPct,
     profitPctBeforeCommission: base.ok ? base.profitPctBeforeCommission : profitPct,
     breakEven: breakEvenOdds(legs, eff, sumInv),
+    limitedBy: capsLimiting(legs, units, B, 1 - f + 1 / (settled[p] ?? 1)),
     candidates,
   };
 }

@@ -228,7 +228,10 @@ function checkStakes(p: Printed, view: AlertView, kind: Opportunity['kind']): { 
   let over = false;
   // The amount is named as the bankroll (the views here are the user's own, not "Other amount").
   const plain = /^💰 Stakes for bankroll (\S+):$/.exec(title);
-  const withTotal = /^💰 Stakes for bankroll (\S+) \(total (\S+)\):$/.exec(title);
+  // An arb's title says why the total is below the bankroll (no caps here: the steps); a middle's does not.
+  const withTotal = kind === 'arbs'
+    ? /^💰 Stakes for bankroll (\S+) \(total (\S+): (?:more on these steps would not guarantee more|the next step would not fit in it)\):$/.exec(title)
+    : /^💰 Stakes for bankroll (\S+) \(total (\S+)\):$/.exec(title);
   const overTitle = /^💰 Stakes: (\S+) in total, more than bankroll (\S+) \(each stake is at least one rounding step\):$/.exec(title);
   if (plain) {
     expect(cents(plain[1] ?? '')).toBe(bankroll);

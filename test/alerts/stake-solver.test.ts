@@ -293,6 +293,7 @@ describe('a leg rejected after the others were placed (stake-maths.md 1.6)', () 
     effectiveOdds: odds,
     lay: false,
     commission: 0,
+    step: 1,
     stake,
     liability: stake,
     payout: Math.round(stake * odds * 100) / 100,

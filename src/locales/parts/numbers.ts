@@ -11,10 +11,9 @@ export const numbersEn = {
   leg_limit_over_bankroll: '“{value}” for leg {leg} ({book}) is more than your bankroll ({bankroll}): the stakes of an arb must fit in it. Send the amount {book} accepted, like <code>{leg} 150</code>, or raise the bankroll in /settings.',
   leg_limit_over_bankroll_lay: '“{value}” for leg {leg} ({book}) is a lay stake with a liability of {liability}, more than your bankroll ({bankroll}). Send the lay stake {book} matched, like <code>{leg} 50</code>, or raise the bankroll in /settings.',
   leg_limit_others_over: 'With leg {leg} ({book}) at {value}, the other legs need {need} more to cover it, and your bankroll ({bankroll}) leaves {left}. Send a smaller amount, or raise the bankroll in /settings.',
-  stakes_why_capped: '{book} capped at {max}',
   stakes_why_max: '{book}’s max {max} limits the stakes',
   stakes_why_step: 'more on these steps would not guarantee more',
-  stakes_why_fit: 'the next step would not fit',
+  stakes_why_fit: 'the next step would not fit in it',
 } satisfies Record<string, string>;
 
 export const numbersRu: Record<keyof typeof numbersEn, string> = {
@@ -22,8 +21,7 @@ export const numbersRu: Record<keyof typeof numbersEn, string> = {
   leg_limit_over_bankroll: '«{value}» для исхода {leg} ({book}) больше вашего банка ({bankroll}): ставки вилки должны в него уложиться. Пришлите сумму, которую принял {book}, например <code>{leg} 150</code>, или увеличьте банк в /settings.',
   leg_limit_over_bankroll_lay: '«{value}» для исхода {leg} ({book}) — ставка против с ответственностью {liability}, больше вашего банка ({bankroll}). Пришлите ставку против, которую принял {book}, например <code>{leg} 50</code>, или увеличьте банк в /settings.',
   leg_limit_others_over: 'При исходе {leg} ({book}) на {value} остальным исходам нужно ещё {need}, чтобы его перекрыть, а от банка ({bankroll}) остаётся {left}. Пришлите сумму меньше или увеличьте банк в /settings.',
-  stakes_why_capped: '{book} — не больше {max}',
   stakes_why_max: 'ставки ограничивает максимум {book}: {max}',
-  stakes_why_step: 'больше при этих шагах не даст больше гарантированной прибыли',
-  stakes_why_fit: 'следующий шаг не помещается',
+  stakes_why_step: 'ставки крупнее при этих шагах не дадут большей гарантированной прибыли',
+  stakes_why_fit: 'следующий шаг не помещается в банк',
 };
