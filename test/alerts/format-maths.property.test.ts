@@ -17,26 +17,14 @@
 import { describe, expect, it } from 'vitest';
 import { formatAlert, formatCard, formatShortLine, type AlertView } from '../../src/alerts/format.js';
 import { createRng, type Rng } from '../../src/sandbox/prng.js';
-import { namesFor, type Dictionaries } from '../../src/service/dictionaries-model.js';
+import { namesFor } from '../../src/service/dictionaries-model.js';
 import type { Leg, Opportunity } from '../../src/service/opportunity.js';
+import { arbDictionaries } from '../support/printed-text.js';
 
 const CASES = 3000;
 const NOW = Date.UTC(2026, 0, 3, 10, 0);
 
-const dicts = (lang: 'en' | 'ru'): Dictionaries => ({
-  lang,
-  bookmakers: { '1': 'Alpha', '2': 'Beta', '3': 'Gamma' },
-  liveBookmakers: [],
-  sports: { '1': 'Football' },
-  oddsGroups: {},
-  oddsSections: {},
-  oddsTypes: {
-    '1': { titleShort: 'W1', titleFull: 'W1', lay: false, sectionId: 1 },
-    '2': { titleShort: 'X', titleFull: 'X', lay: false, sectionId: 1 },
-    '3': { titleShort: 'W2', titleFull: 'W2', lay: false, sectionId: 1 },
-  },
-  reflections: {},
-});
+const dicts = (lang: 'en' | 'ru') => arbDictionaries({ '1': 'Alpha', '2': 'Beta', '3': 'Gamma' }, lang);
 const names = { en: namesFor(dicts('en'), 'en'), ru: namesFor(dicts('ru'), 'ru') };
 
 // ---------------------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ import { describe, expect, it } from 'vitest';
 import type { BookSettings } from '../../src/store/book-settings.js';
 import { formatAlert, type AlertView } from '../../src/alerts/format.js';
 import { createRng, type Rng } from '../../src/sandbox/prng.js';
-import { namesFor, type Dictionaries } from '../../src/service/dictionaries-model.js';
+import { namesFor } from '../../src/service/dictionaries-model.js';
 import type { Leg, Opportunity } from '../../src/service/opportunity.js';
+import { arbDictionaries, cents, near, pct, unhtml } from '../support/printed-text.js';
 
 const CASES = 4000;
 const NOW = Date.UTC(2026, 0, 3, 10, 0);
@@ -35,21 +36,7 @@ const BOOKS: Record<number, { name: string; defaultBp: number; exchange: boolean
   3: { name: 'Betfair Exchange', defaultBp: 500, exchange: true },
   4: { name: 'Smarkets', defaultBp: 200, exchange: true },
 };
-const dicts = (lang: 'en' | 'ru'): Dictionaries => ({
-  lang,
-  bookmakers: Object.fromEntries(Object.entries(BOOKS).map(([id, b]) => [id, b.name])),
-  liveBookmakers: [],
-  sports: { '1': 'Football' },
-  oddsGroups: {},
-  oddsSections: {},
-  oddsTypes: {
-    '1': { titleShort: 'W1', titleFull: 'W1', lay: false, sectionId: 1 },
-    '2': { titleShort: 'X', titleFull: 'X', lay: false, sectionId: 1 },
-    '3': { titleShort: 'W2', titleFull: 'W2', lay: false, sectionId: 1 },
-    '21': { titleShort: 'LayW1', titleFull: 'Lay W1', lay: true, sectionId: 1 },
-  },
-  reflections: {},
-});
+const dicts = (lang: 'en' | 'ru') => arbDictionaries(Object.fromEntries(Object.entries(BOOKS).map(([id, b]) => [id, b.name])), lang);
 const names = { en: namesFor(dicts('en'), 'en'), ru: namesFor(dicts('ru'), 'ru') };
 
 // ---------------------------------------------------------------------------------------------
@@ -238,29 +225,12 @@ function randomCase(rng: Rng, n: number): Case {
 // ---------------------------------------------------------------------------------------------
 // Reading the text back.
 
-const unhtml = (html: string): string => html.replace(/<\/?(b|i|s|code)>/g, '').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
-
-function pct(text: string): number {
-  const m = /^([+−]?)(\d+\.\d{2})%$/.exec(text);
-  if (!m) throw new Error(`not a percentage: ${text}`);
-  return (m[1] === '−' ? -1 : 1) * Number(m[2]);
-}
-
-function cents(text: string): number {
-  const m = /^([+−]?)(\d+)(?:\.(\d{2}))?$/.exec(text);
-  if (!m) throw new Error(`not money: ${text}`);
-  return (m[1] === '−' ? -1 : 1) * (Number(m[2]) * 100 + Number(m[3] ?? '0'));
-}
-
 const oddsOf = (text: string): number => {
   if (text === '—') return Infinity;
   const m = /^(\d+)\.(\d{2,3})$/.exec(text);
   if (!m) throw new Error(`not odds: ${text}`);
   return Number(m[1]) + Number((m[2] ?? '').padEnd(3, '0')) / 1000;
 };
-
-const near = (printed: number, exact: number, tol: number, what: string) =>
-  expect(Math.abs(printed - exact), `${what}: printed ${printed}, computed ${exact}`).toBeLessThanOrEqual(tol + 1e-9);
 
 interface StakeRow {
   stake: number;

@@ -61,12 +61,14 @@ export function refusedLegText(t: Translate, n: number, book: string, refused: L
   if (!Number.isFinite(hedge.breakEven)) return t('ledger_refused_no_hedge', { n, book, worst: fmtMoney(hedge.cover - hedge.spent, { signed: true }) });
   const plan: HedgePlan = { covered: hedge.cover, spent: hedge.spent, breakEvenOdds: displayedFor(hedge.breakEven, refused.lay, refused.commission) };
   const be = shownHedgeBreakEven(plan, refused);
+  // The worst case of the hedge as it is staked (a lay: its lay stake's liability, to the cent).
+  const at = hedgeAt(plan, refused.odds, refused);
   return t('ledger_refused', {
     n,
     book,
     be: fmtOdds(be),
     odds: fmtOdds(refused.odds),
     stake: fmtMoney(openStake, { whole: true }),
-    worst: fmtMoney(hedge.worst, { signed: true }),
+    worst: fmtMoney(at?.worstProfit ?? hedge.worst, { signed: true }),
   });
 }
