@@ -50,10 +50,20 @@ export function positionPnl(p: Position): number | undefined {
 /** Money at risk of the placed legs (back: stake; lay: liability). */
 export const positionRisk = (p: Position): number => placedLegs(p).reduce((s, l) => s + l.liability, 0);
 
-/** What each covered outcome would pay back (placed legs only): outcome → Σ liability × effective odds. */
+const toCents = (x: number): number => Math.round(Number((x * 100).toFixed(6)));
+
+/**
+ * What a placed leg pays back if it wins, settled to the cent as the alert printed it: a back leg
+ * stake × effective odds; a lay leg its liability plus the lay stake less commission.
+ */
+export function legReturn(l: LedgerLeg): number {
+  return (l.lay ? toCents(l.liability) + toCents(l.stake * (1 - l.commission)) : toCents(l.stake * l.effectiveOdds)) / 100;
+}
+
+/** What each covered outcome would pay back (placed legs only): outcome → Σ of its legs' returns. */
 function payouts(p: Position, outcomes: number): number[] {
   const pay = new Array<number>(outcomes).fill(0);
-  for (const l of placedLegs(p)) pay[l.outcome] = (pay[l.outcome] ?? 0) + l.liability * l.effectiveOdds;
+  for (const l of placedLegs(p)) pay[l.outcome] = (pay[l.outcome] ?? 0) + legReturn(l);
   return pay;
 }
 
@@ -72,7 +82,7 @@ export function worstCase(p: Position): number | undefined {
 /** What a middle makes if it hits (every placed leg wins). */
 export function middleHit(p: Position): number {
   const risk = positionRisk(p);
-  return placedLegs(p).reduce((s, l) => s + l.liability * l.effectiveOdds, 0) - risk;
+  return placedLegs(p).reduce((s, l) => s + legReturn(l), 0) - risk;
 }
 
 /** After a refused leg: the odds the missing outcome must get to break even, and the hedge for given odds. */
@@ -114,7 +124,7 @@ export function hedgeFor(p: Position, outcome: number, atOdds: number): Hedge | 
   const others = pay.filter((_, i) => i !== outcome);
   if (others.length === 0 || !(atOdds > 1)) return undefined;
   // What the placed legs pay is settled to the cent.
-  const coverCents = Math.round(Number((Math.min(...others) * 100).toFixed(6)));
+  const coverCents = toCents(Math.min(...others));
   const cover = coverCents / 100;
   const spent = positionRisk(p);
   const breakEven = cover > spent ? 1 + spent / (cover - spent) : Number.POSITIVE_INFINITY;
