@@ -137,6 +137,9 @@ describe('✏️ Placed differently: the hedge’s break-even is one the user ca
     expect(refusal.text).toContain('at least <b>1.527</b>');
     // at the refused 2.05: 480.98 × 2.05 = 986.01 covers the 986 of leg 1; 986 − 340 − 480.98 = +165.02
     expect(refusal.text).toContain('hedge stake is <b>480.98</b> (worst case then +165.02)');
+    // /open says the same while the hedge is open
+    await h.say(ALICE, '/open');
+    expect(h.sent(ALICE.id).some((m) => m.text.includes('hedge of leg 2 still open: break-even odds 1.527'))).toBe(true);
   });
 });
 

@@ -52,6 +52,16 @@ export function hedgeResultText(t: Translate, plan: StakePlan, leg: number, book
   });
 }
 
+/** The ledger's hedge as the alerts' hedge maths read it: break-even as the bookmaker or exchange shows it. */
+const ledgerHedgePlan = (hedge: Hedge, refused: LedgerLeg): HedgePlan => ({
+  covered: hedge.cover,
+  spent: hedge.spent,
+  breakEvenOdds: displayedFor(hedge.breakEven, refused.lay, refused.commission),
+});
+
+/** A ledger hedge's break-even odds as printed (in /open too): on the user's side, checked as staked. */
+export const ledgerHedgeBreakEven = (hedge: Hedge, refused: LedgerLeg): number => shownHedgeBreakEven(ledgerHedgePlan(hedge, refused), refused);
+
 /**
  * The ledger's refused leg (`refused`, as it was placed) and its hedge: the break-even odds as the
  * bookmaker or exchange shows them, and the stake at the refused odds (`openStake`: what the open
@@ -59,7 +69,7 @@ export function hedgeResultText(t: Translate, plan: StakePlan, leg: number, book
  */
 export function refusedLegText(t: Translate, n: number, book: string, refused: LedgerLeg, hedge: Hedge, openStake: number): string {
   if (!Number.isFinite(hedge.breakEven)) return t('ledger_refused_no_hedge', { n, book, worst: fmtMoney(hedge.cover - hedge.spent, { signed: true }) });
-  const plan: HedgePlan = { covered: hedge.cover, spent: hedge.spent, breakEvenOdds: displayedFor(hedge.breakEven, refused.lay, refused.commission) };
+  const plan = ledgerHedgePlan(hedge, refused);
   const be = shownHedgeBreakEven(plan, refused);
   // The worst case of the hedge as it is staked (a lay: its lay stake's liability, to the cent).
   const at = hedgeAt(plan, refused.odds, refused);
