@@ -61,12 +61,16 @@ export function hedgeAt(plan: HedgePlan, odds: number, rejected: Pick<StakeLegIn
   const effective = settledOdds(odds, rejected.lay, rejected.commission);
   if (!Number.isFinite(effective) || effective <= 1) return undefined;
   const liabilityCents = leastStakeCents(Math.round(plan.covered * 100), effective);
-  const liability = liabilityCents / 100;
-  // A lay hedge is staked as its lay stake: liability / (L − 1), to the cent.
-  const stake = rejected.lay ? Math.ceil(Number(((liabilityCents / (odds - 1))).toFixed(6))) / 100 : liability;
-  const money = rejected.lay ? Math.round(stake * (odds - 1) * 100) / 100 : liability;
-  const hedgeReturn = rejected.lay ? money + Math.round(stake * (1 - rejected.commission) * 100) / 100 : Math.round(money * effective * 100) / 100;
-  const worstProfit = Math.round((Math.min(plan.covered, hedgeReturn) - plan.spent - money) * 100) / 100;
+  // In cents, as settled: float products of currency units round the wrong way at a half cent.
+  const cents = (x: number): number => Math.round(Number(x.toFixed(6)));
+  // A lay hedge is staked as its lay stake: liability / (L − 1), up to the cent.
+  const stakeCents = rejected.lay ? Math.ceil(Number((liabilityCents / (odds - 1)).toFixed(6))) : liabilityCents;
+  const moneyCents = rejected.lay ? cents(stakeCents * (odds - 1)) : liabilityCents;
+  const returnCents = rejected.lay ? moneyCents + cents(stakeCents * (1 - rejected.commission)) : cents(liabilityCents * effective);
+  const worstCents = Math.min(Math.round(plan.covered * 100), returnCents) - Math.round(plan.spent * 100) - moneyCents;
+  const stake = stakeCents / 100;
+  const money = moneyCents / 100;
+  const worstProfit = worstCents / 100;
   return { stake, liability: money, worstProfit };
 }
 

@@ -4,8 +4,8 @@
  * (defaults by name and the user's own, with up to two decimals of a per cent), caps, minimums and
  * steps per bookmaker — and renders their TEXT as a user meets it: the alert, the /item card, the
  * ✏️ Leg limited cards ("1 150", "2 profit"), the hedge of a rejected leg ("2 0", then the odds the
- * user sends) and the ledger's ❌ Refused answer. The numbers are then parsed back out of the text
- * alone and recomputed with this file's own arithmetic (integer cents, decimals as BigInt
+ * user sends), the ledger's ❌ Refused answer, and the alert's edit after its odds move. The
+ * numbers are then parsed back out of the text alone and recomputed with this file's own arithmetic (integer cents, decimals as BigInt
  * fractions), as a bettor with a calculator would:
  *
  * - the headline 1/Σ(1/o′) − 1 from the effective odds as printed ("1.61 → 1.5795", a lay's "→ 2.85263"
@@ -138,7 +138,7 @@ interface StakeText {
 
 function legLines(lines: string[]): LegText[] {
   return lines.flatMap((line) => {
-    const m = /^\d+\) (.+) · \S+ · (\d+\.\d+)(?: → (\d+\.\d+) after (\d+(?:\.\d+)?)% commission)?$/.exec(line);
+    const m = /^\d+\) (.+) · \S+ · (\d+\.\d+)(?: [▲▼] \(was \d+\.\d+\))?(?: → (\d+\.\d+) after (\d+(?:\.\d+)?)% commission)?$/.exec(line);
     if (!m) return [];
     return [{ book: m[1] ?? '', odds: dec(m[2] ?? ''), oddsText: m[2] ?? '', after: m[3] ? dec(m[3]) : undefined, bp: Math.round(Number(m[4] ?? '0') * 100) }];
   });
@@ -179,7 +179,7 @@ function checkMaths(html: string, what: string): { legs: LegText[]; rows: StakeT
   const lays = legs.map((_, i) => rows[i]?.lay ?? /LayW1/.test(lines.find((l) => l.startsWith(`${i + 1}) `)) ?? ''));
   const eff = legs.map((l, i) => effective(l, lays[i] ?? false));
   const sumInv = eff.reduce((s, o) => s + 1 / o, 0);
-  const head = /^⚖️ Arb (\S+)(?: after commission)? · prematch$/.exec(lines[0] ?? '');
+  const head = /^⚖️ Arb (\S+)(?: [▲▼])?(?: after commission)? · prematch$/.exec(lines[0] ?? '');
   expect(head, `${what}: headline ${lines[0]}`).not.toBeNull();
   near(pct(head?.[1] ?? ''), (1 / sumInv - 1) * 100, 0.005, `${what}: headline from the printed effective odds`);
   if (titleAt < 0) return undefined;
@@ -263,6 +263,9 @@ describe('every printed number recomputes from the printed ones (seeded property
       try {
         const shown = checkMaths(alert, 'alert');
         checkMaths(formatCard(c.item, names, c.view), 'card');
+        // the alert's edit after its odds move
+        const moved: Opportunity = { ...c.item, legs: c.item.legs.map((l) => (rng.chance(0.5) || l.odds === null ? l : { ...l, odds: roundTo(l.odds + rng.pick([-0.03, -0.01, 0.01, 0.02, 0.05]), 3) })) };
+        checkMaths(formatAlert(moved, names, c.view, { state: 'moved', prev: c.item }).text, 'edit');
         if (!shown) continue;
         counts.alerts += 1;
         if (shown.legs.some((l) => l.bp > 0)) counts.commission += 1;
