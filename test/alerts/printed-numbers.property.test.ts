@@ -5,8 +5,8 @@
  * steps per bookmaker — and renders their TEXT as a user meets it: the alert, the /item card, the
  * ✏️ Leg limited cards ("1 150", "2 profit"), the hedge of a rejected leg ("2 0", then the odds the
  * user sends), the ledger's ❌ Refused answer, and the alert's edit after its odds move. The
- * numbers are then parsed back out of the text alone and recomputed with this file's own arithmetic (integer cents, decimals as BigInt
- * fractions), as a bettor with a calculator would:
+ * numbers are then parsed back out of the text alone and recomputed with this file's own
+ * arithmetic (integer cents, decimals as BigInt fractions), as a bettor with a calculator would:
  *
  * - the headline 1/Σ(1/o′) − 1 from the effective odds as printed ("1.61 → 1.5795", a lay's "→ 2.85263"
  *   read as 1 + 1/(2.85263 − 1)), to the printed two decimals;
