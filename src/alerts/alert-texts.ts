@@ -60,7 +60,7 @@ export interface AlertTexts {
   afterCommission: string;
   /** After a leg's effective odds: "after 2% commission". */
   afterPctCommission(pct: string): string;
-  /** The stakes leave part of the bankroll unspent because legs are capped: "(total 605: Betano capped at 300)". */
+  /** The stakes leave part of the bankroll unspent, and why: "(total 605: Betano capped at 300)", a cap that sets the size, or the steps. */
   stakesTitleCapped(amount: string, total: string, capped: string): string;
   /** One capped leg in that title: "Betano capped at 300". */
   cappedAt(bookmaker: string, max: string): string;
