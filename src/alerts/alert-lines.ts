@@ -12,6 +12,7 @@ import type { Lang } from '../store/schema.js';
 import type { PlacedMark } from '../ledger/marks.js';
 import type { AlertTexts } from './alert-texts.js';
 import type { BookSettings } from '../store/book-settings.js';
+import { shownAfterCommission } from './leg-pricing.js';
 import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved, pricedLegs, type Pricing } from './headline-figures.js';
 import { fmtMoney, fmtOdds, fmtPct } from './printed.js';
 import { formatCountdown, formatStart } from './time.js';
@@ -178,12 +179,13 @@ export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'none')
       before !== null && before !== undefined && before > 0 && fmtOdds(odds) !== fmtOdds(before)
         ? ` ${arrow(odds, before)} ${t.was(fmtOdds(before))}`
         : '';
-    // With commission, the odds the user really gets (a lay leg: the zero-commission lay odds equivalent).
+    // With commission, the odds the user really gets (a lay leg: the zero-commission lay odds
+    // equivalent), printed as precisely as the maths use them (leg-pricing.ts).
     const p = priced?.[i];
-    const effective = p && p.commission > 0 ? (p.lay ? (p.odds - p.commission) / (1 - p.commission) : p.effectiveOdds) : undefined;
+    const effective = p && p.commission > 0 ? shownAfterCommission(p.odds, p.lay, p.commission) : undefined;
     const after =
-      p && effective !== undefined && fmtOdds(effective) !== fmtOdds(p.odds)
-        ? ` → ${fmtOdds(effective)} ${t.afterPctCommission(fmtCommission(p.commission))}`
+      p && effective !== undefined && effective !== fmtOdds(p.odds)
+        ? ` → ${effective} ${t.afterPctCommission(fmtCommission(p.commission))}`
         : '';
     return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <b>${fmtOdds(odds)}</b>${change}${after}`;
   });

@@ -2,6 +2,7 @@
  * The words of alerts and cards, in English and Russian. Every function here receives values that
  * are already formatted and HTML-escaped by the formatter, and returns an HTML fragment of one line.
  */
+import { html, translator } from '../locales/i18n.js';
 import type { Kind } from '../service/services.js';
 import type { Lang } from '../store/schema.js';
 import type { SolveRefusal } from './stake-solver.js';
@@ -59,10 +60,14 @@ export interface AlertTexts {
   afterCommission: string;
   /** After a leg's effective odds: "after 2% commission". */
   afterPctCommission(pct: string): string;
-  /** The stakes leave part of the bankroll unspent because legs are capped: "(total 605: Betano capped at 300)". */
+  /** The stakes leave part of the bankroll unspent, and why: "(total 605: Betano capped at 300)", a cap that sets the size, or the steps. */
   stakesTitleCapped(amount: string, total: string, capped: string): string;
   /** One capped leg in that title: "Betano capped at 300". */
   cappedAt(bookmaker: string, max: string): string;
+  /** A leg under its cap whose cap still sets the stakes' size: "Bet365’s max 30 limits the stakes". */
+  maxLimits(bookmaker: string, max: string): string;
+  /** No cap binds: the steps are why the total is below the bankroll (more would not fit, or not pay). */
+  stepsLimit(nextFits: boolean): string;
   /** The stakes put all the profit on one leg, the others breaking even. */
   stakesTitleProfitOn(amount: string, total: string, leg: string): string;
   /** Profit per winning leg: "If it wins: 1) +71.00 · 2) +4.50". */
@@ -142,6 +147,8 @@ const en: AlertTexts = {
   afterCommission: 'after commission',
   afterPctCommission: (pct) => `after ${pct}% commission`,
   stakesTitleCapped: (a, total, capped) => `💰 Stakes for ${a} (total ${total}: ${capped}):`,
+  maxLimits: (book, max) => translator('en')('stakes_why_max', { book: html(book), max: html(max) }),
+  stepsLimit: (nextFits) => translator('en')(nextFits ? 'stakes_why_step' : 'stakes_why_fit'),
   cappedAt: (book, max) => `${book} capped at ${max}`,
   fixedAt: (n, book, amount) => `${n}) ${book} fixed at ${amount}`,
   stakeLine: (n, book, stake, payout, capped) => `${n}) ${book} ${stake}${capped ? ' (capped)' : ''} → ${payout}`,
@@ -214,6 +221,8 @@ const ru: AlertTexts = {
   afterCommission: 'после комиссии',
   afterPctCommission: (pct) => `после комиссии ${pct}%`,
   stakesTitleCapped: (a, total, capped) => `💰 Ставки на ${a} (всего ${total}: ${capped}):`,
+  maxLimits: (book, max) => translator('ru')('stakes_why_max', { book: html(book), max: html(max) }),
+  stepsLimit: (nextFits) => translator('ru')(nextFits ? 'stakes_why_step' : 'stakes_why_fit'),
   cappedAt: (book, max) => `${book} — не больше ${max}`,
   fixedAt: (n, book, amount) => `${n}) ${book} — ровно ${amount}`,
   stakeLine: (n, book, stake, payout, capped) => `${n}) ${book} ${stake}${capped ? ' (лимит)' : ''} → ${payout}`,

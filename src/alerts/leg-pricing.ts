@@ -33,19 +33,56 @@ export function defaultCommissionPct(bookmakerName: string): number {
 /** True when the name is one of the exchanges with a default commission. */
 export const isKnownExchange = (bookmakerName: string): boolean => EXCHANGE_DEFAULTS.some((d) => d.match.test(bookmakerName));
 
-/** Effective odds of a back bet at `odds` with commission `c` (a fraction) on winnings. */
+/**
+ * Effective odds of a back bet at `odds` with commission `c` (a fraction) on winnings. With odds as
+ * printed (three decimals at most) and a commission as printed (two decimals of a per cent) the
+ * value ends within seven decimals: it is printed in full, so stake × these odds is the return to
+ * the cent. The rounding only removes float noise (0.61 × 0.95 = 0.5794999…).
+ */
 export function effectiveBackOdds(odds: number, c: number): number {
-  return 1 + (odds - 1) * (1 - c);
+  return Number((1 + (odds - 1) * (1 - c)).toFixed(9));
 }
 
-/** Effective odds of a lay bet at `odds` with commission `c`: a back of "not this selection", stake = liability. */
+/** How many decimals a lay leg's zero-commission equivalent is printed with (it rarely ends). */
+export const LAY_EQUIVALENT_DECIMALS = 5;
+
+/**
+ * The lay odds with no commission that pay what a lay at `odds` with commission `c` pays:
+ * (L − c)/(1 − c), as printed after "→" (five decimals). The lay's effective odds are taken from
+ * this printed figure, so the headline and break-even odds recompute from the message.
+ */
+export function layEquivalent(odds: number, c: number): number {
+  return c === 0 ? odds : Number(((odds - c) / (1 - c)).toFixed(LAY_EQUIVALENT_DECIMALS));
+}
+
+/**
+ * Effective odds of a lay bet at `odds` with commission `c`: a back of "not this selection", stake =
+ * liability, 1 + (1 − c)/(L − 1) = 1 + 1/(L′ − 1) with L′ the printed equivalent above.
+ */
 export function effectiveLayOdds(odds: number, c: number): number {
-  return 1 + (1 - c) / (odds - 1);
+  return 1 + 1 / (layEquivalent(odds, c) - 1);
 }
 
-/** Effective odds of a leg. */
+/** Effective odds of a leg, as every printed figure uses them (the printed lay equivalent for a lay leg). */
 export const effectiveOdds = (odds: number, lay: boolean, c: number): number =>
   lay ? effectiveLayOdds(odds, c) : effectiveBackOdds(odds, c);
+
+/**
+ * What a unit of money at risk really returns, unrounded (a lay: 1 + (1 − c)/(L − 1)): the stake
+ * solver's bounds use it, since a pruning bound must hold for the settled amounts themselves.
+ */
+export const settledOdds = (odds: number, lay: boolean, c: number): number =>
+  lay ? 1 + (1 - c) / (odds - 1) : 1 + (odds - 1) * (1 - c);
+
+/**
+ * The figure printed after a leg's odds when a commission applies: a back leg's effective odds in
+ * full, a lay leg's zero-commission equivalent to five decimals; two decimals at least.
+ */
+export function shownAfterCommission(odds: number, lay: boolean, c: number): string {
+  const value = lay ? layEquivalent(odds, c) : effectiveBackOdds(odds, c);
+  const s = value.toFixed(lay ? LAY_EQUIVALENT_DECIMALS : 7);
+  return s.replace(/(\.\d\d\d*?)0+$/, '$1');
+}
 
 /**
  * The displayed odds at which a leg's effective odds would be `effective` (inverse of
@@ -85,7 +122,8 @@ export function commissionFor(
   books: Readonly<Record<string, BookSettings>> | undefined,
 ): { commission: number; isDefault: boolean } {
   const own = bookmakerId === undefined ? undefined : books?.[String(bookmakerId)]?.commission;
-  if (own !== undefined) return { commission: own / 100, isDefault: false };
+  // As printed ("2.35%"): two decimals of a per cent, so every figure follows from the message.
+  if (own !== undefined) return { commission: Math.round(own * 100) / 10_000, isDefault: false };
   const pct = defaultCommissionPct(bookmakerName);
   return { commission: pct / 100, isDefault: pct > 0 };
 }

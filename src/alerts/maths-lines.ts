@@ -11,7 +11,7 @@ import { alertStakes, profitLeg } from './alert-stakes.js';
 import { isHidden, pricedLegs, printedProbability, serviceMismatch } from './headline-figures.js';
 import { commissionApplies, type PricedLeg } from './leg-pricing.js';
 import { fmtMoney, fmtOdds, fmtPct, fmtShare } from './printed.js';
-import type { StakePlan } from './stake-solver.js';
+import type { SolvedLeg, StakePlan } from './stake-solver.js';
 import { middleOutcomes, valuebetMaths, type ArbStakes, type CannotCompute } from './stakes.js';
 
 const withCurrency = (amount: string, view: AlertView): string =>
@@ -127,13 +127,22 @@ function stakeBasis(ctx: LineContext, money: (n: number) => string, over = false
   return over ? t.bankrollAmountOver(money(view.bankroll)) : t.bankrollAmount(money(view.bankroll));
 }
 
+/** A leg's money at risk with one more step of its stake (a lay leg: its liability). */
+const nextStepCost = (leg: SolvedLeg): number =>
+  leg.lay ? Math.round((leg.stake + leg.step) * (leg.odds - 1) * 100) / 100 : leg.stake + leg.step;
+
 /** An arb's stakes block from the exact solver: title, one line per leg, worst case, break-even odds. */
 function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string, onLeg: number | undefined): string[] {
   const { t, view, item } = ctx;
+  // Why the stakes add up to less than the bankroll: the legs at their cap, a cap that sets the
+  // size although its leg sits under it (a step there pays less), else the steps themselves.
   const capped = r.legs.flatMap((leg, i) => {
     const source = item.legs[i];
-    return leg.capped && leg.max !== undefined && source ? [t.cappedAt(bookmakerName(ctx, source), money(leg.max))] : [];
+    if (!source || leg.max === undefined) return [];
+    if (leg.capped) return [t.cappedAt(bookmakerName(ctx, source), money(leg.max))];
+    return r.limitedBy.includes(i) ? [t.maxLimits(bookmakerName(ctx, source), money(leg.max))] : [];
   });
+  const nextFits = r.legs.some((leg) => r.total - leg.liability + nextStepCost(leg) <= view.bankroll + 1e-9);
   const basis = stakeBasis(ctx, money);
   const sameCents = Math.round(r.total * 100) === Math.round(view.bankroll * 100);
   const fixed = Object.entries(view.fixedLegs ?? {}).flatMap(([i, amount]) => {
@@ -147,9 +156,7 @@ function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string, 
     ? t.stakesTitleProfitOn(basis, money(r.total), `${onLeg + 1}) ${bookmakerName(ctx, profitSource)}`)
     : sameCents
     ? t.stakesTitle(basis)
-    : capped.length > 0
-      ? t.stakesTitleCapped(basis, money(r.total), capped.join(', '))
-      : t.stakesTitleTotal(basis, money(r.total));
+    : t.stakesTitleCapped(basis, money(r.total), capped.length > 0 ? capped.join(', ') : t.stepsLimit(nextFits));
   const lines = r.legs.slice(0, ctx.limits.legs).map((leg, i) => {
     const source = item.legs[i];
     const book = source ? bookmakerName(ctx, source) : '';

@@ -3,9 +3,11 @@
  * on one leg with the others breaking even, and the hedge of a leg a bookmaker rejected after the
  * other legs were placed. Pure; money in integer cents inside, as in the solver.
  */
-import { displayedFor, effectiveOdds } from './leg-pricing.js';
+import { leastStakeCents } from '../ledger/settle.js';
+import { displayedFor, effectiveOdds, settledOdds } from './leg-pricing.js';
 import {
   breakEvenOdds,
+  capsLimiting,
   fail,
   leastUnits,
   solvedLegs,
@@ -53,19 +55,42 @@ export function hedgePlan(placed: readonly SolvedLeg[], rejected: Pick<StakeLegI
   return { covered, spent, breakEvenOdds: displayedFor(effective, rejected.lay, rejected.commission) };
 }
 
-/** The hedge at `odds` (as shown), rounded up to the cent so the hedged outcome still returns `covered`. */
+/** The hedge at `odds` (as shown): the least cent amount whose settled return reaches `covered`. */
 export function hedgeAt(plan: HedgePlan, odds: number, rejected: Pick<StakeLegInput, 'lay' | 'commission'>): HedgeAt | undefined {
   if (!Number.isFinite(odds) || odds <= 1) return undefined;
-  const effective = effectiveOdds(odds, rejected.lay, rejected.commission);
+  const effective = settledOdds(odds, rejected.lay, rejected.commission);
   if (!Number.isFinite(effective) || effective <= 1) return undefined;
-  const liabilityCents = Math.ceil(Number(((plan.covered * 100) / effective).toFixed(6)));
-  const liability = liabilityCents / 100;
-  // A lay hedge is staked as its lay stake: liability / (L − 1), to the cent.
-  const stake = rejected.lay ? Math.ceil(Number(((liabilityCents / (odds - 1))).toFixed(6))) / 100 : liability;
-  const money = rejected.lay ? Math.round(stake * (odds - 1) * 100) / 100 : liability;
-  const hedgeReturn = rejected.lay ? money + Math.round(stake * (1 - rejected.commission) * 100) / 100 : Math.round(money * effective * 100) / 100;
-  const worstProfit = Math.round((Math.min(plan.covered, hedgeReturn) - plan.spent - money) * 100) / 100;
+  const liabilityCents = leastStakeCents(Math.round(plan.covered * 100), effective);
+  // In cents, as settled: float products of currency units round the wrong way at a half cent.
+  const cents = (x: number): number => Math.round(Number(x.toFixed(6)));
+  // A lay hedge is staked as its lay stake: liability / (L − 1), up to the cent.
+  const stakeCents = rejected.lay ? Math.ceil(Number((liabilityCents / (odds - 1)).toFixed(6))) : liabilityCents;
+  const moneyCents = rejected.lay ? cents(stakeCents * (odds - 1)) : liabilityCents;
+  const returnCents = rejected.lay ? moneyCents + cents(stakeCents * (1 - rejected.commission)) : cents(liabilityCents * effective);
+  const worstCents = Math.min(Math.round(plan.covered * 100), returnCents) - Math.round(plan.spent * 100) - moneyCents;
+  const stake = stakeCents / 100;
+  const money = moneyCents / 100;
+  const worstProfit = worstCents / 100;
   return { stake, liability: money, worstProfit };
+}
+
+/**
+ * The hedge's break-even odds as printed: three decimals, rounded to the side the user can take (up
+ * for a back hedge, down for a lay hedge), then checked against the hedge as it is staked, to the
+ * cent, so that at the printed odds the hedge loses nothing (1 + 340/646 = 1.52632 → 1.527, where
+ * 1.526 loses 0.14). Infinity when no odds would do.
+ */
+export function shownHedgeBreakEven(plan: HedgePlan, rejected: Pick<StakeLegInput, 'lay' | 'commission'>): number {
+  const exact = plan.breakEvenOdds;
+  if (!Number.isFinite(exact)) return exact;
+  const dir = rejected.lay ? -1 : 1;
+  let k = rejected.lay ? Math.floor(exact * 1000 + 1e-9) : Math.ceil(exact * 1000 - 1e-9);
+  // A few thousandths at most: the stake's cent is all the rounding there is.
+  for (let i = 0; i < 100 && k > 1000; i++, k += dir) {
+    const at = hedgeAt(plan, k / 1000, rejected);
+    if (at && at.worstProfit >= 0) return k / 1000;
+  }
+  return rejected.lay ? Number.POSITIVE_INFINITY : k / 1000;
 }
 
 /**
@@ -94,7 +119,9 @@ export function solveProfitOn(legs: readonly StakeLegInput[], bankroll: number, 
     units.push(u);
   }
   const lp = units[p] as Unit;
-  const f = 1 - (sumInv - 1 / (eff[p] ?? 1));
+  // A bound on the settled amounts: the unrounded effective odds.
+  const settled = legs.map((l) => settledOdds(l.odds, l.lay, l.commission));
+  const f = 1 - settled.reduce((s, o, i) => (i === p ? s : s + 1 / o), 0);
   const slack = units.length + 2;
   let best: Best | undefined;
   let candidates = 0;
@@ -151,6 +178,7 @@ export function solveProfitOn(legs: readonly StakeLegInput[], bankroll: number, 
     profitPct,
     profitPctBeforeCommission: base.ok ? base.profitPctBeforeCommission : profitPct,
     breakEven: breakEvenOdds(legs, eff, sumInv),
+    limitedBy: capsLimiting(legs, units, B, 1 - f + 1 / (settled[p] ?? 1)),
     candidates,
   };
 }

@@ -37,7 +37,7 @@
  * When the top k is over the bankroll, it jumps to the largest k that fits with those other legs
  * (every k in between is over the bankroll too). Nothing skipped can beat what is tried.
  */
-import { displayedFor, effectiveOdds } from './leg-pricing.js';
+import { displayedFor, effectiveOdds, settledOdds } from './leg-pricing.js';
 
 /** One leg to stake. Amounts in the user's currency. */
 export interface StakeLegInput {
@@ -69,6 +69,8 @@ export interface SolvedLeg {
   commission: number;
   /** Back: the stake. Lay: the lay (backer's) stake, as the exchange asks for it. */
   stake: number;
+  /** What one step of that stake is (its step, or the whole stake of a fixed leg). */
+  step: number;
   /** Money at risk: the stake of a back leg, the liability of a lay leg. */
   liability: number;
   /** What the leg pays back if it wins (money at risk included), after commission. */
@@ -97,6 +99,12 @@ export interface StakePlan {
   profitPctBeforeCommission: number;
   /** Per leg: the odds, as the bookmaker or exchange would show them, at which the arb breaks even (a lay leg: the highest). */
   breakEven: number[];
+  /**
+   * Legs whose maximum bounds the stakes: the most they can return (at their cap) is less than the
+   * return the whole bankroll would fund, so the stakes stay below the bankroll because of them —
+   * whether or not the leg sits exactly at its cap (the step may make a stake under it better).
+   */
+  limitedBy: number[];
   /** How many candidates were evaluated (for benchmarks). */
   candidates: number;
 }
@@ -202,6 +210,7 @@ export function solvedLegs(legs: readonly StakeLegInput[], units: readonly Unit[
       lay: leg.lay,
       commission: leg.commission,
       stake: (u * unit.stakeCents) / 100,
+      step: unit.stakeCents / 100,
       liability: unit.cost(u) / 100,
       payout: unit.pay(u) / 100,
       capped: unit.capCents !== undefined && leg.fixed === undefined && unit.cost(u + 1) > unit.capCents,
@@ -216,6 +225,18 @@ export function breakEvenOdds(legs: readonly StakeLegInput[], eff: readonly numb
     const others = sumInv - 1 / (eff[i] ?? 1);
     return others >= 1 ? Number.POSITIVE_INFINITY : displayedFor(1 / (1 - others), leg.lay, leg.commission);
   });
+}
+
+/**
+ * The legs whose cap sets how large the stakes can be (`StakePlan.limitedBy`): of the legs capped
+ * below the bankroll, the one(s) whose largest return is the smallest, when that return costs less
+ * than the bankroll to cover on every leg (Σ 1/o′ of it).
+ */
+export function capsLimiting(legs: readonly StakeLegInput[], units: readonly Unit[], budgetCents: number, sumInvSettled: number): number[] {
+  const most = units.map((u, i) => (legs[i]?.fixed === undefined && u.capCents !== undefined && u.capCents < budgetCents ? u.pay(u.hi) : Number.POSITIVE_INFINITY));
+  const tightest = Math.min(...most);
+  if (!Number.isFinite(tightest) || tightest * sumInvSettled >= budgetCents) return [];
+  return most.flatMap((pay, i) => (pay === tightest ? [i] : []));
 }
 
 /**
@@ -236,6 +257,8 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
 
   const eff = legs.map((l) => effectiveOdds(l.odds, l.lay, l.commission));
   const sumInv = eff.reduce((s, o) => s + 1 / o, 0);
+  // The bounds below hold for the settled amounts, so they use the unrounded effective odds.
+  const sumInvSettled = legs.reduce((s, l) => s + 1 / settledOdds(l.odds, l.lay, l.commission), 0);
   const sumInvRaw = legs.reduce((s, l) => s + 1 / effectiveOdds(l.odds, l.lay, 0), 0);
   const profitPct = (1 / sumInv - 1) * 100;
   if (sumInv >= 1) return fail('no-guaranteed-profit', profitPct);
@@ -255,7 +278,7 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
   const n = units.length;
   const slack = n + 2;
   // No candidate returns more than the bankroll can buy or a capped leg can pay.
-  const ceilingR = Math.min((B + slack) / sumInv, ...units.map((u) => u.pay(u.hi)));
+  const ceilingR = Math.min((B + slack) / sumInvSettled, ...units.map((u) => u.pay(u.hi)));
   let best: Best | undefined;
   let candidates = 0;
   const chosen = new Array<number>(n).fill(0);
@@ -273,7 +296,7 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
     let k = Math.min(leg.hi, Math.ceil(ceilingR / leg.payRate) + 1);
     while (k >= leg.lo) {
       const R = leg.pay(k);
-      if (best && R * (1 - sumInv) + slack < best.worst) break;
+      if (best && R * (1 - sumInvSettled) + slack < best.worst) break;
       if (R > ceilingR) {
         k -= 1;
         continue;
@@ -349,6 +372,7 @@ export function solveStakes(legs: readonly StakeLegInput[], bankroll: number): S
     profitPct,
     profitPctBeforeCommission: (1 / sumInvRaw - 1) * 100,
     breakEven,
+    limitedBy: capsLimiting(legs, units, B, sumInvSettled),
     candidates,
   };
 }

@@ -45,7 +45,8 @@ export function refuse(p: Position, index: number): { position: Position; hedge:
   if (p.kind === 'valuebets' || leg.status === 'open') return { position: without, hedge: undefined };
   const hedge = hedgeFor(without, leg.outcome, leg.effectiveOdds);
   if (!hedge || !legs.some((l) => l.status === 'placed')) return { position: without, hedge: undefined };
-  const stake = leg.lay ? Math.round((hedge.stake / (leg.odds - 1)) * 100) / 100 : hedge.stake;
+  // A lay hedge is typed as its lay stake: enough of it to put the hedge's liability at risk.
+  const stake = leg.lay ? Math.ceil(Number(((hedge.stake * 100) / (leg.odds - 1)).toFixed(6))) / 100 : hedge.stake;
   const open = stake > 0 ? [makeLeg({ outcome: leg.outcome, bookmaker: leg.bookmaker, market: leg.market, odds: leg.odds, stake, commission: leg.commission, lay: leg.lay, status: 'open' })] : [];
   return { position: { ...without, legs: [...legs, ...open] }, hedge };
 }

@@ -50,10 +50,20 @@ export function positionPnl(p: Position): number | undefined {
 /** Money at risk of the placed legs (back: stake; lay: liability). */
 export const positionRisk = (p: Position): number => placedLegs(p).reduce((s, l) => s + l.liability, 0);
 
-/** What each covered outcome would pay back (placed legs only): outcome → Σ liability × effective odds. */
+const toCents = (x: number): number => Math.round(Number((x * 100).toFixed(6)));
+
+/**
+ * What a placed leg pays back if it wins, settled to the cent as the alert printed it: a back leg
+ * stake × effective odds; a lay leg its liability plus the lay stake less commission.
+ */
+export function legReturn(l: LedgerLeg): number {
+  return (l.lay ? toCents(l.liability) + toCents(l.stake * (1 - l.commission)) : toCents(l.stake * l.effectiveOdds)) / 100;
+}
+
+/** What each covered outcome would pay back (placed legs only): outcome → Σ of its legs' returns. */
 function payouts(p: Position, outcomes: number): number[] {
   const pay = new Array<number>(outcomes).fill(0);
-  for (const l of placedLegs(p)) pay[l.outcome] = (pay[l.outcome] ?? 0) + l.liability * l.effectiveOdds;
+  for (const l of placedLegs(p)) pay[l.outcome] = (pay[l.outcome] ?? 0) + legReturn(l);
   return pay;
 }
 
@@ -72,7 +82,7 @@ export function worstCase(p: Position): number | undefined {
 /** What a middle makes if it hits (every placed leg wins). */
 export function middleHit(p: Position): number {
   const risk = positionRisk(p);
-  return placedLegs(p).reduce((s, l) => s + l.liability * l.effectiveOdds, 0) - risk;
+  return placedLegs(p).reduce((s, l) => s + legReturn(l), 0) - risk;
 }
 
 /** After a refused leg: the odds the missing outcome must get to break even, and the hedge for given odds. */
@@ -85,25 +95,39 @@ export interface Hedge {
   spent: number;
   /** 1 + spent / (cover − spent); Infinity when the placed legs cannot break even whatever the hedge. */
   breakEven: number;
-  /** Stake at `atOdds` (to the cent) that makes the missing outcome pay `cover`, and the worst case with it: cover − spent − cover/atOdds. */
+  /** Money at risk at `atOdds` (the least cent amount) that makes the missing outcome pay `cover`, and the worst case with it: cover − spent − stake. */
   stake: number;
   atOdds: number;
   worst: number;
 }
 
 /**
+ * The least money (cents) at odds `effective` whose return, settled to the cent, reaches
+ * `coverCents`: a hedge's stake. Rounding the ideal cover/odds to the nearest cent could leave the
+ * hedged outcome a cent short, and rounding it up can cost a cent more than needed.
+ */
+export function leastStakeCents(coverCents: number, effective: number): number {
+  let s = Math.max(0, Math.floor(coverCents / effective) - 1);
+  while (Math.round(Number((s * effective).toFixed(6))) < coverCents) s += 1;
+  return s;
+}
+
+/**
  * The hedge of a refused leg (stake-maths §1.5): with placed legs paying at least `m = cover` on
- * their outcomes and `spent` at risk, a hedge at odds o needs stake m/o; break-even odds
- * 1 + spent/(m − spent). `atOdds` are the hedge's effective odds (e.g. the refused leg's as shown).
+ * their outcomes and `spent` at risk, a hedge at odds o needs stake m/o (the least cent amount that
+ * returns m); break-even odds 1 + spent/(m − spent). `atOdds` are the hedge's effective odds (e.g.
+ * the refused leg's as shown). The worst case is then m − spent − stake, to the cent.
  */
 export function hedgeFor(p: Position, outcome: number, atOdds: number): Hedge | undefined {
   const n = outcomeCount(p);
   const pay = payouts(p, n);
   const others = pay.filter((_, i) => i !== outcome);
   if (others.length === 0 || !(atOdds > 1)) return undefined;
-  const cover = Math.min(...others);
+  // What the placed legs pay is settled to the cent.
+  const coverCents = toCents(Math.min(...others));
+  const cover = coverCents / 100;
   const spent = positionRisk(p);
   const breakEven = cover > spent ? 1 + spent / (cover - spent) : Number.POSITIVE_INFINITY;
-  const ideal = cover / atOdds;
-  return { outcome, cover, spent, breakEven, stake: Math.round(ideal * 100) / 100, atOdds, worst: cover - spent - ideal };
+  const stakeCents = leastStakeCents(coverCents, atOdds);
+  return { outcome, cover, spent, breakEven, stake: stakeCents / 100, atOdds, worst: (coverCents - Math.round(spent * 100) - stakeCents) / 100 };
 }

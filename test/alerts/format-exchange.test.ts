@@ -65,12 +65,12 @@ describe('a back/lay arb with a Betfair Exchange lay leg', () => {
   it('shows the lay stake, the liability and the profit after 5 % commission, to the cent', () => {
     const text = formatAlert(item, names.en, view(), { state: 'new' }).text;
     expect(text.split('\n')[0]).toBe('⚖️ <b>Arb +0.89% after commission</b> · prematch');
-    // effective lay odds (zero-commission equivalent): (2.10 − 0.05)/0.95 = 2.158
-    expect(text).toContain('2) Betfair Exchange · Lay 1 · <b>2.10</b> → 2.158 after 5% commission');
+    // effective lay odds (zero-commission equivalent): (2.10 − 0.05)/0.95 = 2.157894… printed to five decimals
+    expect(text).toContain('2) Betfair Exchange · Lay 1 · <b>2.10</b> → 2.15789 after 5% commission');
     // back 135 → 135 × 2.2 = 297.00; lay 144.87: liability 144.87 × 1.1 = 159.357 → 159.36,
     // wins 144.87 × 0.95 = 137.6265 → 137.63, returns 159.36 + 137.63 = 296.99; total 135 + 159.36 = 294.36;
     // worst 296.99 − 294.36 = +2.63 (0.89 % of 294.36).
-    expect(text).toContain('💰 Stakes for bankroll 300 (total 294.36):\n1) Sbobet 135 → 297.00\n2) Betfair Exchange lay 144.87 · liability 159.36 → 296.99');
+    expect(text).toContain('💰 Stakes for bankroll 300 (total 294.36: more on these steps would not guarantee more):\n1) Sbobet 135 → 297.00\n2) Betfair Exchange lay 144.87 · liability 159.36 → 296.99');
     expect(text).toContain('Worst case after rounding and commission: +2.63 (+0.89%)');
     // break-even: back 1/(1 − 1/1.863636) = 2.158; lay: the back needs 1/(1 − 1/2.2) = 1.8333 → L = 1 + 0.95/0.8333 = 2.14
     expect(text).toContain('Break-even odds: 1) 2.16 · 2) 2.14');
@@ -146,5 +146,32 @@ describe('commission on a back leg and a capped leg', () => {
     const text = formatAlert(sportsbook, names.en, view(), { state: 'new' }).text;
     expect(text.split('\n')[0]).toBe('⚖️ <b>Arb +3.73%</b> · prematch');
     expect(text).not.toContain('commission');
+  });
+});
+
+describe('the alert for newcomer defects #15 and #39, as the trial met them', () => {
+  it('#15: the effective odds are printed as the maths use them: 1.61 at 5 % → 1.5795, and 65 × 1.5795 = 102.67', () => {
+    // Alert 10: Betfair Exchange back 1.61 at 5 % against 2.95 at Sbobet, bankroll 100, step 5.
+    const item = arb([leg(0, 31, 1, 1.61), leg(1, 9, 3, 2.95)], null);
+    const text = formatAlert(item, names.en, view({ bankroll: 100 }), { state: 'new' }).text;
+    expect(text).toContain('1) Betfair Exchange · 1 · <b>1.61</b> → 1.5795 after 5% commission');
+    // 1/1.5795 + 1/2.95 = 0.972095 → +2.87 %; a calculator fed "1.579" got +2.85 % and 102.64
+    expect(text.split('\n')[0]).toBe('⚖️ <b>Arb +2.87% after commission</b> · prematch');
+    expect(text).toContain('1) Betfair Exchange 65 → 102.67');
+  });
+
+  it('#39: "(total 55)" says which cap limits it although no leg sits at it', () => {
+    // Alert 128: Fonbet 1.88 / Bet365 2.256 capped at 30, bankroll 1000, step 5: 30 / 25 gives
+    // 56.40 / 56.40 → +1.40; Bet365 at its cap 30 needs Fonbet 35: 65.80 − 65 = +0.80.
+    const books = { '9': { max: 30 } };
+    const item = arb([leg(0, 85, 1, 1.88), leg(1, 9, 3, 2.256)], null);
+    const text = formatAlert(item, names.en, view({ bankroll: 1000, books }), { state: 'new' }).text;
+    expect(text).toContain('💰 Stakes for bankroll 1000 (total 55: Sbobet’s max 30 limits the stakes):\n1) Betano 30 → 56.40\n2) Sbobet 25 → 56.40');
+    expect(text).toContain('Worst case after rounding: +1.40 (+2.55%)');
+    const ru = formatAlert(item, names.ru, view({ lang: 'ru', bankroll: 1000, books }), { state: 'new' }).text;
+    expect(ru).toContain('💰 Ставки на банк 1000 (всего 55: ставки ограничивает максимум Sbobet: 30):');
+    // and when only the steps keep the total under the bankroll, the title says so
+    const steps = formatAlert(arb([leg(0, 85, 1, 2.1), leg(1, 9, 3, 2.0)], null), names.en, view({ bankroll: 100, roundingStep: 1 }), { state: 'new' }).text;
+    expect(steps).toContain('💰 Stakes for bankroll 100 (total 82: more on these steps would not guarantee more):');
   });
 });

@@ -17,26 +17,14 @@
 import { describe, expect, it } from 'vitest';
 import { formatAlert, formatCard, formatShortLine, type AlertView } from '../../src/alerts/format.js';
 import { createRng, type Rng } from '../../src/sandbox/prng.js';
-import { namesFor, type Dictionaries } from '../../src/service/dictionaries-model.js';
+import { namesFor } from '../../src/service/dictionaries-model.js';
 import type { Leg, Opportunity } from '../../src/service/opportunity.js';
+import { arbDictionaries } from '../support/printed-text.js';
 
 const CASES = 3000;
 const NOW = Date.UTC(2026, 0, 3, 10, 0);
 
-const dicts = (lang: 'en' | 'ru'): Dictionaries => ({
-  lang,
-  bookmakers: { '1': 'Alpha', '2': 'Beta', '3': 'Gamma' },
-  liveBookmakers: [],
-  sports: { '1': 'Football' },
-  oddsGroups: {},
-  oddsSections: {},
-  oddsTypes: {
-    '1': { titleShort: 'W1', titleFull: 'W1', lay: false, sectionId: 1 },
-    '2': { titleShort: 'X', titleFull: 'X', lay: false, sectionId: 1 },
-    '3': { titleShort: 'W2', titleFull: 'W2', lay: false, sectionId: 1 },
-  },
-  reflections: {},
-});
+const dicts = (lang: 'en' | 'ru') => arbDictionaries({ '1': 'Alpha', '2': 'Beta', '3': 'Gamma' }, lang);
 const names = { en: namesFor(dicts('en'), 'en'), ru: namesFor(dicts('ru'), 'ru') };
 
 // ---------------------------------------------------------------------------------------------
@@ -228,7 +216,10 @@ function checkStakes(p: Printed, view: AlertView, kind: Opportunity['kind']): { 
   let over = false;
   // The amount is named as the bankroll (the views here are the user's own, not "Other amount").
   const plain = /^💰 Stakes for bankroll (\S+):$/.exec(title);
-  const withTotal = /^💰 Stakes for bankroll (\S+) \(total (\S+)\):$/.exec(title);
+  // An arb's title says why the total is below the bankroll (no caps here: the steps); a middle's does not.
+  const withTotal = kind === 'arbs'
+    ? /^💰 Stakes for bankroll (\S+) \(total (\S+): (?:more on these steps would not guarantee more|the next step would not fit in it)\):$/.exec(title)
+    : /^💰 Stakes for bankroll (\S+) \(total (\S+)\):$/.exec(title);
   const overTitle = /^💰 Stakes: (\S+) in total, more than bankroll (\S+) \(each stake is at least one rounding step\):$/.exec(title);
   if (plain) {
     expect(cents(plain[1] ?? '')).toBe(bankroll);

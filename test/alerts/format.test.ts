@@ -192,7 +192,7 @@ describe('formatAlert: arbs', () => {
     expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
     // The exact solver: +2.00 is the best worst case on the 1-grid (49/51 gives it too), and ties go
     // to the smaller total: 40 × 2.10 = 84.00, 42 × 2.00 = 84.00, 84 − 82 = +2.00 (+2.44 % of 82).
-    expect(r.text).toContain('💰 Stakes for bankroll 100 (total 82):\n1) Pinnacle 40 → 84.00\n2) Bet365 42 → 84.00');
+    expect(r.text).toContain('💰 Stakes for bankroll 100 (total 82: more on these steps would not guarantee more):\n1) Pinnacle 40 → 84.00\n2) Bet365 42 → 84.00');
     expect(r.text).toContain('Worst case after rounding: +2.00 (+2.44%)');
     expect(r.text).toContain('Break-even odds: 1) 2.00 · 2) 1.91');
     // The market codes (1, 2) are explained one tap away.
@@ -206,7 +206,7 @@ describe('formatAlert: arbs', () => {
     expect(r.text).toContain('Теннис · ATP Doha');
     expect(r.text).toContain('🕒 сб 3 янв 15:05 · через 2 ч 05 мин');
     expect(r.text).toContain('▲ (было 2.05)');
-    expect(r.text).toContain('💰 Ставки на банк 100 (всего 82):');
+    expect(r.text).toContain('💰 Ставки на банк 100 (всего 82: ставки крупнее при этих шагах не дадут большей гарантированной прибыли):');
     expect(r.text).toContain('Худший исход после округления: +2.00 (+2.44%)');
     expect(r.text).toContain('Коэффициенты безубыточности: 1) 2.00 · 2) 1.91');
     expect(r.buttons.flat().map((b) => b.text)).toEqual([
@@ -224,7 +224,7 @@ describe('formatAlert: arbs', () => {
   it('3-way arb, stakes rounded to 10 with the rounding fix, and a currency; the title says the real total', () => {
     // 2.5 / 3.5 / 5.0: 40 / 30 / 20 pays 100 / 105 / 100 → +10 on 90, better than any split of 100 (worst 0).
     const r = formatAlert(arb3, names.en, view('en', { roundingStep: 10, currency: 'EUR' }), { state: 'new' });
-    expect(r.text).toContain('💰 Stakes for bankroll 100 EUR (total 90 EUR):');
+    expect(r.text).toContain('💰 Stakes for bankroll 100 EUR (total 90 EUR: more on these steps would not guarantee more):');
     expect(r.text).toContain('1) Pinnacle 40 → 100.00\n2) Bet365 30 → 105.00\n3) Bwin 20 → 100.00');
     expect(r.text).toContain('Worst case after rounding: +10.00 (+11.11%)');
     expect(r.text).toContain('2) Bet365 · X · <b>3.50</b>');
@@ -396,11 +396,11 @@ describe('formatAlert: every number from the odds it shows', () => {
     const en = formatAlert(item, names.en, view('en'), { state: 'new' }).text;
     expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +5.17%</b> · prematch');
     // The exact solver beats that floor/ceil split: 56 × 1.8 = 100.80, 40 × 2.53 = 101.20, 100.80 − 96 = +4.80 (5.00 %).
-    expect(en).toContain('💰 Stakes for bankroll 100 (total 96):\n1) Pinnacle 56 → 100.80\n2) Bet365 40 → 101.20');
+    expect(en).toContain('💰 Stakes for bankroll 100 (total 96: more on these steps would not guarantee more):\n1) Pinnacle 56 → 100.80\n2) Bet365 40 → 101.20');
     expect(en).toContain('Worst case after rounding: +4.80 (+5.00%)');
     expect(en).toContain('Break-even odds: 1) 1.66 · 2) 2.25');
     const ru = formatAlert(item, names.ru, view('ru'), { state: 'new' }).text;
-    expect(ru).toContain('💰 Ставки на банк 100 (всего 96):');
+    expect(ru).toContain('💰 Ставки на банк 100 (всего 96: ставки крупнее при этих шагах не дадут большей гарантированной прибыли):');
   });
 
   it('never stakes more than the bankroll: one step per leg that does not fit is said plainly', () => {
@@ -419,7 +419,7 @@ describe('formatAlert: every number from the odds it shows', () => {
     expect(en).toContain('<b>2.105</b>');
     expect(en.split('\n')[0]).toBe('⚖️ <b>Arb +2.56%</b> · prematch');
     // +5.00 is the best worst case on the 1-grid; the smallest total giving it: 96 × 2.105 = 202.08, 101 × 2 = 202.00.
-    expect(en).toContain('💰 Stakes for bankroll 200 (total 197):\n1) Pinnacle 96 → 202.08\n2) Bet365 101 → 202.00');
+    expect(en).toContain('💰 Stakes for bankroll 200 (total 197: more on these steps would not guarantee more):\n1) Pinnacle 96 → 202.08\n2) Bet365 101 → 202.00');
     expect(en).toContain('Worst case after rounding: +5.00 (+2.54%)');
   });
 
@@ -647,7 +647,7 @@ describe('every fixture, every state, both languages', () => {
 describe('stakes name what they are for', () => {
   it('an amount the user typed is said as that amount, never as the bankroll; Kelly names the bankroll', () => {
     const card = formatCard(arb, names.en, view('en', { bankroll: 250, roundingStep: 5, otherAmount: true }));
-    expect(card).toContain('💰 Stakes for 250 (total 205):');
+    expect(card).toContain('💰 Stakes for 250 (total 205: more on these steps would not guarantee more):');
     expect(card).not.toContain('bankroll 250');
     const en = formatAlert(valuebet, names.en, view('en', { bankroll: 1000 }), { state: 'new' }).text;
     expect(en).toMatch(/¼ Kelly stake: \d+ for bankroll 1000$/m);
@@ -670,7 +670,7 @@ describe('formatCard', () => {
     expect(card.split('\n')[0]).toBe('⚖️ <b>Arb +2.44%</b> · prematch');
     // 2.10 / 2.00 on 250, step 5: +5 is the best worst case (120 / 125 → 252 / 250 on 245 gives it too);
     // the smallest total with it: 100 / 105 → 210 / 210 on 205.
-    expect(card).toContain('💰 Stakes for bankroll 250 (total 205):\n1) Pinnacle 100 → 210.00\n2) Bet365 105 → 210.00');
+    expect(card).toContain('💰 Stakes for bankroll 250 (total 205: more on these steps would not guarantee more):\n1) Pinnacle 100 → 210.00\n2) Bet365 105 → 210.00');
     expect(card.split('\n').at(-1)).toBe('🆔 <code>a1</code> · arbs_prematch · found 3 min 10 s ago');
     const ru = formatCard(valuebet, names.ru, view('ru'));
     expect(ru.split('\n').at(-1)).toBe('🆔 <code>v1</code> · valuebets_prematch · найдено 3 мин 10 с назад');

@@ -40,7 +40,8 @@ describe('leg pricing', () => {
     expect(effectiveLayOdds(2.1, 0.02)).toBeCloseTo(1.890909, 5);
     expect(effectiveLayOdds(4.5, 0.05)).toBeCloseTo(1.271429, 5);
     // the inverse prints break-even odds as the exchange shows them
-    expect(displayedFor(effectiveLayOdds(3.67, 0.05), true, 0.05)).toBeCloseTo(3.67, 10);
+    // (a lay's effective odds come from its equivalent as printed, to five decimals)
+    expect(displayedFor(effectiveLayOdds(3.67, 0.05), true, 0.05)).toBeCloseTo(3.67, 5);
     expect(displayedFor(effectiveBackOdds(2.05, 0.05), false, 0.05)).toBeCloseTo(2.05, 10);
   });
 
@@ -292,6 +293,7 @@ describe('a leg rejected after the others were placed (stake-maths.md 1.6)', () 
     effectiveOdds: odds,
     lay: false,
     commission: 0,
+    step: 1,
     stake,
     liability: stake,
     payout: Math.round(stake * odds * 100) / 100,
@@ -299,13 +301,13 @@ describe('a leg rejected after the others were placed (stake-maths.md 1.6)', () 
     max: undefined,
   });
 
-  it('3-way: 200 @ 2.60 and 145 @ 3.60 placed, away rejected: break-even 2.971; at 3.10 hedge 167.75 → +7.25; at 2.90 → −4.32', () => {
+  it('3-way: 200 @ 2.60 and 145 @ 3.60 placed, away rejected: break-even 2.971; at 3.10 hedge 167.75 → +7.25; at 2.90 179.31 (× 2.90 = 519.999, settled 520.00) → −4.31', () => {
     const plan = hedgePlan([placed(200, 2.6), placed(145, 3.6)], { lay: false, commission: 0 });
     expect(plan.covered).toBe(520);
     expect(plan.spent).toBe(345);
     expect(plan.breakEvenOdds).toBeCloseTo(2.9714, 4);
     expect(hedgeAt(plan, 3.1, { lay: false, commission: 0 })).toEqual({ stake: 167.75, liability: 167.75, worstProfit: 7.25 });
-    expect(hedgeAt(plan, 2.9, { lay: false, commission: 0 })?.worstProfit).toBe(-4.32);
+    expect(hedgeAt(plan, 2.9, { lay: false, commission: 0 })?.worstProfit).toBe(-4.31);
     expect(hedgeAt(plan, 1, { lay: false, commission: 0 })).toBeUndefined();
   });
 

@@ -219,5 +219,7 @@ describe('parseBookArgs / applyBookChange', () => {
     const cleared = applyBookChange({ '7': { status: 'limited' } }, { bookmakerId: 7, name: 'Pinnacle', reset: false, set: { status: 'ok' } });
     expect(cleared).toEqual({ ok: true, value: {} });
     expect(parseBookArgs('pinnacle step=0.001', dict).ok).toBe(false);
+    // a commission is kept as the alerts print and count it: two decimals of a per cent
+    expect(parseBookArgs('betfair exchange commission=2.345', dict)).toMatchObject({ ok: true, value: { set: { commission: 2.35 } } });
   });
 });

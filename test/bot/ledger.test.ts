@@ -106,9 +106,10 @@ describe('✏️ Placed differently', () => {
     expect(prompt.text).toContain('leg 2 of 2');
     await h.press(ALICE, prompt, h.button(prompt, 'Refused'));
     const refusal = h.sent(ALICE.id).find((m) => m.text.startsWith('❌ Leg 2'))!;
-    // Placed 495 @ 2.08 (returns 1029.60): break-even 1 + 495 / 534.6 = 1.9259; at 2.05 the hedge is 502.24.
+    // Placed 495 @ 2.08 (returns 1029.60): break-even 1 + 495 / 534.6 = 1.9259; at 2.05 the hedge is
+    // 502.25, the least that returns 1029.60 (502.24 × 2.05 = 1029.59, a cent short): worst +32.35.
     expect(refusal.text).toContain('at least <b>1.926</b>');
-    expect(refusal.text).toContain('hedge stake is <b>502.24</b>');
+    expect(refusal.text).toContain('hedge stake is <b>502.25</b> (worst case then +32.35)');
     let p = (await h.store.ledger.book(ALICE.id)).positions[0]!;
     expect(p.legs.map((l) => l.status)).toEqual(['placed', 'refused', 'open']);
     await h.press(ALICE, refusal, h.button(refusal, 'Hedge placed'));
@@ -120,6 +121,25 @@ describe('✏️ Placed differently', () => {
       ['placed', 'Pinnacle', 2, 515],
     ]);
     expect(h.last(ALICE.id).text).toContain('worst case +19.60');
+  });
+});
+
+describe('✏️ Placed differently: the hedge’s break-even is one the user can take (newcomer #14)', () => {
+  it('leg 1 at 2.90 × 340, leg 2 refused: at least 1.527 (1 + 340/646 = 1.52632; at 1.526 the hedge loses 0.14)', async () => {
+    await setUp();
+    const alert = await h.plant(ALICE.id, 'alert', [['✏️', differently('a2')]]);
+    await h.press(ALICE, alert, differently('a2'));
+    await h.say(ALICE, '2.90 340');
+    const prompt = h.last(ALICE.id);
+    expect(prompt.text).toContain('leg 2 of 2');
+    await h.press(ALICE, prompt, h.button(prompt, 'Refused'));
+    const refusal = h.sent(ALICE.id).find((m) => m.text.startsWith('❌ Leg 2'))!;
+    expect(refusal.text).toContain('at least <b>1.527</b>');
+    // at the refused 2.05: 480.98 × 2.05 = 986.01 covers the 986 of leg 1; 986 − 340 − 480.98 = +165.02
+    expect(refusal.text).toContain('hedge stake is <b>480.98</b> (worst case then +165.02)');
+    // /open says the same while the hedge is open
+    await h.say(ALICE, '/open');
+    expect(h.sent(ALICE.id).some((m) => m.text.includes('hedge of leg 2 still open: break-even odds 1.527'))).toBe(true);
   });
 });
 

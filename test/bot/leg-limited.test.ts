@@ -18,6 +18,18 @@ afterEach(async () => {
 
 const limited = encodeAlertAction({ type: 'limited', service: 'arbs_prematch', itemId: 'a1' }) ?? '';
 
+/** Bankroll 1000, step 5, the alert of 2.10 at Pinnacle / 2.05 at Bwin, and ✏️ Leg limited pressed. */
+async function askLegLimited() {
+  await h.connect();
+  await h.say(ALICE, '/settings bankroll 1000');
+  await h.say(ALICE, '/settings step 5');
+  h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
+  const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
+  recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
+  await h.press(ALICE, alert, limited);
+  return alert;
+}
+
 describe('✏️ Leg limited', () => {
   it('re-solves the other legs around the accepted amount, within a second of the answer, on the user\'s step', async () => {
     await h.connect();
@@ -51,40 +63,29 @@ describe('✏️ Leg limited', () => {
   });
 
   it('a leg rejected after the others were placed: break-even odds to hedge it, then the hedge stake at the typed odds', async () => {
-    await h.connect();
-    await h.say(ALICE, '/settings bankroll 1000');
-    await h.say(ALICE, '/settings step 5');
-    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
-    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
-    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
-    await h.press(ALICE, alert, limited);
+    const alert = await askLegLimited();
     // The alert showed 495 @ 2.10 (→ 1039.50) and 505 @ 2.05; leg 2 was refused.
     await h.say(ALICE, '2 0');
     const asked = h.last(ALICE.id).text;
     expect(asked).toContain('Leg 2 (Bwin) rejected');
     expect(asked).toContain('1) Pinnacle 495 @ 2.10');
-    // break-even 1 + 495/(1039.50 − 495) = 1.909 (= 2.10 / 1.10)
-    expect(asked).toContain('break-even odds to hedge it are <b>1.909</b>');
+    // break-even 1 + 495/(1039.50 − 495) = 1.90909 (= 2.10 / 1.10), rounded up to 1.91: at 1.909 the
+    // hedge would be 544.53 and lose 0.03
+    expect(asked).toContain('break-even odds to hedge it are <b>1.91</b>');
     await h.say(ALICE, 'abc');
     expect(h.last(ALICE.id).text).toContain('Send decimal odds above 1');
     // at 1.98: 1039.50 / 1.98 = 525.00; worst 1039.50 − 495 − 525 = +19.50 (stake-maths.md 1.6)
     await h.say(ALICE, '1.98');
     expect(h.last(ALICE.id).text).toContain('Hedge leg 2 (Bwin) at 1.98: 525.00. Worst case after the hedge: <b>+19.50</b>.');
-    // below break-even it says so: 1039.50 / 1.85 = 561.89… → 561.90 (up to the cent) → 1039.50 − 495 − 561.90 = −17.40
+    // below break-even it says so: 1039.50 / 1.85 = 561.89… → 561.89 (× 1.85 = 1039.4965, settled 1039.50) → −17.39
     await h.press(ALICE, alert, limited);
     await h.say(ALICE, '2 rejected');
     await h.say(ALICE, '1.85');
-    expect(h.last(ALICE.id).text).toContain('Worst case after the hedge: <b>−17.40</b> (below the break-even 1.909: a loss).');
+    expect(h.last(ALICE.id).text).toContain('Worst case after the hedge: <b>−17.39</b> (below the break-even 1.91: a loss).');
   });
 
   it('"<leg> profit" gives that alert\'s stakes with all the profit on the leg; /staking sets the user\'s default', async () => {
-    await h.connect();
-    await h.say(ALICE, '/settings bankroll 1000');
-    await h.say(ALICE, '/settings step 5');
-    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'a1' })]);
-    const alert = await h.plant(ALICE.id, 'alert', [['✏️ Leg limited', limited]]);
-    recordGroupAlert(h.store, ALICE.id, 'a1', 'e-a1', alert);
-    await h.press(ALICE, alert, limited);
+    await askLegLimited();
     await h.say(ALICE, '2 profit');
     // all profit on 2.05 at Bwin, Pinnacle breaking even: 475 × 2.10 = 997.50 ≥ 995; 520 × 2.05 = 1066.00
     const card = h.last(ALICE.id).text;
@@ -104,6 +105,26 @@ describe('✏️ Leg limited', () => {
     // profit on 2.10 (the highest odds): 510 / 490 → +71.00 / +4.50 (stake-maths.md 1.4)
     expect(h.last(ALICE.id).text).toContain('all profit on 1) Pinnacle (total 1000)');
     expect(h.last(ALICE.id).text).toContain('Profit if it wins: 1) +71.00 · 2) +4.50');
+  });
+});
+
+describe('✏️ Leg limited: an amount no bookmaker took (newcomer #38)', () => {
+  it('is answered as such, quoting it, and the question stays open', async () => {
+    await askLegLimited();
+    await h.say(ALICE, '1 99999999');
+    let answer = h.last(ALICE.id).text;
+    expect(answer).toContain('“99999999” for leg 1 (Pinnacle) is more than your bankroll (1000)');
+    expect(answer).not.toContain('too small for these stakes');
+    await h.say(ALICE, '1 5000000000');
+    expect(h.last(ALICE.id).text).toContain('“5000000000” for leg 1 (Pinnacle) is larger than any stake (at most 1000000000)');
+    // within the bankroll, but the other leg cannot cover it: 990 × 2.10 = 2079 needs 1015 at 2.05
+    await h.say(ALICE, '1 990');
+    answer = h.last(ALICE.id).text;
+    expect(answer).toContain('With leg 1 (Pinnacle) at 990, the other legs need 1015 more to cover it, and your bankroll (1000) leaves 10.');
+    expect(answer).not.toContain('not an arb for you');
+    // still open: a real amount gets the card
+    await h.say(ALICE, '1 150');
+    expect(h.last(ALICE.id).text).toContain('with 1) Pinnacle fixed at 150');
   });
 });
 

@@ -15,8 +15,8 @@
 import { Composer } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
 import { alertStakes } from '../../alerts/alert-stakes.js';
-import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
-import { hedgeAt, hedgePlan } from '../../alerts/stake-modes.js';
+import { pricedLegs } from '../../alerts/headline-figures.js';
+import { fmtMoney } from '../../alerts/printed.js';
 import { namesFor } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { Service } from '../../service/services.js';
@@ -27,8 +27,9 @@ import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
-import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
+import { clipEcho, MAX_BANKROLL, parsePositive } from '../parse/values.js';
 import { dictionariesFor, namesForLang, viewFor } from '../ui/cards.js';
+import { alertHedge, hedgeResultText, rejectedLegText } from '../ui/hedge-text.js';
 import { sendLookupResult } from './lookup.js';
 
 /** "0", "x", "rejected", "-", "отказ": the bookmaker refused the leg. */
@@ -115,12 +116,44 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
   }
   if (PROFIT.test(typed.amount)) return answerChoice(rt, ctx, pending, req, result, { kind: 'profit', leg: typed.leg });
   if (REJECTED.test(typed.amount)) return answerChoice(rt, ctx, pending, req, result, { kind: 'rejected', leg: typed.leg });
-  const amount = parsePositive(typed.amount, MAX_BANKROLL);
+  const amount = parsePositive(typed.amount, Number.MAX_SAFE_INTEGER);
   if (!amount.ok) {
     await ctx.reply(`${ctx.t(amount.problem.key, amount.problem.vars)}\n${ctx.t('stake_try_again')}`);
     return;
   }
+  const item = result.items[0];
+  const problem = item ? await fixedProblem(rt, ctx, item, typed.leg, amount.value, typed.amount) : undefined;
+  // An amount no bookmaker took is answered as such, quoting it; the question stays open.
+  if (problem) {
+    await ctx.reply(problem);
+    return;
+  }
   await answerChoice(rt, ctx, pending, req, result, { kind: 'fixed', leg: typed.leg, amount: amount.value });
+}
+
+/**
+ * Why stakes cannot be solved around leg `leg` at `amount`, in the user's words, or undefined when
+ * they can (or when the odds alone leave no profit, which the card itself says): larger than any
+ * stake, more money at risk than the bankroll, or more than the bankroll leaves for the other legs
+ * to cover it (what they would need is solved with the bankroll lifted).
+ */
+async function fixedProblem(rt: BotRuntime, ctx: BotContext, item: Opportunity, leg: number, amount: number, typed: string): Promise<string | undefined> {
+  const names = namesFor(await dictionariesFor(rt, ctx.lang), ctx.lang);
+  const view = viewFor(ctx.user, ctx.lang, rt.clock.now());
+  const priced = pricedLegs(item, { names, books: view.books })?.[leg];
+  if (!priced) return undefined;
+  const money = (x: number) => fmtMoney(x, { whole: true });
+  const vars = { value: clipEcho(typed), leg: leg + 1, book: priced.bookmaker, bankroll: money(view.bankroll) };
+  if (amount > MAX_BANKROLL) return ctx.t('leg_limit_too_large', { ...vars, max: money(MAX_BANKROLL) });
+  const risk = priced.lay ? Math.round(amount * (priced.odds - 1) * 100) / 100 : amount;
+  if (risk > view.bankroll) {
+    return priced.lay ? ctx.t('leg_limit_over_bankroll_lay', { ...vars, liability: money(risk) }) : ctx.t('leg_limit_over_bankroll', vars);
+  }
+  const plan = alertStakes(item, names, view, { [leg]: amount });
+  if (!plan || plan.ok || (plan.reason !== 'no-guaranteed-profit' && plan.reason !== 'bankroll-too-small')) return undefined;
+  const unbounded = alertStakes(item, names, { ...view, bankroll: MAX_BANKROLL }, { [leg]: amount });
+  if (!unbounded?.ok || unbounded.total <= view.bankroll) return undefined;
+  return ctx.t('leg_limit_others_over', { ...vars, value: money(amount), need: money(unbounded.total - risk), left: money(view.bankroll - risk) });
 }
 
 /** A checked choice: the question is over and the answer is the re-solved card (or the hedge). */
@@ -172,6 +205,12 @@ async function pressLegChoice(rt: BotRuntime, ctx: BotContext, action: LegLimitA
       await ctx.answerCallbackQuery({ text: ctx.tp('leg_max_gone', { leg: action.leg + 1 }), show_alert: true });
       return;
     }
+    const problem = await fixedProblem(rt, ctx, item, action.leg, max, String(max));
+    if (problem) {
+      await ctx.answerCallbackQuery();
+      await ctx.reply(problem);
+      return;
+    }
     choice = { kind: 'fixed', leg: action.leg, amount: max };
   } else choice = action.type === 'profit' ? { kind: 'profit', leg: action.leg } : { kind: 'equal' };
   await ctx.answerCallbackQuery();
@@ -193,23 +232,13 @@ async function shownStakes(rt: BotRuntime, ctx: BotContext, item: Opportunity) {
 
 async function answerRejected(rt: BotRuntime, ctx: BotContext, item: Opportunity, leg: number, pending: LegLimitInput): Promise<void> {
   const { names, plan } = await shownStakes(rt, ctx, item);
-  const rejected = plan?.ok ? plan.legs[leg] : undefined;
-  if (!plan?.ok || !rejected) {
+  const bookmakers = item.legs.map((l) => names.bookmaker(l.bookmakerId));
+  const text = plan?.ok ? rejectedLegText(ctx.t, plan, leg, bookmakers) : undefined;
+  if (!text) {
     await ctx.reply(ctx.t('leg_rejected_nothing'));
     return;
   }
-  const placed = plan.legs.filter((_, i) => i !== leg);
-  const hedge = hedgePlan(placed, rejected);
-  if (!Number.isFinite(hedge.breakEvenOdds)) {
-    await ctx.reply(ctx.t('leg_rejected_nothing'));
-    return;
-  }
-  const placedText = plan.legs
-    .flatMap((l, i) => (i === leg ? [] : [`${i + 1}) ${names.bookmaker(item.legs[i]?.bookmakerId)} ${fmtMoney(l.stake, { whole: true })} @ ${fmtOdds(l.odds)}`]))
-    .join(', ');
-  await ctx.reply(
-    ctx.t('leg_rejected', { leg: leg + 1, book: names.bookmaker(item.legs[leg]?.bookmakerId), placed: placedText, odds: fmtOdds(hedge.breakEvenOdds) }),
-  );
+  await ctx.reply(text);
   if (ctx.chat && ctx.from) await rt.pending.set(ctx.chat.id, ctx.from.id, { kind: 'hedge-odds', service: pending.service, itemId: pending.itemId, ownerId: pending.ownerId, leg });
 }
 
@@ -231,31 +260,10 @@ export async function acceptHedgeOdds(rt: BotRuntime, ctx: BotContext, text: str
     return;
   }
   const { names, plan } = await shownStakes(rt, ctx, item);
-  const rejected = plan?.ok ? plan.legs[pending.leg] : undefined;
-  if (!plan?.ok || !rejected) {
+  if (!plan?.ok || !alertHedge(plan, pending.leg)) {
     await ctx.reply(ctx.t('leg_rejected_nothing'));
     return;
   }
-  const hedge = hedgePlan(
-    plan.legs.filter((_, i) => i !== pending.leg),
-    rejected,
-  );
-  const at = hedgeAt(hedge, odds.value, rejected);
-  if (!at) {
-    await ctx.reply(ctx.t('hedge_bad_odds'));
-    return;
-  }
-  const stake = rejected.lay
-    ? ctx.t('hedge_lay_stake', { stake: fmtMoney(at.stake), liability: fmtMoney(at.liability) })
-    : fmtMoney(at.stake);
-  await ctx.reply(
-    ctx.t('hedge_result', {
-      leg: pending.leg + 1,
-      book: names.bookmaker(item.legs[pending.leg]?.bookmakerId),
-      odds: fmtOdds(odds.value),
-      stake,
-      worst: fmtMoney(at.worstProfit, { signed: true }),
-      below: at.worstProfit < 0 ? ctx.t('hedge_below', { odds: fmtOdds(hedge.breakEvenOdds) }) : '',
-    }),
-  );
+  const answer = hedgeResultText(ctx.t, plan, pending.leg, names.bookmaker(item.legs[pending.leg]?.bookmakerId), odds.value);
+  await ctx.reply(answer ?? ctx.t('hedge_bad_odds'));
 }

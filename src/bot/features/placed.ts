@@ -22,6 +22,7 @@ import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
 import { namesForLang, viewFor } from '../ui/cards.js';
+import { refusedLegText } from '../ui/hedge-text.js';
 import { matchTypedBookmaker } from './typed-bookmaker.js';
 
 type LedgerLegInput = Extract<PendingInput, { kind: 'ledger-leg' }>;
@@ -152,10 +153,7 @@ export async function refuseLeg(rt: BotRuntime, ctx: BotContext, p: Position, le
   const inFlow = pendingNow?.kind === 'ledger-leg' && pendingNow.positionId === p.id && pendingNow.flow;
   const openIndex = stored.legs.findIndex((x) => x.status === 'open' && x.outcome === l.outcome);
   if (r.hedge && openIndex >= 0) {
-    const h = r.hedge;
-    const text = Number.isFinite(h.breakEven)
-      ? ctx.t('ledger_refused', { n: leg + 1, book: escapeHtml(l.bookmaker), be: fmtOdds(h.breakEven), odds: fmtOdds(l.odds), stake: money(stored.legs[openIndex]!.stake), worst: signed(h.worst) })
-      : ctx.t('ledger_refused_no_hedge', { n: leg + 1, book: escapeHtml(l.bookmaker), worst: signed(h.cover - h.spent) });
+    const text = refusedLegText(ctx.t, leg + 1, l.bookmaker, l, r.hedge, stored.legs[openIndex]!.stake);
     await ctx.reply(text, {
       reply_markup: {
         inline_keyboard: [[

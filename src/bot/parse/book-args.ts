@@ -101,7 +101,8 @@ export function parseBookValue(option: 'commission' | 'max' | 'min' | 'step', va
     const n = parsePercent(value, '2');
     if (!n.ok) return n;
     if (n.value < 0 || n.value > BOOK_LIMITS.commissionMax) return fail('book_bad_commission', { value: typed, max: BOOK_LIMITS.commissionMax });
-    return ok({ commission: n.value });
+    // Two decimals of a per cent, as the alerts print it and their maths use it (docs/maths.md).
+    return ok({ commission: Math.round(n.value * 100) / 100 });
   }
   const n = parseNumber(value, '300');
   if (!n.ok) return n;

@@ -11,6 +11,7 @@ import type { Period } from '../../ledger/periods.js';
 import { hedgeFor, worstCase } from '../../ledger/settle.js';
 import type { LedgerSummary, Totals } from '../../ledger/summary.js';
 import { encodeLedgerAction, type SettleCode } from '../callback-data/ledger.js';
+import { ledgerHedgeBreakEven } from './hedge-text.js';
 
 export type Buttons = { text: string; callback_data: string }[][];
 
@@ -49,7 +50,8 @@ export function positionLines(p: Position, lang: Lang, timeZone: string, t: Tran
   if (open >= 0) {
     const leg = p.legs[open]!;
     const h = hedgeFor({ ...p, legs: p.legs.filter((l) => l.status !== 'open') }, leg.outcome, leg.effectiveOdds);
-    if (h) lines.push(t('ledger_open_hedge', { n: leg.outcome + 1, be: Number.isFinite(h.breakEven) ? fmtOdds(h.breakEven) : '∞' }));
+    const be = h ? ledgerHedgeBreakEven(h, leg) : undefined;
+    if (h) lines.push(t('ledger_open_hedge', { n: leg.outcome + 1, be: be !== undefined && Number.isFinite(be) ? fmtOdds(be) : '∞' }));
   }
   return lines;
 }
