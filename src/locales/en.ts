@@ -459,7 +459,7 @@ export const en = {
   bad_amount: '“{value}” is not an amount. Send digits, like {example} (spaces and thousands marks are fine: 1 000 000, 1,000).',
   bad_tz_offset: '“{value}” is not an offset I can use. Send whole hours from UTC-12 to UTC+14 (like GMT+3), or your city (like Kolkata).',
   tz_many_zones: '“{value}” has several time zones. Send your city, like {cities}.',
-  tz_saved: '🕒 Time zone: {zone} ({offset}), your time now is {time}.',
+  tz_saved: '🕒 Time zone: {zone}, your time now is {time}.',
 
   // botux: lookups say what happened
   ask_item_id: '🆔 Which opportunity? Send its id: every alert shows it on its 🆔 line (tap it to copy). /cancel stops.',

@@ -140,6 +140,18 @@ describe('in the bot', () => {
     expect(last()).toContain('(UTC+3), your time now is 13:00');
   });
 
+  it('#18 GMT+3 is said back as typed, with its offset, never as Etc/GMT-3 (in the answer, the list and the menu)', async () => {
+    await h.say(ALICE, '/settings tz GMT+3');
+    expect(h.store.getUser(ALICE.id)?.timeZone).toBe('Etc/GMT-3');
+    expect(last()).toContain('Time zone: GMT+3 (UTC+3), your time now is 13:00.');
+    expect(last()).toContain('🕒 Time zone: GMT+3 (UTC+3)\n');
+    await h.say(ALICE, '/settings tz utc-5');
+    expect(last()).toContain('Time zone: GMT-5 (UTC-5), your time now is 05:00.');
+    await h.say(ALICE, '/settings');
+    expect(last()).toContain('🕒 Time zone: GMT-5 (UTC-5)');
+    expect(h.sent(ALICE.id).map((m) => m.text).join('\n')).not.toContain('Etc/');
+  });
+
   it('/settings bankroll with spaces and thousands marks; a refusal shows a bankroll, not a decimal', async () => {
     await h.say(ALICE, '/settings bankroll 1 000 000');
     expect(h.store.getUser(ALICE.id)?.bankroll).toBe(1_000_000);

@@ -83,6 +83,23 @@ export function parseTimeZone(text: string): Parsed<string> {
   return fail('bad_timezone', { value: clipEcho(value) });
 }
 
+/**
+ * The zone as the user would write it: "Etc/GMT-3" (the IANA name for UTC+3, whose sign counts
+ * west as positive and so reads inverted) as "GMT+3", the way it was typed; any other name as it is.
+ */
+export function zoneLabel(tz: string): string {
+  const etc = /^Etc\/GMT([+-])(\d{1,2})$/.exec(tz);
+  if (!etc) return tz;
+  return `GMT${etc[1] === '-' ? '+' : '-'}${etc[2] ?? '0'}`;
+}
+
+/** The zone's label and its offset now: "GMT+3 (UTC+3)", "Europe/Berlin (UTC+1)", "UTC". */
+export function zoneWords(tz: string, now: number): string {
+  const offset = offsetWords(tz, now);
+  const label = zoneLabel(tz);
+  return label === offset ? label : `${label} (${offset})`;
+}
+
 /** "UTC+3" / "UTC−5:30" / "UTC" for `tz` at the instant `now`. */
 export function offsetWords(tz: string, now: number): string {
   const zone = isValidTimeZone(tz) ? tz : 'UTC';
