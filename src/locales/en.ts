@@ -73,7 +73,7 @@ export const en = {
   need_key: 'First connect your access key pair: /connect',
 
   // Bad input
-  too_long: 'That text is too long (at most {max} characters here).',
+  too_long: '“{value}” is too long (at most {max} characters here).',
   bad_number: '“{value}” is not a number. Send digits, like {example}.',
   bad_range: '“{value}” is not a range. Send one number (from) or two (from-to), like 1.5-10.',
   range_reversed: 'The range is reversed: {min} is above {max}. Send the smaller number first.',

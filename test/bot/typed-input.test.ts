@@ -152,6 +152,26 @@ describe('in the bot', () => {
     expect(h.sent(ALICE.id).map((m) => m.text).join('\n')).not.toContain('Etc/');
   });
 
+  it('#19 an error quotes what was typed: words, long numbers, and a long text cut but recognisable; a secret-shaped word never', async () => {
+    await h.say(ALICE, '/settings quiet from eleven to seven');
+    expect(last()).toContain('“from eleven to seven” is not a time range');
+    await h.say(ALICE, '/settings bankroll 99999999999999');
+    expect(last()).toContain('99999999999999 is too high; it must be 1000000000 or less.');
+    await h.say(ALICE, '/settings quiet from eleven at night until seven in the morning please');
+    expect(last()).toContain('“from eleven at night until seven in the…” is not a time range');
+    // Typed as the answer to the menu's question, the same.
+    await h.say(ALICE, '/settings');
+    await h.press(ALICE, h.last(ALICE.id), h.button(h.last(ALICE.id), 'Bankroll'));
+    await h.say(ALICE, 'about a thousand euros');
+    expect(last()).toContain('“about a thousand euros” is not an amount');
+    await h.say(ALICE, 'my key Zx9-looks-like-a-secret-42 oops');
+    expect(last()).toContain('“my key … oops” is not an amount');
+    await h.say(ALICE, 'x'.repeat(300));
+    expect(last()).toContain(`“${'x'.repeat(39)}…” is too long (at most 200 characters here)`);
+    expect(h.store.getUser(ALICE.id)?.quietHours ?? null).toBeNull();
+    expect(h.store.getUser(ALICE.id)?.bankroll).toBe(100);
+  });
+
   it('/settings bankroll with spaces and thousands marks; a refusal shows a bankroll, not a decimal', async () => {
     await h.say(ALICE, '/settings bankroll 1 000 000');
     expect(h.store.getUser(ALICE.id)?.bankroll).toBe(1_000_000);

@@ -9,7 +9,7 @@ import { callbackKind, decodeFlowButton, encodeFlowButton, type FlowButton } fro
 import { leadingCommand } from '../commands.js';
 import type { BotContext, ConvContext } from '../context.js';
 import type { Translate } from '../../locales/i18n.js';
-import { MAX_SHORT_TEXT } from '../parse/values.js';
+import { clipEcho, MAX_SHORT_TEXT } from '../parse/values.js';
 import { quietly } from '../ui/quietly.js';
 
 // A module of its own: the conversations' storage needs it without importing the flows (and their context).
@@ -117,7 +117,7 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
       continue;
     }
     if (text.length > MAX_SHORT_TEXT) {
-      await ctx.reply(t('too_long', { max: MAX_SHORT_TEXT }));
+      await ctx.reply(t('too_long', { max: MAX_SHORT_TEXT, value: clipEcho(text) }));
       await strike(conversation, ctx, t, strikes);
       continue;
     }

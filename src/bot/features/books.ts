@@ -21,7 +21,7 @@ import type { BotRuntime } from '../deps.js';
 import { refuseWhileSecretExpected } from '../flows.js';
 import type { PendingInput } from '../pending.js';
 import { applyBookChange, findBookmaker, parseBookArgs, parseBookValue, type BookChange } from '../parse/book-args.js';
-import { MAX_SHORT_TEXT } from '../parse/values.js';
+import { clipEcho, MAX_SHORT_TEXT } from '../parse/values.js';
 import { BOOK_LIMITS } from '../../store/book-settings.js';
 import { dictionariesFor } from '../ui/cards.js';
 import { editInPlace } from '../ui/rendered.js';
@@ -173,7 +173,7 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
     // "/books pinnacle": the ✏️ buttons of one bookmaker, listed or not yet.
     if (ctx.match.trim() !== '') {
       if (ctx.match.length > MAX_SHORT_TEXT) {
-        await ctx.reply(ctx.t('too_long', { max: MAX_SHORT_TEXT }));
+        await ctx.reply(ctx.t('too_long', { max: MAX_SHORT_TEXT, value: clipEcho(ctx.match) }));
         return;
       }
       const found = findBookmaker(ctx.match, dicts.bookmakers, englishBookmakers(rt, ctx));

@@ -5,7 +5,7 @@
  * it; `describeZone` says it back in words so a wrong guess shows at once.
  */
 import { isValidTimeZone } from '../../alerts/time.js';
-import { clipEcho, fail, MAX_SHORT_TEXT, ok, type Parsed } from './values.js';
+import { clipEcho, fail, MAX_SHORT_TEXT, ok, tooLong, type Parsed } from './values.js';
 import { MANY_ZONE_PLACES, ODD_OFFSETS, ZONE_PLACES } from './zone-names.js';
 
 /** Lower case, "ё" as "е", and "-", "_" and runs of spaces as one space. */
@@ -67,7 +67,7 @@ function offsetZone(sign: string, hoursText: string, minutesText: string | undef
 /** The zone for what the user typed, or a refusal that shows what to send. */
 export function parseTimeZone(text: string): Parsed<string> {
   const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (value.length > MAX_SHORT_TEXT) return tooLong(value, MAX_SHORT_TEXT);
   if (ZERO.test(value)) return ok('UTC');
   const offset = OFFSET.exec(value);
   if (offset) {
