@@ -336,9 +336,8 @@ export const en = {
   books_status_ok: 'ok',
   books_status_limited: '⚠️ limited',
   books_status_closed: '⛔ closed: no alerts that need it',
-  books_hint: 'Change one with <code>/book &lt;name&gt; max=300 step=5</code> or <code>/book &lt;name&gt; commission=2</code>; or tap ✏️ to set a value by buttons (<code>/books &lt;name&gt;</code> for one not listed); the other buttons switch a status (ok → limited → closed) or reset. A max caps that leg’s stake (a lay leg’s liability); a closed bookmaker drops its alerts.',
+  books_hint: 'Change one with <code>/book &lt;name&gt; max=300 step=5</code> or <code>/book &lt;name&gt; commission=2</code>; or tap ✏️ to set a value by buttons (<code>/books &lt;name&gt;</code> for one not listed); a button “Set ⚠️ limited: …” (or “Set ⛔ closed”, “Set ✅ ok”) changes that bookmaker’s status to the one it names, ↺ resets its settings. The list also has the bookmakers of the alerts you get now. A max caps that leg’s stake (a lay leg’s liability); a closed bookmaker drops its alerts.',
   books_no_names: 'Bookmaker names are not available right now (the dictionaries could not be read). Try again in a minute.',
-  btn_book_status: '{name}: {status}',
   btn_book_reset: '↺ {name}',
   book_button_done: '{name}: {status}',
   // Words (issue 21 item 8): the glossary's command and the words around it
