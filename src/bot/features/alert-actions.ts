@@ -64,6 +64,16 @@ export async function ownsAlertNow(rt: AlertOwners, userId: number, chatId: numb
   return ownsAlert(rt, userId, chatId, messageId, action);
 }
 
+/**
+ * Why a button under an alert is refused. With no record of the presser (deleted by /forget), an
+ * alert in their own private chat can only be theirs, from before: it says so, not "someone
+ * else's". In a group a presser without a record may be anyone, so the group keeps the refusal.
+ */
+function notOwnedKey(rt: BotRuntime, userId: number, chatType: string | undefined, chatId: number | undefined): 'not_your_alert' | 'alert_data_deleted' {
+  const ownPrivateChat = chatType === 'private' && chatId === userId;
+  return ownPrivateChat && !rt.store.getUser(userId) ? 'alert_data_deleted' : 'not_your_alert';
+}
+
 /** The typed amount after "stakes for another amount": the card again with that bankroll. */
 export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: string, pending: Extract<PendingInput, { kind: 'stake-amount' }>): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
@@ -93,7 +103,7 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
     const userId = ctx.from.id;
     const messageId = ctx.callbackQuery.message?.message_id;
     if (chatId === undefined || !(await ownsAlertNow(rt, userId, chatId, messageId, action))) {
-      await ctx.answerCallbackQuery({ text: ctx.tp('not_your_alert'), show_alert: true });
+      await ctx.answerCallbackQuery({ text: ctx.tp(notOwnedKey(rt, userId, ctx.chat?.type, chatId)), show_alert: true });
       return;
     }
     const user = rt.store.getUser(userId);

@@ -7,10 +7,13 @@ export const wordsEn = {
   btn_book_set_ok: 'Set ✅ ok: {name}',
   btn_book_set_limited: 'Set ⚠️ limited: {name}',
   btn_book_set_closed: 'Set ⛔ closed: {name}',
+  // A button under an alert pressed after /forget (callback answers: plain text, at most 200 characters).
+  alert_data_deleted: 'You deleted your data with /forget, so this older alert’s buttons do nothing now. /connect to start again.',
 } satisfies Record<string, string>;
 
 export const wordsRu: Record<keyof typeof wordsEn, string> = {
   btn_book_set_ok: 'Сделать ✅ ok: {name}',
   btn_book_set_limited: 'Сделать ⚠️ порезан: {name}',
   btn_book_set_closed: 'Сделать ⛔ закрыт: {name}',
+  alert_data_deleted: 'Вы удалили свои данные командой /forget, поэтому кнопки этого старого сигнала больше не действуют. /connect — начать заново.',
 };
