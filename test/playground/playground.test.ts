@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlayground, type Playground } from '../../src/playground/playground.js';
@@ -32,8 +33,12 @@ describe('playground', () => {
   beforeAll(async () => {
     playground = await startPlayground({ input, output, pollIntervalSeconds: 1 });
   });
+  const saved: string[] = [];
   afterAll(async () => {
     await playground.stop();
+    // The charts and CSVs (a ledger) went with the run's folder.
+    expect(saved.length).toBeGreaterThan(0);
+    for (const file of [...saved, playground.mediaDir]) expect(existsSync(file), file).toBe(false);
   });
 
   it('runs a scripted session: connect, filter, an alert arrives, a button pressed', async () => {
@@ -92,6 +97,11 @@ describe('playground', () => {
     at = await seen(/document saved to (\S+\.csv)/, at);
     const csv = /document saved to (\S+\.csv)/.exec(screen.slice(at))![1]!;
     expect(readFileSync(csv, 'utf8').split('\n')[0]).toMatch(/^bet_id,position_id,/);
+    // #33: in this run's own temporary folder (not a fixed one every run shares), which goes at exit.
+    expect(dirname(png)).toBe(playground.mediaDir);
+    expect(dirname(csv)).toBe(playground.mediaDir);
+    expect(playground.mediaDir).not.toBe(join(tmpdir(), 'bb-playground-files'));
+    saved.push(png, csv);
 
     // The whole session stayed within the service's limits.
     expect(playground.sandbox.counters().breaches).toBe(0);
