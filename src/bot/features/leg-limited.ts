@@ -29,6 +29,7 @@ import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
 import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
 import { dictionariesFor, namesForLang, viewFor } from '../ui/cards.js';
+import { takeButtonsOff } from '../ui/quietly.js';
 import { sendLookupResult } from './lookup.js';
 
 /** "0", "x", "rejected", "-", "отказ": the bookmaker refused the leg. */
@@ -103,7 +104,7 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
   const { req, result } = await itemFor(rt, pending);
   if (result.kind !== 'found') {
     // Gone, or no key: the lookup's own answer says so, and the question is over.
-    await rt.pending.clear(ctx.chat.id, ctx.from.id);
+    await closeQuestion(rt, ctx, pending);
     await sendLookupResult(rt, ctx, req, result);
     return;
   }
@@ -123,11 +124,22 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
   await answerChoice(rt, ctx, pending, req, result, { kind: 'fixed', leg: typed.leg, amount: amount.value });
 }
 
+/**
+ * The question is over (answered, or its item gone): no longer pending, and its buttons come off
+ * at once, typed answer or not, as the guided flows' prompts do — a later tap would only meet
+ * "no longer active".
+ */
+async function closeQuestion(rt: BotRuntime, ctx: BotContext, pending: LegLimitInput): Promise<void> {
+  if (!ctx.chat || !ctx.from) return;
+  await rt.pending.clear(ctx.chat.id, ctx.from.id);
+  if (pending.questionId !== undefined) await takeButtonsOff(ctx.api, ctx.log, ctx.chat.id, pending.questionId);
+}
+
 /** A checked choice: the question is over and the answer is the re-solved card (or the hedge). */
 async function answerChoice(rt: BotRuntime, ctx: BotContext, pending: LegLimitInput, req: Parameters<typeof sendLookupResult>[2], result: Found, choice: LegChoice): Promise<void> {
   const item = result.items[0];
   if (!ctx.chat || !ctx.from || !item) return;
-  await rt.pending.clear(ctx.chat.id, ctx.from.id);
+  await closeQuestion(rt, ctx, pending);
   switch (choice.kind) {
     case 'fixed':
       return sendLookupResult(rt, ctx, req, result, undefined, { fixedLegs: { [choice.leg]: choice.amount } });
@@ -153,7 +165,7 @@ async function pressLegChoice(rt: BotRuntime, ctx: BotContext, action: LegLimitA
   }
   const { req, result } = await itemFor(rt, pending);
   if (result.kind !== 'found') {
-    if (chatId !== undefined && userId !== undefined) await rt.pending.clear(chatId, userId);
+    await closeQuestion(rt, ctx, pending);
     await ctx.answerCallbackQuery();
     await sendLookupResult(rt, ctx, req, result);
     return;
