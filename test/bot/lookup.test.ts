@@ -149,6 +149,19 @@ describe('alert buttons', () => {
     expect(h.callbackText()).toBe('Arbs · prematch: alerts snoozed until Sat 3 Jan 11:00.');
   });
 
+  it('#12 the quiet-hours summary\'s 🔎 button opens the held alert\'s card, as it is now', async () => {
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'q1', team1: 'Held', team2: 'Over' })]);
+    const open = data({ type: 'open', service: 'arbs_prematch', itemId: 'q1' });
+    const summary = await h.plant(ALICE.id, 'summary', [['🔎 1', open]]);
+    await h.press(ALICE, summary, open);
+    expect(last().text).toContain('Held');
+    expect(last().text).toContain('q1');
+    // Gone from the latest read: the lookup says what it found.
+    h.scheduler.latest.set(ALICE.id, []);
+    await h.press(ALICE, summary, open);
+    expect(h.client.callsOf('readItem').at(-1)).toMatchObject({ id: 'q1' });
+  });
+
   it('#32 after /forget, a button on one of the user\'s own older alerts says their data was deleted (not "someone else\'s")', async () => {
     const mute = data({ type: 'mute', service: 'arbs_prematch', eventId: 'ev1' });
     const alert = await h.plant(ALICE.id, 'alert', [['Mute', mute]]);

@@ -172,6 +172,18 @@ describe('in the bot', () => {
     expect(h.store.getUser(ALICE.id)?.bankroll).toBe(100);
   });
 
+  it('#12 /status inside quiet hours says they are on and until when alerts are held', async () => {
+    await h.say(ALICE, '/status');
+    expect(last()).not.toContain('Quiet hours are on');
+    // The clock reads 10:00 UTC.
+    await h.say(ALICE, '/settings quiet 9-11');
+    await h.say(ALICE, '/status');
+    expect(last()).toMatch(/Quiet hours are on \(09:00–11:00\): alerts are held until \w{3} \d+ \w{3} 11:00, then come in one summary/);
+    await h.clock.advance(60 * 60_000);
+    await h.say(ALICE, '/status');
+    expect(last()).not.toContain('Quiet hours are on');
+  });
+
   it('/settings bankroll with spaces and thousands marks; a refusal shows a bankroll, not a decimal', async () => {
     await h.say(ALICE, '/settings bankroll 1 000 000');
     expect(h.store.getUser(ALICE.id)?.bankroll).toBe(1_000_000);

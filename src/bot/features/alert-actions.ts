@@ -7,7 +7,7 @@
 import { Composer } from 'grammy';
 import { eventMuteKey } from '../../store/mutes.js';
 import { subscriptionKey } from '../../store/schema.js';
-import { lookup } from '../actions/lookup.js';
+import { alertItem, lookup } from '../actions/lookup.js';
 import { decodeAlertAction, kindPattern, type AlertAction } from '../callback-data/index.js';
 import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
@@ -46,6 +46,9 @@ export function ownsAlert(rt: AlertOwners, userId: number, chatId: number, messa
   if (!user) return false;
   if (chatId === userId && chatId === user.chatId) return true;
   if (chatId !== user.alertChatId || messageId === undefined) return false;
+  // The quiet-hours summary is no alert of the state: it went to the user's alert chat, and opening
+  // a card reads only the presser's own items.
+  if (action.type === 'open') return true;
   return rt.store.alerts
     .entries(subscriptionKey(userId, action.service))
     .some(([, entry]) => entry.chatId === chatId && entry.messageId === messageId);
@@ -83,10 +86,7 @@ export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: s
     return;
   }
   await rt.pending.clear(ctx.chat.id, ctx.from.id);
-  const owner = rt.store.getUser(pending.ownerId);
-  const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
-  const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
-  const result = held ? { kind: 'found' as const, items: [held], source: 'service' as const } : await lookup(rt, owner, req);
+  const { req, result } = await alertItem(rt, pending.ownerId, pending.service, pending.itemId);
   await sendLookupResult(rt, ctx, req, result, amount.value);
 }
 
@@ -148,6 +148,13 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         await quietly(ctx.log, 'offering longer or wider mutes', () =>
           ctx.api.sendMessage(privateChat, ctx.t('mute_offer', { name }), { reply_markup: offer }),
         );
+        return;
+      }
+      case 'open': {
+        // From the quiet-hours summary: the held alert's card, as it is now.
+        await ctx.answerCallbackQuery();
+        const { req, result } = await alertItem(rt, userId, action.service, action.itemId);
+        await sendLookupResult(rt, ctx, req, result);
         return;
       }
       case 'placed':

@@ -21,7 +21,7 @@ import { namesFor } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { Service } from '../../service/services.js';
 import type { UserRecord } from '../../store/schema.js';
-import { lookup, type LookupResult } from '../actions/lookup.js';
+import { alertItem, type LookupResult } from '../actions/lookup.js';
 import { decodeLegLimitAction, encodeLegLimitAction, kindPattern, MAX_BUTTON_LEGS, type LegLimitAction } from '../callback-data/index.js';
 import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
@@ -74,12 +74,7 @@ async function legButtons(rt: BotRuntime, ctx: BotContext, item: Opportunity | u
 }
 
 /** The held item, else the service's answer for it. */
-async function itemFor(rt: BotRuntime, pending: { service: Service; itemId: string; ownerId: number }) {
-  const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
-  const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
-  const result: LookupResult = held ? { kind: 'found', items: [held], source: 'service' } : await lookup(rt, rt.store.getUser(pending.ownerId), req);
-  return { req, result };
-}
+const itemFor = (rt: BotRuntime, pending: { service: Service; itemId: string; ownerId: number }) => alertItem(rt, pending.ownerId, pending.service, pending.itemId);
 
 /** The button was pressed: ask which leg and how much (in the private chat when the alert is in a group). */
 export async function askLegLimit(rt: BotRuntime, ctx: BotContext, service: Service, itemId: string, user: Readonly<UserRecord> | undefined): Promise<void> {
@@ -233,9 +228,7 @@ export async function acceptHedgeOdds(rt: BotRuntime, ctx: BotContext, text: str
     await ctx.reply(`${ctx.t('hedge_bad_odds')}\n${ctx.t('stake_try_again')}`);
     return;
   }
-  const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
-  const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
-  const result = held ? { kind: 'found' as const, items: [held], source: 'service' as const } : await lookup(rt, rt.store.getUser(pending.ownerId), req);
+  const { req, result } = await itemFor(rt, pending);
   await rt.pending.clear(ctx.chat.id, ctx.from.id);
   const item = result.kind === 'found' ? result.items[0] : undefined;
   if (!item) {
