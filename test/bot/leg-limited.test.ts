@@ -32,9 +32,10 @@ describe('✏️ Leg limited', () => {
     expect(h.last(ALICE.id).text).toContain('Which leg did the bookmaker limit');
     // a bad answer: the question stays open
     await h.say(ALICE, 'a lot');
-    expect(h.last(ALICE.id).text).toContain('Send the leg’s number (1 to 2)');
+    // #19: what was typed is quoted back
+    expect(h.last(ALICE.id).text).toContain('“a lot” is not a leg and an amount. Send the leg’s number (1 to 2)');
     await h.say(ALICE, '3 150');
-    expect(h.last(ALICE.id).text).toContain('Send the leg’s number (1 to 2)');
+    expect(h.last(ALICE.id).text).toContain('“3 150” is not a leg and an amount. Send the leg’s number (1 to 2)');
     const started = performance.now();
     await h.say(ALICE, '1 150');
     const card = h.last(ALICE.id).text;
@@ -66,7 +67,7 @@ describe('✏️ Leg limited', () => {
     // break-even 1 + 495/(1039.50 − 495) = 1.909 (= 2.10 / 1.10)
     expect(asked).toContain('break-even odds to hedge it are <b>1.909</b>');
     await h.say(ALICE, 'abc');
-    expect(h.last(ALICE.id).text).toContain('Send decimal odds above 1');
+    expect(h.last(ALICE.id).text).toContain('“abc” is not odds I can use. Send decimal odds above 1');
     // at 1.98: 1039.50 / 1.98 = 525.00; worst 1039.50 − 495 − 525 = +19.50 (stake-maths.md 1.6)
     await h.say(ALICE, '1.98');
     expect(h.last(ALICE.id).text).toContain('Hedge leg 2 (Bwin) at 1.98: 525.00. Worst case after the hedge: <b>+19.50</b>.');

@@ -27,7 +27,7 @@ import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
-import { MAX_BANKROLL, parsePositive } from '../parse/values.js';
+import { clipEcho, MAX_BANKROLL, parsePositive } from '../parse/values.js';
 import { dictionariesFor, namesForLang, viewFor } from '../ui/cards.js';
 import { takeButtonsOff } from '../ui/quietly.js';
 import { sendLookupResult } from './lookup.js';
@@ -106,7 +106,7 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
   const legs = result.items[0]?.legs.length ?? 0;
   const typed = parseLegAmount(text, legs);
   if (!typed) {
-    await ctx.reply(`${ctx.t('leg_limit_bad', { n: Math.max(legs, 2) })}\n${ctx.t('stake_try_again')}`);
+    await ctx.reply(`${ctx.t('leg_limit_bad', { n: Math.max(legs, 2), value: clipEcho(text) })}\n${ctx.t('stake_try_again')}`);
     return;
   }
   if (PROFIT.test(typed.amount)) return answerChoice(rt, ctx, pending, req, result, { kind: 'profit', leg: typed.leg });
@@ -225,7 +225,7 @@ export async function acceptHedgeOdds(rt: BotRuntime, ctx: BotContext, text: str
   if (!ctx.chat || !ctx.from) return;
   const odds = parsePositive(text, 1000);
   if (!odds.ok || odds.value <= 1) {
-    await ctx.reply(`${ctx.t('hedge_bad_odds')}\n${ctx.t('stake_try_again')}`);
+    await ctx.reply(`${ctx.t('hedge_bad_odds', { value: clipEcho(text) })}\n${ctx.t('stake_try_again')}`);
     return;
   }
   const { req, result } = await itemFor(rt, pending);
@@ -247,7 +247,7 @@ export async function acceptHedgeOdds(rt: BotRuntime, ctx: BotContext, text: str
   );
   const at = hedgeAt(hedge, odds.value, rejected);
   if (!at) {
-    await ctx.reply(ctx.t('hedge_bad_odds'));
+    await ctx.reply(ctx.t('hedge_bad_odds', { value: clipEcho(text) }));
     return;
   }
   const stake = rejected.lay
