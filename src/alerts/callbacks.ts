@@ -9,6 +9,7 @@
  *   a:lim:<svc>:<itemId>    a leg was limited: re-solve the others around the accepted amount
  *   a:pl:<svc>:<itemId>     ✅ placed as shown (the ledger records it)
  *   a:pd:<svc>:<itemId>     ✏️ placed differently (the ledger asks per leg)
+ *   a:op:<svc>:<itemId>     open the item's card (the quiet-hours summary lists held alerts with it)
  *
  * Ids are printable ASCII without spaces (they may contain ':'; everything after the third ':' is
  * the id). Decoding is strict: anything else is `undefined`, never a half-parsed action.
@@ -29,17 +30,18 @@ export type AlertAction =
   | { type: 'snooze'; service: Service }
   | { type: 'limited'; service: Service; itemId: string }
   | { type: 'placed'; service: Service; itemId: string }
-  | { type: 'placedDifferently'; service: Service; itemId: string };
+  | { type: 'placedDifferently'; service: Service; itemId: string }
+  | { type: 'open'; service: Service; itemId: string };
 
 /** Every alert button's data starts with this (registered in `src/bot/callback-data/registry.ts`). */
 export const ALERT_CALLBACK_PREFIX = 'a:';
 
 /** Matches the data of any alert button (a cheap pre-filter; `decodeAlertAction` does the real check). */
-export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz|lim|pl|pd):/;
+export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz|lim|pl|pd|op):/;
 
 const ID = /^[!-~]+$/;
 
-const TAGS = { event: 'ev', stakes: 'stk', mute: 'mute', snooze: 'snz', limited: 'lim', placed: 'pl', placedDifferently: 'pd' } as const;
+const TAGS = { event: 'ev', stakes: 'stk', mute: 'mute', snooze: 'snz', limited: 'lim', placed: 'pl', placedDifferently: 'pd', open: 'op' } as const;
 
 /**
  * The callback data for `action`, or `undefined` when it cannot be encoded within 64 bytes (or an
@@ -59,6 +61,7 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
     case 'limited':
     case 'placed':
     case 'placedDifferently':
+    case 'open':
       if (!ID.test(action.itemId)) return undefined;
       data = `${ALERT_CALLBACK_PREFIX}${TAGS[action.type]}:${svc}:${action.itemId}`;
       break;
@@ -73,7 +76,7 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
 export function decodeAlertAction(raw: unknown): AlertAction | undefined {
   const data = withinCallbackLimit(raw);
   if (data === undefined) return undefined;
-  const m = /^a:(ev|stk|mute|snz|lim|pl|pd):([0-9])(?::(.*))?$/s.exec(data);
+  const m = /^a:(ev|stk|mute|snz|lim|pl|pd|op):([0-9])(?::(.*))?$/s.exec(data);
   if (!m) return undefined;
   const [, tag, digit, id] = m;
   const service = serviceFromCode(digit);
@@ -93,6 +96,8 @@ export function decodeAlertAction(raw: unknown): AlertAction | undefined {
       return { type: 'placed', service, itemId: id };
     case 'pd':
       return { type: 'placedDifferently', service, itemId: id };
+    case 'op':
+      return { type: 'open', service, itemId: id };
     default:
       return undefined;
   }

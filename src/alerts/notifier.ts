@@ -25,8 +25,9 @@ import { MinuteCounter } from '../scheduler/minute-counter.js';
 import type { Notifier, SubscriptionRef } from '../scheduler/port.js';
 import { noticeText } from './notice-text.js';
 import type { MetricsPort } from '../health/observe.js';
-import type { OutboxPort } from '../outbox/port.js';
+import type { HeldItem, OutboxPort } from '../outbox/port.js';
 import { alertKey, editKey } from './idempotency.js';
+import { encodeAlertAction } from './callbacks.js';
 import { markKey } from '../ledger/marks.js';
 import { alertTexts } from './alert-texts.js';
 import { metrics, serviceMismatch } from './headline-figures.js';
@@ -154,7 +155,14 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     );
   };
 
-  const alert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, again: boolean) => {
+  /** A held alert's item as the quiet-hours summary lists it: its id, whose read says if it is still there, its 🔎 button. */
+  const heldItem = (sub: SubscriptionRef, item: Opportunity): HeldItem => {
+    const openData = encodeAlertAction({ type: 'open', service: sub.service, itemId: item.id });
+    return { id: item.id, userId: sub.userId, service: sub.service, ...(openData !== undefined ? { openData } : {}) };
+  };
+
+  /** Queues the alert; true when it went to the outbox to be sent now, false when quiet hours hold it. */
+  const alert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, again: boolean): boolean => {
     const rendered = formatAlert(item, names, view, { state: 'new' });
     const holdUntil = quietUntil(user.quietHours, user.timeZone, view.now) ?? undefined;
     if (holdUntil !== undefined) counts.held += 1;
@@ -170,7 +178,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           lang: user.lang,
           digestLine: formatShortLine(item, names, view),
           idempotencyKey: alertKey({ subKey: sub.subKey, itemId, item, entry, again, filterSavedAt: user.filters[sub.service]?.savedAt }),
-          ...(holdUntil !== undefined ? { holdUntil } : {}),
+          ...(holdUntil !== undefined ? { holdUntil, heldItem: heldItem(sub, item) } : {}),
           ...(late ? { late } : {}),
         })
         .then((messageId) => {
@@ -179,6 +187,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           if (messageId !== undefined) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...e, messageId }));
         }),
     );
+    return holdUntil === undefined;
   };
 
   return {
@@ -204,8 +213,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
                 break;
               }
               checkMismatch(event.item, names);
-              alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned);
-              alerted = true;
+              // "Last alert" in /status counts what was sent, not what quiet hours hold (maybe never to be seen).
+              if (alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned)) alerted = true;
               break;
             }
             case 'moved':

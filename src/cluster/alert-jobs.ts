@@ -57,6 +57,10 @@ const sendOptionsSchema = z
     late: z.boolean().optional(),
     idempotencyKey: keySchema.optional(),
     forUser: z.number().int().positive().safe().optional(),
+    heldItem: z
+      .object({ id: z.string().min(1).max(200), userId: z.number().int().safe(), service: z.string().min(1).max(64), openData: z.string().min(1).max(64).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -106,8 +110,8 @@ export const editResultSchema = z.boolean();
  * with extra fields in it would otherwise be refused by the consumer).
  */
 export function sendJob(chatId: number, text: string, opts: OutboxSendOptions): AlertJob {
-  const { buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser } = opts;
-  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser }) };
+  const { buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser, heldItem } = opts;
+  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser, heldItem }) };
 }
 
 /** The payload of an edit, as plain data. */

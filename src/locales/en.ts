@@ -73,7 +73,7 @@ export const en = {
   need_key: 'First connect your access key pair: /connect',
 
   // Bad input
-  too_long: 'That text is too long (at most {max} characters here).',
+  too_long: '“{value}” is too long (at most {max} characters here).',
   bad_number: '“{value}” is not a number. Send digits, like {example}.',
   bad_range: '“{value}” is not a range. Send one number (from) or two (from-to), like 1.5-10.',
   range_reversed: 'The range is reversed: {min} is above {max}. Send the smaller number first.',
@@ -336,9 +336,8 @@ export const en = {
   books_status_ok: 'ok',
   books_status_limited: '⚠️ limited',
   books_status_closed: '⛔ closed: no alerts that need it',
-  books_hint: 'Change one with <code>/book &lt;name&gt; max=300 step=5</code> or <code>/book &lt;name&gt; commission=2</code>; or tap ✏️ to set a value by buttons (<code>/books &lt;name&gt;</code> for one not listed); the other buttons switch a status (ok → limited → closed) or reset. A max caps that leg’s stake (a lay leg’s liability); a closed bookmaker drops its alerts.',
+  books_hint: 'Change one with <code>/book &lt;name&gt; max=300 step=5</code> or <code>/book &lt;name&gt; commission=2</code>; or tap ✏️ to set a value by buttons (<code>/books &lt;name&gt;</code> for one not listed); a button “Set ⚠️ limited: …” (or “Set ⛔ closed”, “Set ✅ ok”) changes that bookmaker’s status to the one it names, ↺ resets its settings. The list also has the bookmakers of the alerts you get now. A max caps that leg’s stake (a lay leg’s liability); a closed bookmaker drops its alerts.',
   books_no_names: 'Bookmaker names are not available right now (the dictionaries could not be read). Try again in a minute.',
-  btn_book_status: '{name}: {status}',
   btn_book_reset: '↺ {name}',
   book_button_done: '{name}: {status}',
   // Words (issue 21 item 8): the glossary's command and the words around it
@@ -352,12 +351,12 @@ export const en = {
   staking_high: 'all profit on the highest odds',
   staking_low: 'all profit on the lowest odds',
   ask_leg_limit: 'Which leg did the bookmaker limit, and how much did it accept? Send the leg’s number and the amount, like <code>1 150</code>; <code>2 0</code> if it was rejected after the others were placed; <code>2 profit</code> for stakes with all the profit on leg 2.',
-  leg_limit_bad: 'Send the leg’s number (1 to {n}) and the accepted amount, like <code>1 150</code>.',
+  leg_limit_bad: '“{value}” is not a leg and an amount. Send the leg’s number (1 to {n}) and the accepted amount, like <code>1 150</code>.',
   leg_rejected: '❌ Leg {leg} ({book}) rejected. With the other legs placed as the alert showed ({placed}), the break-even odds to hedge it are <b>{odds}</b>. Send the odds you can get for it now (like <code>1.95</code>) for the hedge stake.',
   leg_rejected_nothing: 'With the other legs as the alert showed, no odds would make a hedge break even: the placed legs return less than they cost.',
   hedge_result: 'Hedge leg {leg} ({book}) at {odds}: {stake}. Worst case after the hedge: <b>{worst}</b>{below}.',
   hedge_below: ' (below the break-even {odds}: a loss)',
-  hedge_bad_odds: 'Send decimal odds above 1, like <code>1.95</code>.',
+  hedge_bad_odds: '“{value}” is not odds I can use. Send decimal odds above 1, like <code>1.95</code>.',
   hedge_lay_stake: 'lay {stake} · liability {liability}',
   // Ledger (placed positions, settling, /pnl, /export)
   cmd_open: 'Unsettled positions: settle with one tap',
@@ -459,7 +458,7 @@ export const en = {
   bad_amount: '“{value}” is not an amount. Send digits, like {example} (spaces and thousands marks are fine: 1 000 000, 1,000).',
   bad_tz_offset: '“{value}” is not an offset I can use. Send whole hours from UTC-12 to UTC+14 (like GMT+3), or your city (like Kolkata).',
   tz_many_zones: '“{value}” has several time zones. Send your city, like {cities}.',
-  tz_saved: '🕒 Time zone: {zone} ({offset}), your time now is {time}.',
+  tz_saved: '🕒 Time zone: {zone}, your time now is {time}.',
 
   // botux: lookups say what happened
   ask_item_id: '🆔 Which opportunity? Send its id: every alert shows it on its 🆔 line (tap it to copy). /cancel stops.',

@@ -18,6 +18,13 @@ export function quietSummaryHeader(lang: Lang, count: number): string {
   return `🌙 <b>While quiet hours were on: ${count} ${pluralForm('en', count, ['alert', 'alerts'])}</b>`;
 }
 
+/** Says what the quiet-hours summary's marks mean, and what its buttons do. */
+export function quietLegend(lang: Lang): string {
+  return lang === 'ru'
+    ? '🟢 ещё в предложении · ⚪ уже ушло; 🔎 N открывает карточку N'
+    : '🟢 still on offer · ⚪ gone since; 🔎 N opens the card of line N';
+}
+
 /** Closes a list cut short. */
 export function moreLinesLine(lang: Lang, count: number): string {
   return lang === 'ru' ? `… и ещё ${count}` : `… and ${count} more`;

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { Lang } from '../store/schema.js';
 import type { OutboxApi } from './api.js';
 import type { OutboxJobInfo } from './jobs.js';
+import type { HeldAliveCheck } from './port.js';
 import { bucketRate, type BucketRate } from './chat-bucket.js';
 import { rateWindow, type RateWindow } from './pacing.js';
 
@@ -69,6 +70,8 @@ export interface OutboxOptions {
    * outbox needs nothing from `health/`, which sits above it.
    */
   metrics?: OutboxMetrics;
+  /** Quiet-hours summary: whether each held alert's item is still on offer when the summary goes. */
+  heldAlive?: HeldAliveCheck;
   /** The group became a supergroup: its queued messages went to `newChatId`, and so will later ones. */
   onMigrated?: (oldChatId: number, newChatId: number) => void;
   /** Telegram says the chat is gone or the bot may not post there (a 400 about the chat or rights). */

@@ -150,7 +150,7 @@ export class Outbox implements OutboxService {
       this.nextHeldAt = Math.min(this.nextHeldAt, held.until);
       this.counters.held += 1;
       this.wake.notify();
-      return holdMessage(held, { kind, digestLine }, this.tuning.digestMaxLines, (resolve) =>
+      return holdMessage(held, { kind, digestLine, item: opts.heldItem }, this.tuning.digestMaxLines, (resolve) =>
         this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve, beforeFirstSend }),
       );
     }
@@ -354,8 +354,8 @@ export class Outbox implements OutboxService {
   private releaseHeld(now: number): void {
     if (now < this.nextHeldAt) return;
     const summaryJob = (chat: ChatState, text: string, lang: SendJob['lang']) =>
-      this.sendJob(chat.id, splitMessage(text), { kind: 'summary', buttons: undefined, digestLine: '', lang, resolve: () => {} });
-    const { jobs, next } = releaseHeldJobs(this.chats.values(), now, this.tuning.digestMaxLines, summaryJob);
+      this.sendJob(chat.id, [text], { kind: 'summary', buttons: undefined, digestLine: '', lang, resolve: () => {} });
+    const { jobs, next } = releaseHeldJobs(this.chats.values(), now, this.tuning.digestMaxLines, summaryJob, this.options.heldAlive);
     for (const { chat, job } of jobs) {
       job.seq = this.seq++;
       this.chats.enqueue(chat, job);

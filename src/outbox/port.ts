@@ -40,7 +40,23 @@ export interface OutboxSendOptions {
    * that user, not against whatever a stored record says; the in-process outbox ignores it.
    */
   forUser?: number;
+  /** The alert's item, for the quiet-hours summary that lists it when it is held (its id, a mark, a button). */
+  heldItem?: HeldItem;
 }
+
+/** A held alert's item as the quiet-hours summary shows it. */
+export interface HeldItem {
+  /** The item id, printed so the user can /item it. */
+  id: string;
+  /** Whose latest read says whether it is still there, and which service's. */
+  userId: number;
+  service: string;
+  /** The callback data of the button that opens its card (none when it did not fit 64 bytes). */
+  openData?: string;
+}
+
+/** Whether each held item is still in its owner's latest read (undefined: not known). */
+export type HeldAliveCheck = (items: readonly HeldItem[]) => Promise<(boolean | undefined)[]>;
 
 export interface OutboxEditOptions {
   /** The keyboard after the edit; omit it to remove the keyboard (Telegram drops a keyboard an edit does not repeat). */

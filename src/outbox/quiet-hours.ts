@@ -1,18 +1,18 @@
 /**
  * Quiet hours in the outbox. A message sent with `holdUntil` waits in its chat's held record
- * instead of the queue: an alert only as a count and a line (it goes out in one summary when
- * quiet hours end), any other message whole (it goes out as it is, after the summary). The
- * decisions here are pure; the queue (`outbox.ts`) sends what they release.
+ * instead of the queue: an alert only as a count, a line and its item (it goes out in one summary
+ * when quiet hours end: `quiet-summary.ts`), any other message whole (it goes out as it is, after
+ * the summary). The decisions here are pure; the queue (`outbox.ts`) sends what they release.
  */
 import type { Lang } from '../store/schema.js';
-import { listMessage } from './digest.js';
-import { quietSummaryHeader } from './digest-text.js';
 import type { SendJob } from './jobs.js';
+import type { HeldAliveCheck, HeldItem } from './port.js';
+import { renderSummary, summaryJob, type SummaryInput } from './quiet-summary.js';
 
 export interface HeldAlerts {
   until: number;
   count: number;
-  lines: string[];
+  lines: { line: string; item?: HeldItem }[];
   lang: Lang;
   infos: SendJob[];
 }
@@ -25,9 +25,9 @@ export function holdFor(chat: { held: HeldAlerts | undefined }, until: number, l
 }
 
 /** Counts one more held alert; lines past what the summary will list are not kept. */
-export function holdAlert(held: HeldAlerts, line: string, maxLines: number): void {
+export function holdAlert(held: HeldAlerts, line: string, maxLines: number, item?: HeldItem): void {
   held.count += 1;
-  if (held.lines.length < maxLines) held.lines.push(line);
+  if (held.lines.length < maxLines) held.lines.push(item ? { line, item } : { line });
 }
 
 /**
@@ -59,39 +59,39 @@ export function releaseDue<C extends { held: HeldAlerts | undefined }>(
  */
 export function holdMessage(
   held: HeldAlerts,
-  message: { kind: 'alert' | 'info'; digestLine: string },
+  message: { kind: 'alert' | 'info'; digestLine: string; item?: HeldItem },
   maxLines: number,
   job: (resolve: (messageId: number | undefined) => void) => SendJob,
 ): Promise<number | undefined> {
   if (message.kind === 'alert') {
-    holdAlert(held, message.digestLine, maxLines);
+    holdAlert(held, message.digestLine, maxLines, message.item);
     return Promise.resolve(undefined);
   }
   return new Promise((resolve) => held.infos.push(job(resolve)));
 }
 
 /**
- * The jobs of the quiet hours over at `now`, in order: each chat's summary (made by `summaryJob`),
- * then the messages it held. Also says when the next of the others ends.
+ * The jobs of the quiet hours over at `now`, in order: each chat's summary (its job made by
+ * `makeJob`, its marks asked of `alive` in its turn), then the messages it held. Also says when
+ * the next of the others ends.
  */
 export function releaseHeldJobs<C extends { held: HeldAlerts | undefined }>(
   chats: Iterable<C>,
   now: number,
   maxLines: number,
-  summaryJob: (chat: C, text: string, lang: Lang) => SendJob,
+  makeJob: (chat: C, text: string, lang: Lang) => SendJob,
+  alive?: HeldAliveCheck,
 ): { jobs: { chat: C; job: SendJob }[]; next: number } {
   const { due, next } = releaseDue(chats, now);
   const jobs: { chat: C; job: SendJob }[] = [];
   for (const { chat, held } of due) {
-    const summary = quietSummary(held, maxLines);
-    if (summary !== undefined) jobs.push({ chat, job: summaryJob(chat, summary, held.lang) });
+    if (held.count > 0) jobs.push({ chat, job: summaryJob(held, maxLines, (text) => makeJob(chat, text, held.lang), alive) });
     for (const info of held.infos) jobs.push({ chat, job: info });
   }
   return { jobs, next };
 }
 
-/** The summary of the alerts held (HTML); undefined when only other messages were held. */
-export function quietSummary(held: HeldAlerts, maxLines: number): string | undefined {
-  if (held.count === 0) return undefined;
-  return listMessage(quietSummaryHeader(held.lang, held.count), held.lines, held.count, held.lang, maxLines);
+/** The summary of the alerts held (HTML), before its marks are known; undefined when only other messages were held. */
+export function quietSummary(held: SummaryInput, maxLines: number): string | undefined {
+  return held.count === 0 ? undefined : renderSummary(held, maxLines).text;
 }

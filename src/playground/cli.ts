@@ -30,8 +30,11 @@ const playground = await startPlayground({
   ansi: process.stdout.isTTY === true,
 });
 running.playground = playground;
-const { dataDir } = playground;
-// stop() removes the temporary folder (it holds an encryption key); this catches an exit that skips it.
-process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+const { dataDir, mediaDir } = playground;
+// stop() removes the temporary folders (one holds an encryption key, the other the ledger's charts
+// and CSVs); this catches an exit that skips it.
+process.once('exit', () => {
+  for (const dir of [dataDir, mediaDir]) rmSync(dir, { recursive: true, force: true });
+});
 process.stdin.once('end', stop);
 if (stopRequested) stop();

@@ -4,10 +4,11 @@
  * Bot messages print with their buttons numbered (see `keyboards.ts` for which number presses
  * what); `@bot words` asks inline mode; anything else is sent as a message. The temporary data
  * folder (it holds the encryption key) is removed at stop. Photos and documents (/pnl's chart,
- * /export's CSV) are saved in a folder of their own that stays, and their path printed.
+ * /export's CSV: the user's ledger) are saved, their path printed, in a temporary folder of this
+ * run's own, removed at stop too: nothing of a session is left for the next one to find.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -40,6 +41,8 @@ export interface Playground {
   readonly app: App;
   readonly config: Config;
   readonly dataDir: string;
+  /** Where /pnl's charts and /export's CSVs are saved: this run's own temporary folder, removed at stop. */
+  readonly mediaDir: string;
   readonly logFile: string;
   /** Sends a line as the user would type it (`2` / `3.2` press buttons, `@bot words` asks inline). */
   type(line: string): void;
@@ -52,6 +55,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'bb-playground-')));
   const logFile = join(dataDir, 'bot.log');
+  const mediaDir = await mkdtemp(join(tmpdir(), 'bb-playground-files-'));
   const print = (text: string) => opts.output.write(text + '\n');
 
   const sandbox = await startSandbox({});
@@ -73,13 +77,11 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     await telegram.close();
     await sandbox.close();
     if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    await rm(mediaDir, { recursive: true, force: true });
     throw err;
   }
 
-  // Kept after the playground stops (unlike the data folder, it holds no secret), so a chart can be opened later.
-  const mediaDir = join(tmpdir(), 'bb-playground-files');
   const saveMedia = (media: NonNullable<SentMessage['media']>) => {
-    mkdirSync(mediaDir, { recursive: true });
     const file = join(mediaDir, `${Date.now()}-${media.fileName.replace(/[^\w.-]/g, '_')}`);
     writeFileSync(file, media.bytes);
     print(`  (${media.kind} saved to ${file})`);
@@ -177,7 +179,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
       `Inline mode: @bot words (as @${telegram.botUser.username} words in any Telegram chat; on a real bot, switch it on with /setinline in @BotFather).`,
       `Try: /start, then /connect ${demo.accessKey} ${demo.secret}, then /filter arbs_prematch, then wait for alerts.`,
       'Under an alert, ✅ Placed records it; /open settles, /pnl shows the figures and a chart (saved as a PNG), /export a CSV.',
-      `The bot's log: ${logFile} (this folder is removed when you quit). Ctrl-C quits.`,
+      `The bot's log: ${logFile}; charts and CSVs: ${mediaDir} (both folders are removed when you quit). Ctrl-C quits.`,
     ].join('\n'),
   );
 
@@ -188,6 +190,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     app,
     config,
     dataDir,
+    mediaDir,
     logFile,
     type,
     stop() {
@@ -201,6 +204,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
           logger.flush();
         } finally {
           if (ownDir) await rm(dataDir, { recursive: true, force: true });
+          await rm(mediaDir, { recursive: true, force: true });
         }
       })();
       return stopped;

@@ -22,6 +22,7 @@ import type { OutboxOptions } from '../outbox/options.js';
 import type { OutboxService } from '../outbox/port.js';
 import { chatGateTransformer } from '../outbox/chat-gate.js';
 import { DestinationWatch } from '../outbox/destinations.js';
+import { latestReadCheck } from '../outbox/quiet-summary.js';
 import { htmlByDefault } from '../lib/parse-mode.js';
 import { createBot } from '../bot/bot.js';
 import type { BotStats, ChatTurns } from '../bot/deps.js';
@@ -109,6 +110,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
       }
       destinations.lost(chatId, 'removed');
     },
+    heldAlive: latestReadCheck(scheduler),
     onMigrated: (oldChatId, newChatId) => destinations.migrated(oldChatId, newChatId),
     onChatUnavailable: (chatId) => destinations.suspect(chatId),
     ...FRONT_OUTBOX_OPTIONS,

@@ -201,6 +201,9 @@ describe('notifier', () => {
     expect(notifier.stats().held).toBe(1);
     // Folded into the summary: no message id, so no edits later.
     expect(store.alerts.get(SUB.subKey, 'a')?.messageId).toBeNull();
+    // #12: the summary lists it by id with a button that opens it; /status's "Last alert" does not count it (it was not sent).
+    expect(outbox.sent[0]!.opts?.heldItem).toEqual({ id: 'a', userId: 1, service: 'arbs_prematch', openData: 'a:op:0:a' });
+    expect(store.getUser(1)?.status.arbs_prematch?.lastAlertAt ?? null).toBeNull();
   });
 
   it('stops editing a message Telegram no longer takes', async () => {

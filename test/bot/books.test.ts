@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBooksAction } from '../../src/bot/callback-data/index.js';
 import { applyBookChange, parseBookArgs } from '../../src/bot/parse/book-args.js';
-import { BOOKMAKERS_EN } from './fakes.js';
+import { subscriptionKey } from '../../src/store/schema.js';
+import { BOOKMAKERS_EN, makeItem } from './fakes.js';
 import { ALICE, BORIS, type Harness, withConnectedHarness } from './harness.js';
 
 let h: Harness;
@@ -74,15 +75,46 @@ describe('/books', () => {
     const list = last();
     expect(list.text).toContain('Betfair Exchange</b> (31): commission 5 % (assumed: check your account’s rate) · ok');
     expect(list.text).toContain('Pinnacle</b> (7): max 300 · ok');
-    await h.press(ALICE, list, h.button(list, 'Pinnacle: ⚠️ limited'));
+    await h.press(ALICE, list, h.button(list, 'Set ⚠️ limited: Pinnacle'));
     expect(books()?.['7']).toEqual({ max: 300, status: 'limited' });
     const edited = h.fake.messages(ALICE.id).find((m) => m.message_id === list.message_id)!;
     expect(edited.text).toContain('Pinnacle</b> (7): max 300 · ⚠️ limited');
-    await h.press(ALICE, edited, h.button(edited, 'Pinnacle: ⛔ closed'));
+    await h.press(ALICE, edited, h.button(edited, 'Set ⛔ closed: Pinnacle'));
     expect(books()?.['7']?.status).toBe('closed');
     const again = h.fake.messages(ALICE.id).find((m) => m.message_id === list.message_id)!;
     await h.press(ALICE, again, h.button(again, '↺ Pinnacle'));
     expect(books()?.['7']).toBeUndefined();
+  });
+
+  it('#16 a status button names the status it sets, verb first, never reads as the state', async () => {
+    await h.say(ALICE, '/book betfair status=limited');
+    await h.say(ALICE, '/books');
+    const list = last();
+    expect(list.text).toContain('Betfair Exchange</b> (31): commission 5 % (assumed: check your account’s rate) · ⚠️ limited');
+    const labels = h.labels(list);
+    // Limited now: its button offers the next status, and says so.
+    expect(labels).toContain('Set ⛔ closed: Betfair Exchange');
+    expect(labels.filter((l) => /^[^:]+: (ok|⚠️ limited|⛔ closed)/.test(l))).toEqual([]);
+    await h.say(BORIS, '/books');
+    expect(h.labels(h.last(BORIS.id))).toContain('Сделать ⚠️ порезан: Betfair Exchange');
+  });
+
+  it('#17 lists the bookmakers of the alerts the user gets, not only those their filters name', async () => {
+    const item = makeItem({ id: 'l1', service: 'arbs_live' });
+    const leg = (bookmakerId: number) => ({ ...item.legs[0]!, bookmakerId });
+    const live = { ...item, legs: [leg(25), leg(18)] };
+    const withheld = { ...makeItem({ id: 'l2', service: 'arbs_live' }), legs: [leg(21), leg(25)] };
+    h.scheduler.latest.set(ALICE.id, [live, withheld]);
+    const entry = { eventId: 'e', chatId: ALICE.id, messageId: 5, firstSeenAt: 0, lastSeenAt: 0, goneAt: null, profit: 2, odds: [2, 2], lastEditAt: 0 };
+    h.store.alerts.set(subscriptionKey(ALICE.id, 'arbs_live'), 'l1', entry);
+    h.store.alerts.set(subscriptionKey(ALICE.id, 'arbs_live'), 'l2', { ...entry, messageId: null, withheld: true });
+    await h.say(ALICE, '/books');
+    const list = last();
+    expect(list.text).toContain('<b>Fonbet</b> (25): ok');
+    expect(list.text).toContain('<b>Unibet</b> (18): ok');
+    // Withheld for Alice (no alert went out): its other bookmaker is not hers.
+    expect(list.text).not.toContain('1XBet');
+    expect(h.labels(list)).toContain('✏️ Fonbet');
   });
 
   it('a forged button (unknown id, bad form) changes nothing', async () => {

@@ -44,9 +44,10 @@ describe('✏️ Leg limited', () => {
     expect(h.last(ALICE.id).text).toContain('Which leg did the bookmaker limit');
     // a bad answer: the question stays open
     await h.say(ALICE, 'a lot');
-    expect(h.last(ALICE.id).text).toContain('Send the leg’s number (1 to 2)');
+    // #19: what was typed is quoted back
+    expect(h.last(ALICE.id).text).toContain('“a lot” is not a leg and an amount. Send the leg’s number (1 to 2)');
     await h.say(ALICE, '3 150');
-    expect(h.last(ALICE.id).text).toContain('Send the leg’s number (1 to 2)');
+    expect(h.last(ALICE.id).text).toContain('“3 150” is not a leg and an amount. Send the leg’s number (1 to 2)');
     const started = performance.now();
     await h.say(ALICE, '1 150');
     const card = h.last(ALICE.id).text;
@@ -73,7 +74,7 @@ describe('✏️ Leg limited', () => {
     // hedge would be 544.53 and lose 0.03
     expect(asked).toContain('break-even odds to hedge it are <b>1.91</b>');
     await h.say(ALICE, 'abc');
-    expect(h.last(ALICE.id).text).toContain('Send decimal odds above 1');
+    expect(h.last(ALICE.id).text).toContain('“abc” is not odds I can use. Send decimal odds above 1');
     // at 1.98: 1039.50 / 1.98 = 525.00; worst 1039.50 − 495 − 525 = +19.50 (stake-maths.md 1.6)
     await h.say(ALICE, '1.98');
     expect(h.last(ALICE.id).text).toContain('Hedge leg 2 (Bwin) at 1.98: 525.00. Worst case after the hedge: <b>+19.50</b>.');
@@ -165,10 +166,31 @@ describe('✏️ Leg limited: one tap', () => {
     // the question is over: a number now answers nothing, the button neither
     await h.say(ALICE, '1 100');
     expect(h.last(ALICE.id).text).not.toContain('fixed at 100');
+    // Its buttons are gone (D4); one kept elsewhere (a copy of the old question) answers nothing either.
+    expect(h.labels(h.fake.messages(ALICE.id).find((m) => m.message_id === again.message_id)!)).toEqual([]);
+    const copy = await h.plant(ALICE.id, 'old question', [['1) Pinnacle: max 300', h.button(again, '1) Pinnacle: max 300')]]);
     const sent = h.sent(ALICE.id).length;
-    await h.press(ALICE, again, h.button(again, '1) Pinnacle: max 300'));
+    await h.press(ALICE, copy, h.button(copy, '1) Pinnacle: max 300'));
     expect(h.callbackText()).toBe('This button is no longer active.');
     expect(h.sent(ALICE.id)).toHaveLength(sent);
+  });
+
+  it('D4: the question loses its buttons at once when answered, typed or pressed, as the other prompts do', async () => {
+    const alert = await aliceWithAlert();
+    const now = (id: number) => h.fake.messages(ALICE.id).find((m) => m.message_id === id)!;
+    await h.press(ALICE, alert, limited);
+    const question = h.last(ALICE.id);
+    expect(h.labels(question)).toHaveLength(4);
+    await h.say(ALICE, '1 20');
+    expect(h.last(ALICE.id).text).toContain('with 1) Pinnacle fixed at 20');
+    expect(h.labels(now(question.message_id))).toEqual([]);
+    // A bad answer keeps the question open, buttons and all.
+    await h.press(ALICE, alert, limited);
+    const second = h.last(ALICE.id);
+    await h.say(ALICE, 'lots');
+    expect(h.labels(now(second.message_id))).toHaveLength(4);
+    await h.press(ALICE, second, h.button(second, 'Equal profit'));
+    expect(h.labels(now(second.message_id))).toEqual([]);
   });
 
   it('staking by a button: all profit on a leg, or equal profit over /staking high, for this alert only', async () => {

@@ -149,6 +149,31 @@ describe('alert buttons', () => {
     expect(h.callbackText()).toBe('Arbs · prematch: alerts snoozed until Sat 3 Jan 11:00.');
   });
 
+  it('#12 the quiet-hours summary\'s 🔎 button opens the held alert\'s card, as it is now', async () => {
+    h.scheduler.latest.set(ALICE.id, [makeItem({ id: 'q1', team1: 'Held', team2: 'Over' })]);
+    const open = data({ type: 'open', service: 'arbs_prematch', itemId: 'q1' });
+    const summary = await h.plant(ALICE.id, 'summary', [['🔎 1', open]]);
+    await h.press(ALICE, summary, open);
+    expect(last().text).toContain('Held');
+    expect(last().text).toContain('q1');
+    // Gone from the latest read: the lookup says what it found.
+    h.scheduler.latest.set(ALICE.id, []);
+    await h.press(ALICE, summary, open);
+    expect(h.client.callsOf('readItem').at(-1)).toMatchObject({ id: 'q1' });
+  });
+
+  it('#32 after /forget, a button on one of the user\'s own older alerts says their data was deleted (not "someone else\'s")', async () => {
+    const mute = data({ type: 'mute', service: 'arbs_prematch', eventId: 'ev1' });
+    const alert = await h.plant(ALICE.id, 'alert', [['Mute', mute]]);
+    await h.say(ALICE, '/forget');
+    await h.press(ALICE, last(), h.button(last(), 'Yes'));
+    expect(h.store.getUser(ALICE.id)).toBeUndefined();
+    await h.press(ALICE, alert, mute);
+    expect(h.callbackText()).toBe('You deleted your data with /forget, so this older alert’s buttons do nothing now. /connect to start again.');
+    expect(h.callbackText()).not.toContain('someone else');
+    expect(h.store.getUser(ALICE.id)).toBeUndefined();
+  });
+
   it('in a group: the owner may use the buttons, another member gets a polite refusal', async () => {
     h.fake.setChat({ id: -2001, type: 'supergroup', title: 'Team', botIsAdmin: true, adminIds: [ALICE.id] });
     await h.say(ALICE, '/settings alerts -2001');

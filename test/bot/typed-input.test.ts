@@ -140,6 +140,50 @@ describe('in the bot', () => {
     expect(last()).toContain('(UTC+3), your time now is 13:00');
   });
 
+  it('#18 GMT+3 is said back as typed, with its offset, never as Etc/GMT-3 (in the answer, the list and the menu)', async () => {
+    await h.say(ALICE, '/settings tz GMT+3');
+    expect(h.store.getUser(ALICE.id)?.timeZone).toBe('Etc/GMT-3');
+    expect(last()).toContain('Time zone: GMT+3 (UTC+3), your time now is 13:00.');
+    expect(last()).toContain('🕒 Time zone: GMT+3 (UTC+3)\n');
+    await h.say(ALICE, '/settings tz utc-5');
+    expect(last()).toContain('Time zone: GMT-5 (UTC-5), your time now is 05:00.');
+    await h.say(ALICE, '/settings');
+    expect(last()).toContain('🕒 Time zone: GMT-5 (UTC-5)');
+    expect(h.sent(ALICE.id).map((m) => m.text).join('\n')).not.toContain('Etc/');
+  });
+
+  it('#19 an error quotes what was typed: words, long numbers, and a long text cut but recognisable; a secret-shaped word never', async () => {
+    await h.say(ALICE, '/settings quiet from eleven to seven');
+    expect(last()).toContain('“from eleven to seven” is not a time range');
+    await h.say(ALICE, '/settings bankroll 99999999999999');
+    expect(last()).toContain('99999999999999 is too high; it must be 1000000000 or less.');
+    await h.say(ALICE, '/settings quiet from eleven at night until seven in the morning please');
+    expect(last()).toContain('“from eleven at night until seven in the…” is not a time range');
+    // Typed as the answer to the menu's question, the same.
+    await h.say(ALICE, '/settings');
+    await h.press(ALICE, h.last(ALICE.id), h.button(h.last(ALICE.id), 'Bankroll'));
+    await h.say(ALICE, 'about a thousand euros');
+    expect(last()).toContain('“about a thousand euros” is not an amount');
+    await h.say(ALICE, 'my key Zx9-looks-like-a-secret-42 oops');
+    expect(last()).toContain('“my key … oops” is not an amount');
+    await h.say(ALICE, 'x'.repeat(300));
+    expect(last()).toContain(`“${'x'.repeat(39)}…” is too long (at most 200 characters here)`);
+    expect(h.store.getUser(ALICE.id)?.quietHours ?? null).toBeNull();
+    expect(h.store.getUser(ALICE.id)?.bankroll).toBe(100);
+  });
+
+  it('#12 /status inside quiet hours says they are on and until when alerts are held', async () => {
+    await h.say(ALICE, '/status');
+    expect(last()).not.toContain('Quiet hours are on');
+    // The clock reads 10:00 UTC.
+    await h.say(ALICE, '/settings quiet 9-11');
+    await h.say(ALICE, '/status');
+    expect(last()).toMatch(/Quiet hours are on \(09:00–11:00\): alerts are held until \w{3} \d+ \w{3} 11:00, then come in one summary/);
+    await h.clock.advance(60 * 60_000);
+    await h.say(ALICE, '/status');
+    expect(last()).not.toContain('Quiet hours are on');
+  });
+
   it('/settings bankroll with spaces and thousands marks; a refusal shows a bankroll, not a decimal', async () => {
     await h.say(ALICE, '/settings bankroll 1 000 000');
     expect(h.store.getUser(ALICE.id)?.bankroll).toBe(1_000_000);

@@ -16,6 +16,7 @@ describe('the alert queue’s wire format', () => {
       lang: 'ru',
       late: true,
       idempotencyKey: '501:arbs:a:new:1',
+      heldItem: { id: 'a', userId: 501, service: 'arbs_prematch', openData: 'a:op:0:a' },
     });
     const parsed = alertJobSchema.parse(JSON.parse(JSON.stringify(payload)));
     expect(parsed).toEqual(payload);

@@ -118,6 +118,6 @@ describe('beforeFirstSend', () => {
     expect(await Promise.all(held)).toEqual([undefined, undefined]);
     expect([yes.asked.length, no.asked.length]).toEqual([1, 1]);
     await run(clock, 60_000);
-    expect(api.sent(5).map((c) => c.text)).toEqual(['🌙 <b>While quiet hours were on: 1 alert</b>\n• held 1']);
+    expect(api.sent(5).map((c) => c.text)).toEqual(['🌙 <b>While quiet hours were on: 1 alert</b>\n1. • held 1']);
   });
 });

@@ -5,6 +5,9 @@ import { Outbox } from '../../src/outbox/outbox.js';
 import { LAST_TOKEN_GUARD_MS as G } from '../../src/outbox/chat-bucket.js';
 import type { OutboxJobInfo } from '../../src/outbox/jobs.js';
 import type { OutboxOptions } from '../../src/outbox/options.js';
+import type { HeldAliveCheck, HeldItem } from '../../src/outbox/port.js';
+import { latestReadCheck } from '../../src/outbox/quiet-summary.js';
+import type { Opportunity } from '../../src/service/opportunity.js';
 import { checkTelegramHtml } from '../../src/fake-telegram/html.js';
 import {
   bucketRefusals,
@@ -348,7 +351,7 @@ describe('outbox folding, splitting and quiet hours', () => {
     expect(await now).toBe(1);
     await run(clock, 5000);
     expect(api.sent(15).map((c) => [c.text, c.at - t0])).toEqual([
-      ['🌙 <b>While quiet hours were on: 3 alerts</b>\n• alert 1\n• alert 2\n• alert 3', 10 * 60_000],
+      ['🌙 <b>While quiet hours were on: 3 alerts</b>\n1. • alert 1\n2. • alert 2\n3. • alert 3', 10 * 60_000],
       ['your key stopped working', 10 * 60_000],
     ]);
     expect(await notice).toBe(2);
@@ -360,7 +363,76 @@ describe('outbox folding, splitting and quiet hours', () => {
     const { clock, api, outbox, t0 } = setup({ digestMaxLines: 2 });
     for (let n = 0; n < 5; n++) void outbox.send(17, `a${n}`, { digestLine: `l${n}`, holdUntil: t0 + 1000, lang: 'ru' });
     await run(clock, 2000);
-    expect(api.sent(17).map((c) => c.text)).toEqual(['🌙 <b>За время тихих часов: 5 оповещений</b>\nl0\nl1\n… и ещё 3']);
+    expect(api.sent(17).map((c) => c.text)).toEqual(['🌙 <b>За время тихих часов: 5 оповещений</b>\n1. l0\n2. l1\n… и ещё 3']);
+  });
+});
+
+describe('the quiet-hours summary (#12)', () => {
+  const item = (n: number): HeldItem => ({ id: `item-${n}`, userId: 7, service: 'arbs_live', openData: `a:op:1:item-${n}` });
+
+  it('gives each held alert its id, a still-there mark asked when the summary goes, and a button for those still there', async () => {
+    const asked: string[][] = [];
+    // Items 1 and 3 are still in the latest read when quiet hours end; 2 is gone.
+    const heldAlive: HeldAliveCheck = async (items) => {
+      asked.push(items.map((i) => i.id));
+      return items.map((i) => i.id !== 'item-2');
+    };
+    const { clock, api, outbox, t0 } = setup({ heldAlive });
+    for (const n of [1, 2, 3]) void outbox.send(15, `alert ${n}`, { digestLine: `• alert ${n}`, holdUntil: t0 + 60_000, lang: 'en', heldItem: item(n) });
+    await run(clock, 30_000);
+    expect(asked).toEqual([]);
+    await run(clock, 40_000);
+    expect(asked).toEqual([['item-1', 'item-2', 'item-3']]);
+    const [summary] = api.sent(15);
+    expect(summary?.text).toBe(
+      [
+        '🌙 <b>While quiet hours were on: 3 alerts</b>',
+        '🟢 still on offer · ⚪ gone since; 🔎 N opens the card of line N',
+        '1. 🟢 • alert 1 · <code>item-1</code>',
+        '2. ⚪ • alert 2 · <code>item-2</code>',
+        '3. 🟢 • alert 3 · <code>item-3</code>',
+      ].join('\n'),
+    );
+    expect(summary?.other?.reply_markup).toEqual({ inline_keyboard: [[{ text: '🔎 1', callback_data: 'a:op:1:item-1' }, { text: '🔎 3', callback_data: 'a:op:1:item-3' }]] });
+    expect(checkTelegramHtml(summary!.text).ok).toBe(true);
+  });
+
+  it('many held alerts: one message within 4096 characters and 100 buttons, the rest counted in "… and N more"', async () => {
+    const { clock, api, outbox, t0 } = setup({ digestMaxLines: 500, heldAlive: async (items) => items.map(() => true) });
+    const long = 'x'.repeat(20);
+    for (let n = 0; n < 300; n++) void outbox.send(18, `a${n}`, { digestLine: `• ${long} ${n}`, holdUntil: t0 + 1000, lang: 'en', heldItem: item(n) });
+    await run(clock, 5000);
+    const sent = api.sent(18);
+    expect(sent).toHaveLength(1);
+    const text = sent[0]!.text;
+    expect(text.length).toBeLessThanOrEqual(4096);
+    const listed = text.split('\n').filter((l) => /^\d+\. /.test(l)).length;
+    expect(listed).toBeGreaterThan(50);
+    expect(text.endsWith(`… and ${300 - listed} more`)).toBe(true);
+    const buttons = (sent[0]!.other?.reply_markup as { inline_keyboard: unknown[][] }).inline_keyboard.flat();
+    expect(buttons.length).toBe(Math.min(listed, 100));
+    expect(buttons.length).toBeLessThanOrEqual(100);
+  });
+
+  it('the check reads each owner\'s latest read once: still there when its service\'s read holds the id', async () => {
+    const reads: number[] = [];
+    const check = latestReadCheck({
+      latestItems: (userId: number) => {
+        reads.push(userId);
+        if (userId === 9) throw new Error('worker out of reach');
+        return [{ id: 'item-1', service: 'arbs_live' }, { id: 'item-2', service: 'arbs_prematch' }] as Opportunity[];
+      },
+    });
+    const answers = await check([item(1), item(2), item(3), { ...item(1), userId: 9 }]);
+    expect(answers).toEqual([true, false, false, undefined]);
+    expect(reads).toEqual([7, 9]);
+  });
+
+  it('a check that fails leaves the lines unmarked, and the summary still goes', async () => {
+    const { clock, api, outbox, t0 } = setup({ heldAlive: () => Promise.reject(new Error('worker out of reach')) });
+    void outbox.send(19, 'a', { digestLine: '• a', holdUntil: t0 + 1000, lang: 'en', heldItem: item(1) });
+    await run(clock, 5000);
+    expect(api.sent(19).map((c) => c.text)).toEqual(['🌙 <b>While quiet hours were on: 1 alert</b>\n1. • a · <code>item-1</code>']);
   });
 });
 

@@ -20,7 +20,7 @@ describe('holdFor and holdAlert', () => {
     const held = holdFor({ held: undefined }, 1, 'en');
     for (const line of ['a', 'b', 'c']) holdAlert(held, line, 2);
     expect(held.count).toBe(3);
-    expect(held.lines).toEqual(['a', 'b']);
+    expect(held.lines).toEqual([{ line: 'a' }, { line: 'b' }]);
   });
 });
 
@@ -43,7 +43,7 @@ describe('quietSummary', () => {
   it('sums up the held alerts in the chat\'s language, listing at most maxLines', () => {
     const held = holdFor({ held: undefined }, 1, 'en');
     for (const line of ['a', 'b', 'c']) holdAlert(held, line, 2);
-    expect(quietSummary(held, 2)).toBe('🌙 <b>While quiet hours were on: 3 alerts</b>\na\nb\n… and 1 more');
+    expect(quietSummary(held, 2)).toBe('🌙 <b>While quiet hours were on: 3 alerts</b>\n1. a\n2. b\n… and 1 more');
   });
 
   it('writes no summary when only other messages were held', () => {

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlayground, type Playground } from '../../src/playground/playground.js';
@@ -32,8 +33,12 @@ describe('playground', () => {
   beforeAll(async () => {
     playground = await startPlayground({ input, output, pollIntervalSeconds: 1 });
   });
+  const saved: string[] = [];
   afterAll(async () => {
     await playground.stop();
+    // The charts and CSVs (a ledger) went with the run's folder.
+    expect(saved.length).toBeGreaterThan(0);
+    for (const file of [...saved, playground.mediaDir]) expect(existsSync(file), file).toBe(false);
   });
 
   it('runs a scripted session: connect, filter, an alert arrives, a button pressed', async () => {
@@ -92,6 +97,11 @@ describe('playground', () => {
     at = await seen(/document saved to (\S+\.csv)/, at);
     const csv = /document saved to (\S+\.csv)/.exec(screen.slice(at))![1]!;
     expect(readFileSync(csv, 'utf8').split('\n')[0]).toMatch(/^bet_id,position_id,/);
+    // #33: in this run's own temporary folder (not a fixed one every run shares), which goes at exit.
+    expect(dirname(png)).toBe(playground.mediaDir);
+    expect(dirname(csv)).toBe(playground.mediaDir);
+    expect(playground.mediaDir).not.toBe(join(tmpdir(), 'bb-playground-files'));
+    saved.push(png, csv);
 
     // The whole session stayed within the service's limits.
     expect(playground.sandbox.counters().breaches).toBe(0);
@@ -173,26 +183,32 @@ describe('playground housekeeping', () => {
     expect(existsSync(pg.dataDir)).toBe(false);
   }, 30_000);
 
-  it('npm run playground removes the folder on SIGTERM and on Ctrl-C too', async () => {
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  it('npm run playground removes its folders (data; charts and CSVs) on SIGTERM and on Ctrl-C too', async () => {
+    // The last: Ctrl-C in a terminal piped through `tee`, which the same Ctrl-C ends first, so
+    // the playground's next write fails (EPIPE) and it exits before stop() is done.
+    for (const [signal, pipeGone] of [['SIGTERM', false], ['SIGINT', false], ['SIGINT', true]] as const) {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/playground/cli.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      const dir = await new Promise<string>((resolve, reject) => {
+      const [dir, media] = await new Promise<[string, string]>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no log line within 20 s:\n${out}`)), 20_000);
         child.stdout.on('data', () => {
-          const m = /The bot's log: (\S+)bot\.log/.exec(out);
-          if (m?.[1]) {
+          const m = /The bot's log: (\S+)bot\.log; charts and CSVs: (\S+) \(/.exec(out);
+          if (m?.[1] && m[2]) {
             clearTimeout(timer);
-            resolve(m[1]);
+            resolve([m[1], m[2]]);
           }
         });
       });
       expect(existsSync(dir)).toBe(true);
+      expect(existsSync(media)).toBe(true);
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      if (pipeGone) child.stdout.destroy();
       child.kill(signal);
-      expect(await exited).toBe(0);
+      const code = await exited;
+      if (!pipeGone) expect(code).toBe(0);
       expect(existsSync(dir)).toBe(false);
+      expect(existsSync(media)).toBe(false);
     }
   }, 60_000);
 });

@@ -100,3 +100,14 @@ export async function lookup(rt: BotRuntime, user: Readonly<UserRecord> | undefi
   if (searched.length === 0) return { kind: 'could_not_look', reason, waitMs: waitFor, ...share };
   return { kind: 'partly', searched, unasked, reason, waitMs: waitFor, ...share };
 }
+
+/**
+ * One item of an alert the owner had: as the scheduler last read it (no service call, no cap), or
+ * looked up when it is no longer in the latest read. The buttons under an alert or a summary use it.
+ */
+export async function alertItem(rt: BotRuntime, ownerId: number, service: Service, itemId: string): Promise<{ req: LookupRequest; result: LookupResult }> {
+  const req = { what: 'item' as const, id: itemId, service };
+  const held = (await rt.scheduler.latestItems(ownerId, service)).find((o) => o.id === itemId);
+  const result: LookupResult = held ? { kind: 'found', items: [held], source: 'service' } : await lookup(rt, rt.store.getUser(ownerId), req);
+  return { req, result };
+}

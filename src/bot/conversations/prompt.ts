@@ -9,8 +9,8 @@ import { callbackKind, decodeFlowButton, encodeFlowButton, type FlowButton } fro
 import { leadingCommand } from '../commands.js';
 import type { BotContext, ConvContext } from '../context.js';
 import type { Translate } from '../../locales/i18n.js';
-import { MAX_SHORT_TEXT } from '../parse/values.js';
-import { quietly } from '../ui/quietly.js';
+import { clipEcho, MAX_SHORT_TEXT } from '../parse/values.js';
+import { quietly, takeButtonsOff } from '../ui/quietly.js';
 
 // A module of its own: the conversations' storage needs it without importing the flows (and their context).
 export { FLOW_TIMEOUT_MS } from './timeout.js';
@@ -79,7 +79,7 @@ export async function editPrompt(ctx: ConvContext, messageId: number, text: stri
 export async function closePrompt(ctx: ConvContext, messageId: number): Promise<void> {
   const chatId = ctx.chat?.id;
   if (chatId === undefined) return;
-  await quietly(ctx.log, 'taking the buttons off a prompt', () => ctx.api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }));
+  await takeButtonsOff(ctx.api, ctx.log, chatId, messageId);
 }
 
 export async function waitAnswer(conversation: Convo, t: Translate, promptId: number, strikes: Strikes = { count: 0 }): Promise<Answer> {
@@ -117,7 +117,7 @@ export async function waitAnswer(conversation: Convo, t: Translate, promptId: nu
       continue;
     }
     if (text.length > MAX_SHORT_TEXT) {
-      await ctx.reply(t('too_long', { max: MAX_SHORT_TEXT }));
+      await ctx.reply(t('too_long', { max: MAX_SHORT_TEXT, value: clipEcho(text) }));
       await strike(conversation, ctx, t, strikes);
       continue;
     }

@@ -70,7 +70,7 @@ export function createSettingsConversation(rt: BotRuntime) {
     // at most three messages, which the chat's burst takes without a wait.
     let saved: string | undefined;
     for (;;) {
-      const user: UserRecord | null = await conversation.external(() => rt.store.getUser(userId) ?? null);
+      const [user, shownAt] = await conversation.external((): [UserRecord | null, number] => [rt.store.getUser(userId) ?? null, rt.clock.now()]);
       const menu = keyboard([
         [btn(t('set_lang'), { type: 'field', field: 'lang' }), btn(t('set_tz'), { type: 'field', field: 'tz' })],
         [btn(t('set_bankroll'), { type: 'field', field: 'bankroll' }), btn(t('set_step'), { type: 'field', field: 'step' })],
@@ -78,7 +78,7 @@ export function createSettingsConversation(rt: BotRuntime) {
         [btn(t('btn_done'), { type: 'done' })],
       ]);
       const head = saved === undefined ? '' : `${saved}\n\n`;
-      const menuId = await sendPrompt(ctx, `${head}${t('settings_title')}\n\n${describeSettings(user ?? undefined, t, lang)}`, menu);
+      const menuId = await sendPrompt(ctx, `${head}${t('settings_title')}\n\n${describeSettings(user ?? undefined, t, lang, shownAt)}`, menu);
       let field: SettingField | undefined;
       let answerCtx: ConvContext = ctx;
       while (field === undefined) {

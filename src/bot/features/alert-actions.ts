@@ -7,7 +7,7 @@
 import { Composer } from 'grammy';
 import { eventMuteKey } from '../../store/mutes.js';
 import { subscriptionKey } from '../../store/schema.js';
-import { lookup } from '../actions/lookup.js';
+import { alertItem, lookup } from '../actions/lookup.js';
 import { decodeAlertAction, kindPattern, type AlertAction } from '../callback-data/index.js';
 import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
@@ -46,6 +46,9 @@ export function ownsAlert(rt: AlertOwners, userId: number, chatId: number, messa
   if (!user) return false;
   if (chatId === userId && chatId === user.chatId) return true;
   if (chatId !== user.alertChatId || messageId === undefined) return false;
+  // The quiet-hours summary is no alert of the state: it went to the user's alert chat, and opening
+  // a card reads only the presser's own items.
+  if (action.type === 'open') return true;
   return rt.store.alerts
     .entries(subscriptionKey(userId, action.service))
     .some(([, entry]) => entry.chatId === chatId && entry.messageId === messageId);
@@ -64,6 +67,16 @@ export async function ownsAlertNow(rt: AlertOwners, userId: number, chatId: numb
   return ownsAlert(rt, userId, chatId, messageId, action);
 }
 
+/**
+ * Why a button under an alert is refused. With no record of the presser (deleted by /forget), an
+ * alert in their own private chat can only be theirs, from before: it says so, not "someone
+ * else's". In a group a presser without a record may be anyone, so the group keeps the refusal.
+ */
+function notOwnedKey(rt: BotRuntime, userId: number, chatType: string | undefined, chatId: number | undefined): 'not_your_alert' | 'alert_data_deleted' {
+  const ownPrivateChat = chatType === 'private' && chatId === userId;
+  return ownPrivateChat && !rt.store.getUser(userId) ? 'alert_data_deleted' : 'not_your_alert';
+}
+
 /** The typed amount after "stakes for another amount": the card again with that bankroll. */
 export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: string, pending: Extract<PendingInput, { kind: 'stake-amount' }>): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
@@ -73,10 +86,7 @@ export async function acceptStakeAmount(rt: BotRuntime, ctx: BotContext, text: s
     return;
   }
   await rt.pending.clear(ctx.chat.id, ctx.from.id);
-  const owner = rt.store.getUser(pending.ownerId);
-  const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
-  const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
-  const result = held ? { kind: 'found' as const, items: [held], source: 'service' as const } : await lookup(rt, owner, req);
+  const { req, result } = await alertItem(rt, pending.ownerId, pending.service, pending.itemId);
   await sendLookupResult(rt, ctx, req, result, amount.value);
 }
 
@@ -93,7 +103,7 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
     const userId = ctx.from.id;
     const messageId = ctx.callbackQuery.message?.message_id;
     if (chatId === undefined || !(await ownsAlertNow(rt, userId, chatId, messageId, action))) {
-      await ctx.answerCallbackQuery({ text: ctx.tp('not_your_alert'), show_alert: true });
+      await ctx.answerCallbackQuery({ text: ctx.tp(notOwnedKey(rt, userId, ctx.chat?.type, chatId)), show_alert: true });
       return;
     }
     const user = rt.store.getUser(userId);
@@ -138,6 +148,13 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         await quietly(ctx.log, 'offering longer or wider mutes', () =>
           ctx.api.sendMessage(privateChat, ctx.t('mute_offer', { name }), { reply_markup: offer }),
         );
+        return;
+      }
+      case 'open': {
+        // From the quiet-hours summary: the held alert's card, as it is now.
+        await ctx.answerCallbackQuery();
+        const { req, result } = await alertItem(rt, userId, action.service, action.itemId);
+        await sendLookupResult(rt, ctx, req, result);
         return;
       }
       case 'placed':

@@ -2,8 +2,8 @@
  * /books, /book and /staking: the user's settings per bookmaker (commission on winnings, the most and least
  * a bookmaker takes, the step of its stakes, and the account's status), which every alert's
  * maths use (alerts/alert-stakes.ts). `/books` lists the user's bookmakers (those with settings,
- * the exchanges of the dictionaries, those in the user's filters) with their settings and buttons
- * that switch a status, reset, or set one value (✏️ → commission / max / min / step → the typed
+ * the exchanges of the dictionaries, those in the user's filters and in the alerts they get) with
+ * their settings and buttons that switch a status (named by the status they set), reset, or set one value (✏️ → commission / max / min / step → the typed
  * value, checked as the one-line form checks it; `/books <name>` opens ✏️ for one not listed); `/book <bookmaker> key=value …` sets values in one line;
  * `/staking equal|high|low` chooses how the user's alerts split an arb.
  */
@@ -13,7 +13,7 @@ import { BOOK_STATUSES, type BookSettings, type BookStatus } from '../../store/b
 import { defaultCommissionPct, isKnownExchange } from '../../alerts/leg-pricing.js';
 import { fmtMoney } from '../../alerts/printed.js';
 import type { Translate } from '../../locales/i18n.js';
-import type { UserRecord } from '../../store/schema.js';
+import { subscriptionKey, type UserRecord } from '../../store/schema.js';
 import { BOOK_VALUE_OPTIONS, decodeBooksAction, encodeBooksAction, kindPattern, type BookValueOption } from '../callback-data/index.js';
 import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
@@ -21,7 +21,7 @@ import type { BotRuntime } from '../deps.js';
 import { refuseWhileSecretExpected } from '../flows.js';
 import type { PendingInput } from '../pending.js';
 import { applyBookChange, findBookmaker, parseBookArgs, parseBookValue, type BookChange } from '../parse/book-args.js';
-import { MAX_SHORT_TEXT } from '../parse/values.js';
+import { clipEcho, MAX_SHORT_TEXT } from '../parse/values.js';
 import { BOOK_LIMITS } from '../../store/book-settings.js';
 import { dictionariesFor } from '../ui/cards.js';
 import { editInPlace } from '../ui/rendered.js';
@@ -34,6 +34,7 @@ const MAX_LISTED = 40;
 const STAKING_MODES = ['equal', 'high', 'low'] as const;
 
 const STATUS_KEY = { ok: 'books_status_ok', limited: 'books_status_limited', closed: 'books_status_closed' } as const;
+const SET_STATUS_KEY = { ok: 'btn_book_set_ok', limited: 'btn_book_set_limited', closed: 'btn_book_set_closed' } as const;
 const nextStatus = (s: BookStatus): BookStatus => BOOK_STATUSES[(BOOK_STATUSES.indexOf(s) + 1) % BOOK_STATUSES.length] ?? 'ok';
 
 /** "commission 2 % · max 300 · step 5 · ⚠️ limited" for one bookmaker. */
@@ -49,19 +50,44 @@ export function describeBook(settings: BookSettings | undefined, name: string, t
   return parts.join(' · ');
 }
 
-/** The bookmaker ids /books lists: with settings first, then exchanges, then those in the user's filters. */
-function listedIds(user: Readonly<UserRecord> | undefined, bookmakers: Readonly<Record<string, string>>): string[] {
+/**
+ * The bookmakers of the alerts the user gets now: the legs of the items last read for them that
+ * were alerted (an item withheld for them — below their minimum after commission, muted — is
+ * not). A live filter names no bookmakers, so its alerts' books are found only here.
+ */
+async function alertedBookmakers(rt: BotRuntime, user: Readonly<UserRecord> | undefined): Promise<string[]> {
+  if (!user) return [];
+  const ids = new Set<string>();
+  for (const item of await rt.scheduler.latestItems(user.id)) {
+    // No entry here (a cluster's front: the worker holds the alert state) counts as alerted.
+    if (rt.store.alerts.get(subscriptionKey(user.id, item.service), item.id)?.withheld === true) continue;
+    for (const leg of item.legs) ids.add(String(leg.bookmakerId));
+  }
+  return [...ids].sort((a, b) => Number(a) - Number(b));
+}
+
+/**
+ * The bookmaker ids /books lists: with settings first, then exchanges, then those in the user's
+ * filters, then those of the alerts they get (`alerted`).
+ */
+function listedIds(user: Readonly<UserRecord> | undefined, bookmakers: Readonly<Record<string, string>>, alerted: readonly string[]): string[] {
   const ids = new Set<string>();
   for (const id of Object.keys(user?.books ?? {})) if (bookmakers[id] !== undefined) ids.add(id);
   for (const [id, name] of Object.entries(bookmakers)) if (isKnownExchange(name)) ids.add(id);
   for (const filter of Object.values(user?.filters ?? {})) {
     for (const id of filter?.settings.bookmakers ?? []) if (bookmakers[String(id)] !== undefined) ids.add(String(id));
   }
+  for (const id of alerted) if (bookmakers[id] !== undefined) ids.add(id);
   return [...ids].slice(0, MAX_LISTED);
 }
 
-function booksView(user: Readonly<UserRecord> | undefined, bookmakers: Readonly<Record<string, string>>, t: Translate): { text: string; keyboard: InlineKeyboardButton[][] } {
-  const ids = listedIds(user, bookmakers);
+function booksView(
+  user: Readonly<UserRecord> | undefined,
+  bookmakers: Readonly<Record<string, string>>,
+  alerted: readonly string[],
+  t: Translate,
+): { text: string; keyboard: InlineKeyboardButton[][] } {
+  const ids = listedIds(user, bookmakers, alerted);
   const lines = [t('books_title'), ''];
   if (ids.length === 0) lines.push(t('books_none'));
   for (const id of ids) {
@@ -75,7 +101,8 @@ function booksView(user: Readonly<UserRecord> | undefined, bookmakers: Readonly<
     const status = settings?.status ?? 'ok';
     const row: InlineKeyboardButton[] = [
       {
-        text: t('btn_book_status', { name, status: t(STATUS_KEY[nextStatus(status)]) }),
+        // The action, verb first ("Set ⚠️ limited: Betfair"): the state is in the text above.
+        text: t(SET_STATUS_KEY[nextStatus(status)], { name }),
         callback_data: encodeBooksAction({ type: 'status', bookmakerId: Number(id), status: nextStatus(status) }),
       },
       { text: t('btn_book_edit', { name }), callback_data: encodeBooksAction({ type: 'edit', bookmakerId: Number(id) }) },
@@ -173,7 +200,7 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
     // "/books pinnacle": the ✏️ buttons of one bookmaker, listed or not yet.
     if (ctx.match.trim() !== '') {
       if (ctx.match.length > MAX_SHORT_TEXT) {
-        await ctx.reply(ctx.t('too_long', { max: MAX_SHORT_TEXT }));
+        await ctx.reply(ctx.t('too_long', { max: MAX_SHORT_TEXT, value: clipEcho(ctx.match) }));
         return;
       }
       const found = findBookmaker(ctx.match, dicts.bookmakers, englishBookmakers(rt, ctx));
@@ -185,7 +212,7 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
       await ctx.reply(edit.text, { reply_markup: { inline_keyboard: edit.keyboard } });
       return;
     }
-    const view = booksView(ctx.user, dicts.bookmakers, ctx.t);
+    const view = booksView(ctx.user, dicts.bookmakers, await alertedBookmakers(rt, ctx.user), ctx.t);
     await ctx.reply(view.text, { reply_markup: { inline_keyboard: view.keyboard } });
   });
 
@@ -263,7 +290,7 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
     }
     const status = saved.user.books[String(action.bookmakerId)]?.status ?? 'ok';
     await ctx.answerCallbackQuery({ text: ctx.tp('book_button_done', { name, status: ctx.tp(STATUS_KEY[status]) }) });
-    const view = booksView(saved.user, dicts.bookmakers, ctx.t);
+    const view = booksView(saved.user, dicts.bookmakers, await alertedBookmakers(rt, saved.user), ctx.t);
     await editInPlace(rt.rendered, ctx, view.text, { inline_keyboard: view.keyboard });
   });
 

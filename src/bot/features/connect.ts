@@ -85,7 +85,8 @@ export async function acceptAccessKey(rt: BotRuntime, ctx: BotContext, text: str
   if (!ctx.chat || !ctx.from) return;
   const accessKey = text.trim();
   if (!ACCESS_KEY_RE.test(accessKey)) {
-    await ctx.reply(ctx.t(accessKey.length > 128 ? 'too_long' : 'connect_bad_key', { max: 128 }));
+    // Never quoted: at this step a pasted secret is as likely as a key.
+    await ctx.reply(ctx.t(accessKey.length > 128 ? 'too_long' : 'connect_bad_key', { max: 128, value: '…' }));
     return;
   }
   // Whether someone holds the key is said only once the secret proves the pair (actions/connect.ts).

@@ -21,7 +21,7 @@ import { namesFor } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { Service } from '../../service/services.js';
 import type { UserRecord } from '../../store/schema.js';
-import { lookup, type LookupResult } from '../actions/lookup.js';
+import { alertItem, type LookupResult } from '../actions/lookup.js';
 import { decodeLegLimitAction, encodeLegLimitAction, kindPattern, MAX_BUTTON_LEGS, type LegLimitAction } from '../callback-data/index.js';
 import { askWhereAnswerable } from '../ask-private.js';
 import type { BotContext } from '../context.js';
@@ -30,6 +30,7 @@ import type { PendingInput } from '../pending.js';
 import { clipEcho, MAX_BANKROLL, parsePositive } from '../parse/values.js';
 import { dictionariesFor, namesForLang, viewFor } from '../ui/cards.js';
 import { alertHedge, hedgeResultText, rejectedLegText } from '../ui/hedge-text.js';
+import { takeButtonsOff } from '../ui/quietly.js';
 import { sendLookupResult } from './lookup.js';
 
 /** "0", "x", "rejected", "-", "отказ": the bookmaker refused the leg. */
@@ -74,12 +75,7 @@ async function legButtons(rt: BotRuntime, ctx: BotContext, item: Opportunity | u
 }
 
 /** The held item, else the service's answer for it. */
-async function itemFor(rt: BotRuntime, pending: { service: Service; itemId: string; ownerId: number }) {
-  const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
-  const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
-  const result: LookupResult = held ? { kind: 'found', items: [held], source: 'service' } : await lookup(rt, rt.store.getUser(pending.ownerId), req);
-  return { req, result };
-}
+const itemFor = (rt: BotRuntime, pending: { service: Service; itemId: string; ownerId: number }) => alertItem(rt, pending.ownerId, pending.service, pending.itemId);
 
 /** The button was pressed: ask which leg and how much (in the private chat when the alert is in a group). */
 export async function askLegLimit(rt: BotRuntime, ctx: BotContext, service: Service, itemId: string, user: Readonly<UserRecord> | undefined): Promise<void> {
@@ -104,14 +100,14 @@ export async function acceptLegLimit(rt: BotRuntime, ctx: BotContext, text: stri
   const { req, result } = await itemFor(rt, pending);
   if (result.kind !== 'found') {
     // Gone, or no key: the lookup's own answer says so, and the question is over.
-    await rt.pending.clear(ctx.chat.id, ctx.from.id);
+    await closeQuestion(rt, ctx, pending);
     await sendLookupResult(rt, ctx, req, result);
     return;
   }
   const legs = result.items[0]?.legs.length ?? 0;
   const typed = parseLegAmount(text, legs);
   if (!typed) {
-    await ctx.reply(`${ctx.t('leg_limit_bad', { n: Math.max(legs, 2) })}\n${ctx.t('stake_try_again')}`);
+    await ctx.reply(`${ctx.t('leg_limit_bad', { n: Math.max(legs, 2), value: clipEcho(text) })}\n${ctx.t('stake_try_again')}`);
     return;
   }
   if (PROFIT.test(typed.amount)) return answerChoice(rt, ctx, pending, req, result, { kind: 'profit', leg: typed.leg });
@@ -156,11 +152,22 @@ async function fixedProblem(rt: BotRuntime, ctx: BotContext, item: Opportunity, 
   return ctx.t('leg_limit_others_over', { ...vars, value: money(amount), need: money(unbounded.total - risk), left: money(view.bankroll - risk) });
 }
 
+/**
+ * The question is over (answered, or its item gone): no longer pending, and its buttons come off
+ * at once, typed answer or not, as the guided flows' prompts do — a later tap would only meet
+ * "no longer active".
+ */
+async function closeQuestion(rt: BotRuntime, ctx: BotContext, pending: LegLimitInput): Promise<void> {
+  if (!ctx.chat || !ctx.from) return;
+  await rt.pending.clear(ctx.chat.id, ctx.from.id);
+  if (pending.questionId !== undefined) await takeButtonsOff(ctx.api, ctx.log, ctx.chat.id, pending.questionId);
+}
+
 /** A checked choice: the question is over and the answer is the re-solved card (or the hedge). */
 async function answerChoice(rt: BotRuntime, ctx: BotContext, pending: LegLimitInput, req: Parameters<typeof sendLookupResult>[2], result: Found, choice: LegChoice): Promise<void> {
   const item = result.items[0];
   if (!ctx.chat || !ctx.from || !item) return;
-  await rt.pending.clear(ctx.chat.id, ctx.from.id);
+  await closeQuestion(rt, ctx, pending);
   switch (choice.kind) {
     case 'fixed':
       return sendLookupResult(rt, ctx, req, result, undefined, { fixedLegs: { [choice.leg]: choice.amount } });
@@ -186,7 +193,7 @@ async function pressLegChoice(rt: BotRuntime, ctx: BotContext, action: LegLimitA
   }
   const { req, result } = await itemFor(rt, pending);
   if (result.kind !== 'found') {
-    if (chatId !== undefined && userId !== undefined) await rt.pending.clear(chatId, userId);
+    await closeQuestion(rt, ctx, pending);
     await ctx.answerCallbackQuery();
     await sendLookupResult(rt, ctx, req, result);
     return;
@@ -247,12 +254,10 @@ export async function acceptHedgeOdds(rt: BotRuntime, ctx: BotContext, text: str
   if (!ctx.chat || !ctx.from) return;
   const odds = parsePositive(text, 1000);
   if (!odds.ok || odds.value <= 1) {
-    await ctx.reply(`${ctx.t('hedge_bad_odds')}\n${ctx.t('stake_try_again')}`);
+    await ctx.reply(`${ctx.t('hedge_bad_odds', { value: clipEcho(text) })}\n${ctx.t('stake_try_again')}`);
     return;
   }
-  const held = (await rt.scheduler.latestItems(pending.ownerId, pending.service)).find((o) => o.id === pending.itemId);
-  const req = { what: 'item' as const, id: pending.itemId, service: pending.service };
-  const result = held ? { kind: 'found' as const, items: [held], source: 'service' as const } : await lookup(rt, rt.store.getUser(pending.ownerId), req);
+  const { req, result } = await itemFor(rt, pending);
   await rt.pending.clear(ctx.chat.id, ctx.from.id);
   const item = result.kind === 'found' ? result.items[0] : undefined;
   if (!item) {
@@ -265,5 +270,5 @@ export async function acceptHedgeOdds(rt: BotRuntime, ctx: BotContext, text: str
     return;
   }
   const answer = hedgeResultText(ctx.t, plan, pending.leg, names.bookmaker(item.legs[pending.leg]?.bookmakerId), odds.value);
-  await ctx.reply(answer ?? ctx.t('hedge_bad_odds'));
+  await ctx.reply(answer ?? ctx.t('hedge_bad_odds', { value: clipEcho(text) }));
 }

@@ -46,7 +46,7 @@ export function settingsFeature(rt: BotRuntime): Composer<BotContext> {
     const updated = applySetting(rt, ctx.from.id, { chatId: ctx.chat.id, lang: ctx.lang }, change.value);
     if (change.value.field === 'lang') ctx.setLang(change.value.value);
     const saved = change.value.field === 'tz' ? zoneSavedText(change.value.value, ctx.t, rt.clock.now()) : ctx.t('setting_saved');
-    await ctx.reply(`${saved}\n\n${describeSettings(updated, ctx.t, ctx.lang)}`);
+    await ctx.reply(`${saved}\n\n${describeSettings(updated, ctx.t, ctx.lang, rt.clock.now())}`);
   });
 
   return composer;

@@ -1,6 +1,7 @@
 /**
- * /status: per service, active or paused and why, coverage, the last good read, alert and error,
- * and why a service has alerted nothing for an hour.
+ * /status: quiet hours when they hold alerts now (until when), then per service, active or paused and
+ * why, coverage, the last good read, the last alert sent (held ones are not) and error, and why a
+ * service has alerted nothing for an hour.
  */
 import { Composer } from 'grammy';
 import { SERVICES } from '../../service/services.js';
@@ -13,6 +14,7 @@ import { silenceLines } from '../ui/silence.js';
 import { namesFor } from '../../service/dictionaries-model.js';
 import { serviceLabel } from '../../locales/services.js';
 import { formatClockTime, formatWhen } from '../ui/time-words.js';
+import { quietUntil } from '../../alerts/time.js';
 
 export function statusFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
@@ -29,6 +31,11 @@ export function statusFeature(rt: BotRuntime): Composer<BotContext> {
     const services = SERVICES.filter((s) => user.filters[s] !== undefined);
     const blocks = [t('status_key', { key: maskKey(user.key.accessKey), when: formatClockTime(user.key.connectedAt, zone, ctx.lang) })];
     if (services.length === 0) blocks.push(t('next_filter'));
+    // Inside quiet hours nothing arrives: said first, with when the held alerts come.
+    const quietEnd = quietUntil(user.quietHours, zone, now);
+    if (quietEnd !== null && user.quietHours) {
+      blocks.push(t('status_quiet_on', { from: user.quietHours.from, to: user.quietHours.to, until: formatClockTime(quietEnd, zone, ctx.lang) }));
+    }
     const coverage = rt.scheduler.coverage(user.id);
     const dicts = services.length > 0 ? await dictionariesFor(rt, ctx.lang) : undefined;
     const names = namesFor(dicts, ctx.lang);

@@ -10,7 +10,7 @@ import { isKnownExchange } from '../../alerts/leg-pricing.js';
 import { BOOK_LIMITS, BOOK_STATUSES, type BookSettings, type BookStatus } from '../../store/book-settings.js';
 import { fmtMoney } from '../../alerts/printed.js';
 import { matchName, nameKey } from './dict-names.js';
-import { clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, parsePercent, type Parsed } from './values.js';
+import { clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, parsePercent, tooLong, type Parsed } from './values.js';
 
 export type BookChange = { bookmakerId: number; name: string; reset: true } | { bookmakerId: number; name: string; reset: false; set: BookSettings };
 
@@ -59,7 +59,7 @@ export function findBookmaker(
 export function parseBookArgs(text: string, bookmakers: Readonly<Record<string, string>>, alt?: Readonly<Record<string, string>>): Parsed<BookChange> {
   const line = text.trim();
   if (line === '') return fail('book_usage');
-  if (line.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (line.length > MAX_SHORT_TEXT) return tooLong(line, MAX_SHORT_TEXT);
   const words = line.split(/\s+/);
   const first = words.findIndex((w) => w.includes('=') || w.toLowerCase() === 'reset');
   const nameWords = first < 0 ? words : words.slice(0, first);

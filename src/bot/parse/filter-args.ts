@@ -14,7 +14,7 @@ import type { Dictionaries } from '../../service/dictionaries-model.js';
 import { defaultFilter, filterSettingsSchema, type FilterSettings } from '../../service/filter-model.js';
 import { isLive, kindOf, parseService, type Service } from '../../service/services.js';
 import { matchName } from './dict-names.js';
-import { checkBounds, clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, parsePercent, type Parsed, type RangeRules } from './values.js';
+import { checkBounds, clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, parsePercent, tooLong, type Parsed, type RangeRules } from './values.js';
 
 export const HOURS_MAX = 24 * 365;
 
@@ -94,12 +94,12 @@ export function parseFilterArgs(
   alt?: Dictionaries,
   current?: (service: Service) => FilterSettings | undefined,
 ): Parsed<FilterCommand> {
-  if (text.length > 4 * MAX_SHORT_TEXT) return fail('too_long', { max: 4 * MAX_SHORT_TEXT });
+  if (text.length > 4 * MAX_SHORT_TEXT) return tooLong(text, 4 * MAX_SHORT_TEXT);
   // "min_profit=1,5 %": the sign typed apart still belongs to its number.
   const tokens = text.trim().replace(/\s+%/g, '%').split(/\s+/).filter(Boolean);
   const [first, ...rest] = tokens;
   if (first === undefined) return fail('filter_usage');
-  if (first.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (first.length > MAX_SHORT_TEXT) return tooLong(first, MAX_SHORT_TEXT);
   const service = parseService(first);
   if (!service) return fail('unknown_service', { value: clipEcho(first) });
 

@@ -5,7 +5,7 @@
  * it; `describeZone` says it back in words so a wrong guess shows at once.
  */
 import { isValidTimeZone } from '../../alerts/time.js';
-import { clipEcho, fail, MAX_SHORT_TEXT, ok, type Parsed } from './values.js';
+import { clipEcho, fail, MAX_SHORT_TEXT, ok, tooLong, type Parsed } from './values.js';
 import { MANY_ZONE_PLACES, ODD_OFFSETS, ZONE_PLACES } from './zone-names.js';
 
 /** Lower case, "ё" as "е", and "-", "_" and runs of spaces as one space. */
@@ -67,7 +67,7 @@ function offsetZone(sign: string, hoursText: string, minutesText: string | undef
 /** The zone for what the user typed, or a refusal that shows what to send. */
 export function parseTimeZone(text: string): Parsed<string> {
   const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (value.length > MAX_SHORT_TEXT) return tooLong(value, MAX_SHORT_TEXT);
   if (ZERO.test(value)) return ok('UTC');
   const offset = OFFSET.exec(value);
   if (offset) {
@@ -81,6 +81,23 @@ export function parseTimeZone(text: string): Parsed<string> {
   const cities = many.get(key);
   if (cities) return fail('tz_many_zones', { value: clipEcho(value), cities });
   return fail('bad_timezone', { value: clipEcho(value) });
+}
+
+/**
+ * The zone as the user would write it: "Etc/GMT-3" (the IANA name for UTC+3, whose sign counts
+ * west as positive and so reads inverted) as "GMT+3", the way it was typed; any other name as it is.
+ */
+export function zoneLabel(tz: string): string {
+  const etc = /^Etc\/GMT([+-])(\d{1,2})$/.exec(tz);
+  if (!etc) return tz;
+  return `GMT${etc[1] === '-' ? '+' : '-'}${etc[2] ?? '0'}`;
+}
+
+/** The zone's label and its offset now: "GMT+3 (UTC+3)", "Europe/Berlin (UTC+1)", "UTC". */
+export function zoneWords(tz: string, now: number): string {
+  const offset = offsetWords(tz, now);
+  const label = zoneLabel(tz);
+  return label === offset ? label : `${label} (${offset})`;
 }
 
 /** "UTC+3" / "UTC−5:30" / "UTC" for `tz` at the instant `now`. */

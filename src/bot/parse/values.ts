@@ -35,7 +35,7 @@ function toNumber(text: string): number {
 /** A plain decimal number ("1.5", "2,5", "-3"); no exponents, no units. `example` shows the right kind in a refusal. */
 export function parseNumber(text: string, example = '1.5'): Parsed<number> {
   const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (value.length > MAX_SHORT_TEXT) return tooLong(value, MAX_SHORT_TEXT);
   if (!numberText.safeParse(value).success) return fail('bad_number', { value: clipEcho(value), example });
   const n = toNumber(value);
   return Number.isFinite(n) ? ok(n) : fail('bad_number', { value: clipEcho(value), example });
@@ -48,7 +48,7 @@ export function parseNumber(text: string, example = '1.5'): Parsed<number> {
  */
 export function parsePercent(text: string, example = '1.5'): Parsed<number> {
   const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (value.length > MAX_SHORT_TEXT) return tooLong(value, MAX_SHORT_TEXT);
   const m = percentText.exec(value);
   if (!m?.[1]) return fail('bad_number', { value: clipEcho(value), example });
   const n = toNumber(m[1]);
@@ -67,7 +67,7 @@ const GROUP_SPACES = /[ \u00a0\u2009\u202f']/g;
  */
 export function parseAmount(text: string, highest: number, example: string): Parsed<number> {
   const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (value.length > MAX_SHORT_TEXT) return tooLong(value, MAX_SHORT_TEXT);
   const refuse = (): Parsed<number> => fail('bad_amount', { value: clipEcho(value), example });
   // Spaces only between digits: "1 000" yes, "1 ,5" or "- 5" no.
   if (/\s|'/.test(value.replace(/(\d)[ \u00a0\u2009\u202f'](?=\d{3}(?!\d))/g, '$1'))) return refuse();
@@ -119,16 +119,35 @@ function groupsOk(text: string, mark: string): boolean {
 }
 
 /**
- * Longest piece of the user's own text quoted back in an answer. Any longer word could be a
- * pasted secret (4 or more characters without spaces), and a prefix of it is a part of it, so a
- * longer text is not quoted at all.
+ * How the user's own text is quoted back in an error, so they see what was read. A text longer
+ * than MAX_ECHO characters is cut there with "…" (still recognisable, never a wall of text).
+ * One kind of word is never quoted, not even in part: a long one (more than SECRET_WORD
+ * characters) that is neither a number nor a word as people write it — the shape of a pasted
+ * access key or secret ("Zx9-looks-like-a-secret-42"), whose prefix is a part of it. It reads
+ * as "…" in the quote; the rest of the text stays. Control and format characters are left out.
  */
-export const MAX_ECHO = 12;
+export const MAX_ECHO = 40;
+const SECRET_WORD = 12;
+// A number as typed: digits and the marks of amounts, times and ranges ("99999999999999", "1,000.50", "23:00-07:00").
+const NUMBER_WORD = /^[+\-−]?[\d.,:'’%\-–—]+$/u;
+// A word as people write it: all lower case, Capitalised or all capitals, parts joined by "-" or "'" (Saint-Étienne).
+const PLAIN_WORD = /^(?:\p{Lu}?[\p{Ll}\p{M}]+|[\p{Lu}\p{M}]+)(?:['’-](?:\p{Lu}?[\p{Ll}\p{M}]+|[\p{Lu}\p{M}]+))*[.,!?;:]?$/u;
 
-/** The user's own text as an error may quote it (escaped later by `t`): short text whole, else "…". */
-export function clipEcho(text: string): string {
-  return text.length <= MAX_ECHO ? text : '…';
+function quotableWord(word: string): boolean {
+  return [...word].length <= SECRET_WORD || NUMBER_WORD.test(word) || PLAIN_WORD.test(word);
 }
+
+/** The user's own text as an error quotes it (escaped later by `t`): see MAX_ECHO. */
+export function clipEcho(text: string): string {
+  const words = text.replace(/[\p{Cc}\p{Cf}]/gu, ' ').trim().split(/\s+/u).filter(Boolean);
+  const shown = words.map((w) => (quotableWord(w) ? w : '…')).join(' ').replace(/…(?: …)+/g, '…');
+  if (shown === '') return '…';
+  const chars = [...shown];
+  return chars.length <= MAX_ECHO ? shown : `${chars.slice(0, MAX_ECHO - 1).join('').trimEnd()}…`;
+}
+
+/** The answer to a text over `max` characters, quoting its start. */
+export const tooLong = <T>(text: string, max: number): Parsed<T> => fail('too_long', { max, value: clipEcho(text) });
 
 /** Longest id quoted whole; a longer one is quoted by its first 20 characters and "…". */
 export const MAX_ID_ECHO = 24;
@@ -158,7 +177,7 @@ export interface RangeRules {
  */
 export function parseRange(text: string, rules: RangeRules, percent = false): Parsed<{ min: number; max: number | null }> {
   const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (value.length > MAX_SHORT_TEXT) return tooLong(value, MAX_SHORT_TEXT);
   const m = (percent ? percentRangeRe : rangeRe).exec(value);
   if (!m?.[1]) return fail('bad_range', { value: clipEcho(value) });
   const min = toNumber(m[1]);
@@ -215,7 +234,7 @@ const hhmm = /^([01]?\d|2[0-3])(?:[:.]([0-5]\d))?$/;
 /** "23:00-07:00", "23-7", "23.00 – 7.00" (over midnight is fine), "с 23 до 7", or "off". */
 export function parseQuietHours(text: string): Parsed<{ from: string; to: string } | null> {
   const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (value.length > MAX_SHORT_TEXT) return tooLong(value, MAX_SHORT_TEXT);
   if (OFF_WORDS.has(value.toLowerCase())) return ok(null);
   const words = /^(?:from|с)\s+(\S+)\s+(?:to|till|until|до|по)\s+(\S+)$/i.exec(value);
   const parts = words ? [words[1] ?? '', words[2] ?? ''] : value.split(/\s*(?:-|–|—|\.\.)\s*/);
@@ -235,7 +254,7 @@ const HERE_WORDS = new Set(['here', 'this', 'me', 'private', 'здесь', 'ту
 /** Where alerts go: "here", a chat id (-100…) or a public @username. */
 export function parseChatTarget(text: string): Parsed<ChatTarget> {
   const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (value.length > MAX_SHORT_TEXT) return tooLong(value, MAX_SHORT_TEXT);
   if (HERE_WORDS.has(value.toLowerCase())) return ok({ kind: 'here' });
   if (/^-?\d{1,16}$/.test(value)) return ok({ kind: 'id', id: Number(value) });
   if (/^@[A-Za-z][A-Za-z0-9_]{3,31}$/.test(value)) return ok({ kind: 'username', username: value });
@@ -248,7 +267,7 @@ export function parseChatTarget(text: string): Parsed<ChatTarget> {
  */
 export function parseId(text: string): Parsed<string> {
   const value = text.trim();
-  if (value.length > MAX_SHORT_TEXT) return fail('too_long', { max: MAX_SHORT_TEXT });
+  if (value.length > MAX_SHORT_TEXT) return tooLong(value, MAX_SHORT_TEXT);
   if (!/^[\w.:-]{1,100}$/.test(value) || !/[A-Za-z0-9]/.test(value)) return fail('bad_id', { value: clipEcho(value) });
   return ok(value);
 }

@@ -11,7 +11,7 @@
  * operator wondering why a prompt did not change can find out. Inside a conversation a logged
  * failure is logged again on each replay of that conversation: rare, and only at debug.
  */
-import { GrammyError } from 'grammy';
+import { GrammyError, type Api } from 'grammy';
 import { redactSecrets, type Logger } from '../../logger.js';
 
 /** Telegram's 400 descriptions for an edit or answer that has nothing left to do. */
@@ -33,4 +33,9 @@ export async function quietly(log: Pick<Logger, 'debug'>, what: string, call: ()
     if (!isHarmlessTelegramFailure(err)) log.debug({ error: redactSecrets(err instanceof Error ? err.message : String(err)) }, `${what} failed; going on without it`);
     return false;
   }
+}
+
+/** Takes the buttons off an answered question (an empty keyboard), quietly: a question typed to or pressed loses them at once. */
+export function takeButtonsOff(api: Pick<Api, 'editMessageReplyMarkup'>, log: Pick<Logger, 'debug'>, chatId: number, messageId: number): Promise<boolean> {
+  return quietly(log, 'taking the buttons off a question', () => api.editMessageReplyMarkup(chatId, messageId, { reply_markup: { inline_keyboard: [] } }));
 }
