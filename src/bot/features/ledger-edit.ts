@@ -85,7 +85,7 @@ export async function acceptLegFix(rt: BotRuntime, ctx: BotContext, text: string
   if (!p || !next) return void (await ctx.reply(ctx.t('ledger_leg_not_editable')));
   const stored = await rt.store.ledger.put(userId, withUndo(p, next, rt.clock.now()));
   const leg = stored.legs[pending.leg]!;
-  await replyChanged(ctx, stored, ctx.t('ledger_fix_saved', { id: p.id, n: pending.leg + 1, odds: fmtOdds(leg.odds), stake: fmtMoney(leg.stake), book: leg.bookmaker }));
+  await replyChanged(ctx, stored, ctx.t('ledger_fix_saved', { id: p.id, n: pending.leg + 1, odds: fmtOdds(leg.odds), stake: fmtMoney(leg.stake, { whole: true }), book: leg.bookmaker }));
 }
 
 export function ledgerEditFeature(rt: BotRuntime): Composer<BotContext> {
@@ -122,7 +122,7 @@ export function ledgerEditFeature(rt: BotRuntime): Composer<BotContext> {
         if (!leg || leg.status === 'refused') return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_leg_not_editable'), show_alert: true }));
         await ctx.answerCallbackQuery();
         await rt.pending.set(ctx.chat?.id ?? userId, userId, { kind: 'ledger-fix', positionId: p.id, leg: action.leg });
-        const vars = { id: p.id, n: action.leg + 1, odds: fmtOdds(leg.odds), stake: fmtMoney(leg.stake), book: leg.bookmaker, market: leg.market };
+        const vars = { id: p.id, n: action.leg + 1, odds: fmtOdds(leg.odds), stake: fmtMoney(leg.stake, { whole: true }), book: leg.bookmaker, market: leg.market };
         return void (await ctx.reply(ctx.t('ledger_fix_prompt', vars)));
       }
       case 'results': {

@@ -12,6 +12,8 @@ import { encodeLedgerEdit, legCode } from '../callback-data/ledger-edit.js';
 
 type Buttons = { text: string; callback_data: string }[][];
 
+const ORDER: readonly LegResult[] = ['won', 'half_won', 'dead_heat', 'void', 'half_lost', 'lost'];
+
 export const RESULT_WORD: Record<LegResult, MessageKey> = {
   won: 'btn_settle_won',
   half_won: 'btn_settle_half_won',
@@ -49,7 +51,11 @@ export function comboButtons(p: Position, t: Translate): Buttons | undefined {
   const b = (text: string, code: string) => ({ text: `#${p.id} ${text}`, callback_data: encodeLedgerAction({ type: 'settle', positionId: p.id, result: `m${code}` }) });
   const code = (combo: (LegResult | null)[]) => combo.map((r) => legCode(r === null ? null : { result: r })).join('');
   const voidAll = p.legs.map((l) => (l.status === 'placed' ? 'void' : null));
-  const all = [...combos, ...(combos.some((c) => code(c) === code(voidAll)) ? [] : [voidAll])];
+  // Best first for the first leg (a single: won … lost), void last.
+  const first = p.legs.findIndex((l) => l.status === 'placed');
+  const rank = (c: (LegResult | null)[]) => ORDER.indexOf(c[first] ?? 'void');
+  const sorted = combos.filter((c) => code(c) !== code(voidAll)).sort((a, b) => rank(a) - rank(b));
+  const all = [...sorted, voidAll];
   const buttons = all.map((c) => b(comboLabel(p, c, t), code(c)));
   const rows: Buttons = [];
   const perRow = buttons.some((x) => x.text.length > 24) ? 1 : 3;
