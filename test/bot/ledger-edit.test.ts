@@ -187,6 +187,15 @@ describe('✏️ Edit and 🗑 Delete', () => {
     // 50 × ½ × 6 − 50.
     expect(h.callbackText()).toBe('Position #1 settled: +100.00.');
     expect(await csvPnl()).toEqual([['1', 'dead_heat', '100.00']]);
+    // /open offers it too, for a single on a market in the user's words; W1 has no halves nor dead heat.
+    await h.say(ALICE, '/add pinnacle outright 4.00 20');
+    await h.say(ALICE, '/add pinnacle W1 2.00 20');
+    await h.say(ALICE, '/open');
+    const list = h.last(ALICE.id);
+    expect(h.labels(list).filter((l) => l.startsWith('#3'))).toEqual(['#3 Won', '#3 Lost', '#3 Void']);
+    await h.press(ALICE, list, h.button(list, '#2 dead heat 1/3'));
+    // 20 × (⅓ × 4 − 1) = 6.67.
+    expect(h.callbackText()).toBe('Position #2 settled: +6.67.');
   });
 
   it('🗑 asks first; “Keep it” keeps, yes deletes it from /open, /pnl and the CSV', async () => {
