@@ -104,7 +104,11 @@ export function legResultChoices(leg: Pick<LedgerLeg, 'market'>): LegResult[] {
  * share one score (the caller then offers results per outcome).
  */
 export function lineCombos(p: Position): (LegResult | null)[][] | undefined {
-  const markets = p.legs.map((l) => (l.status === 'placed' ? lineMarket(l.market) : undefined));
+  // A lay's market may say so ("Lay TO(2.5)") or not (a lay typed in /add): the leg's flag decides either way.
+  const markets = p.legs.map((l) => {
+    const m = l.status === 'placed' ? lineMarket(l.market) : undefined;
+    return m && { ...m, lay: m.lay || l.lay };
+  });
   const placed = p.legs.map((l, i) => ({ l, m: markets[i] })).filter(({ l }) => l.status === 'placed');
   if (placed.length === 0 || placed.some(({ m }) => m === undefined)) return undefined;
   const score = placed[0]!.m!.score;

@@ -94,6 +94,18 @@ describe('quarter lines: half won and half lost, to the cent after commission', 
     expect(cents(positionPnl(settled(p, halfLost, halfWon)))).toBe(-1);
   });
 
+  it('a lay typed in /add whose market does not say "Lay" is turned over all the same', () => {
+    const p = position('arbs', [
+      { bookmaker: 'Pinnacle', market: 'AH1(-0.25)', odds: 2.1, stake: 500 },
+      { bookmaker: 'Smarkets', market: 'AH1(-0.25)', odds: 2.04, stake: 520, commission: 0.02, lay: true },
+    ]);
+    expect(lineCombos(p)).toEqual([
+      ['lost', 'won'],
+      ['half_lost', 'half_won'],
+      ['won', 'lost'],
+    ]);
+  });
+
   it('a middle on TO(2.75) / TU(3.25): hit, half-hit (both half won, one at 2 % commission) and misses', () => {
     const p = position('middles', [
       { bookmaker: 'Pinnacle', market: 'TO(2.75)', odds: 2.0, stake: 100 },

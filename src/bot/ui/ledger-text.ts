@@ -6,6 +6,7 @@ import { KIND_ICON } from '../../alerts/alert-lines.js';
 import { fmtMoney, fmtOdds, fmtPct } from '../../alerts/printed.js';
 import { clipText, escapeHtml } from '../../lib/html.js';
 import type { Lang, Translate } from '../../locales/i18n.js';
+import { MANUAL_SERVICE } from '../../ledger/manual.js';
 import { closeKey, type Close, type DevigMethod, type Position } from '../../ledger/model.js';
 import type { Period } from '../../ledger/periods.js';
 import { hedgeFor, worstCase } from '../../ledger/settle.js';
@@ -38,7 +39,7 @@ export function when(ms: number, lang: Lang, timeZone: string): string {
 
 /** "#3 ⚖️ Home – Away · 02 Nov 18:00", one line per leg, and a valuebet's closing line as last seen. */
 export function positionLines(p: Position, lang: Lang, timeZone: string, t: Translate, close?: Close): string[] {
-  const head = `<b>#${p.id}</b> ${KIND_ICON[p.kind]} ${escapeHtml(clipText(p.event || p.itemId, 60))}${p.eventStart !== null ? ` · ${when(p.eventStart, lang, timeZone)}` : ''}`;
+  const head = `<b>#${p.id}</b> ${KIND_ICON[p.kind]} ${escapeHtml(clipText(p.event || (p.service === MANUAL_SERVICE ? t('ledger_manual_service') : p.itemId), 60))}${p.eventStart !== null ? ` · ${when(p.eventStart, lang, timeZone)}` : ''}`;
   const legs = p.legs.map((l, i) => {
     const icon = l.status === 'refused' ? '❌ ' : l.status === 'open' ? '⏳ ' : '';
     // A lay's market usually says "Lay" already (#24); its money at risk is the liability, not the stake.

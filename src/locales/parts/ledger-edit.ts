@@ -96,7 +96,7 @@ export const ledgerEditRu: Record<keyof typeof ledgerEditEn, string> = {
   ledger_edit_hint: 'Нажмите ставку, чтобы исправить кф, сумму или букмекера; 🏁 Результат — задать или изменить результат; ↩️ Открыть снова — снять результаты.',
   ledger_results_title: '🏁 <b>Позиция #{id}</b>: отметьте результат каждой ставки (• — заданный). P&amp;L пересчитывается сразу.',
   ledger_result_none: 'результата нет',
-  ledger_result_dead_heat: 'Dead heat',
+  ledger_result_dead_heat: 'Dead heat (делёж места)',
   ledger_result_dead_heat_share: 'dead heat 1/{n}',
   ledger_result_saved: 'Сохранено. Задайте результаты остальных ставок, чтобы рассчитать позицию.',
   ledger_half_hit: '🎯 ½ попадание',
