@@ -43,6 +43,8 @@ export const ADD_STEPS = ['book', 'market', 'odds', 'stake', 'side', 'event'] as
 export type AddStep = (typeof ADD_STEPS)[number];
 const addDraftSchema = z.object({
   book: z.string().max(64).optional(),
+  /** The digest of a bookmaker name the dictionaries do not know, typed once: the same name again records it as typed. */
+  newBook: z.string().regex(/^[0-9a-f]{16}$/).optional(),
   commission: z.number().min(0).max(0.5).optional(),
   market: z.string().max(120).optional(),
   odds: z.number().gt(1).max(1_000).optional(),

@@ -68,6 +68,7 @@ describe('/add', () => {
     expect(h.last(ALICE.id).text).toContain('Which bookmaker?');
     await h.say(ALICE, 'zzz');
     expect(h.last(ALICE.id).text).toContain('I know no bookmaker “zzz”');
+    expect(h.last(ALICE.id).text).toContain('send the same name again');
     await h.say(ALICE, 'marathon');
     expect(h.last(ALICE.id).text).toContain('At Marathonbet. Which market?');
     await h.say(ALICE, 'handicap 1 -0.25');
@@ -83,6 +84,18 @@ describe('/add', () => {
     const [p] = await book();
     expect(p!.legs.map((l) => [l.bookmaker, l.market, l.odds, l.stake, l.lay])).toEqual([['Marathonbet', 'AH1(-0.25)', 1.95, 100, false]]);
     expect(p!.event).toBe('Arsenal — Chelsea');
+  });
+
+  it('guided: a bookmaker the service does not list is recorded as typed once the name is sent twice', async () => {
+    await h.say(ALICE, '/add');
+    await h.say(ALICE, 'Corner Bookie');
+    expect(h.last(ALICE.id).text).toContain('I know no bookmaker “Corner Bookie”');
+    await h.say(ALICE, 'Corner Bookie');
+    expect(h.last(ALICE.id).text).toContain('At Corner Bookie. Which market?');
+    for (const answer of ['1', '2.5', '40']) await h.say(ALICE, answer);
+    await h.press(ALICE, h.last(ALICE.id), h.button(h.last(ALICE.id), 'Back'));
+    await h.say(ALICE, '-');
+    expect((await book())[0]!.legs.map((l) => [l.bookmaker, l.market, l.odds, l.stake])).toEqual([['Corner Bookie', '1', 2.5, 40]]);
   });
 });
 

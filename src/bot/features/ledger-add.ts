@@ -16,6 +16,7 @@ import type { BotRuntime } from '../deps.js';
 import type { AddDraft, AddStep, PendingInput } from '../pending.js';
 import { findBookmaker } from '../parse/book-args.js';
 import { dictionariesFor } from '../ui/cards.js';
+import { digestOf } from './typed-bookmaker.js';
 import { editRow } from '../ui/ledger-buttons.js';
 import { positionLines } from '../ui/ledger-text.js';
 
@@ -24,10 +25,12 @@ type AddInput = Extract<PendingInput, { kind: 'ledger-add' }>;
 /** Matching is asynchronous (the dictionaries may be fetched once); the parser takes a plain function, so names are found first. */
 async function bookFinder(rt: BotRuntime, ctx: BotContext): Promise<(name: string) => FoundBook> {
   const dicts = await dictionariesFor(rt, ctx.lang);
+  const english = ctx.lang === 'en' ? undefined : rt.client.cachedDictionaries('en')?.bookmakers;
   const books = rt.store.getUser(ctx.from!.id)?.books;
   return (name) => {
-    if (!dicts) return { ok: false, key: 'add_book_unknown' };
-    const found = findBookmaker(name, dicts.bookmakers);
+    // No dictionaries to check against (the service unreachable): the name as typed, as a hedge's is.
+    if (!dicts || Object.keys(dicts.bookmakers).length === 0) return { ok: true, name: name.trim().slice(0, 64), commission: commissionFor(undefined, name, books).commission };
+    const found = findBookmaker(name, dicts.bookmakers, english);
     if (!found.ok) {
       const { key, vars } = found.problem;
       return { ok: false, key: key === 'book_ambiguous' ? 'add_book_ambiguous' : 'add_book_unknown', names: String(vars?.names ?? '') };
@@ -88,8 +91,12 @@ export async function acceptAddStep(rt: BotRuntime, ctx: BotContext, text: strin
   switch (step) {
     case 'book': {
       const found = await matchBook(rt, ctx, text);
-      if (!found.ok) return void (await ctx.reply(ctx.t(found.key, { value, names: found.names ?? '' })));
-      return ask(rt, ctx, 'market', { ...draft, book: found.name, commission: found.commission });
+      if (found.ok) return ask(rt, ctx, 'market', { book: found.name, commission: found.commission });
+      // A bookmaker the service does not list (a local bookie): the same name twice records it as typed.
+      const digest = digestOf(text.trim());
+      if (draft.newBook === digest && text.trim().length <= 64) return ask(rt, ctx, 'market', { book: text.trim(), commission: commissionFor(undefined, text, rt.store.getUser(ctx.from!.id)?.books).commission });
+      await rt.pending.set(ctx.chat!.id, ctx.from!.id, { kind: 'ledger-add', step: 'book', draft: { newBook: digest } });
+      return void (await ctx.reply(`${ctx.t(found.key, { value, names: found.names ?? '' })}\n${ctx.t('add_book_confirm_new', { value })}`));
     }
     case 'market': {
       const market = marketCode(text, ctx.lang === 'ru' ? 'ru' : 'en');
@@ -139,7 +146,8 @@ export function ledgerAddFeature(rt: BotRuntime): Composer<BotContext> {
     const parsed = parseAddLine(line, ctx.lang === 'ru' ? 'ru' : 'en', await bookFinder(rt, ctx));
     if (!parsed.ok) {
       const which = typeof parsed.vars.leg === 'number' ? `${ctx.t('add_in_leg', { n: parsed.vars.leg })} ` : '';
-      return void (await ctx.reply(`${which}${ctx.t(parsed.key as MessageKey, parsed.vars)}\n\n${ctx.t('add_usage')}`));
+      const hint = parsed.key === 'add_book_unknown' ? `\n${ctx.t('add_book_unknown_line')}` : '';
+      return void (await ctx.reply(`${which}${ctx.t(parsed.key as MessageKey, parsed.vars)}${hint}\n\n${ctx.t('add_usage')}`));
     }
     return record(rt, ctx, parsed.value.event, parsed.value.legs);
   });
