@@ -89,10 +89,23 @@ export function lineResult(m: LineMarket, score: number): LegResult {
   return m.lay ? TURNED[r] : r;
 }
 
-/** The results of a leg a user may pick alone (the edit's per-leg result buttons). */
-export function legResultChoices(leg: Pick<LedgerLeg, 'market'>): LegResult[] {
-  const m = lineMarket(leg.market);
-  if (m) return isQuarterLine(m.line) ? ['won', 'half_won', 'void', 'half_lost', 'lost'] : ['won', 'void', 'lost'];
+/** Results best first, as buttons list them. */
+export const RESULT_ORDER: readonly LegResult[] = ['won', 'half_won', 'dead_heat', 'void', 'half_lost', 'lost'];
+
+/**
+ * The results of a leg a user may pick alone (the edit's per-leg result buttons): on a line, those
+ * the score can give (AH1(+0.25): won, half won, lost) and void (a match called off); on a fixed
+ * market won, void, lost; on the user's own words anything, dead heat included.
+ */
+export function legResultChoices(leg: Pick<LedgerLeg, 'market'> & Partial<Pick<LedgerLeg, 'lay'>>): LegResult[] {
+  const line = lineMarket(leg.market);
+  if (line) {
+    const m = { ...line, lay: line.lay || leg.lay === true };
+    const edge = m.score === 'margin' ? -m.line * m.sense : m.line;
+    const found = new Set<LegResult>(['void']);
+    for (let s = Math.floor(edge) - 1; s <= Math.ceil(edge) + 1; s++) found.add(lineResult(m, s));
+    return RESULT_ORDER.filter((r) => found.has(r));
+  }
   if (knownMarket(leg.market)) return ['won', 'void', 'lost'];
   return ['won', 'half_won', 'void', 'half_lost', 'lost', 'dead_heat'];
 }

@@ -173,7 +173,10 @@ describe('what each market allows', () => {
   });
 
   it('halves only on quarter lines, dead heat only where the market is the user’s own words', () => {
-    expect(legResultChoices({ market: 'TO(2.25)' })).toEqual(['won', 'half_won', 'void', 'half_lost', 'lost']);
+    expect(legResultChoices({ market: 'TO(2.25)' })).toEqual(['won', 'void', 'half_lost', 'lost']);
+    expect(legResultChoices({ market: 'TO(2.75)' })).toEqual(['won', 'half_won', 'void', 'lost']);
+    expect(legResultChoices({ market: 'AH1(+0.25)' })).toEqual(['won', 'half_won', 'void', 'lost']);
+    expect(legResultChoices({ market: 'AH1(+0.25)', lay: true })).toEqual(['won', 'void', 'half_lost', 'lost']);
     expect(legResultChoices({ market: 'TO(2.5)' })).toEqual(['won', 'void', 'lost']);
     expect(legResultChoices({ market: 'AH1(-1)' })).toEqual(['won', 'void', 'lost']);
     expect(legResultChoices({ market: 'П1' })).toEqual(['won', 'void', 'lost']);

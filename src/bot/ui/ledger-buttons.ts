@@ -6,14 +6,12 @@
  */
 import type { MessageKey, Translate } from '../../locales/i18n.js';
 import type { LegOutcome } from '../../ledger/edits.js';
-import { legResultChoices, lineCombos } from '../../ledger/markets.js';
+import { legResultChoices, lineCombos, RESULT_ORDER } from '../../ledger/markets.js';
 import type { LedgerLeg, LegResult, Position } from '../../ledger/model.js';
 import { encodeLedgerAction } from '../callback-data/ledger.js';
 import { encodeLedgerEdit, legCode } from '../callback-data/ledger-edit.js';
 
 type Buttons = { text: string; callback_data: string }[][];
-
-const ORDER: readonly LegResult[] = ['won', 'half_won', 'dead_heat', 'void', 'half_lost', 'lost'];
 
 export const RESULT_WORD: Record<LegResult, MessageKey> = {
   won: 'btn_settle_won',
@@ -67,7 +65,7 @@ export function comboButtons(p: Position, t: Translate): Buttons | undefined {
   const voidAll = p.legs.map((l): LegOutcome | null => (l.status === 'placed' ? { result: 'void' } : null));
   // Best first for the first leg (a single: won … lost), void last.
   const first = p.legs.findIndex((l) => l.status === 'placed');
-  const rank = (c: (LegOutcome | null)[]) => ORDER.indexOf(c[first]?.result ?? 'void');
+  const rank = (c: (LegOutcome | null)[]) => RESULT_ORDER.indexOf(c[first]?.result ?? 'void');
   const sorted = combos.filter((c) => code(c) !== code(voidAll)).sort((a, c) => rank(a) - rank(c));
   const buttons = [...sorted, voidAll].map((c) => b(comboLabel(p, c, t), code(c)));
   const rows: Buttons = [];
