@@ -39,7 +39,7 @@ export type PendingInput =
   /** /add's guided questions: the step asked now and the answers so far. */
   | { kind: 'ledger-add'; step: AddStep; draft: AddDraft };
 
-export const ADD_STEPS = ['book', 'market', 'odds', 'stake', 'side', 'event'] as const;
+export const ADD_STEPS = ['book', 'market', 'price', 'side', 'event'] as const;
 export type AddStep = (typeof ADD_STEPS)[number];
 const addDraftSchema = z.object({
   book: z.string().max(64).optional(),

@@ -63,7 +63,7 @@ describe('/add', () => {
     expect((await book())[0]!.id).toBe('1');
   });
 
-  it('guided: bookmaker, market, odds, stake, back or lay, event; a bad answer is quoted and asked again', async () => {
+  it('guided: bookmaker, market, odds and stake, back or lay, event; a bad answer is quoted and asked again', async () => {
     await h.say(ALICE, '/add');
     expect(h.last(ALICE.id).text).toContain('Which bookmaker?');
     await h.say(ALICE, 'zzz');
@@ -72,10 +72,11 @@ describe('/add', () => {
     await h.say(ALICE, 'marathon');
     expect(h.last(ALICE.id).text).toContain('At Marathonbet. Which market?');
     await h.say(ALICE, 'handicap 1 -0.25');
-    await h.say(ALICE, 'two');
-    expect(h.last(ALICE.id).text).toContain('“two” are not odds');
+    await h.say(ALICE, 'two 100');
+    expect(h.last(ALICE.id).text).toContain('“two 100” are not odds');
     await h.say(ALICE, '1,95');
-    await h.say(ALICE, '100');
+    expect(h.last(ALICE.id).text).toContain('“1,95” has no stake I can read');
+    await h.say(ALICE, '1,95 100');
     const side = h.last(ALICE.id);
     expect(h.labels(side)).toEqual(['Back', 'Lay']);
     await h.press(ALICE, side, h.button(side, 'Back'));
@@ -92,7 +93,7 @@ describe('/add', () => {
     expect(h.last(ALICE.id).text).toContain('I know no bookmaker “Corner Bookie”');
     await h.say(ALICE, 'Corner Bookie');
     expect(h.last(ALICE.id).text).toContain('At Corner Bookie. Which market?');
-    for (const answer of ['1', '2.5', '40']) await h.say(ALICE, answer);
+    for (const answer of ['1', '2.5 40']) await h.say(ALICE, answer);
     await h.press(ALICE, h.last(ALICE.id), h.button(h.last(ALICE.id), 'Back'));
     await h.say(ALICE, '-');
     expect((await book())[0]!.legs.map((l) => [l.bookmaker, l.market, l.odds, l.stake])).toEqual([['Corner Bookie', '1', 2.5, 40]]);

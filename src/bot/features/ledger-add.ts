@@ -2,7 +2,7 @@
  * /add: a position placed outside any alert, into the same ledger (the same settle, /pnl and CSV).
  * `/add pinnacle W1 2.10 100 "Team A — Team B"` records at once (several legs separated by `;`);
  * `/add` alone asks step by step — bookmaker (matched to the dictionaries), market (words or a
- * code), odds, stake, back or lay, event — each answer checked, a bad one quoted back and asked
+ * code), odds and stake, back or lay, event — each answer checked, a bad one quoted back and asked
  * again. Nothing is recorded, and no position number taken, until every value is good.
  */
 import { Composer } from 'grammy';
@@ -63,8 +63,7 @@ async function record(rt: BotRuntime, ctx: BotContext, event: string, legs: read
 const QUESTION: Record<AddStep, MessageKey> = {
   book: 'add_ask_book',
   market: 'add_ask_market',
-  odds: 'add_ask_odds',
-  stake: 'add_ask_stake',
+  price: 'add_ask_price',
   side: 'add_ask_side',
   event: 'add_ask_event',
 };
@@ -101,17 +100,16 @@ export async function acceptAddStep(rt: BotRuntime, ctx: BotContext, text: strin
     case 'market': {
       const market = marketCode(text, ctx.lang === 'ru' ? 'ru' : 'en');
       if (market === '' || market.length > 120) return void (await ctx.reply(ctx.t('add_bad_market', { value })));
-      return ask(rt, ctx, 'odds', { ...draft, market });
+      return ask(rt, ctx, 'price', { ...draft, market });
     }
-    case 'odds': {
-      const odds = number(text);
+    case 'price': {
+      // Odds and stake in one answer, as ✏️ Placed differently asks them ("2.10 100").
+      const words = text.trim().split(/\s+/);
+      const odds = number(words[0] ?? '');
+      const stake = number(words[1] ?? '');
       if (odds === undefined || !(odds > 1 && odds <= MAX_ODDS)) return void (await ctx.reply(ctx.t('add_bad_odds', { value, max: MAX_ODDS })));
-      return ask(rt, ctx, 'stake', { ...draft, odds });
-    }
-    case 'stake': {
-      const stake = number(text);
-      if (stake === undefined || !(stake > 0 && stake <= MAX_MONEY)) return void (await ctx.reply(ctx.t('add_bad_stake', { value, max: MAX_MONEY })));
-      return ask(rt, ctx, 'side', { ...draft, stake });
+      if (words.length !== 2 || stake === undefined || !(stake > 0 && stake <= MAX_MONEY)) return void (await ctx.reply(ctx.t('add_bad_stake', { value, max: MAX_MONEY })));
+      return ask(rt, ctx, 'side', { ...draft, odds, stake });
     }
     case 'side': {
       const word = text.trim().toLowerCase();
