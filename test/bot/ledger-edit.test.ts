@@ -10,6 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeLedgerEdit } from '../../src/bot/callback-data/index.js';
 import { readLedgerCsv } from '../../src/ledger/csv.js';
 import { UNDO_WINDOW_MS } from '../../src/ledger/edits.js';
+import { makeLeg, positionSchema } from '../../src/ledger/model.js';
+import { translator } from '../../src/locales/i18n.js';
+import { positionLines } from '../../src/bot/ui/ledger-text.js';
 import { ALICE, BORIS, createHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -234,6 +237,23 @@ describe('✏️ Edit and 🗑 Delete', () => {
 });
 
 describe('#24: a lay leg in /open', () => {
+  it('from an alert whose market says Lay: "lay" once, and the liability', () => {
+    const p = positionSchema.parse({
+      id: '7',
+      kind: 'arbs',
+      service: 'arbs_prematch',
+      itemId: 'x',
+      eventId: 'e',
+      placedAt: 0,
+      legs: [
+        makeLeg({ outcome: 0, bookmaker: 'Pinnacle', market: 'TO(197.5)', odds: 2.7, stake: 370 }),
+        makeLeg({ outcome: 1, bookmaker: 'Betfair Exchange', market: 'Lay TO(197.5)', odds: 1.58, stake: 645.03, commission: 0.05, lay: true }),
+      ],
+    });
+    const lines = positionLines(p, 'en', 'UTC', translator('en'));
+    expect(lines[2]).toBe('2) Betfair Exchange · Lay TO(197.5) · 1.58 × 645.03 · liability 374.12');
+  });
+
   it('says lay once and shows its liability', async () => {
     await h.say(ALICE, '/add sbobet lay TO(2.5) 1.58 645.03');
     await h.say(ALICE, '/open');
