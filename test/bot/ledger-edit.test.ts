@@ -54,6 +54,17 @@ describe('/add', () => {
     ]);
   });
 
+  it('in Russian: market words become the Russian codes, a lay said as «против»', async () => {
+    await h.connect(BORIS);
+    await h.say(BORIS, '/add pinnacle тб 2.25 2,10 100; sbobet против ТБ(2.25) 2.00 100 «Спартак — Зенит»');
+    expect(h.last(BORIS.id).text).toContain('Записано как позиция #1');
+    const [p] = (await h.store.ledger.book(BORIS.id)).positions;
+    expect(p!.event).toBe('Спартак — Зенит');
+    expect(p!.legs.map((l) => [l.market, l.lay])).toEqual([['ТБ(2.25)', false], ['ТБ(2.25)', true]]);
+    await h.say(BORIS, '/open');
+    expect(h.labels(h.last(BORIS.id))).toContain('#1 1) ½ проигрыш · 2) ½ выигрыш');
+  });
+
   it('quotes what was wrong and records nothing (no position number used)', async () => {
     await h.say(ALICE, '/add pinnacle W1 0.90 100');
     expect(h.last(ALICE.id).text).toContain('“0.90” are not odds');
