@@ -63,7 +63,7 @@ export const legSchema = z.object({
   status: z.enum(LEG_STATUSES),
   result: z.enum(LEG_RESULTS).nullable().default(null),
   /** A dead heat's share of the stake paid at the full odds (½ for two tied); null for any other result. */
-  deadHeat: z.number().gt(0).lt(1).nullable().default(null),
+  deadHeat: z.number().gt(0).lt(1).nullable().optional(),
 });
 export type LedgerLeg = z.infer<typeof legSchema>;
 
@@ -94,7 +94,7 @@ export const positionSchema = z.object({
   undo: z
     .object({ n: z.number().int().min(1), at: z.number(), legs: z.array(legSchema).max(16), settledAt: z.number().nullable() })
     .nullable()
-    .default(null),
+    .optional(),
 });
 export type Position = z.infer<typeof positionSchema>;
 
@@ -154,7 +154,6 @@ export function makeLeg(input: LegInput): LedgerLeg {
     effectiveOdds: lay ? layAsBackOdds(input.odds, c) : effectiveBackOdds(input.odds, c),
     status: input.status ?? 'placed',
     result: null,
-    deadHeat: null,
   });
 }
 

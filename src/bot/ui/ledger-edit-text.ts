@@ -45,7 +45,7 @@ export function resultEditor(p: Position, t: Translate): { text: string; buttons
     if (l.status !== 'placed') return;
     lines.push(`${i + 1}) ${l.market || l.bookmaker}: <b>${resultWord(l, t)}</b>`);
     const mark = (code: string, text: string) => ({
-      text: `${i + 1}) ${legCode(l.result === null ? null : { result: l.result, ...(l.deadHeat !== null && { deadHeat: l.deadHeat }) }) === code ? '• ' : ''}${text}`,
+      text: `${i + 1}) ${legCode(l.result === null ? null : { result: l.result, ...(l.deadHeat != null && { deadHeat: l.deadHeat }) }) === code ? '• ' : ''}${text}`,
       callback_data: encodeLedgerEdit({ type: 'legResult', positionId: p.id, leg: i, code }),
     });
     const choices = legResultChoices(l);
