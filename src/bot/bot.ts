@@ -29,6 +29,8 @@ import { forgetFeature } from './features/forget.js';
 import { booksFeature } from './features/books.js';
 import { glossaryFeature } from './features/glossary.js';
 import { ledgerFeature } from './features/ledger.js';
+import { ledgerAddFeature } from './features/ledger-add.js';
+import { ledgerEditFeature } from './features/ledger-edit.js';
 import { lookupFeature } from './features/lookup.js';
 import { listsFeature } from './features/lists.js';
 import { mutedFeature } from './features/muted.js';
@@ -155,6 +157,8 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     mutedFeature(rt),
     alertActionsFeature(rt),
     ledgerFeature(rt),
+    ledgerEditFeature(rt),
+    ledgerAddFeature(rt),
     legLimitedFeature(rt),
     forgetFeature(rt),
     booksFeature(rt),

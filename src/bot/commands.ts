@@ -53,6 +53,8 @@ export const COMMANDS: readonly CommandRow[] = [
   { command: 'glossary', group: 'lookups', menu: 'cmd_glossary', help: 'help_glossary' },
   { command: 'muted', group: 'alerts', menu: 'cmd_muted' },
   { command: 'open', group: 'ledger', menu: 'cmd_open' },
+  { command: 'positions', group: 'ledger', menu: 'cmd_positions' },
+  { command: 'add', group: 'ledger', menu: 'cmd_add' },
   { command: 'pnl', group: 'ledger', menu: 'cmd_pnl' },
   { command: 'export', group: 'ledger', menu: 'cmd_export' },
   { command: 'clv', group: 'ledger', menu: 'cmd_clv' },

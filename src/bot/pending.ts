@@ -33,7 +33,25 @@ export type PendingInput =
    * The odds and stake taken for a leg (or a hedge) of a ledger position; `flow`: the ✏️ flow goes on to the next leg;
    * `newBookmaker`: a digest of a typed bookmaker the dictionaries do not know, recorded as typed if sent again.
    */
-  | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean; newBookmaker?: string };
+  | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean; newBookmaker?: string }
+  /** ✏️ Edit on a leg of a position (settled or not): the odds, stake and maybe bookmaker to correct it to. */
+  | { kind: 'ledger-fix'; positionId: string; leg: number }
+  /** /add's guided questions: the step asked now and the answers so far. */
+  | { kind: 'ledger-add'; step: AddStep; draft: AddDraft };
+
+export const ADD_STEPS = ['book', 'market', 'price', 'side', 'event'] as const;
+export type AddStep = (typeof ADD_STEPS)[number];
+const addDraftSchema = z.object({
+  book: z.string().max(64).optional(),
+  /** The digest of a bookmaker name the dictionaries do not know, typed once: the same name again records it as typed. */
+  newBook: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+  commission: z.number().min(0).max(0.5).optional(),
+  market: z.string().max(120).optional(),
+  odds: z.number().gt(1).max(1_000).optional(),
+  stake: z.number().gt(0).max(100_000_000).optional(),
+  lay: z.boolean().optional(),
+});
+export type AddDraft = z.infer<typeof addDraftSchema>;
 
 const service = z.enum(SERVICES);
 const id = z.number().int();
@@ -47,6 +65,8 @@ export const pendingInputSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('hedge-odds'), service, itemId: z.string(), ownerId: id, leg: id }),
   z.object({ kind: z.literal('book-value'), bookmakerId: id, option: z.enum(BOOK_VALUE_OPTIONS) }),
   z.object({ kind: z.literal('ledger-leg'), positionId: z.string(), leg: id, flow: z.boolean(), newBookmaker: z.string().regex(/^[0-9a-f]{16}$/).optional() }),
+  z.object({ kind: z.literal('ledger-fix'), positionId: z.string(), leg: id }),
+  z.object({ kind: z.literal('ledger-add'), step: z.enum(ADD_STEPS), draft: addDraftSchema }),
 ]) satisfies z.ZodType<PendingInput>;
 
 /** How long a question waits for its answer. */

@@ -3,7 +3,8 @@
  * stake-maths §5.3, ISO-8601 UTC times, decimal points, amounts to the cent. Made with
  * csv-stringify (quoting). A text cell that a spreadsheet would run as a formula (one beginning
  * with =, +, -, @, a tab or a carriage return) is neutralised with a leading apostrophe; numbers are
- * written by the bot itself and are plain. `readLedgerCsv` reads such a file back (a test imports
+ * written by the bot itself and are plain. A leg's P&L is written once its position is settled (a leg
+ * given its result before the others counts nowhere yet, as in /pnl). `readLedgerCsv` reads such a file back (a test imports
  * the export to the same totals).
  */
 import { parse } from 'csv-parse/sync';
@@ -40,7 +41,7 @@ export function ledgerRows(book: LedgerBook, positions: readonly Position[], met
       rows.push([
         `${p.id}-${i + 1}`, p.id, iso(p.placedAt), settled ? iso(p.settledAt) : '', p.kind, safeText(p.service), safeText(p.sport), safeText(p.league), safeText(p.event),
         iso(p.eventStart), safeText(leg.market), '', '', safeText(leg.bookmaker), leg.lay ? 'lay' : 'back', fixed(leg.odds, 2), fixed(leg.commission, 4),
-        fixed(leg.stake, 2), fixed(leg.liability, 2), safeText(p.currency), status, fixed(pnls[i], 2), fixed(close?.odds, 2),
+        fixed(leg.stake, 2), fixed(leg.liability, 2), safeText(p.currency), status, settled ? fixed(pnls[i], 2) : '', fixed(close?.odds, 2),
         fair === undefined ? '' : fixed(1 / fair, 4), close ? method : '', fixed(clv === undefined ? undefined : clv * 100, 2), i === 0 ? fixed(p.alertProfitPct, 2) : '', safeText(p.note),
       ]);
     });

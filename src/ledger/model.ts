@@ -15,7 +15,8 @@ import { z } from 'zod';
 export const MAX_ODDS = 1_000;
 export const MAX_MONEY = 100_000_000;
 
-export const LEG_RESULTS = ['won', 'half_won', 'void', 'half_lost', 'lost'] as const;
+/** `dead_heat`: tied for the place; `deadHeat` of the stake is paid at the full odds, the rest lost. */
+export const LEG_RESULTS = ['won', 'half_won', 'void', 'half_lost', 'lost', 'dead_heat'] as const;
 export type LegResult = (typeof LEG_RESULTS)[number];
 export const LEG_STATUSES = ['open', 'placed', 'refused'] as const;
 export type LegStatus = (typeof LEG_STATUSES)[number];
@@ -61,6 +62,8 @@ export const legSchema = z.object({
   effectiveOdds: z.number().gt(1),
   status: z.enum(LEG_STATUSES),
   result: z.enum(LEG_RESULTS).nullable().default(null),
+  /** A dead heat's share of the stake paid at the full odds (½ for two tied); null for any other result. */
+  deadHeat: z.number().gt(0).lt(1).nullable().optional(),
 });
 export type LedgerLeg = z.infer<typeof legSchema>;
 
@@ -87,6 +90,11 @@ export const positionSchema = z.object({
   messageId: z.number().int().nullable().default(null),
   legs: z.array(legSchema).min(1).max(16),
   note: text(200).default(''),
+  /** The legs and settle time before the user's last change (settle, edit, reopen), for its ↩️ Undo (src/ledger/edits.ts). */
+  undo: z
+    .object({ n: z.number().int().min(1), at: z.number(), legs: z.array(legSchema).max(16), settledAt: z.number().nullable() })
+    .nullable()
+    .optional(),
 });
 export type Position = z.infer<typeof positionSchema>;
 

@@ -8,12 +8,17 @@
  */
 import { placedLegs, type LedgerLeg, type LegResult, type Position } from './model.js';
 
-/** Share of a leg's win or loss a result pays: won 1, half-won ½, void 0, half-lost −½, lost −1. */
-export const RESULT_FACTOR: Record<LegResult, number> = { won: 1, half_won: 0.5, void: 0, half_lost: -0.5, lost: -1 };
+/** Share of a leg's win or loss a result pays: won 1, half-won ½, void 0, half-lost −½, lost −1 (a dead heat: see legGross). */
+export const RESULT_FACTOR: Record<LegResult, number> = { won: 1, half_won: 0.5, void: 0, half_lost: -0.5, lost: -1, dead_heat: 0 };
 
 /** A leg's result before commission (undefined while it has none or does not count). */
 export function legGross(leg: LedgerLeg): number | undefined {
   if (leg.status !== 'placed' || leg.result === null) return undefined;
+  if (leg.result === 'dead_heat') {
+    // The backer is paid stake × share × odds and loses the stake: stake × (share × odds − 1); a lay is the other side of it.
+    const back = leg.stake * ((leg.deadHeat ?? 1) * leg.odds - 1);
+    return leg.lay ? -back : back;
+  }
   const f = RESULT_FACTOR[leg.result];
   if (leg.lay) return f > 0 ? f * leg.stake : f * leg.liability;
   return f > 0 ? f * leg.stake * (leg.odds - 1) : f * leg.stake;

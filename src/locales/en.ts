@@ -387,7 +387,7 @@ export const en = {
   ledger_leg_not_editable: 'This leg cannot be changed any more.',
   ledger_already_settled: 'Position #{id} is already settled.',
   ledger_settled: 'Position #{id} settled: {pnl}.',
-  ledger_open_empty: 'No unsettled positions. Tap ✅ Placed under an alert to record one.',
+  ledger_open_empty: 'No unsettled positions. Tap ✅ Placed under an alert to record one, or /add a bet placed elsewhere. Settled ones: /positions.',
   ledger_open_title: '🧾 <b>Unsettled positions</b>: {n}, oldest first. Tap the result.',
   ledger_open_page: 'Page {page} of {pages}',
   ledger_close_seen: '↳ closing line: {odds} (last seen)',

@@ -73,6 +73,18 @@ export class LedgerBooks {
     return p;
   }
 
+  remove(userId: number, positionId: string): boolean {
+    const held = this.books.get(userId);
+    const p = held?.positions.get(positionId);
+    if (!held || !p) return false;
+    held.positions.delete(positionId);
+    for (const key of [...held.closes.keys()]) if (key.startsWith(`${positionId}:`)) held.closes.delete(key);
+    const key = markKey(p.service, p.itemId);
+    if (held.marks.get(key)?.positionId === positionId) held.marks.delete(key);
+    this.texts.delete(userId);
+    return true;
+  }
+
   updateSettings(userId: number, change: Partial<LedgerSettings>): LedgerSettings {
     const held = this.held(userId);
     const next = ledgerSettingsSchema.safeParse({ ...held.settings, ...change });

@@ -50,6 +50,8 @@ export interface LedgerStore {
   book(userId: number): Promise<LedgerBook>;
   /** Adds or replaces a position (validated with positionSchema; refused: StoreError 'invalid-position'). */
   put(userId: number, position: Position): Promise<Position>;
+  /** Removes one position with its closing lines and its alert mark (the user's 🗑 Delete); false when there was none. */
+  remove(userId: number, positionId: string): Promise<boolean>;
   /** Changes the settings; returns them. */
   updateSettings(userId: number, change: Partial<LedgerSettings>): Promise<LedgerSettings>;
   /** Takes the next position id (base 36). */

@@ -182,6 +182,24 @@ export class RedisLedger implements LedgerStore {
     return p;
   }
 
+  async remove(userId: number, positionId: string): Promise<boolean> {
+    this.opts.guard();
+    const text = await this.opts.redis.hget(this.k.book(userId), `p:${positionId}`);
+    if (text === null) return false;
+    const pipeline = this.opts.redis.multi();
+    // A position has at most 16 legs: their closing lines go with it.
+    pipeline.hdel(this.k.book(userId), `p:${positionId}`, ...Array.from({ length: 16 }, (_, leg) => `c:${closeKey(positionId, leg)}`));
+    const marks = this.marksOf(userId);
+    for (const [key, mark] of marks) {
+      if (mark.positionId !== positionId) continue;
+      pipeline.hdel(this.k.open(userId), key);
+      marks.delete(key);
+    }
+    this.announce(pipeline, userId);
+    await this.run(pipeline);
+    return true;
+  }
+
   async updateSettings(userId: number, change: Partial<LedgerSettings>): Promise<LedgerSettings> {
     this.opts.guard();
     const current = (await this.record(userId)).settings;

@@ -323,6 +323,10 @@ class LowdbStore implements JsonStore {
         this.assertOpen();
         return changed(books.put(userId, position));
       },
+      remove: async (userId, positionId) => {
+        this.assertOpen();
+        return books.remove(userId, positionId) ? changed(true) : false;
+      },
       updateSettings: async (userId, change) => {
         this.assertOpen();
         return changed(books.updateSettings(userId, change));

@@ -1,11 +1,12 @@
 /**
  * The ledger behind the store's seam, in both stores: positions, settings and closing lines come
  * back after a restart; a refused position changes nothing; deleting the user (/forget) removes
- * the ledger; each change is one write and reads write nothing; the marks of unsettled positions
+ * the ledger; 🗑 removes one position (its closing lines and mark too) and a change's undo is kept; each change is one write and reads write nothing; the marks of unsettled positions
  * follow puts (and, in the cluster, another process's puts).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
+import { applyResults, reopen as reopenPosition, undoChange, withUndo } from '../../src/ledger/edits.js';
 import { markKey } from '../../src/ledger/marks.js';
 import type { Position } from '../../src/ledger/model.js';
 import { StoreError } from '../../src/store/errors.js';
@@ -98,6 +99,37 @@ function contract(name: string, sut: Sut, skip = false): void {
       await s.flush();
       const again = await sut.reopen(s);
       expect((await again.ledger.book(3)).positions).toEqual([]);
+    });
+
+    it('a change’s undo comes back after a restart; 🗑 removes a position with its closing line and mark, for good', async () => {
+      const book = workedBook();
+      const a = await sut.open();
+      a.updateUser(4, () => undefined, { chatId: 4 });
+      const open = book.positions[6]!;
+      const other = book.positions[0]!;
+      await a.ledger.put(4, other);
+      await a.ledger.put(4, open);
+      a.ledger.noteClose(4, open.id, 0, book.closes.get('v1:0')!);
+      const settled = applyResults(open, new Map([[0, { result: 'half_won' as const }]]), 5)!;
+      await a.ledger.put(4, withUndo(open, settled, 5));
+      await a.flush();
+      const b = await sut.reopen(a);
+      const back = (await b.ledger.book(4)).positions.find((p) => p.id === open.id)!;
+      expect(back.legs[0]!.result).toBe('half_won');
+      const undone = undoChange(back, 1, 6);
+      expect(undone.ok && undone.position.legs[0]!.result).toBeNull();
+      await b.ledger.put(4, withUndo(back, reopenPosition(back)!, 7));
+      expect(b.ledger.marks(4).size).toBe(1);
+      expect(await b.ledger.remove(4, open.id)).toBe(true);
+      expect(await b.ledger.remove(4, open.id)).toBe(false);
+      expect(await b.ledger.remove(4, 'zz')).toBe(false);
+      expect(b.ledger.marks(4).size).toBe(0);
+      await b.flush();
+      const c = await sut.reopen(b);
+      const after = await c.ledger.book(4);
+      expect(after.positions).toEqual([other]);
+      expect([...after.closes.keys()]).toEqual([]);
+      expect(c.ledger.marks(4).size).toBe(0);
     });
   });
 }

@@ -10,6 +10,7 @@
  *   flow.ts      cv: a guided flow's prompt (/filter's builder, /settings)
  *   mutes.ts     m: mute controls (the offer after "Mute event", /muted)
  *   ledger.ts    l: the ledger's legs, hedges, settling and /open's pages
+ *   ledger-edit.ts le: the ledger's corrections (edit, delete, undo, reopen, /positions' pages)
  *   leg-limit.ts ll: the buttons under "✏️ Leg limited"'s question (a leg at its max, a staking mode)
  *
  * Data flows one way: alerts are formatted on the alerts side, which `bot/` imports and which
@@ -25,4 +26,5 @@ export * from './forget.js';
 export * from './leg-limit.js';
 export * from './mutes.js';
 export * from './ledger.js';
+export * from './ledger-edit.js';
 export * from './registry.js';

@@ -8,7 +8,8 @@
  *   l:r:<pos>:<leg>   the bookmaker refused the leg
  *   l:e:<pos>:<leg>   type the odds and stake taken for the leg (or a hedge)
  *   l:g:<pos>         give up the open hedge
- *   l:s:<pos>:<res>   settle: w hw v hl l (a single), o<k> (the outcome k won), h (a middle hit)
+ *   l:s:<pos>:<res>   settle: w hw v hl l (a single), o<k> (the outcome k won), h (a middle hit),
+ *                     m<one char per leg> (each leg's own result: see `LEG_CODES` in ledger-edit.ts)
  *   l:p:<page>        a page of /open
  *   l:d:<m|s|p>       /clv: the de-vig method (multiplicative, Shin, power)
  */
@@ -16,7 +17,7 @@ import { withinCallbackLimit } from '../../lib/callback-data.js';
 import type { DevigMethod } from '../../ledger/model.js';
 import { CALLBACK_PREFIXES } from './registry.js';
 
-export type SettleCode = 'w' | 'hw' | 'v' | 'hl' | 'l' | 'h' | `o${number}`;
+export type SettleCode = 'w' | 'hw' | 'v' | 'hl' | 'l' | 'h' | `o${number}` | `m${string}`;
 
 export type LedgerAction =
   | { type: 'keep' | 'refuse' | 'edit'; positionId: string; leg: number }
@@ -29,7 +30,7 @@ const PREFIX = CALLBACK_PREFIXES.ledger;
 const POS = '([0-9a-z]{1,10})';
 const LEG_FORM = new RegExp(`^${PREFIX}([kre]):${POS}:([0-9]{1,2})$`);
 const GIVE_UP = new RegExp(`^${PREFIX}g:${POS}$`);
-const SETTLE = new RegExp(`^${PREFIX}s:${POS}:(w|hw|v|hl|l|h|o[0-9]{1,2})$`);
+const SETTLE = new RegExp(`^${PREFIX}s:${POS}:(w|hw|v|hl|l|h|o[0-9]{1,2}|m[whvql2-9-]{1,16})$`);
 const PAGE = new RegExp(`^${PREFIX}p:([0-9]{1,4})$`);
 const DEVIG = new RegExp(`^${PREFIX}d:([msp])$`);
 const LEG_TAGS = { keep: 'k', refuse: 'r', edit: 'e' } as const;

@@ -24,6 +24,8 @@ export const CALLBACK_PREFIXES = {
   mutes: 'm:',
   /** The ledger: legs placed differently or refused, hedges, settling, /open's pages (`ledger.ts`). */
   ledger: 'l:',
+  /** The ledger's corrections: ✏️ Edit, a leg's values or result, 🗑 Delete, ↩️ Undo and Reopen, /positions' pages (`ledger-edit.ts`). */
+  ledgerEdit: 'le:',
   /** The buttons under "✏️ Leg limited"'s question: a leg at its max, a staking mode (`leg-limit.ts`). */
   legLimit: 'll:',
 } as const;

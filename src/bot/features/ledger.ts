@@ -1,12 +1,15 @@
 /**
  * The ledger's commands and buttons: /open (unsettled positions, oldest first, paged, settled with
- * one tap), /pnl [period] (the figures, then the chart as a photo), /export [period] (a CSV
+ * one tap on each result the markets allow, the answer carrying ↩️ Undo; ✏️ and 🗑 are
+ * `ledger-edit.ts`'s), /pnl [period] (the figures, then the chart as a photo), /export [period] (a CSV
  * document), /clv (the de-vig method of closing lines), and the `l:` buttons of placed positions (`placed.ts` asks the questions). A button
  * only ever reaches the presser's own ledger: a forged or stale position id finds nothing.
  */
 import { Composer, InputFile } from 'grammy';
 import { fmtMoney } from '../../alerts/printed.js';
 import { giveUp, settle, type SettleResult } from '../../ledger/actions.js';
+import { applyResults, withUndo, type LegOutcome } from '../../ledger/edits.js';
+import { MANUAL_SERVICE } from '../../ledger/manual.js';
 import { ledgerCsv } from '../../ledger/csv.js';
 import { DEVIG_METHODS, isEmpty, isSettled, type DevigMethod, type Position } from '../../ledger/model.js';
 import { parsePeriod, periodRange, periodText } from '../../ledger/periods.js';
@@ -14,13 +17,26 @@ import { positionPnl } from '../../ledger/settle.js';
 import { dailySeries, summarize } from '../../ledger/summary.js';
 import { serviceLabel } from '../../locales/services.js';
 import { isService } from '../../service/services.js';
-import { decodeLedgerAction, encodeLedgerAction, kindPattern, type SettleCode } from '../callback-data/index.js';
+import { decodeLedgerAction, encodeLedgerAction, kindPattern, legOutcome, type SettleCode } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { openPage, periodWords, pnlText } from '../ui/ledger-text.js';
+import { replyChanged } from './ledger-edit.js';
 import { editLeg, keepLeg, refuseLeg } from './placed.js';
 
 const SETTLE_RESULTS: Record<string, SettleResult> = { w: 'won', hw: 'half_won', v: 'void', hl: 'half_lost', l: 'lost', h: 'hit' };
+
+/** Each leg's own result (`m` codes: one character per leg, in leg order); every placed leg must get one. */
+function settleLegs(p: Position, codes: string, now: number): Position | undefined {
+  if (isSettled(p) || codes.length !== p.legs.length) return undefined;
+  const outcomes = new Map<number, LegOutcome>();
+  for (const [i, code] of [...codes].entries()) {
+    const o = legOutcome(code);
+    if (o === undefined || (o === null) !== (p.legs[i]!.status !== 'placed')) return undefined;
+    if (o) outcomes.set(i, o);
+  }
+  return applyResults(p, outcomes, now);
+}
 
 function settleResult(code: SettleCode): SettleResult {
   return code.startsWith('o') ? { outcome: Number(code.slice(1)) } : (SETTLE_RESULTS[code] ?? 'void');
@@ -60,7 +76,7 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
     const s = summarize(book, from, to);
     if (s.totals.count === 0) return void (await ctx.reply(`${ctx.t('pnl_empty')}${s.open > 0 ? `\n/open: ${s.open}` : ''}`));
     const currency = book.positions.find((p) => p.currency)?.currency ?? '';
-    const name = (svc: string) => (isService(svc) ? serviceLabel(svc, ctx.t) : svc);
+    const name = (svc: string) => (isService(svc) ? serviceLabel(svc, ctx.t) : svc === MANUAL_SERVICE ? ctx.t('ledger_manual_service') : svc);
     await ctx.reply(pnlText(s, period, book.settings.devig, currency, ctx.t, name));
     try {
       // Loaded at the first chart, not at start: ECharts and resvg weigh about 50 MB of memory that a bot nobody asks for a chart never needs.
@@ -144,11 +160,15 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
       }
       case 'settle': {
         if (isSettled(p)) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_already_settled', { id: p.id }), show_alert: true }));
-        const next = settle(p, settleResult(action.result), rt.clock.now());
+        const now = rt.clock.now();
+        const next = action.result.startsWith('m') ? settleLegs(p, action.result.slice(1), now) : settle(p, settleResult(action.result), now);
         if (!next) return void (await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') }));
-        const stored = await rt.store.ledger.put(userId, next);
+        const stored = await rt.store.ledger.put(userId, withUndo(p, next, now));
+        const settled = ctx.t('ledger_settled', { id: p.id, pnl: fmtMoney(positionPnl(stored) ?? 0, { signed: true }) });
         await ctx.answerCallbackQuery({ text: ctx.tp('ledger_settled', { id: p.id, pnl: fmtMoney(positionPnl(stored) ?? 0, { signed: true }) }) });
-        return showOpen(ctx, 0, true);
+        await showOpen(ctx, 0, true);
+        // Every settle can be taken back (#13): its answer carries ↩️ Undo.
+        return replyChanged(ctx, stored, settled);
       }
     }
   });

@@ -1,6 +1,6 @@
 /**
  * Answers to the bot's open questions (the access key, the secret, a stake amount, a lookup id, a
- * limited leg, a hedge's odds, a /books value, a ledger leg), handled by
+ * limited leg, a hedge's odds, a /books value, a ledger leg, a corrected leg, /add's questions), handled by
  * plain middleware before the conversations, so a secret never enters conversation state.
  * While the secret is expected, every message (a command too, an edit too) is deleted first; for
  * an hour after that question expired unanswered, a message that looks like a secret is too.
@@ -15,6 +15,8 @@ import { acceptHedgeOdds, acceptLegLimit } from './leg-limited.js';
 import { acceptAccessKey, acceptSecret, deleteSecretMessage } from './connect.js';
 import { acceptLookupId } from './lookup.js';
 import { acceptLedgerLeg } from './placed.js';
+import { acceptAddStep } from './ledger-add.js';
+import { acceptLegFix } from './ledger-edit.js';
 
 /** Secrets are long single words; shorter ones or sentences are left alone (as are commands). */
 export const LATE_SECRET_MIN_LENGTH = 16;
@@ -77,6 +79,12 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
       case 'ledger-leg':
         if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptLedgerLeg(rt, ctx, text, pending);
+      case 'ledger-fix':
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
+        return acceptLegFix(rt, ctx, text, pending);
+      case 'ledger-add':
+        if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
+        return acceptAddStep(rt, ctx, text, pending);
       case 'book-value':
         if (text === undefined || ctx.msg.text === undefined) return void (await ctx.reply(ctx.t('expect_text')));
         return acceptBookValue(rt, ctx, text, pending);

@@ -17,7 +17,8 @@ import { dictionariesFor } from '../ui/cards.js';
 
 type LedgerLegInput = Extract<PendingInput, { kind: 'ledger-leg' }>;
 
-const digestOf = (typed: string): string => createHash('sha256').update(nameKey(typed) || typed).digest('hex').slice(0, 16);
+/** What a question keeps of an unconfirmed name (also /add's guided bookmaker). */
+export const digestOf = (typed: string): string => createHash('sha256').update(nameKey(typed) || typed).digest('hex').slice(0, 16);
 
 /**
  * The bookmaker to record for `typed`: the dictionaries' name, or `typed` itself when the user

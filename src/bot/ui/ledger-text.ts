@@ -6,12 +6,14 @@ import { KIND_ICON } from '../../alerts/alert-lines.js';
 import { fmtMoney, fmtOdds, fmtPct } from '../../alerts/printed.js';
 import { clipText, escapeHtml } from '../../lib/html.js';
 import type { Lang, Translate } from '../../locales/i18n.js';
+import { MANUAL_SERVICE } from '../../ledger/manual.js';
 import { closeKey, type Close, type DevigMethod, type Position } from '../../ledger/model.js';
 import type { Period } from '../../ledger/periods.js';
 import { hedgeFor, worstCase } from '../../ledger/settle.js';
 import type { LedgerSummary, Totals } from '../../ledger/summary.js';
 import { encodeLedgerAction, type SettleCode } from '../callback-data/ledger.js';
 import { ledgerHedgeBreakEven } from './hedge-text.js';
+import { comboButtons, editRow } from './ledger-buttons.js';
 
 export type Buttons = { text: string; callback_data: string }[][];
 
@@ -20,10 +22,14 @@ export const OPEN_PAGE_SIZE = 5;
 /** Rows per breakdown in /pnl. */
 const BREAKDOWN_ROWS = 8;
 
+/** A market that names the lay itself ("Lay TO(2.5)", "Против П1"). */
+const LAY_MARKET = /^(?:lay|против)\s/i;
+
 const money = (x: number, currency = ''): string => `${fmtMoney(x, { signed: true })}${currency ? ` ${escapeHtml(currency)}` : ''}`;
 const plain = (x: number): string => fmtMoney(x, { whole: true });
 
-function when(ms: number, lang: Lang, timeZone: string): string {
+/** A time in the ledger's words (the user's zone). */
+export function when(ms: number, lang: Lang, timeZone: string): string {
   try {
     return new Intl.DateTimeFormat(lang, { timeZone, day: '2-digit', month: 'short', hour: '2-digit', minute: '2-digit' }).format(ms);
   } catch {
@@ -33,11 +39,13 @@ function when(ms: number, lang: Lang, timeZone: string): string {
 
 /** "#3 ⚖️ Home – Away · 02 Nov 18:00", one line per leg, and a valuebet's closing line as last seen. */
 export function positionLines(p: Position, lang: Lang, timeZone: string, t: Translate, close?: Close): string[] {
-  const head = `<b>#${p.id}</b> ${KIND_ICON[p.kind]} ${escapeHtml(clipText(p.event || p.itemId, 60))}${p.eventStart !== null ? ` · ${when(p.eventStart, lang, timeZone)}` : ''}`;
+  const head = `<b>#${p.id}</b> ${KIND_ICON[p.kind]} ${escapeHtml(clipText(p.event || (p.service === MANUAL_SERVICE ? t('ledger_manual_service') : p.itemId), 60))}${p.eventStart !== null ? ` · ${when(p.eventStart, lang, timeZone)}` : ''}`;
   const legs = p.legs.map((l, i) => {
     const icon = l.status === 'refused' ? '❌ ' : l.status === 'open' ? '⏳ ' : '';
-    const lay = l.lay ? ' (lay)' : '';
-    return `${icon}${i + 1}) ${escapeHtml(clipText(l.bookmaker, 24))} · ${escapeHtml(clipText(l.market, 24))}${lay} · ${fmtOdds(l.odds)} × ${plain(l.stake)}`;
+    // A lay's market usually says "Lay" already (#24); its money at risk is the liability, not the stake.
+    const lay = l.lay && !LAY_MARKET.test(l.market) ? `${t('ledger_lay_word')} ` : '';
+    const liability = l.lay ? ` · ${t('ledger_lay_liability', { amount: fmtMoney(l.liability) })}` : '';
+    return `${icon}${i + 1}) ${escapeHtml(clipText(l.bookmaker, 24))} · ${lay}${escapeHtml(clipText(l.market, 24))} · ${fmtOdds(l.odds)} × ${plain(l.stake)}${liability}`;
   });
   const lines = [head, ...legs];
   const worst = worstCase(p);
@@ -58,6 +66,9 @@ export function positionLines(p: Position, lang: Lang, timeZone: string, t: Tran
 
 /** The settle buttons of one position (one row, two for a long arb). */
 export function settleButtons(p: Position, t: Translate): Buttons {
+  // Totals and handicaps: each result the lines allow (half results on quarter lines).
+  const combos = comboButtons(p, t);
+  if (combos) return combos;
   const b = (text: string, result: SettleCode) => ({ text: `#${p.id} ${text}`, callback_data: encodeLedgerAction({ type: 'settle', positionId: p.id, result }) });
   switch (p.kind) {
     case 'valuebets':
@@ -86,7 +97,7 @@ export function openPage(positions: readonly Position[], page: number, lang: Lan
   const blocks = shown.map((p) => positionLines(p, lang, timeZone, t, closes.get(closeKey(p.id, 0))).join('\n'));
   const head = t('ledger_open_title', { n: positions.length });
   const foot = pages > 1 ? `\n\n${t('ledger_open_page', { page: at + 1, pages })}` : '';
-  const buttons: Buttons = shown.flatMap((p) => settleButtons(p, t));
+  const buttons: Buttons = shown.flatMap((p) => [...settleButtons(p, t), editRow(p, t)]);
   const nav = [
     ...(at > 0 ? [{ text: t('btn_page_prev'), callback_data: encodeLedgerAction({ type: 'page', page: at - 1 }) }] : []),
     ...(at < pages - 1 ? [{ text: t('btn_page_next'), callback_data: encodeLedgerAction({ type: 'page', page: at + 1 }) }] : []),

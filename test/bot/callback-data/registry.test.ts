@@ -10,6 +10,7 @@ import {
   decodeLegLimitAction,
   decodeMuteAction,
   decodeLedgerAction,
+  decodeLedgerEdit,
   encodeAlertAction,
   encodeBooksAction,
   encodeFiltersAction,
@@ -18,6 +19,7 @@ import {
   encodeLegLimitAction,
   encodeMuteAction,
   encodeLedgerAction,
+  encodeLedgerEdit,
   kindPattern,
   prefixCollisions,
   type CallbackKind,
@@ -47,6 +49,7 @@ const samples: Record<CallbackKind, string[]> = {
     encodeMuteAction({ type: 'wake', service: 'valuebets_live' })!,
   ],
   ledger: [encodeLedgerAction({ type: 'settle', positionId: '1z', result: 'o1' }), encodeLedgerAction({ type: 'page', page: 3 })],
+  ledgerEdit: [encodeLedgerEdit({ type: 'undo', positionId: '1z', n: 3 }), encodeLedgerEdit({ type: 'page', page: 2, period: '2026-11' })],
 };
 
 const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
@@ -57,6 +60,7 @@ const decoders: Record<CallbackKind, (data: unknown) => unknown> = {
   books: decodeBooksAction,
   mutes: decodeMuteAction,
   ledger: decodeLedgerAction,
+  ledgerEdit: decodeLedgerEdit,
   legLimit: decodeLegLimitAction,
 };
 
