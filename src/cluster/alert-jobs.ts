@@ -28,7 +28,7 @@ const MAX_TEXT = 16 * 4096;
 
 /**
  * BullMQ's `prefix` option: it joins prefix and queue name with ':' itself, so the cluster's
- * prefix ("bb:") loses its trailing colon and the keys read `bb:alerts:…`.
+ * prefix ("bb:") loses its trailing colon and the keys read `bb:alert-queue:…`.
  */
 export function bullPrefix(prefix: string): string {
   return prefix.endsWith(':') ? prefix.slice(0, -1) : prefix;
