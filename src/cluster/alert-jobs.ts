@@ -1,7 +1,7 @@
 /**
  * The alert queue's wire format, shared by its two ends: the workers' `RemoteOutbox` (which puts
  * sends and edits on the queue) and the front's consumer (which hands them to the one outbox that
- * talks to Telegram). One BullMQ queue, `alerts`, under the cluster's key prefix.
+ * talks to Telegram). One BullMQ queue, `alert-queue`, under the cluster's key prefix.
  *
  * A job is plain data, checked with zod where it is taken off the queue (Redis is shared, so a job
  * is whatever some process wrote there) and its answer checked where it comes back. A job named by
@@ -13,8 +13,12 @@ import { z } from 'zod';
 import { langSchema } from '../store/schema.js';
 import type { OutboxEditOptions, OutboxSendOptions } from '../outbox/port.js';
 
-/** The queue's name under the prefix: keys `{prefix}alerts:*`. */
-export const ALERT_QUEUE = 'alerts';
+/**
+ * The queue's name under the prefix: keys `{prefix}alert-queue:*`, apart from the store's alert state
+ * (`{prefix}alerts:<user>:<service>`), so that neither can ever read or remove the other's keys
+ * (audit 2, N11).
+ */
+export const ALERT_QUEUE = 'alert-queue';
 
 /** Version of the payload; a consumer discards a version it does not know. */
 const WIRE_VERSION = 1;
@@ -24,7 +28,7 @@ const MAX_TEXT = 16 * 4096;
 
 /**
  * BullMQ's `prefix` option: it joins prefix and queue name with ':' itself, so the cluster's
- * prefix ("bb:") loses its trailing colon and the keys read `bb:alerts:…`.
+ * prefix ("bb:") loses its trailing colon and the keys read `bb:alert-queue:…`.
  */
 export function bullPrefix(prefix: string): string {
   return prefix.endsWith(':') ? prefix.slice(0, -1) : prefix;

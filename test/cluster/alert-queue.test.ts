@@ -84,10 +84,11 @@ describe('the alert queue (real Redis)', () => {
     expect(await remote.edit(501, 9999, 'nothing to edit')).toBe(false);
     expect(consumer.stats()).toMatchObject({ received: 4, sent: 1, edited: 3, repeats: 0, unsure: 0, invalid: 0 });
     expect(remote.stats).toMatchObject({ enqueued: 4, answered: 4, failed: 0, timedOut: 0 });
-    // Every key of the queue and the claim sits under the cluster's prefix.
+    // Every key of the queue and the claim sits under the cluster's prefix, the queue's apart from the store's alert state (audit 2, N11).
     const probe = new Redis(redis.url);
     stopAfter({ close: () => probe.quit() });
-    expect(await probe.exists(`${prefix}alerts:meta`, `${prefix}claim:${idempotencyId('501:arbs:a:new:1')}`)).toBe(2);
+    expect(await probe.exists(`${prefix}alert-queue:meta`, `${prefix}claim:${idempotencyId('501:arbs:a:new:1')}`)).toBe(2);
+    expect(await probe.keys(`${prefix}alerts:*`)).toEqual([]);
   });
 
   it('takes a new alert ahead of the edits queued before it, so a busy minute of edits does not delay it', async (ctx) => {
