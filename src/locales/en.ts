@@ -122,6 +122,8 @@ export const en = {
   connect_rate_limited: '⏳ Too many key checks for now. Nothing was saved; try /connect again in {min} min.',
   connect_user_share:
     '⏳ The service counts key checks for the whole bot, so each user gets a part of them, and you have used yours for now. Nothing was saved; try /connect again in {min} min.',
+  connect_newcomers_share:
+    '⏳ The service counts key checks for the whole bot, and the part kept for keys connected for the first time is used up for now (users whose keys already work keep theirs). Nothing was saved; try /connect again in {min} min.',
   connect_unavailable: '⏳ The service did not answer the check. Nothing was saved; try /connect again in a minute.',
   connect_next: '➡️ Next: build a filter with /filter.',
 

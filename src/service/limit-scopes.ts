@@ -30,6 +30,14 @@ export const INTERACTIVE_READ_SHARE = 0.2;
  */
 export const USER_INTERACTIVE_SHARE = 0.5;
 
+/**
+ * The user id under which every user without a verified key is counted, as one user, where the
+ * scope is every user's: their /connect checks share one user's part, so a few fresh accounts
+ * trying junk pairs can use up at most that part, never the checks of users whose keys work
+ * (audit 3, H1: two accounts with one junk /connect each refused everyone's /connect for an hour).
+ */
+export const NEWCOMERS_SHARE_ID = 0;
+
 /** Interactive sends one user may hold in a window of a scope whose interactive cap is `cap`: half, at least one. */
 export function userShareOf(cap: number): number {
   return Math.max(1, Math.floor(cap * USER_INTERACTIVE_SHARE));

@@ -1,8 +1,9 @@
 /**
  * The embedded bot under LIMIT_SCOPE_TOKENS=address (issue 24 item 6): the service counts token
- * requests for the whole bot, and 2 an hour are interactive use's. One user's two junk /connects
- * take only their own part of them (the second is refused before it is sent, and the user told
- * when to try again); another user's /connect still goes through.
+ * requests for the whole bot, and 2 an hour are interactive use's. Users whose keys never worked
+ * share one user's part of them: fresh accounts' junk /connects use up only that part (the next is
+ * refused before it is sent, and the user told when to try again), and a user whose key works can
+ * still connect.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
@@ -15,6 +16,7 @@ import { botOnClient, type BotOnClient } from '../support/bot-on-client.js';
 
 const X = { id: 9101, first_name: 'Xavier', language_code: 'en' };
 const Y = { id: 9202, first_name: 'Юлия', language_code: 'ru' };
+const Z = { id: 9303, first_name: 'Zoe', language_code: 'en' };
 
 let fake: FakeTelegram;
 let sandbox: Sandbox;
@@ -39,19 +41,25 @@ afterEach(async () => {
 const lastText = (chatId: number) => fake.messages(chatId).at(-1)?.text ?? '';
 
 describe('LIMIT_SCOPE_TOKENS=address in one process', () => {
-  it('two junk /connects of one user take their part only; another user’s /connect goes through', async () => {
+  it('users whose keys never worked share one part: two fresh accounts with junk pairs cannot refuse the /connect of a user whose key works (audit 3, H1)', async () => {
+    // Z's key works (connected an hour ago).
+    await front.say(Z, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`);
+    expect(front.store.getUser(Z.id)?.key?.accessKey).toBe(sandbox.demoKey.accessKey);
+    clock.advance(61 * 60_000);
+    const before = sandbox.counters().requests.token;
+    // Two fresh accounts try junk pairs: the first is checked, the rest are refused before they are sent.
     await front.say(X, '/connect junk-key-1 junk-secret-0123456789');
     expect(lastText(X.id)).toContain('is wrong');
-    expect(sandbox.counters().requests.token).toBe(1);
     await front.say(X, '/connect junk-key-2 junk-secret-0123456789');
-    // Refused before it was sent: X is told their part is used, and when to try again (the hour).
-    expect(sandbox.counters().requests.token).toBe(1);
-    expect(lastText(X.id)).toContain('each user gets a part of them, and you have used yours');
+    expect(lastText(X.id)).toContain('the part kept for keys connected for the first time is used up');
     expect(lastText(X.id)).toContain('try /connect again in 61 min');
-    await front.say(Y, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`);
-    expect(lastText(Y.id)).toContain('подключён');
-    expect(front.store.getUser(Y.id)?.key?.accessKey).toBe(sandbox.demoKey.accessKey);
-    expect(sandbox.counters().requests.token).toBe(2);
+    await front.say(Y, '/connect junk-key-3 junk-secret-0123456789');
+    expect(lastText(Y.id)).toContain('отведённая ключам, которые подключают впервые, пока исчерпана');
+    expect(sandbox.counters().requests.token).toBe(before + 1);
+    // Z connects a pair again: the check goes through (its own part, not the newcomers').
+    await front.say(Z, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`);
+    expect(lastText(Z.id)).toContain('connected');
+    expect(front.store.getUser(Z.id)?.key?.accessKey).toBe(sandbox.demoKey.accessKey);
     expect(sandbox.counters().status['429']).toBeUndefined();
   });
 });

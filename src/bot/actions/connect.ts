@@ -10,6 +10,7 @@
  */
 import { knownSecrets } from '../../log-redaction.js';
 import { isServiceError } from '../../service/errors.js';
+import { NEWCOMERS_SHARE_ID } from '../../service/limit-scopes.js';
 import type { Service } from '../../service/services.js';
 import { SERVICES } from '../../service/services.js';
 import { StoreError } from '../../store/errors.js';
@@ -31,7 +32,7 @@ export type ConnectOutcome =
   | { kind: 'wrong_pair'; masked: string }
   | { kind: 'taken'; masked: string }
   /** `userShare`: the user holds their part of a budget every user of the bot shares (address scope); others may go on. */
-  | { kind: 'rate_limited'; masked: string; retryAfterMs: number; userShare?: true }
+  | { kind: 'rate_limited'; masked: string; retryAfterMs: number; userShare?: true; newcomers?: true }
   /** The user's (or the key's) own cap on key checks: nothing was sent. */
   | { kind: 'capped'; masked: string; waitMs: number }
   | { kind: 'unavailable'; masked: string };
@@ -75,9 +76,11 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
   // Tokens cached for the old secret must not vouch for the new one.
   if (previous === accessKey) rt.client.forgetKey(accessKey);
 
+  // A user whose key never worked is counted with every such user (NEWCOMERS_SHARE_ID).
+  const newcomer = !rt.store.getUser(userId)?.key;
   let forbidden = false;
   try {
-    await rt.client.checkKey(ref, service, { priority: 'interactive', wait: false, userId });
+    await rt.client.checkKey(ref, service, { priority: 'interactive', wait: false, userId: newcomer ? NEWCOMERS_SHARE_ID : userId });
   } catch (err) {
     if (!isServiceError(err)) throw err;
     switch (err.kind) {
@@ -87,7 +90,12 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
         forbidden = true;
         break;
       case 'rate_limited':
-        return { kind: 'rate_limited', masked, retryAfterMs: err.details.retryAfterMs ?? 60_000, ...(err.details.share === 'user' && { userShare: true as const }) };
+        return {
+          kind: 'rate_limited',
+          masked,
+          retryAfterMs: err.details.retryAfterMs ?? 60_000,
+          ...(err.details.share === 'user' && (newcomer ? { newcomers: true as const } : { userShare: true as const })),
+        };
       default:
         rt.logger.warn({ kind: err.kind, service }, 'key check failed');
         return { kind: 'unavailable', masked };

@@ -65,7 +65,10 @@ function outcomeText(ctx: BotContext, outcome: ConnectOutcome): string {
     case 'taken':
       return ctx.t('connect_taken', { key });
     case 'rate_limited':
-      return ctx.t(outcome.userShare ? 'connect_user_share' : 'connect_rate_limited', { key, min: Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000)) });
+      return ctx.t(outcome.newcomers ? 'connect_newcomers_share' : outcome.userShare ? 'connect_user_share' : 'connect_rate_limited', {
+        key,
+        min: Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000)),
+      });
     case 'capped':
       return ctx.t('cap_connect', { wait: waitWords(outcome.waitMs, ctx.t) });
     case 'unavailable':
