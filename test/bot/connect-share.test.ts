@@ -46,7 +46,7 @@ describe('LIMIT_SCOPE_TOKENS=address in one process', () => {
     await front.say(Z, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`);
     expect(front.store.getUser(Z.id)?.key?.accessKey).toBe(sandbox.demoKey.accessKey);
     clock.advance(61 * 60_000);
-    const before = sandbox.counters().requests.token;
+    const before = sandbox.counters().requests.token ?? 0;
     // Two fresh accounts try junk pairs: the first is checked, the rest are refused before they are sent.
     await front.say(X, '/connect junk-key-1 junk-secret-0123456789');
     expect(lastText(X.id)).toContain('is wrong');

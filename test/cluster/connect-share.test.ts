@@ -57,7 +57,7 @@ describe('one user’s part of the interactive token requests, across fronts', (
     await b.say(Y, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`);
     expect(lastText(Y.id)).toContain('connected');
     clock.advance(61 * 60_000);
-    const before = sandbox.counters().requests.token;
+    const before = sandbox.counters().requests.token ?? 0;
     await a.say(X, '/connect junk-key-1 junk-secret-0123456789');
     expect(lastText(X.id)).toContain('is wrong');
     await b.say(X, '/connect junk-key-2 junk-secret-0123456789');
