@@ -11,6 +11,7 @@ import { numbersEn } from './parts/numbers.js';
 import { wordsEn } from './parts/words.js';
 import { ledgerRecordEn } from './parts/ledger-record.js';
 import { ledgerEditEn } from './parts/ledger-edit.js';
+import { ledgerTidyEn } from './parts/ledger-tidy.js';
 
 export const en = {
   // Services
@@ -550,6 +551,7 @@ export const en = {
   ...wordsEn,
   ...ledgerRecordEn,
   ...ledgerEditEn,
+  ...ledgerTidyEn,
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

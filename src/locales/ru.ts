@@ -8,6 +8,7 @@ import { numbersRu } from './parts/numbers.js';
 import { wordsRu } from './parts/words.js';
 import { ledgerRecordRu } from './parts/ledger-record.js';
 import { ledgerEditRu } from './parts/ledger-edit.js';
+import { ledgerTidyRu } from './parts/ledger-tidy.js';
 
 export const ru: Record<MessageKey, string> = {
   // Services
@@ -549,4 +550,5 @@ export const ru: Record<MessageKey, string> = {
   ...wordsRu,
   ...ledgerRecordRu,
   ...ledgerEditRu,
+  ...ledgerTidyRu,
 };

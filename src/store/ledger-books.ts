@@ -105,6 +105,29 @@ export class LedgerBooks {
     return true;
   }
 
+  size(userId: number, positionId: string): { positions: number; has: boolean } {
+    const held = this.books.get(userId);
+    return { positions: held?.positions.size ?? 0, has: held?.positions.has(positionId) ?? false };
+  }
+
+  /** Removes positions (and their closing lines and marks); how many were held. */
+  archive(userId: number, positionIds: readonly string[]): number {
+    const held = this.books.get(userId);
+    if (!held) return 0;
+    let removed = 0;
+    for (const id of positionIds) {
+      const p = held.positions.get(id);
+      if (!p) continue;
+      held.positions.delete(id);
+      removed += 1;
+      p.legs.forEach((_, i) => held.closes.delete(closeKey(id, i)));
+      const key = markKey(p.service, p.itemId);
+      if (held.marks.get(key)?.positionId === id) held.marks.delete(key);
+    }
+    if (removed > 0) this.texts.delete(userId);
+    return removed;
+  }
+
   marks(userId: number): ReadonlyMap<string, PlacedMark> {
     return this.books.get(userId)?.marks ?? EMPTY_MARKS;
   }

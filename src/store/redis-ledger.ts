@@ -37,6 +37,9 @@ const ledgerKeys = (keys: RedisKeys) => ({ users: keys.ledgerUsers, book: keys.l
 
 const NOTE_CLOSE = "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) end return 0";
 
+/** Positions in a book (fields `p:…`) and whether ARGV[1] is one, counted inside Redis: no book crosses the wire. */
+const SIZE = "local n = 0 for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do if string.sub(f, 1, 2) == 'p:' then n = n + 1 end end return {n, redis.call('HEXISTS', KEYS[1], ARGV[1])}";
+
 const EMPTY: ReadonlyMap<string, PlacedMark> = new Map();
 
 /** Positions already parsed, by field, with the text they came from (a field whose text is unchanged is not parsed again). */
@@ -224,6 +227,33 @@ export class RedisLedger implements LedgerStore {
     if (!parsed.success) return;
     // Only beside its position: a late line for a deleted ledger (after /forget) must not bring the hash back.
     this.track(this.opts.redis.eval(NOTE_CLOSE, 1, this.k.book(userId), `p:${positionId}`, `c:${closeKey(positionId, leg)}`, JSON.stringify(parsed.data)));
+  }
+
+  async size(userId: number, positionId: string): Promise<{ positions: number; has: boolean }> {
+    const [n, has] = (await this.opts.redis.eval(SIZE, 1, this.k.book(userId), `p:${positionId}`)) as [number, number];
+    return { positions: Number(n), has: Number(has) === 1 };
+  }
+
+  async archive(userId: number, positionIds: readonly string[]): Promise<number> {
+    this.opts.guard();
+    if (positionIds.length === 0) return 0;
+    const book = await this.record(userId);
+    const doomed = book.positions.filter((p) => positionIds.includes(p.id));
+    if (doomed.length === 0) return 0;
+    const fields = doomed.flatMap((p) => [`p:${p.id}`, ...p.legs.map((_, i) => `c:${closeKey(p.id, i)}`)]);
+    const marks = this.marksOf(userId);
+    const pipeline = this.opts.redis.multi();
+    for (let i = 0; i < fields.length; i += 1_000) pipeline.hdel(this.k.book(userId), ...fields.slice(i, i + 1_000));
+    for (const p of doomed) {
+      const key = markKey(p.service, p.itemId);
+      if (marks.get(key)?.positionId === p.id) {
+        pipeline.hdel(this.k.open(userId), key);
+        marks.delete(key);
+      }
+    }
+    this.announce(pipeline, userId);
+    await this.run(pipeline);
+    return doomed.length;
   }
 
   marks(userId: number): ReadonlyMap<string, PlacedMark> {

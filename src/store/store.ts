@@ -342,6 +342,11 @@ class LowdbStore implements JsonStore {
         if (books.noteClose(userId, positionId, leg, close)) this.writer.markDirtyLater();
       },
       marks: (userId) => books.marks(userId),
+      size: async (userId, positionId) => books.size(userId, positionId),
+      archive: async (userId, positionIds) => {
+        this.assertOpen();
+        return changed(books.archive(userId, positionIds));
+      },
       usersWithMarks: () => books.usersWithMarks(),
       deleteUser: async (userId) => {
         this.assertOpen();
