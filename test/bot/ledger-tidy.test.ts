@@ -155,7 +155,7 @@ describe('bounds', () => {
     await h.say(ALICE, '/archive all');
     const file = h.last(ALICE.id);
     expect(file.media?.fileName).toBe('ledger-archive-all.csv.gz');
-    expect(file.caption ?? file.text).toContain('Archived 1 settled position');
+    expect(file.text).toContain('Archived 1 settled position');
     const rows = readLedgerCsv(gunzipSync(Buffer.from(file.media!.bytes)).toString('utf8'));
     expect(rows.map((r) => [r.position_id, r.pnl])).toEqual([['1', '544.50'], ['1', '-505.00']]);
     const book = await h.store.ledger.book(ALICE.id);
