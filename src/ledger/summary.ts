@@ -89,7 +89,22 @@ function clvStats(clvs: readonly { clv: number; stake: number }[]): ClvStats | n
 export const settledIn = (positions: readonly Position[], from: number, to: number): Position[] =>
   positions.filter((p) => p.settledAt !== null && p.settledAt >= from && p.settledAt < to && isSettled(p));
 
+/** An accumulator of the figures: positions added one at a time (in slices, by a caller that lets the event loop run), then the result. */
+export interface Builder<T> {
+  add(p: Position): void;
+  result(): T;
+}
+
 export function summarize(book: LedgerBook, from: number, to: number): LedgerSummary {
+  return build(summaryBuilder(book, from, to), book.positions);
+}
+
+function build<T>(b: Builder<T>, positions: readonly Position[]): T {
+  for (const p of positions) b.add(p);
+  return b.result();
+}
+
+export function summaryBuilder(book: LedgerBook, from: number, to: number): Builder<LedgerSummary> {
   const totals = empty();
   const byService = new Map<string, Totals>();
   const byBookmaker = new Map<string, Totals>();
@@ -100,12 +115,12 @@ export function summarize(book: LedgerBook, from: number, to: number): LedgerSum
   let open = 0;
   const clvs: { clv: number; stake: number }[] = [];
   const legClvs: { clv: number; stake: number }[] = [];
-  for (const p of book.positions) {
+  const take = (p: Position): void => {
     if (!isSettled(p)) {
       if (placedLegs(p).length > 0 || p.legs.some((l) => l.status === 'open')) open += 1;
-      continue;
+      return;
     }
-    if (p.settledAt === null || p.settledAt < from || p.settledAt >= to) continue;
+    if (p.settledAt === null || p.settledAt < from || p.settledAt >= to) return;
     const perLeg = legPnls(p);
     const pnl = perLeg.reduce<number>((sum, x) => sum + (x ?? 0), 0);
     const risk = positionRisk(p);
@@ -129,21 +144,24 @@ export function summarize(book: LedgerBook, from: number, to: number): LedgerSum
       arbs.expected += worstCase(p) ?? 0;
       arbs.realised += pnl;
     }
-  }
-  const startBank = book.settings.startBank;
-  return {
-    totals: withYield(totals),
-    startBank,
-    roiOnBankPct: startBank ? (totals.pnl / startBank) * 100 : null,
-    winRatePct: decided > 0 ? (wins / decided) * 100 : null,
-    byService: rows(byService),
-    byBookmaker: rows(byBookmaker),
-    bySport: rows(bySport),
-    arbs,
-    clv: clvStats(clvs),
-    legsClv: clvStats(legClvs),
-    open,
   };
+  const result = (): LedgerSummary => {
+    const startBank = book.settings.startBank;
+    return {
+      totals: withYield(totals),
+      startBank,
+      roiOnBankPct: startBank ? (totals.pnl / startBank) * 100 : null,
+      winRatePct: decided > 0 ? (wins / decided) * 100 : null,
+      byService: rows(byService),
+      byBookmaker: rows(byBookmaker),
+      bySport: rows(bySport),
+      arbs,
+      clv: clvStats(clvs),
+      legsClv: clvStats(legClvs),
+      open,
+    };
+  };
+  return { add: take, result };
 }
 
 /** One day of the chart: P&L settled that day, cumulative P&L, turnover, mean CLV of valuebets (%). */
@@ -157,9 +175,14 @@ export interface DayPoint {
 
 /** Settled positions in [from, to) by UTC day, oldest first, with the running P&L. */
 export function dailySeries(book: LedgerBook, from: number, to: number): DayPoint[] {
+  return build(seriesBuilder(book, from, to), book.positions);
+}
+
+export function seriesBuilder(book: LedgerBook, from: number, to: number): Builder<DayPoint[]> {
   const days = new Map<string, { pnl: number; turnover: number; clv: number[] }>();
-  for (const p of settledIn(book.positions, from, to)) {
-    const day = new Date(p.settledAt ?? 0).toISOString().slice(0, 10);
+  const add = (p: Position): void => {
+    if (p.settledAt === null || p.settledAt < from || p.settledAt >= to || !isSettled(p)) return;
+    const day = new Date(p.settledAt).toISOString().slice(0, 10);
     const d = days.get(day) ?? { pnl: 0, turnover: 0, clv: [] };
     d.pnl += positionPnl(p) ?? 0;
     d.turnover += positionRisk(p);
@@ -170,12 +193,15 @@ export function dailySeries(book: LedgerBook, from: number, to: number): DayPoin
       });
     }
     days.set(day, d);
-  }
-  let running = 0;
-  return [...days]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([day, d]) => {
-      running += d.pnl;
-      return { day, pnl: d.pnl, cumulative: running, turnover: d.turnover, clvPct: d.clv.length ? (d.clv.reduce((s, x) => s + x, 0) / d.clv.length) * 100 : null };
-    });
+  };
+  const result = (): DayPoint[] => {
+    let running = 0;
+    return [...days]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([day, d]) => {
+        running += d.pnl;
+        return { day, pnl: d.pnl, cumulative: running, turnover: d.turnover, clvPct: d.clv.length ? (d.clv.reduce((s, x) => s + x, 0) / d.clv.length) * 100 : null };
+      });
+  };
+  return { add, result };
 }

@@ -8,18 +8,19 @@
  * is then told exactly that — the chart was drawn but not accepted, the CSV is ready and here is how
  * to get it another way — never the generic "something went wrong", and the log says "refused", not
  * "update failed". A refused archive moves nothing. The CSV is made in slices and the chart is
- * rasterized off the main thread, so a 20,000-position ledger never holds the event loop for long.
+ * drawn in a worker thread, so a 20,000-position ledger never holds the event loop for long.
  */
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { Composer, GrammyError, HttpError, InputFile } from 'grammy';
 import { formatDuration } from '../../alerts/time.js';
 import { escapeHtml } from '../../lib/html.js';
+import { createChartDrawer } from '../../ledger/chart-drawer.js';
 import { ledgerCsvChunks } from '../../ledger/csv.js';
 import { MANUAL_SERVICE } from '../../ledger/manual.js';
 import { isSettled, type LedgerBook, type Position } from '../../ledger/model.js';
 import { parsePeriod, periodRange, periodText, type Period } from '../../ledger/periods.js';
-import { dailySeries, summarize } from '../../ledger/summary.js';
+import { seriesBuilder, summaryBuilder, type Builder } from '../../ledger/summary.js';
 import { serviceLabel } from '../../locales/services.js';
 import { isService } from '../../service/services.js';
 import { CAP_RULES } from '../caps.js';
@@ -72,6 +73,21 @@ export async function answerLedgerFull(ctx: BotContext, max: number): Promise<vo
   }
 }
 
+/** Positions a slice of the figures takes before the event loop runs again (a few ms). */
+const FIGURES_SLICE = 1_000;
+
+/** The figures and the chart's series of a whole book in one pass, in slices: 20,000 positions never hold the loop at once. */
+async function inSlices<A, B>(positions: readonly Position[], a: Builder<A>, b: Builder<B>): Promise<[A, B]> {
+  for (let i = 0; i < positions.length; i += FIGURES_SLICE) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const p of positions.slice(i, i + FIGURES_SLICE)) {
+      a.add(p);
+      b.add(p);
+    }
+  }
+  return [a.result(), b.result()];
+}
+
 /** Positions of `period` for /export: settled ones by settlement time, unsettled ones by when placed. */
 function exportPositions(book: LedgerBook, from: number, to: number): Position[] {
   return book.positions.filter((p) => {
@@ -122,6 +138,8 @@ function textMessages(csv: string): string[] {
 
 export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
+  // Charts are drawn in a worker thread, started at the first chart (ECharts and resvg: about 50 MB a bot nobody asks for a chart never loads).
+  const charts = createChartDrawer();
 
   /** Takes one report from the user's cap; false (and says when the next is possible) when spent. */
   const allowed = async (ctx: BotContext): Promise<boolean> => {
@@ -138,16 +156,14 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
     if (!(await allowed(ctx))) return;
     const { from, to } = periodRange(period, rt.clock.now());
     const book = await rt.store.ledger.book(ctx.from!.id);
-    const s = summarize(book, from, to);
+    const [s, days] = await inSlices(book.positions, summaryBuilder(book, from, to), seriesBuilder(book, from, to));
     if (s.totals.count === 0) return void (await ctx.reply(`${ctx.t('pnl_empty')}${s.open > 0 ? `\n/open: ${s.open}` : ''}`));
     const currency = book.settings.currency ?? book.positions.find((p) => p.currency)?.currency ?? '';
     const name = (svc: string) => (isService(svc) ? serviceLabel(svc, ctx.t) : svc === MANUAL_SERVICE ? ctx.t('ledger_manual_service') : svc);
     await ctx.reply(pnlText(s, period, book.settings.devig, currency, ctx.t, name));
     let png: Buffer;
     try {
-      // Loaded at the first chart, not at start: ECharts and resvg weigh about 50 MB of memory that a bot nobody asks for a chart never needs.
-      const { chartPngAsync } = await import('../../ledger/chart.js');
-      png = await chartPngAsync(dailySeries(book, from, to), { title: ctx.t('chart_title'), pnl: ctx.t('chart_pnl'), turnover: ctx.t('chart_turnover'), clv: ctx.t('chart_clv') }, currency);
+      png = await charts.draw(days, { title: ctx.t('chart_title'), pnl: ctx.t('chart_pnl'), turnover: ctx.t('chart_turnover'), clv: ctx.t('chart_clv') }, currency);
     } catch (err) {
       ctx.log.warn({ err }, 'the P&L chart could not be drawn');
       return void (await ctx.reply(ctx.t('pnl_chart_failed')));
