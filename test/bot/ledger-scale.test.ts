@@ -84,7 +84,7 @@ describe('a ledger at its bound', () => {
     await h.store.flush();
     step('flush');
     monitor.disable();
-    console.log(`the longest event-loop stop of each step at ${POSITIONS} positions, ms: ${JSON.stringify(steps)}`);
+    console.warn(`the longest event-loop stop of each step at ${POSITIONS} positions, ms: ${JSON.stringify(steps)}`);
 
     expect(file.media?.fileName).toBe('ledger-all.csv');
     expect(file.media!.bytes.length).toBeGreaterThan(5_000_000);

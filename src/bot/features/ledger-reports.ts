@@ -20,7 +20,7 @@ import { ledgerCsvChunks } from '../../ledger/csv.js';
 import { MANUAL_SERVICE } from '../../ledger/manual.js';
 import { isSettled, type LedgerBook, type Position } from '../../ledger/model.js';
 import { parsePeriod, periodRange, periodText, type Period } from '../../ledger/periods.js';
-import { seriesBuilder, summaryBuilder, type Builder } from '../../ledger/summary.js';
+import { ledgerFigures } from '../../ledger/summary.js';
 import { serviceLabel } from '../../locales/services.js';
 import { isService } from '../../service/services.js';
 import { CAP_RULES } from '../caps.js';
@@ -71,21 +71,6 @@ export async function answerLedgerFull(ctx: BotContext, max: number): Promise<vo
   } catch (err) {
     ctx.log.warn({ err }, 'could not tell the user their ledger is full');
   }
-}
-
-/** Positions a slice of the figures takes before the event loop runs again (a few ms). */
-const FIGURES_SLICE = 1_000;
-
-/** The figures and the chart's series of a whole book in one pass, in slices: 20,000 positions never hold the loop at once. */
-async function inSlices<A, B>(positions: readonly Position[], a: Builder<A>, b: Builder<B>): Promise<[A, B]> {
-  for (let i = 0; i < positions.length; i += FIGURES_SLICE) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const p of positions.slice(i, i + FIGURES_SLICE)) {
-      a.add(p);
-      b.add(p);
-    }
-  }
-  return [a.result(), b.result()];
 }
 
 /** Positions of `period` for /export: settled ones by settlement time, unsettled ones by when placed. */
@@ -156,7 +141,7 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
     if (!(await allowed(ctx))) return;
     const { from, to } = periodRange(period, rt.clock.now());
     const book = await rt.store.ledger.book(ctx.from!.id);
-    const [s, days] = await inSlices(book.positions, summaryBuilder(book, from, to), seriesBuilder(book, from, to));
+    const [s, days] = await ledgerFigures(book, from, to);
     if (s.totals.count === 0) return void (await ctx.reply(`${ctx.t('pnl_empty')}${s.open > 0 ? `\n/open: ${s.open}` : ''}`));
     const currency = book.settings.currency ?? book.positions.find((p) => p.currency)?.currency ?? '';
     const name = (svc: string) => (isService(svc) ? serviceLabel(svc, ctx.t) : svc === MANUAL_SERVICE ? ctx.t('ledger_manual_service') : svc);
