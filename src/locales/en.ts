@@ -431,7 +431,7 @@ export const en = {
   chart_pnl: 'P&L',
   chart_turnover: 'Turnover',
   chart_clv: 'CLV %',
-  export_usage: 'Send /export, or /export with a period: 7d, 30d, month, all, or a month like <code>2026-11</code>.',
+  export_usage: 'Send /export, or /export with a period: 7d, 30d, month, all, or a month like <code>2026-11</code>. Add <code>parts</code> for smaller files or <code>text</code> for messages: <code>/export 30d text</code>.',
   export_empty: 'Your ledger has nothing in this period yet.',
   export_caption: '🧾 Your ledger ({period}): {n} {n#leg|legs}, one row per leg; position_id groups a position’s legs.',
   // stakes2: one-tap answers under ✏️ Leg limited, guided /books values (issue 22)

@@ -430,7 +430,7 @@ export const ru: Record<MessageKey, string> = {
   chart_pnl: 'Прибыль',
   chart_turnover: 'Оборот',
   chart_clv: 'CLV %',
-  export_usage: 'Отправьте /export или /export с периодом: 7d, 30d, month, all или месяц, например <code>2026-11</code>.',
+  export_usage: 'Отправьте /export или /export с периодом: 7d, 30d, month, all или месяц, например <code>2026-11</code>. Добавьте <code>parts</code> — файлы поменьше, или <code>text</code> — сообщениями: <code>/export 30d text</code>.',
   export_empty: 'В журнале за этот период пока ничего нет.',
   export_caption: '🧾 Ваш журнал ({period}): {n} {n#плечо|плеча|плеч}, по строке на плечо; position_id объединяет плечи позиции.',
   // stakes2: ответы одной кнопкой под ✏️ Порезали исход, значения в /books кнопками (issue 22)

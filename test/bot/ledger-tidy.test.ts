@@ -80,6 +80,14 @@ describe('Telegram refuses an upload (D2, D3)', () => {
     expect(readLedgerCsv(Buffer.from(part.media!.bytes).toString('utf8'))).toHaveLength(2);
   });
 
+  it('/export with a word it does not know answers the usage, which names parts and text', async () => {
+    await setUp();
+    await placeAndSettle('a1');
+    await h.say(ALICE, '/export all pdf');
+    expect(h.last(ALICE.id).text).toContain('Add <code>parts</code> for smaller files or <code>text</code> for messages');
+    expect(h.last(ALICE.id).media).toBeUndefined();
+  });
+
   it('/export: a refused part says so too', async () => {
     await setUp();
     await placeAndSettle('a1');
