@@ -239,8 +239,8 @@ export const en = {
   settings_done: 'Settings saved.',
   setting_saved: '✅ Saved.',
   settings_usage:
-    'One line: <code>/settings lang en|ru</code>, <code>/settings tz Berlin</code> (or <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> or <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>. Or just /settings for the menu.',
-  unknown_setting: '“{value}” is not a setting. Settings: lang, tz, bankroll, step, quiet, alerts.',
+    'One line: <code>/settings lang en|ru</code>, <code>/settings tz Berlin</code> (or <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> or <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>, <code>/settings currency EUR</code>. Or just /settings for the menu.',
+  unknown_setting: '“{value}” is not a setting. Settings: lang, tz, bankroll, step, quiet, alerts, currency.',
   set_lang: '🌐 Language',
   set_tz: '🕒 Time zone',
   set_bankroll: '💰 Bankroll',

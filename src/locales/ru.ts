@@ -238,8 +238,8 @@ export const ru: Record<MessageKey, string> = {
   settings_done: 'Настройки сохранены.',
   setting_saved: '✅ Сохранено.',
   settings_usage:
-    'Одной строкой: <code>/settings lang en|ru</code>, <code>/settings tz Москва</code> (или <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> или <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>. Или просто /settings — меню.',
-  unknown_setting: '«{value}» — нет такой настройки. Настройки: lang, tz, bankroll, step, quiet, alerts.',
+    'Одной строкой: <code>/settings lang en|ru</code>, <code>/settings tz Москва</code> (или <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> или <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>, <code>/settings currency EUR</code>. Или просто /settings — меню.',
+  unknown_setting: '«{value}» — нет такой настройки. Настройки: lang, tz, bankroll, step, quiet, alerts, currency.',
   set_lang: '🌐 Язык',
   set_tz: '🕒 Часовой пояс',
   set_bankroll: '💰 Банк',
