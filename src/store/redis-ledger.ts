@@ -108,7 +108,7 @@ function bookReader(cache: ParsedFields): { add(field: string, text: string): vo
 }
 
 /** Fields of a book asked for per HSCAN call. */
-const SCAN_COUNT = 1_000;
+const SCAN_COUNT = 250;
 
 /** The commands that write a whole book (migrate, replaceAll). */
 export function writeBookCommands(pipeline: ReturnType<Redis['pipeline']>, keys: RedisKeys, userId: number, book: BookRecord): void {
