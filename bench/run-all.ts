@@ -23,6 +23,7 @@ const BENCHES: URL[] = [
   siblingUrl('shared-limits', import.meta.url),
   siblingUrl('leases', import.meta.url),
   siblingUrl('ledger', import.meta.url),
+  siblingUrl('ledger-bound', import.meta.url),
 ];
 
 const startedAt = Date.now();

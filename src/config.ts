@@ -127,6 +127,8 @@ export const configSchema = z.object({
 
   // The ledger's settle digest: positions whose event started this many hours ago and are unsettled.
   SETTLE_DIGEST_HOURS: int(6, 1, 168),
+  // At most this many positions per user's ledger (/archive moves settled ones out into a file).
+  LEDGER_MAX_POSITIONS: int(20_000, 10, 1_000_000),
 
   ALLOWED_USER_IDS: idList,
   ADMIN_USER_IDS: idList,

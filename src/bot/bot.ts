@@ -50,6 +50,8 @@ import { createConversationStore } from './conversation-store.js';
 import { RenderedMessages } from './ui/rendered.js';
 import { isStateUnavailable } from './state-unavailable.js';
 import { answerStateUnavailable } from './state-failsafe.js';
+import { isLedgerFull, withBoundedLedger } from './ledger-bound.js';
+import { answerLedgerFull, ledgerReportsFeature } from './features/ledger-reports.js';
 
 export type { BotDeps, BotStats } from './deps.js';
 export type { BotContext } from './context.js';
@@ -71,6 +73,8 @@ async function onFeatureError(err: BotError<BotContext>): Promise<void> {
   const ctx = err.ctx;
   // The shared state out of reach (a cluster's Redis): fail safe and say so, not "went wrong".
   if (isStateUnavailable(err.error)) return answerStateUnavailable(ctx, err.error.message);
+  // A full ledger is the user's limit, not a failure: say how to make room.
+  if (isLedgerFull(err.error)) return answerLedgerFull(ctx, err.error.max);
   ctx.log.error({ err: err.error }, 'update failed');
   try {
     // A press already answered (the failure came after the toast) cannot be answered again.
@@ -86,7 +90,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   if (!config.BOT_TOKEN) throw new Error('BOT_TOKEN is not set: get one from @BotFather');
   const clock = deps.clock ?? systemClock;
   const rt: BotRuntime = {
-    ...deps, clock, pending: deps.pending ?? new PendingInputs(clock), caps: deps.caps ?? new UsageCaps(clock), rendered: new RenderedMessages(),
+    ...deps, store: withBoundedLedger(deps.store, config.LEDGER_MAX_POSITIONS), clock, pending: deps.pending ?? new PendingInputs(clock), caps: deps.caps ?? new UsageCaps(clock), rendered: new RenderedMessages(),
   };
 
   const bot = new Bot<BotContext>(config.BOT_TOKEN, {
@@ -159,6 +163,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     ledgerFeature(rt),
     ledgerEditFeature(rt),
     ledgerAddFeature(rt),
+    ledgerReportsFeature(rt),
     legLimitedFeature(rt),
     forgetFeature(rt),
     booksFeature(rt),

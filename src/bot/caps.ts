@@ -1,7 +1,7 @@
 /**
  * Per-user and per-key caps on what a user can make the bot ask the service for: key checks,
- * lookups (/item, /event, the alert's "all items" button, another stake amount), inline searches
- * and filter writes. The service counts its budgets per key or for the whole bot; without these
+ * lookups (/item, /event, the alert's "all items" button, another stake amount), inline searches,
+ * filter writes and the ledger's reports (/pnl, /export, /archive: the bot's own CPU). The service counts its budgets per key or for the whole bot; without these
  * caps one user (or several trying one key) could spend a budget every other user's polling
  * needs. A use is counted only when it is allowed, over a sliding window on the injected clock;
  * windows that have emptied are dropped, so the state stays as small as the recent traffic.
@@ -13,7 +13,7 @@
  */
 import type { Clock } from '../clock.js';
 
-export type CapAction = 'connect' | 'lookup' | 'inline' | 'filter';
+export type CapAction = 'connect' | 'lookup' | 'inline' | 'filter' | 'report';
 
 export interface CapRule {
   /** Uses one user may make within the window. */
@@ -36,6 +36,8 @@ export const CAP_RULES: Readonly<Record<CapAction, CapRule>> = {
   lookup: { perUser: 10, perKey: 10, windowMs: MINUTE },
   inline: { perUser: 30, perKey: 30, windowMs: MINUTE },
   filter: { perUser: 10, perKey: 10, windowMs: HOUR },
+  // The ledger's reports (/pnl with its chart, /export, /archive) spend no service budget but the bot's CPU: a whole ledger read, a chart, a file.
+  report: { perUser: 12, perKey: 12, windowMs: 10 * MINUTE },
 };
 
 /** Full sweeps of emptied windows happen at most this often (besides the per-bucket trimming). */

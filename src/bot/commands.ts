@@ -57,6 +57,7 @@ export const COMMANDS: readonly CommandRow[] = [
   { command: 'add', group: 'ledger', menu: 'cmd_add' },
   { command: 'pnl', group: 'ledger', menu: 'cmd_pnl' },
   { command: 'export', group: 'ledger', menu: 'cmd_export' },
+  { command: 'archive', group: 'ledger', menu: 'cmd_archive' },
   { command: 'clv', group: 'ledger', menu: 'cmd_clv' },
   { command: 'forget', group: 'settings', menu: 'cmd_forget' },
   { command: 'cancel', group: 'settings', menu: 'cmd_cancel' },

@@ -1,7 +1,7 @@
 /**
  * What other parts need to know of an unsettled position without reading the ledger: the alert's
  * "✅ Placed 495 / 505 · worst case +35.25" line (the notifier keeps it on later edits), the
- * valuebet leg whose closing odds the scheduler records, and when the event starts (the settle
+ * legs whose closing odds the scheduler records, and when the event starts (the settle
  * digest). Kept per user by `${service}:${itemId}`, in memory in every store.
  */
 import { isEmpty, isSettled, placedLegs, type Position } from './model.js';
@@ -19,6 +19,11 @@ export interface PlacedMark {
   open: number;
   /** The placed valuebet leg whose closing line is recorded; null for other kinds. */
   watchLeg: number | null;
+  /**
+   * Every placed leg the alert priced (leg index = the item's outcome), whose closing line is
+   * recorded: arbs' and middles' legs too. A hedge placed later is not the item's leg and has none.
+   */
+  watchLegs?: number[];
   eventStart: number | null;
   placedAt: number;
 }
@@ -38,6 +43,7 @@ export function placedMark(p: Position): PlacedMark | undefined {
     refused: p.legs.filter((l) => l.status === 'refused').length,
     open: p.legs.filter((l) => l.status === 'open').length,
     watchLeg: watch >= 0 ? watch : null,
+    watchLegs: p.legs.flatMap((l, i) => (l.status === 'placed' && l.outcome === i ? [i] : [])),
     eventStart: p.eventStart,
     placedAt: p.placedAt,
   };

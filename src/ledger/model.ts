@@ -26,10 +26,12 @@ export const DEVIG_METHODS = ['multiplicative', 'shin', 'power'] as const;
 export type DevigMethod = (typeof DEVIG_METHODS)[number];
 
 const text = (max: number) => z.string().max(max);
+/** An ISO-4217-like currency code: three capital letters (EUR, USD, RUB, USDT-style codes are not currencies). */
+export const CURRENCY_CODE = /^[A-Z]{3}$/;
 const odds = z.number().gt(1).max(MAX_ODDS);
 const money = z.number().min(0).max(MAX_MONEY);
 
-/** The last odds the bot saw for a valuebet's selection before its event started (its closing line). */
+/** The last odds the bot saw for a placed leg's selection before its event started or the item went away (its closing line). */
 export const closeSchema = z.object({
   /** The selection's last-seen odds, as shown. */
   odds,
@@ -107,6 +109,8 @@ export const ledgerSettingsSchema = z.object({
   digestAt: z.number().nullable().default(null),
   /** The next position id (as a number; shown base 36). */
   nextId: z.number().int().min(1).default(1),
+  /** The user's currency (`/settings currency EUR`), shown beside stakes in /open, /pnl and the CSV; null: none said. */
+  currency: z.string().regex(CURRENCY_CODE).nullable().default(null),
 });
 export type LedgerSettings = z.infer<typeof ledgerSettingsSchema>;
 
@@ -174,11 +178,14 @@ export const positionId = (n: number): string => n.toString(36);
 
 /** One user's ledger as stored (the file's `ledger` section; Redis holds the same parts per field). */
 export const bookRecordSchema = z.object({
-  settings: ledgerSettingsSchema.default({ startBank: null, devig: 'multiplicative', digestAt: null, nextId: 1 }),
+  settings: ledgerSettingsSchema.default({ startBank: null, devig: 'multiplicative', digestAt: null, nextId: 1, currency: null }),
   positions: z.array(positionSchema).default([]),
   /** Closing lines by `${positionId}:${leg}`. */
   closes: z.record(z.string(), closeSchema).default({}),
 });
 export type BookRecord = z.infer<typeof bookRecordSchema>;
 
-export const defaultLedgerSettings = (): LedgerSettings => ({ startBank: null, devig: 'multiplicative', digestAt: null, nextId: 1 });
+export const defaultLedgerSettings = (): LedgerSettings => ({ startBank: null, devig: 'multiplicative', digestAt: null, nextId: 1, currency: null });
+
+/** The currency a position's amounts are in: the one it was recorded with, else the user's setting. */
+export const currencyOf = (p: Position, settings: LedgerSettings): string => p.currency || (settings.currency ?? '');

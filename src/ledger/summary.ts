@@ -3,11 +3,12 @@
  * settled legs: a back's stake, a lay's liability), yield = P&L ÷ turnover, ROI on the starting
  * bank (always labelled so), win rate (positions in profit among those that won or lost; voids and
  * break-evens left out), by service, bookmaker and sport; arbs' expected (worst case as placed) vs
- * realised profit; valuebets' CLV (mean, stake-weighted, share beating the close; voids skipped).
+ * realised profit; valuebets' CLV (mean, stake-weighted, share beating the close; voids skipped)
+ * and, apart, the price CLV of arbs' and middles' legs.
  * One pass over the positions: 10,000 legs take milliseconds.
  */
 import { clv, devig } from './devig.js';
-import { closeKey, isSettled, placedLegs, type Close, type DevigMethod, type LedgerBook, type LedgerLeg, type Position } from './model.js';
+import { closeKey, effectiveBackOdds, isSettled, layAsBackOdds, placedLegs, type Close, type DevigMethod, type LedgerBook, type LedgerLeg, type Position } from './model.js';
 import { legPnls, positionPnl, positionRisk, worstCase } from './settle.js';
 
 export interface Totals {
@@ -36,6 +37,8 @@ export interface LedgerSummary {
   bySport: [string, Totals][];
   arbs: { count: number; expected: number; realised: number };
   clv: ClvStats | null;
+  /** Arbs' and middles' legs: price CLV against each leg's own close. */
+  legsClv: ClvStats | null;
   /** Positions not settled yet (any period). */
   open: number;
 }
@@ -57,18 +60,51 @@ export function fairCloseProbability(close: Close, method: DevigMethod): number 
   return close.fairOdds === null ? undefined : 1 / close.fairOdds;
 }
 
-/** A valuebet leg's CLV (fraction) from its close; undefined for a void, an unsettled leg or no close. */
+/**
+ * A leg's CLV (fraction) from its close; undefined for a void, a leg not placed or no close. With
+ * a fair closing price (a valuebet's service gives one) it is the de-vigged CLV; without one (an
+ * arb's or middle's leg) the price CLV: the odds taken over the closing odds at that bookmaker,
+ * both after commission (a lay as the back of "not the selection"), less 1.
+ */
 export function legClv(leg: LedgerLeg, close: Close | undefined, method: DevigMethod): number | undefined {
   if (!close || leg.status !== 'placed' || leg.result === 'void') return undefined;
   const p = fairCloseProbability(close, method);
-  return p === undefined ? undefined : clv(leg.effectiveOdds, p);
+  if (p !== undefined) return clv(leg.effectiveOdds, p);
+  const closing = leg.lay ? layAsBackOdds(close.odds, leg.commission) : effectiveBackOdds(close.odds, leg.commission);
+  return leg.effectiveOdds / closing - 1;
+}
+
+function clvStats(clvs: readonly { clv: number; stake: number }[]): ClvStats | null {
+  if (clvs.length === 0) return null;
+  const staked = clvs.reduce((s, x) => s + x.stake, 0);
+  return {
+    count: clvs.length,
+    meanPct: (clvs.reduce((s, x) => s + x.clv, 0) / clvs.length) * 100,
+    weightedPct: staked > 0 ? (clvs.reduce((s, x) => s + x.clv * x.stake, 0) / staked) * 100 : 0,
+    beatSharePct: (clvs.filter((x) => x.clv > 0).length / clvs.length) * 100,
+  };
 }
 
 /** Settled positions whose settlement falls in [from, to). */
 export const settledIn = (positions: readonly Position[], from: number, to: number): Position[] =>
   positions.filter((p) => p.settledAt !== null && p.settledAt >= from && p.settledAt < to && isSettled(p));
 
+/** An accumulator of the figures: positions added one at a time (in slices, by a caller that lets the event loop run), then the result. */
+export interface Builder<T> {
+  add(p: Position): void;
+  result(): T;
+}
+
 export function summarize(book: LedgerBook, from: number, to: number): LedgerSummary {
+  return build(summaryBuilder(book, from, to), book.positions);
+}
+
+function build<T>(b: Builder<T>, positions: readonly Position[]): T {
+  for (const p of positions) b.add(p);
+  return b.result();
+}
+
+export function summaryBuilder(book: LedgerBook, from: number, to: number): Builder<LedgerSummary> {
   const totals = empty();
   const byService = new Map<string, Totals>();
   const byBookmaker = new Map<string, Totals>();
@@ -78,12 +114,13 @@ export function summarize(book: LedgerBook, from: number, to: number): LedgerSum
   let decided = 0;
   let open = 0;
   const clvs: { clv: number; stake: number }[] = [];
-  for (const p of book.positions) {
+  const legClvs: { clv: number; stake: number }[] = [];
+  const take = (p: Position): void => {
     if (!isSettled(p)) {
       if (placedLegs(p).length > 0 || p.legs.some((l) => l.status === 'open')) open += 1;
-      continue;
+      return;
     }
-    if (p.settledAt === null || p.settledAt < from || p.settledAt >= to) continue;
+    if (p.settledAt === null || p.settledAt < from || p.settledAt >= to) return;
     const perLeg = legPnls(p);
     const pnl = perLeg.reduce<number>((sum, x) => sum + (x ?? 0), 0);
     const risk = positionRisk(p);
@@ -99,38 +136,53 @@ export function summarize(book: LedgerBook, from: number, to: number): LedgerSum
     p.legs.forEach((leg, i) => {
       if (leg.status !== 'placed') return;
       add(byBookmaker, leg.bookmaker, perLeg[i] ?? 0, leg.liability);
-      if (p.kind !== 'valuebets') return;
       const c = legClv(leg, book.closes.get(closeKey(p.id, i)), book.settings.devig);
-      if (c !== undefined) clvs.push({ clv: c, stake: leg.liability });
+      if (c !== undefined) (p.kind === 'valuebets' ? clvs : legClvs).push({ clv: c, stake: leg.liability });
     });
     if (p.kind === 'arbs') {
       arbs.count += 1;
       arbs.expected += worstCase(p) ?? 0;
       arbs.realised += pnl;
     }
-  }
-  const staked = clvs.reduce((s, x) => s + x.stake, 0);
-  const startBank = book.settings.startBank;
-  return {
-    totals: withYield(totals),
-    startBank,
-    roiOnBankPct: startBank ? (totals.pnl / startBank) * 100 : null,
-    winRatePct: decided > 0 ? (wins / decided) * 100 : null,
-    byService: rows(byService),
-    byBookmaker: rows(byBookmaker),
-    bySport: rows(bySport),
-    arbs,
-    clv:
-      clvs.length === 0
-        ? null
-        : {
-            count: clvs.length,
-            meanPct: (clvs.reduce((s, x) => s + x.clv, 0) / clvs.length) * 100,
-            weightedPct: staked > 0 ? (clvs.reduce((s, x) => s + x.clv * x.stake, 0) / staked) * 100 : 0,
-            beatSharePct: (clvs.filter((x) => x.clv > 0).length / clvs.length) * 100,
-          },
-    open,
   };
+  const result = (): LedgerSummary => {
+    const startBank = book.settings.startBank;
+    return {
+      totals: withYield(totals),
+      startBank,
+      roiOnBankPct: startBank ? (totals.pnl / startBank) * 100 : null,
+      winRatePct: decided > 0 ? (wins / decided) * 100 : null,
+      byService: rows(byService),
+      byBookmaker: rows(byBookmaker),
+      bySport: rows(bySport),
+      arbs,
+      clv: clvStats(clvs),
+      legsClv: clvStats(legClvs),
+      open,
+    };
+  };
+  return { add: take, result };
+}
+
+/** Positions a slice of the figures takes before the event loop runs again (a few ms). */
+const FIGURES_SLICE = 1_000;
+
+/**
+ * /pnl's figures and the chart's series of [from, to) in one pass over the book, in slices of
+ * FIGURES_SLICE positions with the event loop let run between them: a 20,000-position ledger
+ * never holds the process at once.
+ */
+export async function ledgerFigures(book: LedgerBook, from: number, to: number): Promise<[LedgerSummary, DayPoint[]]> {
+  const figures = summaryBuilder(book, from, to);
+  const series = seriesBuilder(book, from, to);
+  for (let i = 0; i < book.positions.length; i += FIGURES_SLICE) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const p of book.positions.slice(i, i + FIGURES_SLICE)) {
+      figures.add(p);
+      series.add(p);
+    }
+  }
+  return [figures.result(), series.result()];
 }
 
 /** One day of the chart: P&L settled that day, cumulative P&L, turnover, mean CLV of valuebets (%). */
@@ -144,9 +196,14 @@ export interface DayPoint {
 
 /** Settled positions in [from, to) by UTC day, oldest first, with the running P&L. */
 export function dailySeries(book: LedgerBook, from: number, to: number): DayPoint[] {
+  return build(seriesBuilder(book, from, to), book.positions);
+}
+
+export function seriesBuilder(book: LedgerBook, from: number, to: number): Builder<DayPoint[]> {
   const days = new Map<string, { pnl: number; turnover: number; clv: number[] }>();
-  for (const p of settledIn(book.positions, from, to)) {
-    const day = new Date(p.settledAt ?? 0).toISOString().slice(0, 10);
+  const add = (p: Position): void => {
+    if (p.settledAt === null || p.settledAt < from || p.settledAt >= to || !isSettled(p)) return;
+    const day = new Date(p.settledAt).toISOString().slice(0, 10);
     const d = days.get(day) ?? { pnl: 0, turnover: 0, clv: [] };
     d.pnl += positionPnl(p) ?? 0;
     d.turnover += positionRisk(p);
@@ -157,12 +214,15 @@ export function dailySeries(book: LedgerBook, from: number, to: number): DayPoin
       });
     }
     days.set(day, d);
-  }
-  let running = 0;
-  return [...days]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([day, d]) => {
-      running += d.pnl;
-      return { day, pnl: d.pnl, cumulative: running, turnover: d.turnover, clvPct: d.clv.length ? (d.clv.reduce((s, x) => s + x, 0) / d.clv.length) * 100 : null };
-    });
+  };
+  const result = (): DayPoint[] => {
+    let running = 0;
+    return [...days]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([day, d]) => {
+        running += d.pnl;
+        return { day, pnl: d.pnl, cumulative: running, turnover: d.turnover, clvPct: d.clv.length ? (d.clv.reduce((s, x) => s + x, 0) / d.clv.length) * 100 : null };
+      });
+  };
+  return { add, result };
 }

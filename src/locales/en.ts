@@ -11,6 +11,7 @@ import { numbersEn } from './parts/numbers.js';
 import { wordsEn } from './parts/words.js';
 import { ledgerRecordEn } from './parts/ledger-record.js';
 import { ledgerEditEn } from './parts/ledger-edit.js';
+import { ledgerTidyEn } from './parts/ledger-tidy.js';
 
 export const en = {
   // Services
@@ -238,8 +239,8 @@ export const en = {
   settings_done: 'Settings saved.',
   setting_saved: '✅ Saved.',
   settings_usage:
-    'One line: <code>/settings lang en|ru</code>, <code>/settings tz Berlin</code> (or <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> or <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>. Or just /settings for the menu.',
-  unknown_setting: '“{value}” is not a setting. Settings: lang, tz, bankroll, step, quiet, alerts.',
+    'One line: <code>/settings lang en|ru</code>, <code>/settings tz Berlin</code> (or <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> or <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>, <code>/settings currency EUR</code>. Or just /settings for the menu.',
+  unknown_setting: '“{value}” is not a setting. Settings: lang, tz, bankroll, step, quiet, alerts, currency.',
   set_lang: '🌐 Language',
   set_tz: '🕒 Time zone',
   set_bankroll: '💰 Bankroll',
@@ -430,7 +431,7 @@ export const en = {
   chart_pnl: 'P&L',
   chart_turnover: 'Turnover',
   chart_clv: 'CLV %',
-  export_usage: 'Send /export, or /export with a period: 7d, 30d, month, all, or a month like <code>2026-11</code>.',
+  export_usage: 'Send /export, or /export with a period: 7d, 30d, month, all, or a month like <code>2026-11</code>. Add <code>parts</code> for smaller files or <code>text</code> for messages: <code>/export 30d text</code>.',
   export_empty: 'Your ledger has nothing in this period yet.',
   export_caption: '🧾 Your ledger ({period}): {n} {n#leg|legs}, one row per leg; position_id groups a position’s legs.',
   // stakes2: one-tap answers under ✏️ Leg limited, guided /books values (issue 22)
@@ -550,6 +551,7 @@ export const en = {
   ...wordsEn,
   ...ledgerRecordEn,
   ...ledgerEditEn,
+  ...ledgerTidyEn,
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

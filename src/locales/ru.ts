@@ -8,6 +8,7 @@ import { numbersRu } from './parts/numbers.js';
 import { wordsRu } from './parts/words.js';
 import { ledgerRecordRu } from './parts/ledger-record.js';
 import { ledgerEditRu } from './parts/ledger-edit.js';
+import { ledgerTidyRu } from './parts/ledger-tidy.js';
 
 export const ru: Record<MessageKey, string> = {
   // Services
@@ -237,8 +238,8 @@ export const ru: Record<MessageKey, string> = {
   settings_done: 'Настройки сохранены.',
   setting_saved: '✅ Сохранено.',
   settings_usage:
-    'Одной строкой: <code>/settings lang en|ru</code>, <code>/settings tz Москва</code> (или <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> или <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>. Или просто /settings — меню.',
-  unknown_setting: '«{value}» — нет такой настройки. Настройки: lang, tz, bankroll, step, quiet, alerts.',
+    'Одной строкой: <code>/settings lang en|ru</code>, <code>/settings tz Москва</code> (или <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> или <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>, <code>/settings currency EUR</code>. Или просто /settings — меню.',
+  unknown_setting: '«{value}» — нет такой настройки. Настройки: lang, tz, bankroll, step, quiet, alerts, currency.',
   set_lang: '🌐 Язык',
   set_tz: '🕒 Часовой пояс',
   set_bankroll: '💰 Банк',
@@ -429,7 +430,7 @@ export const ru: Record<MessageKey, string> = {
   chart_pnl: 'Прибыль',
   chart_turnover: 'Оборот',
   chart_clv: 'CLV %',
-  export_usage: 'Отправьте /export или /export с периодом: 7d, 30d, month, all или месяц, например <code>2026-11</code>.',
+  export_usage: 'Отправьте /export или /export с периодом: 7d, 30d, month, all или месяц, например <code>2026-11</code>. Добавьте <code>parts</code> — файлы поменьше, или <code>text</code> — сообщениями: <code>/export 30d text</code>.',
   export_empty: 'В журнале за этот период пока ничего нет.',
   export_caption: '🧾 Ваш журнал ({period}): {n} {n#плечо|плеча|плеч}, по строке на плечо; position_id объединяет плечи позиции.',
   // stakes2: ответы одной кнопкой под ✏️ Порезали исход, значения в /books кнопками (issue 22)
@@ -549,4 +550,5 @@ export const ru: Record<MessageKey, string> = {
   ...wordsRu,
   ...ledgerRecordRu,
   ...ledgerEditRu,
+  ...ledgerTidyRu,
 };

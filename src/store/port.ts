@@ -64,6 +64,10 @@ export interface LedgerStore {
   usersWithMarks(): number[];
   /** Removes the user's whole ledger. */
   deleteUser(userId: number): Promise<void>;
+  /** How many positions the user holds, and whether `positionId` is one of them (the bound on a ledger's size). */
+  size(userId: number, positionId: string): Promise<{ positions: number; has: boolean }>;
+  /** Removes these positions and their closing lines (/archive, after the user got them as a file); returns how many went. */
+  archive(userId: number, positionIds: readonly string[]): Promise<number>;
 }
 
 /** What happened while opening, for start-up reporting. */

@@ -303,11 +303,12 @@ class LowdbStore implements JsonStore {
       if (parts.length > 1) parts.push(COMMA);
       parts.push(part);
     }
-    parts.push(USERS_END, ...this.alertState.toJsonParts(), LEDGER_START, ...this.books.toJsonParts(), CLOSE, CLOSE);
+    // concat, not push(...): a ledger's parts (a buffer per position) outnumber what a call's arguments may be.
+    const all = parts.concat([USERS_END], this.alertState.toJsonParts(), [LEDGER_START], this.books.toJsonParts(), [CLOSE, CLOSE]);
     // The lines so far are in this snapshot: set aside now, dropped once it is on disk.
     const journal = this.journal;
     journal?.seal();
-    return this.adapter.writeJson(Buffer.concat(parts)).then(() => journal?.folded());
+    return this.adapter.writeJson(Buffer.concat(all)).then(() => journal?.folded());
   }
 
   /** The ledger seam over the books held here: each change marks the file dirty once (closing lines lazily). */
@@ -342,6 +343,11 @@ class LowdbStore implements JsonStore {
         if (books.noteClose(userId, positionId, leg, close)) this.writer.markDirtyLater();
       },
       marks: (userId) => books.marks(userId),
+      size: async (userId, positionId) => books.size(userId, positionId),
+      archive: async (userId, positionIds) => {
+        this.assertOpen();
+        return changed(books.archive(userId, positionIds));
+      },
       usersWithMarks: () => books.usersWithMarks(),
       deleteUser: async (userId) => {
         this.assertOpen();

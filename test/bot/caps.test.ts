@@ -4,7 +4,7 @@ import { UsageCaps, type CapRule } from '../../src/bot/caps.js';
 import { ManualClock } from '../../src/clock.js';
 
 const rule: CapRule = { perUser: 3, perKey: 4, windowMs: 60_000 };
-const rules = { connect: rule, lookup: rule, inline: rule, filter: rule };
+const rules = { connect: rule, lookup: rule, inline: rule, filter: rule, report: rule };
 
 describe('UsageCaps', () => {
   it('allows perUser uses a window, then names the wait until the oldest leaves it', async () => {

@@ -44,6 +44,8 @@ export interface HarnessOptions {
   outbox?: boolean;
   /** The fake Bot API enforces Telegram's flood control, on the harness clock. */
   floodControl?: boolean;
+  /** More settings for the bot's config (e.g. LEDGER_MAX_POSITIONS). */
+  env?: Record<string, string>;
   /** Other keepers of the open questions, caps or flows than the bot's own in memory (a cluster front's, in Redis). */
   state?: { pending?: PendingStore; caps?: CapsPort; conversations?: ConversationStorage };
 }
@@ -124,6 +126,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     ENCRYPTION_KEY,
     ALLOWED_USER_IDS: (opts.allowed ?? []).join(','),
     ADMIN_USER_IDS: (opts.admins ?? []).join(','),
+    ...opts.env,
   });
   const store = await openStore({ dataDir, logger, clock, debounceMs: 20 });
   const vault = await Vault.open({ dataDir, envKey: ENCRYPTION_KEY, logger });

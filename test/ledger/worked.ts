@@ -50,5 +50,5 @@ export function workedBook(): LedgerBook {
     [closeKey('v3', 0), fairClose(2.0, -0.015, '2026-12-03')],
     [closeKey('v4', 0), fairClose(3.0, 0.005, '2026-12-04')],
   ]);
-  return { settings: { startBank: 2000, devig: 'multiplicative', digestAt: null, nextId: 8 }, positions, closes };
+  return { settings: { startBank: 2000, devig: 'multiplicative', digestAt: null, nextId: 8, currency: null }, positions, closes };
 }

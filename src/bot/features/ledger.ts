@@ -1,26 +1,19 @@
 /**
  * The ledger's commands and buttons: /open (unsettled positions, oldest first, paged, settled with
  * one tap on each result the markets allow, the answer carrying ↩️ Undo; ✏️ and 🗑 are
- * `ledger-edit.ts`'s), /pnl [period] (the figures, then the chart as a photo), /export [period] (a CSV
- * document), /clv (the de-vig method of closing lines), and the `l:` buttons of placed positions (`placed.ts` asks the questions). A button
+ * `ledger-edit.ts`'s; /pnl, /export and /archive are `ledger-reports.ts`'s), /clv (the de-vig method of closing lines), and the `l:` buttons of placed positions (`placed.ts` asks the questions). A button
  * only ever reaches the presser's own ledger: a forged or stale position id finds nothing.
  */
-import { Composer, InputFile } from 'grammy';
+import { Composer } from 'grammy';
 import { fmtMoney } from '../../alerts/printed.js';
 import { giveUp, settle, type SettleResult } from '../../ledger/actions.js';
 import { applyResults, withUndo, type LegOutcome } from '../../ledger/edits.js';
-import { MANUAL_SERVICE } from '../../ledger/manual.js';
-import { ledgerCsv } from '../../ledger/csv.js';
 import { DEVIG_METHODS, isEmpty, isSettled, type DevigMethod, type Position } from '../../ledger/model.js';
-import { parsePeriod, periodRange, periodText } from '../../ledger/periods.js';
 import { positionPnl } from '../../ledger/settle.js';
-import { dailySeries, summarize } from '../../ledger/summary.js';
-import { serviceLabel } from '../../locales/services.js';
-import { isService } from '../../service/services.js';
 import { decodeLedgerAction, encodeLedgerAction, kindPattern, legOutcome, type SettleCode } from '../callback-data/index.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
-import { openPage, periodWords, pnlText } from '../ui/ledger-text.js';
+import { openPage } from '../ui/ledger-text.js';
 import { replyChanged } from './ledger-edit.js';
 import { editLeg, keepLeg, refuseLeg } from './placed.js';
 
@@ -52,7 +45,7 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
   const showOpen = async (ctx: BotContext, page: number, edit: boolean) => {
     const userId = ctx.from!.id;
     const book = await rt.store.ledger.book(userId);
-    const { text, buttons } = openPage(unsettled(book.positions), page, ctx.lang, ctx.user?.timeZone ?? 'UTC', ctx.t, book.closes);
+    const { text, buttons } = openPage(unsettled(book.positions), page, ctx.lang, ctx.user?.timeZone ?? 'UTC', ctx.t, book.closes, book.settings.currency ?? '');
     const extra = { reply_markup: { inline_keyboard: buttons }, link_preview_options: { is_disabled: true } };
     if (edit) {
       try {
@@ -66,46 +59,6 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
   };
 
   composer.command('open', (ctx) => showOpen(ctx, 0, false));
-
-  composer.command('pnl', async (ctx) => {
-    const period = parsePeriod(ctx.match);
-    if (!period) return void (await ctx.reply(ctx.t('pnl_usage')));
-    const now = rt.clock.now();
-    const { from, to } = periodRange(period, now);
-    const book = await rt.store.ledger.book(ctx.from!.id);
-    const s = summarize(book, from, to);
-    if (s.totals.count === 0) return void (await ctx.reply(`${ctx.t('pnl_empty')}${s.open > 0 ? `\n/open: ${s.open}` : ''}`));
-    const currency = book.positions.find((p) => p.currency)?.currency ?? '';
-    const name = (svc: string) => (isService(svc) ? serviceLabel(svc, ctx.t) : svc === MANUAL_SERVICE ? ctx.t('ledger_manual_service') : svc);
-    await ctx.reply(pnlText(s, period, book.settings.devig, currency, ctx.t, name));
-    try {
-      // Loaded at the first chart, not at start: ECharts and resvg weigh about 50 MB of memory that a bot nobody asks for a chart never needs.
-      const { chartPng } = await import('../../ledger/chart.js');
-      const png = chartPng(dailySeries(book, from, to), { title: ctx.t('chart_title'), pnl: ctx.t('chart_pnl'), turnover: ctx.t('chart_turnover'), clv: ctx.t('chart_clv') }, currency);
-      await ctx.replyWithPhoto(new InputFile(png, `pnl-${periodText(period)}.png`));
-    } catch (err) {
-      ctx.log.warn({ err }, 'the P&L chart could not be drawn or sent');
-      await ctx.reply(ctx.t('pnl_chart_failed'));
-    }
-  });
-
-  composer.command('export', async (ctx) => {
-    const period = parsePeriod(ctx.match);
-    if (!period) return void (await ctx.reply(ctx.t('export_usage')));
-    const { from, to } = periodRange(period, rt.clock.now());
-    const book = await rt.store.ledger.book(ctx.from!.id);
-    // Settled positions by settlement date; unsettled ones by when they were placed.
-    const positions = book.positions.filter((p) => {
-      const at = isSettled(p) ? (p.settledAt ?? p.placedAt) : p.placedAt;
-      return at >= from && at < to;
-    });
-    if (positions.length === 0) return void (await ctx.reply(ctx.t('export_empty')));
-    const csv = ledgerCsv(book, positions);
-    const legs = positions.reduce((n, p) => n + p.legs.length, 0);
-    await ctx.replyWithDocument(new InputFile(Buffer.from(csv, 'utf8'), `ledger-${periodText(period)}.csv`), {
-      caption: ctx.t('export_caption', { period: periodWords(period, ctx.t), n: legs }),
-    });
-  });
 
   const devigButtons = (current: DevigMethod, t: BotContext['t']) => [
     DEVIG_METHODS.map((method) => ({ text: `${method === current ? '• ' : ''}${t(`devig_${method}`)}`, callback_data: encodeLedgerAction({ type: 'devig', method }) })),

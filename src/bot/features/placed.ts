@@ -5,6 +5,8 @@
  * refused leg is marked ❌ and answered with the hedge's break-even odds and stake, the hedge
  * staying open until it is placed or given up. Questions go to the user's private chat.
  */
+import { isLedgerFull } from '../ledger-bound.js';
+import { answerLedgerFull } from './ledger-reports.js';
 import type { Api } from 'grammy';
 import { formatAlert } from '../../alerts/format.js';
 import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
@@ -108,6 +110,7 @@ export async function placeFromAlert(rt: BotRuntime, ctx: BotContext, action: { 
       rt.store.ledger.noteClose(userId, position.id, 0, { odds: position.legs[0]!.odds, at: now, fairOdds: serviceFairOdds(item), market: null, index: 0 });
     }
   } catch (err) {
+    if (isLedgerFull(err)) return answerLedgerFull(ctx, err.max);
     ctx.log.warn({ err }, 'recording a position failed');
     return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_store_failed'), show_alert: true }));
   }

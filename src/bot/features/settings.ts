@@ -1,4 +1,4 @@
-/** /settings: the menu conversation, or one line: `/settings <lang|tz|bankroll|step|quiet|alerts> <value>`. */
+/** /settings: the menu conversation, or one line: `/settings <lang|tz|bankroll|step|quiet|alerts|currency> <value>`. */
 import { Composer } from 'grammy';
 import { applySetting, parseChatTarget, parseField, parseSettingValue, resolveAlertTarget, type SettingChange } from '../actions/settings.js';
 import type { BotContext } from '../context.js';
@@ -7,6 +7,7 @@ import type { BotRuntime } from '../deps.js';
 import { clipEcho, type Parsed } from '../parse/values.js';
 import { describeSettings, zoneSavedText } from '../ui/settings-text.js';
 import { leaveFlows } from '../flows.js';
+import { CURRENCY_WORDS, setCurrency } from './currency-setting.js';
 
 export function settingsFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
@@ -23,6 +24,7 @@ export function settingsFeature(rt: BotRuntime): Composer<BotContext> {
     const space = text.search(/\s/);
     const fieldWord = space < 0 ? text : text.slice(0, space);
     const value = space < 0 ? '' : text.slice(space + 1).trim();
+    if (CURRENCY_WORDS.has(fieldWord.toLowerCase())) return setCurrency(rt, ctx, value);
     const field = parseField(fieldWord);
     if (!field) {
       await ctx.reply(`${ctx.t('unknown_setting', { value: clipEcho(fieldWord) })}\n\n${ctx.t('settings_usage')}`);

@@ -4,6 +4,7 @@
  */
 import { KIND_ICON } from '../../alerts/alert-lines.js';
 import { fmtMoney, fmtOdds, fmtPct } from '../../alerts/printed.js';
+import { formatStart } from '../../alerts/time.js';
 import { clipText, escapeHtml } from '../../lib/html.js';
 import type { Lang, Translate } from '../../locales/i18n.js';
 import { MANUAL_SERVICE } from '../../ledger/manual.js';
@@ -28,28 +29,27 @@ const LAY_MARKET = /^(?:lay|против)\s/i;
 const money = (x: number, currency = ''): string => `${fmtMoney(x, { signed: true })}${currency ? ` ${escapeHtml(currency)}` : ''}`;
 const plain = (x: number): string => fmtMoney(x, { whole: true });
 
-/** A time in the ledger's words (the user's zone). */
+/** A time in the ledger's words, as the alerts write it ("Sun 29 Nov 12:00", 24-hour, the user's zone), so a position reads like the alert it came from. */
 export function when(ms: number, lang: Lang, timeZone: string): string {
-  try {
-    return new Intl.DateTimeFormat(lang, { timeZone, day: '2-digit', month: 'short', hour: '2-digit', minute: '2-digit' }).format(ms);
-  } catch {
-    return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
-  }
+  return formatStart(ms, timeZone, lang);
 }
 
-/** "#3 ⚖️ Home – Away · 02 Nov 18:00", one line per leg, and a valuebet's closing line as last seen. */
-export function positionLines(p: Position, lang: Lang, timeZone: string, t: Translate, close?: Close): string[] {
+/** "#3 ⚖️ Home – Away · Sun 2 Nov 18:00", one line per leg, and a valuebet's closing line as last seen. */
+export function positionLines(p: Position, lang: Lang, timeZone: string, t: Translate, close?: Close, userCurrency = ''): string[] {
+  // The currency the position was recorded in, else the user's setting, beside every amount.
+  const currency = p.currency || userCurrency;
+  const unit = currency ? ` ${escapeHtml(currency)}` : '';
   const head = `<b>#${p.id}</b> ${KIND_ICON[p.kind]} ${escapeHtml(clipText(p.event || (p.service === MANUAL_SERVICE ? t('ledger_manual_service') : p.itemId), 60))}${p.eventStart !== null ? ` · ${when(p.eventStart, lang, timeZone)}` : ''}`;
   const legs = p.legs.map((l, i) => {
     const icon = l.status === 'refused' ? '❌ ' : l.status === 'open' ? '⏳ ' : '';
     // A lay's market usually says "Lay" already (#24); its money at risk is the liability, not the stake.
     const lay = l.lay && !LAY_MARKET.test(l.market) ? `${t('ledger_lay_word')} ` : '';
-    const liability = l.lay ? ` · ${t('ledger_lay_liability', { amount: fmtMoney(l.liability) })}` : '';
-    return `${icon}${i + 1}) ${escapeHtml(clipText(l.bookmaker, 24))} · ${lay}${escapeHtml(clipText(l.market, 24))} · ${fmtOdds(l.odds)} × ${plain(l.stake)}${liability}`;
+    const liability = l.lay ? ` · ${t('ledger_lay_liability', { amount: `${fmtMoney(l.liability)}${unit}` })}` : '';
+    return `${icon}${i + 1}) ${escapeHtml(clipText(l.bookmaker, 24))} · ${lay}${escapeHtml(clipText(l.market, 24))} · ${fmtOdds(l.odds)} × ${plain(l.stake)}${unit}${liability}`;
   });
   const lines = [head, ...legs];
   const worst = worstCase(p);
-  if (worst !== undefined && Number.isFinite(worst) && p.legs.some((l) => l.status === 'placed')) lines.push(`↳ ${money(worst, p.currency)}`);
+  if (worst !== undefined && Number.isFinite(worst) && p.legs.some((l) => l.status === 'placed')) lines.push(`↳ ${money(worst, currency)}`);
   if (close && p.kind === 'valuebets') {
     const before = p.eventStart === null ? null : Math.round((p.eventStart - close.at) / 60_000);
     lines.push(before !== null && before > 0 ? t('ledger_close_seen_before', { odds: fmtOdds(close.odds), min: before }) : t('ledger_close_seen', { odds: fmtOdds(close.odds) }));
@@ -89,12 +89,20 @@ export function settleButtons(p: Position, t: Translate): Buttons {
 }
 
 /** /open's page `page` (0-based, clamped): text and buttons. */
-export function openPage(positions: readonly Position[], page: number, lang: Lang, timeZone: string, t: Translate, closes: ReadonlyMap<string, Close> = new Map()): { text: string; buttons: Buttons } {
+export function openPage(
+  positions: readonly Position[],
+  page: number,
+  lang: Lang,
+  timeZone: string,
+  t: Translate,
+  closes: ReadonlyMap<string, Close> = new Map(),
+  currency = '',
+): { text: string; buttons: Buttons } {
   if (positions.length === 0) return { text: t('ledger_open_empty'), buttons: [] };
   const pages = Math.ceil(positions.length / OPEN_PAGE_SIZE);
   const at = Math.min(Math.max(page, 0), pages - 1);
   const shown = positions.slice(at * OPEN_PAGE_SIZE, (at + 1) * OPEN_PAGE_SIZE);
-  const blocks = shown.map((p) => positionLines(p, lang, timeZone, t, closes.get(closeKey(p.id, 0))).join('\n'));
+  const blocks = shown.map((p) => positionLines(p, lang, timeZone, t, closes.get(closeKey(p.id, 0)), currency).join('\n'));
   const head = t('ledger_open_title', { n: positions.length });
   const foot = pages > 1 ? `\n\n${t('ledger_open_page', { page: at + 1, pages })}` : '';
   const buttons: Buttons = shown.flatMap((p) => [...settleButtons(p, t), editRow(p, t)]);
@@ -131,7 +139,7 @@ function breakdown(title: string, rows: [string, Totals][], line: (name: string,
 /** /pnl's text: every figure labelled (yield on turnover, ROI on the starting bank). */
 export function pnlText(s: LedgerSummary, period: Period, method: DevigMethod, currency: string, t: Translate, serviceName: (s: string) => string): string {
   const lines = [t('pnl_title', { period: periodWords(period, t) })];
-  lines.push(t('pnl_main', { pnl: money(s.totals.pnl, currency), turnover: plain(s.totals.turnover) }));
+  lines.push(t('pnl_main', { pnl: money(s.totals.pnl, currency), turnover: `${plain(s.totals.turnover)}${currency ? ` ${currency}` : ''}` }));
   lines.push(t('pnl_yield', { pct: pct(s.totals.yieldPct) }));
   if (s.startBank !== null) lines.push(t('pnl_roi', { bank: plain(s.startBank), pct: pct(s.roiOnBankPct) }));
   lines.push(t('pnl_counts', { n: s.totals.count, open: s.open, rate: s.winRatePct === null ? '—' : `${Math.round(s.winRatePct)}%` }));
@@ -140,6 +148,10 @@ export function pnlText(s: LedgerSummary, period: Period, method: DevigMethod, c
     lines.push(
       t('pnl_clv', { method: t(`devig_${method}`), mean: fmtPct(s.clv.meanPct), weighted: fmtPct(s.clv.weightedPct), share: `${Math.round(s.clv.beatSharePct)}%`, n: s.clv.count }),
     );
+  }
+  if (s.legsClv) {
+    const c = s.legsClv;
+    lines.push(t('pnl_clv_legs', { mean: fmtPct(c.meanPct), weighted: fmtPct(c.weightedPct), share: `${Math.round(c.beatSharePct)}%`, n: c.count }));
   }
   const yieldLine = (name: string, v: Totals) => `${name}: ${money(v.pnl)} · ${plain(v.turnover)} · ${pct(v.yieldPct)}`;
   lines.push(...breakdown(t('pnl_by_service'), s.byService.map(([k, v]) => [serviceName(k), v] as [string, Totals]), yieldLine, t));
