@@ -130,6 +130,10 @@ export const configSchema = z.object({
   // At most this many positions per user's ledger (/archive moves settled ones out into a file).
   LEDGER_MAX_POSITIONS: int(20_000, 10, 1_000_000),
 
+  // A leg's odds older than this are marked stale (⚠️) in alerts, live and prematch; each user may set their own (/settings stale).
+  STALE_LEG_SECONDS: int(60, 1, 86_400),
+  STALE_LEG_SECONDS_PREMATCH: int(900, 1, 86_400),
+
   ALLOWED_USER_IDS: idList,
   ADMIN_USER_IDS: idList,
   HTTP_PORT: optionalString.pipe(

@@ -15,7 +15,7 @@ import type { BookSettings } from '../store/book-settings.js';
 import { shownAfterCommission } from './leg-pricing.js';
 import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved, pricedLegs, type Pricing } from './headline-figures.js';
 import { fmtMoney, fmtOdds, fmtPct } from './printed.js';
-import { formatCountdown, formatStart } from './time.js';
+import { formatCountdown, formatDuration, formatStart } from './time.js';
 
 /** Who the alert is for: their language, zone and money settings, and the time to count from. */
 export interface AlertView {
@@ -39,6 +39,52 @@ export interface AlertView {
   profitOn?: number;
   /** The ledger's mark when the user placed this item: the alert then says so, edits included. */
   placed?: PlacedMark;
+  /** The service's clock minus ours, ms (service/service-clock.ts): a leg's age is read on the service's clock. */
+  serviceOffsetMs?: number;
+  /** Past these ages a leg's odds are marked stale (⚠️), live and prematch; absent: never marked. */
+  staleAfter?: StaleAfter;
+  /** A new alert about to be sent: its footer says how long after the read that found it (this time, ms) it went. */
+  foundAt?: number;
+}
+
+/** The age past which a leg's odds are stale, ms: live odds go stale in a minute, prematch ones in many. */
+export interface StaleAfter {
+  liveMs: number;
+  prematchMs: number;
+}
+
+/**
+ * An `updated` time this far ahead of the service's clock (as measured) still reads as "0 s": the
+ * Date header's one-second grain and the service's own rounding. Further ahead, the time is wrong
+ * and the leg says nothing rather than guess.
+ */
+export const FUTURE_TOLERANCE_MS = 2_000;
+
+/** How old a leg's odds are at `view.now` on the service's clock; undefined when it gave no time or one in the future. */
+export function legAgeMs(leg: Pick<Leg, 'updatedAt'>, view: Pick<AlertView, 'now' | 'serviceOffsetMs'>): number | undefined {
+  if (leg.updatedAt === undefined) return undefined;
+  const age = view.now + (view.serviceOffsetMs ?? 0) - leg.updatedAt;
+  if (!Number.isFinite(age) || age < -FUTURE_TOLERANCE_MS) return undefined;
+  return Math.max(0, age);
+}
+
+/** Whether the leg's odds are older than the user's limit for this item (live or prematch); a leg of unknown age is not. */
+export function isStaleLeg(item: Opportunity, leg: Leg, view: AlertView): boolean {
+  if (!view.staleAfter) return false;
+  const age = legAgeMs(leg, view);
+  return age !== undefined && age > (isLiveItem(item) ? view.staleAfter.liveMs : view.staleAfter.prematchMs);
+}
+
+/** Whether every leg of the item is stale (none of unknown age): nothing in it is fresh enough to act on. */
+export function allLegsStale(item: Opportunity, view: AlertView): boolean {
+  return item.legs.length > 0 && item.legs.every((leg) => isStaleLeg(item, leg, view));
+}
+
+/** " · 12 s" (" · ⚠️ 95 s" when stale) after a leg's odds; nothing when its age is unknown. */
+function ageSuffix(ctx: LineContext, leg: Leg): string {
+  const age = legAgeMs(leg, ctx.view);
+  if (age === undefined) return '';
+  return ` · ${isStaleLeg(ctx.item, leg, ctx.view) ? '⚠️ ' : ''}${formatDuration(age, ctx.lang)}`;
 }
 
 export type StakingMode = 'equal' | 'high' | 'low';
@@ -163,14 +209,16 @@ export function placedLines(ctx: LineContext): string[] {
   return [`<b>${ctx.t.placed(stakes, worst, mark.refused)}</b>`];
 }
 
-/** One line per leg: "1) Pinnacle · TO(2.5) · 2.10 ▲ (was 2.05)". */
+/** One line per leg: "1) Pinnacle · TO(2.5) · 2.10 ▲ (was 2.05) · 12 s" (the odds' age, ⚠️ when stale). */
 export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'none'): string[] {
+  // A gone alert's legs are history: their ages would only grow.
+  const age = (leg: Leg): string => (compare === 'none' ? '' : ageSuffix(ctx, leg));
   const { item, names, t, limits, prev } = ctx;
   if (item.legs.length === 0) return [t.noLegs];
   const priced = pricedLegs(item, pricingOf(ctx));
   const lines = item.legs.slice(0, limits.legs).map((leg, i) => {
     const market = escapeHtml(clipText(names.market(leg.typeId, leg.line), limits.market));
-    if (isHidden(item, leg)) return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <i>${t.oddsHidden}</i>`;
+    if (isHidden(item, leg)) return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <i>${t.oddsHidden}</i>${age(leg)}`;
     const odds = leg.odds ?? 0;
     let before: number | null | undefined;
     if (compare === 'service') before = leg.prevOdds;
@@ -187,7 +235,7 @@ export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'none')
       p && effective !== undefined && effective !== fmtOdds(p.odds)
         ? ` → ${effective} ${t.afterPctCommission(fmtCommission(p.commission))}`
         : '';
-    return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <b>${fmtOdds(odds)}</b>${change}${after}`;
+    return `${i + 1}) ${bookmakerName(ctx, leg)} · ${market} · <b>${fmtOdds(odds)}</b>${change}${after}${age(leg)}`;
   });
   const hiddenCount = item.legs.length - limits.legs;
   if (hiddenCount > 0) lines.push(t.moreLegs(hiddenCount));

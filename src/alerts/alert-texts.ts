@@ -88,9 +88,14 @@ export interface AlertTexts {
   moreLegs(n: number): string;
   /** First line of a gone alert: "⛔ Gone after 4 min 10 s". */
   gone(kind: Kind, duration: string): string;
-  /** Card footer: id, service and how long ago the service found it. */
-  cardFooter(id: string, service: string, foundAgo: string | undefined): string;
-  idLine(id: string): string;
+  /** Card footer: the item's and the event's ids, service and how long ago the service found it. */
+  cardFooter(id: string, eventId: string, service: string, foundAgo: string | undefined): string;
+  /** The alert's last line: the item's id for /item and the event's for /event, each one tap to copy. */
+  idLine(id: string, eventId: string): string;
+  /** Under a new alert: how long after the read that found it the alert went ("0.8 s"; the outbox fills it in). */
+  sendDelay(delay: string): string;
+  /** A loud reply to an alert whose profit rose: "▲ Arb now +4.10% (was +2.05%)". */
+  reAlert(kindName: string, now: string, was: string): string;
   /** The snooze button: it pauses every alert of the service (kind × live/prematch), not this one. */
   snoozeAll(kind: Kind, live: boolean): string;
   buttons: { event: string; stakes: string; mute: string; snooze: string; limited: string; placed: string; placedDifferently: string };
@@ -161,8 +166,10 @@ const en: AlertTexts = {
   noLegs: 'This item has no legs.',
   moreLegs: (n) => `… and ${n} more`,
   gone: (_kind, d) => `⛔ Gone after ${d}`,
-  cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
-  idLine: (id) => `🆔 ${id} · for /item`,
+  cardFooter: (id, ev, svc, ago) => `🆔 ${id} · event ${ev} · ${svc}${ago ? ` · found ${ago} ago` : ''}`,
+  idLine: (id, ev) => `🆔 ${id} for /item · event ${ev} for /event`,
+  sendDelay: (d) => `⏱ Found ${d} before sending`,
+  reAlert: (k, now, was) => `▲ ${k} now ${now} (was ${was})`,
   snoozeAll: (kind, live) => `😴 All ${live ? 'live' : 'prematch'} ${EN_PLURAL[kind]} · 1 h`,
   buttons: { event: '📋 All for this event', stakes: '💰 Other amount', mute: '🔕 Mute event', snooze: '😴 Snooze 1 h', limited: '✏️ Leg limited', placed: '✅ Placed', placedDifferently: '✏️ Placed differently' },
   stakesTitleFixed: (a, total, fixed) => `💰 Stakes for ${a} with ${fixed} (total ${total}):`,
@@ -235,8 +242,10 @@ const ru: AlertTexts = {
   noLegs: 'В этом предложении нет исходов.',
   moreLegs: (n) => `… и ещё ${n}`,
   gone: (kind, d) => `⛔ ${RU_GONE[kind]} через ${d}`,
-  cardFooter: (id, svc, ago) => `🆔 ${id} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
-  idLine: (id) => `🆔 ${id} · для /item`,
+  cardFooter: (id, ev, svc, ago) => `🆔 ${id} · событие ${ev} · ${svc}${ago ? ` · найдено ${ago} назад` : ''}`,
+  idLine: (id, ev) => `🆔 ${id} для /item · событие ${ev} для /event`,
+  sendDelay: (d) => `⏱ Найдено за ${d} до отправки`,
+  reAlert: (k, now, was) => `▲ ${k} теперь ${now} (было ${was})`,
   snoozeAll: (kind, live) => `😴 Все ${live ? 'лайв' : 'прематч'}-${RU_PLURAL[kind]} · 1 ч`,
   buttons: { event: '📋 Всё по событию', stakes: '💰 Другая сумма', mute: '🔕 Скрыть событие', snooze: '😴 Пауза 1 ч', limited: '✏️ Порезали исход', placed: '✅ Поставил', placedDifferently: '✏️ Поставил иначе' },
   stakesTitleFixed: (a, total, fixed) => `💰 Ставки на ${a}, ${fixed} (всего ${total}):`,

@@ -40,6 +40,7 @@ import { alertTexts } from './alert-texts.js';
 import { isLiveItem } from './headline-figures.js';
 import { mathsLines } from './maths-lines.js';
 import { formatDuration, formatStart } from './time.js';
+import { SEND_DELAY_MARK } from '../outbox/send-delay.js';
 
 export type { AlertView } from './alert-lines.js';
 
@@ -59,14 +60,19 @@ export interface RenderedAlert {
 /** Telegram's limit on a message's text. */
 export const TELEGRAM_TEXT_MAX = 4096;
 
-/** The item id, tap-to-copy (Telegram copies a <code> span on a tap). */
-function idCode(item: Opportunity): string {
-  return `<code>${escapeHtml(clipText(item.id, 64))}</code>`;
+/** An id, tap-to-copy (Telegram copies a <code> span on a tap). */
+function idCode(id: string): string {
+  return `<code>${escapeHtml(clipText(id, 64))}</code>`;
 }
 
-/** Every alert ends with its id, so the user knows what /item takes. */
+/** Every alert ends with its ids, so the user knows what /item and /event take. */
 function idLine(item: Opportunity, t: ReturnType<typeof alertTexts>): string {
-  return t.idLine(idCode(item));
+  return t.idLine(idCode(item.id), idCode(item.event.id));
+}
+
+/** A new alert's last line: the delay from its read to its send, which the outbox fills in (send-delay.ts). */
+function sendDelayLines(view: AlertView, t: ReturnType<typeof alertTexts>): string[] {
+  return view.foundAt === undefined ? [] : [t.sendDelay(SEND_DELAY_MARK)];
 }
 
 /** Joins blocks with one empty line between non-empty blocks. */
@@ -131,7 +137,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
       [...legLines(ctx, prev ? 'prev' : 'service'), t.glossaryHint],
       mathsLines(ctx),
       placedLines(ctx),
-      [idLine(item, t)],
+      [idLine(item, t), ...(state.state === 'new' ? sendDelayLines(view, t) : [])],
     ]);
   });
   return { text, buttons: alertButtons(item, t, state.state) };
@@ -149,7 +155,7 @@ export function formatCard(item: Opportunity, names: Names, view: AlertView): st
       item.createdAt !== undefined && item.createdAt <= view.now
         ? formatDuration(view.now - item.createdAt, view.lang)
         : undefined;
-    const footer = t.cardFooter(idCode(item), item.service, found);
+    const footer = t.cardFooter(idCode(item.id), idCode(item.event.id), item.service, found);
     return joinBlocks([[headline(ctx), ...eventLines(ctx)], legLines(ctx, 'service'), mathsLines(ctx), [footer]]);
   });
 }

@@ -24,7 +24,9 @@
  *   state decides a repeat, and the entry's time is what it stored;
  * - an edit: the message it edits, the entry's first sighting, the event and the entry's
  *   `lastEditAt` (each edit is a new version of the message; an edit applied twice is harmless
- *   anyway: Telegram answers "not modified", a success).
+ *   anyway: Telegram answers "not modified", a success);
+ * - a loud re-alert (a reply to the alert whose profit rose): the message it replies to, the entry's
+ *   first sighting and the profit it was counted from (each rise is a new re-alert).
  */
 import type { AlertEntry } from '../store/schema.js';
 import type { Opportunity } from '../service/opportunity.js';
@@ -54,4 +56,9 @@ export function editKey(
   entry: Pick<AlertEntry, 'chatId' | 'messageId' | 'firstSeenAt' | 'lastEditAt'>,
 ): string {
   return `${subKey}:${itemId}:chat:${entry.chatId}:msg:${entry.messageId ?? '-'}:${event}:${entry.firstSeenAt}:${entry.lastEditAt}`;
+}
+
+/** The key of a loud re-alert replying to an alert's message. */
+export function reAlertKey(subKey: string, itemId: string, entry: Pick<AlertEntry, 'chatId' | 'messageId' | 'firstSeenAt'>, was: number): string {
+  return `${subKey}:${itemId}:chat:${entry.chatId}:msg:${entry.messageId ?? '-'}:loud:${entry.firstSeenAt}:${was.toFixed(4)}`;
 }

@@ -8,6 +8,9 @@
  * outbox then sends one summary); muted events and snoozed filters get no new alerts. Every alert
  * and edit is named by an idempotency key (idempotency.ts), so a cluster sends it once.
  *
+ * How each alert sounds (loud, silent, dropped when every live leg is stale) and when a rise of its
+ * profit earns a loud reply is decided in loudness.ts.
+ *
  * Nothing here waits for Telegram: sends and edits are queued and settle later, so a slow chat
  * never slows the scheduler. Nothing here throws either: a failure is logged and counted.
  */
@@ -31,6 +34,8 @@ import { encodeAlertAction } from './callbacks.js';
 import { markKey } from '../ledger/marks.js';
 import { alertTexts } from './alert-texts.js';
 import { metrics, serviceMismatch } from './headline-figures.js';
+import { newAlertManner, reAlertFor, reAlertText, staleAfterFor, type StaleDefaults } from './loudness.js';
+import { reAlertKey } from './idempotency.js';
 
 /** Item ids whose service figure disagreed with the odds, logged once each; forgotten past this many. */
 const MISMATCH_MEMORY = 10_000;
@@ -71,7 +76,9 @@ export type AlertButtons = { text: string; callbackData: string }[][];
 
 export interface NotifierOptions {
   store: Pick<Store, 'alerts' | 'updateStatus' | 'getUser'> & { ledger?: Pick<Store['ledger'], 'marks'> };
-  client: Pick<ServiceClient, 'cachedDictionaries'>;
+  client: Pick<ServiceClient, 'cachedDictionaries' | 'serviceClockOffsetMs'>;
+  /** The bot's stale-leg limits (STALE_LEG_SECONDS…); default 60 s live, 15 min prematch. */
+  staleDefaults?: StaleDefaults;
   outbox: OutboxPort;
   logger: Logger;
   clock: Clock;
@@ -85,7 +92,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const log = opts.logger.child({ module: 'notifier' });
   const pending = new Set<Promise<unknown>>();
   const recentAlerts = new MinuteCounter();
-  const counts = { alerts: 0, edits: 0, skipped: 0, held: 0, notices: 0, failures: 0 };
+  const counts = { alerts: 0, edits: 0, skipped: 0, held: 0, notices: 0, failures: 0, reAlerts: 0 };
 
   const track = (p: Promise<unknown>) => {
     const settled = p.then(
@@ -107,6 +114,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     now,
     books: user.books,
     stakingMode: user.stakingMode,
+    serviceOffsetMs: client.serviceClockOffsetMs?.() ?? 0,
+    staleAfter: staleAfterFor(user, opts.staleDefaults),
   });
 
   const mismatchLogged = new Set<string>();
@@ -162,8 +171,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   };
 
   /** Queues the alert; true when it went to the outbox to be sent now, false when quiet hours hold it. */
-  const alert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, again: boolean): boolean => {
-    const rendered = formatAlert(item, names, view, { state: 'new' });
+  type Manner = ReturnType<typeof newAlertManner>;
+  const alert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, again: boolean, manner: Manner): boolean => {
+    // Found by the read just made: the outbox fills in the delay from it to the call.
+    const rendered = formatAlert(item, names, { ...view, foundAt: view.now }, { state: 'new' });
+    // Rises are counted from what this alert shows.
+    if (manner.base !== entry.loudBase) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (manner.base === undefined ? e : { ...e, loudBase: manner.base }));
     const holdUntil = quietUntil(user.quietHours, user.timeZone, view.now) ?? undefined;
     if (holdUntil !== undefined) counts.held += 1;
     // A returning item is news again now, however old the item.
@@ -180,6 +193,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           idempotencyKey: alertKey({ subKey: sub.subKey, itemId, item, entry, again, filterSavedAt: user.filters[sub.service]?.savedAt }),
           ...(holdUntil !== undefined ? { holdUntil, heldItem: heldItem(sub, item) } : {}),
           ...(late ? { late } : {}),
+          ...(manner.silent ? { silent: true } : {}),
+          foundAt: view.now,
         })
         .then((messageId) => {
           // Metrics hook: only alerts that reached Telegram as themselves (not folded or held).
@@ -188,6 +203,15 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         }),
     );
     return holdUntil === undefined;
+  };
+
+  /** A loud reply to an alert whose profit rose enough (loudness.ts); never in quiet hours, which keep every alert silent until they end. */
+  const reAlert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView) => {
+    const change = reAlertFor(item, entry, user, sub.service, view, names);
+    if (!change || entry.messageId === null || quietUntil(user.quietHours, user.timeZone, view.now) !== null) return;
+    updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...e, loudBase: change.now }));
+    counts.reAlerts += 1;
+    track(outbox.send(entry.chatId, reAlertText(item, view, change), { kind: 'info', lang: user.lang, replyTo: entry.messageId, idempotencyKey: reAlertKey(sub.subKey, itemId, entry, change.was) }));
   };
 
   return {
@@ -202,7 +226,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           switch (event.type) {
             case 'new': {
               const snoozedUntil = user.snoozedUntil[sub.service];
-              const passes = !isMutedItem(user, event.item, now) && !(snoozedUntil !== undefined && snoozedUntil > now) && !dropReason(event.item, user, sub.service, names);
+              const manner = newAlertManner(event.item, user, sub.service, view, names);
+              // A live alert whose every leg is stale and a user who said "drop stale": withheld, so a move to fresh odds alerts it.
+              const passes = !manner.drop && !isMutedItem(user, event.item, now) && !(snoozedUntil !== undefined && snoozedUntil > now) && !dropReason(event.item, user, sub.service, names);
               // A withheld item is checked again when it moves (diff.ts): odds that move into profit after commission, a mute that ended.
               // The mark is written only when it changes: withheld and now passing, or failing and not yet withheld.
               if (passes === (event.entry.withheld === true)) {
@@ -214,11 +240,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
               }
               checkMismatch(event.item, names);
               // "Last alert" in /status counts what was sent, not what quiet hours hold (maybe never to be seen).
-              if (alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned)) alerted = true;
+              if (alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned, manner)) alerted = true;
               break;
             }
             case 'moved':
               edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'moved', prev: event.prev }, 'moved');
+              reAlert(sub, user, event.itemId, event.entry, event.item, names, view);
               break;
             case 'returned':
               edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'new' }, 'returned');

@@ -65,6 +65,9 @@ const sendOptionsSchema = z
       .object({ id: z.string().min(1).max(200), userId: z.number().int().safe(), service: z.string().min(1).max(64), openData: z.string().min(1).max(64).optional() })
       .strict()
       .optional(),
+    silent: z.boolean().optional(),
+    replyTo: z.number().int().positive().safe().optional(),
+    foundAt: z.number().optional(),
   })
   .strict();
 
@@ -114,8 +117,8 @@ export const editResultSchema = z.boolean();
  * with extra fields in it would otherwise be refused by the consumer).
  */
 export function sendJob(chatId: number, text: string, opts: OutboxSendOptions): AlertJob {
-  const { buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser, heldItem } = opts;
-  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser, heldItem }) };
+  const { buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt } = opts;
+  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt }) };
 }
 
 /** The payload of an edit, as plain data. */

@@ -9,6 +9,8 @@ export interface OutboxMessageOptions {
   parse_mode?: 'HTML';
   reply_markup?: InlineKeyboardMarkup;
   link_preview_options?: { is_disabled: boolean };
+  disable_notification?: boolean;
+  reply_parameters?: { message_id: number; allow_sending_without_reply: boolean };
 }
 
 /** The part of grammY's `Api` the outbox uses; `bot.api` satisfies it. */
@@ -17,8 +19,17 @@ export interface OutboxApi {
   editMessageText(chatId: number, messageId: number, text: string, other?: OutboxMessageOptions): Promise<unknown>;
 }
 
-export function messageOptions(buttons: OutboxButtons | undefined): OutboxMessageOptions {
+/** How a new message goes besides its buttons: without a sound, as a reply to another. */
+export interface SendManner {
+  silent?: boolean | undefined;
+  replyTo?: number | undefined;
+}
+
+export function messageOptions(buttons: OutboxButtons | undefined, manner?: SendManner): OutboxMessageOptions {
   const options: OutboxMessageOptions = { parse_mode: 'HTML', link_preview_options: { is_disabled: true } };
+  if (manner?.silent === true) options.disable_notification = true;
+  // The alert replied to may have been deleted: the re-alert still goes, alone.
+  if (manner?.replyTo !== undefined) options.reply_parameters = { message_id: manner.replyTo, allow_sending_without_reply: true };
   if (buttons && buttons.length > 0) {
     options.reply_markup = {
       inline_keyboard: buttons.map((row) =>

@@ -40,6 +40,12 @@ export interface SendJob extends JobBase {
   queuedAt: number;
   /** Asked once, in its turn, before the first part goes (port.ts); cleared once it said yes. */
   beforeFirstSend?: BeforeFirstSend;
+  /** Every part without a sound (`disable_notification`). */
+  silent?: boolean | undefined;
+  /** The first part replies to this message. */
+  replyTo?: number | undefined;
+  /** The read that found the alert's item (ms): its send-delay mark is filled in at the call. */
+  foundAt?: number | undefined;
   /**
    * A digest that alerts may still join: what it lists so far, and the questions of the alerts that
    * come with one (`line`: the index of the alert's line, undefined past the lines listed). Its text
@@ -82,7 +88,7 @@ export function firstLine(text: string): string {
 }
 
 /** What a caller says of a new message; a late alert goes after the chat's fresh ones. */
-export type SendJobFields = Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend'> & { late?: boolean };
+export type SendJobFields = Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend' | 'silent' | 'replyTo' | 'foundAt'> & { late?: boolean };
 
 /** A new message to send (not yet queued); `seq` is its place in the arrival order. */
 export function newSendJob(

@@ -46,6 +46,7 @@ import { holdFor, holdMessage, releaseHeldJobs } from './quiet-hours.js';
 import { ReplyTurns } from './reply-turns.js';
 import { SharedSleep, Signal } from './signal.js';
 import { splitMessage, truncateMessage } from './split.js';
+import { partToSend } from './send-delay.js';
 
 /** Sleeping in slices keeps a stopped outbox from holding the process open on a long wait. */
 const MAX_SLEEP_SLICE_MS = 1000;
@@ -167,7 +168,8 @@ export class Outbox implements OutboxService {
       return new Promise((resolve) => addToDigest(digest, digestLine, this.tuning.digestMaxLines, { ask: beforeFirstSend, resolve }));
     }
     return new Promise((resolve) => {
-      this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve, beforeFirstSend, late: opts.late }));
+      const manner = { silent: opts.silent, replyTo: opts.replyTo, foundAt: opts.foundAt };
+      this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve, beforeFirstSend, late: opts.late, ...manner }));
       if (kind === 'alert') this.foldBurst(chat, now);
       this.wake.notify();
     });
@@ -322,7 +324,8 @@ export class Outbox implements OutboxService {
       if (job.type === 'send') {
         if (job.partIndex === 0 && !(await this.firstSend.mayGo(chat, job))) return false;
         const last = job.partIndex === job.parts.length - 1;
-        const result = await this.api.sendMessage(chat.id, job.parts[job.partIndex] ?? '', messageOptions(last ? job.buttons : undefined));
+        const { text, manner } = partToSend(job, this.clock.now());
+        const result = await this.api.sendMessage(chat.id, text, messageOptions(last ? job.buttons : undefined, manner));
         this.counters.sent += 1;
         job.partIndex += 1;
         job.attempts = 0;
@@ -369,11 +372,7 @@ export class Outbox implements OutboxService {
     return this.pauses.rateLimited(chat, retryAfterMs, this.clock.now());
   }
 
-  private sendJob(
-    chatId: number,
-    parts: string[],
-    fields: SendJobFields,
-  ): SendJob {
+  private sendJob(chatId: number, parts: string[], fields: SendJobFields): SendJob {
     return newSendJob(this.seq++, this.clock.now(), chatId, parts, fields);
   }
 

@@ -42,6 +42,12 @@ export interface OutboxSendOptions {
   forUser?: number;
   /** The alert's item, for the quiet-hours summary that lists it when it is held (its id, a mark, a button). */
   heldItem?: HeldItem;
+  /** Sent without a sound (Telegram's `disable_notification`): an alert below the user's loud threshold, or with stale legs. */
+  silent?: boolean;
+  /** Sent as a reply to this message of the chat (a re-alert under its alert); sent alone if that message is gone. */
+  replyTo?: number;
+  /** When the read that found this alert's item came (ms): the text's send-delay mark (send-delay.ts) is filled in from it at the call. */
+  foundAt?: number;
 }
 
 /** A held alert's item as the quiet-hours summary shows it. */

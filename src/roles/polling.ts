@@ -40,7 +40,8 @@ export interface Polling {
 
 export function createPolling(deps: PollingDeps): Polling {
   const { config, logger, clock, store, client } = deps;
-  const notifier = createNotifier({ store, client, outbox: deps.outbox, logger, clock, metrics: deps.metrics });
+  const staleDefaults = { liveSeconds: config.STALE_LEG_SECONDS, prematchSeconds: config.STALE_LEG_SECONDS_PREMATCH };
+  const notifier = createNotifier({ store, client, outbox: deps.outbox, logger, clock, metrics: deps.metrics, staleDefaults });
   const scheduler = createScheduler({
     config,
     logger,

@@ -68,6 +68,11 @@ export interface ServiceClient {
   dictionaries(lang: 'en' | 'ru'): Promise<Dictionaries | undefined>;
   /** The cached dictionaries without any request; undefined before the first fetch. */
   cachedDictionaries(lang: 'en' | 'ru'): Dictionaries | undefined;
+  /**
+   * The service's clock minus ours, ms, as its answers' `Date` headers show it (service-clock.ts):
+   * a leg's age is our clock plus this minus its `updated`. Absent: taken as 0.
+   */
+  serviceClockOffsetMs?(): number;
   budget(accessKey: string, service: Service): BudgetView;
   /** ms until a poll of (key, service) fits the read limit (0: now); cheap, asked before every poll. */
   pollFreeInMs?(accessKey: string, service: Service): number;

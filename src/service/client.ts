@@ -14,6 +14,7 @@ import { DictionaryCache } from './dictionaries.js';
 import { ServiceError, isServiceError, type ServiceErrorKind } from './errors.js';
 import { toFilterBody } from './filter-body.js';
 import { filterSettingsSchema, type FilterSettings } from './filter-model.js';
+import { createServiceClock } from './service-clock.js';
 import { createServiceAgent, parseJsonBody, requireJson, sendRequestText, type HttpRequest, type HttpTextResponse } from './http.js';
 import { ClientClosedError, createLimits, type LimitScope, type Limits, type Permit } from './limits.js';
 import type { ItemRejectReason, ItemsRead, Opportunity } from './opportunity.js';
@@ -82,6 +83,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
   const dispatcher: Dispatcher = opts.dispatcher ?? (ownAgent as Agent);
 
   const now = () => clock.now();
+  // The service's clock against ours, from its answers' Date headers: the legs' ages are read on it.
+  const serviceClock = createServiceClock();
   const local = createLimits({ config, clock, random });
   const limits = opts.limits ? opts.limits(local) : local;
   const counts: ClientStats = {
@@ -186,6 +189,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
         if (json !== undefined) req.json = json;
         if (request.signal) req.signal = request.signal;
         const res = await sendRequestText(req);
+        serviceClock.observe(res.date, started, clock.now());
         limits.recover(scope);
         // Checked first: the line's fields would be built for nothing on every read otherwise.
         if (logger.isLevelEnabled('debug')) {
@@ -292,6 +296,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
 
     dictionaries: (lang) => dictionaries.get(lang),
     cachedDictionaries: (lang) => dictionaries.cached(lang),
+    serviceClockOffsetMs: () => serviceClock.offsetMs(),
 
     // Each figure is worked out when read: the scheduler asks this before every read and reads
     // one of them, and working out all four (three limiter budgets) was a share of each read's CPU.

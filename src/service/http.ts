@@ -81,6 +81,8 @@ export interface HttpTextResponse {
   readonly text: string;
   /** The body's bytes, when it came over the wire (a memo may recognise them without decoding). */
   readonly bytes?: Buffer;
+  /** The answer's `Date` header as sent (the service's clock: service-clock.ts measures the skew from it). */
+  readonly date?: string | undefined;
 }
 
 /** An answer's body as it came; decoded into text only if someone asks for it. */
@@ -89,6 +91,7 @@ class WireAnswer implements HttpTextResponse {
   constructor(
     readonly status: number,
     readonly bytes: Buffer,
+    readonly date: string | undefined,
   ) {}
 
   get text(): string {
@@ -113,11 +116,11 @@ export async function sendRequestText(req: HttpRequest): Promise<HttpTextRespons
     headers['content-type'] = 'application/json';
   }
   try {
-    const { status, bytes, retryAfter } = await exchange(req, headers, payload);
+    const { status, bytes, retryAfter, date } = await exchange(req, headers, payload);
     if (status < 200 || status >= 300) {
       throw errorForStatus(status, req.what, parseRetryAfter(retryAfter, req.now()));
     }
-    return new WireAnswer(status, bytes);
+    return new WireAnswer(status, bytes, date);
   } catch (err) {
     if (err instanceof ServiceError) throw err;
     if (req.signal?.aborted) throw req.signal.reason;
@@ -134,6 +137,7 @@ interface RawAnswer {
   status: number;
   bytes: Buffer;
   retryAfter: string | undefined;
+  date: string | undefined;
 }
 
 /**
@@ -168,6 +172,7 @@ function exchange(req: HttpRequest, headers: Record<string, string>, body: strin
     signal?.addEventListener('abort', onAbort, { once: true });
     let status = 0;
     let retryAfter: string | undefined;
+    let date: string | undefined;
     const chunks: Buffer[] = [];
     let length = 0;
     const handler: Dispatcher.DispatchHandler = {
@@ -181,6 +186,7 @@ function exchange(req: HttpRequest, headers: Record<string, string>, body: strin
         if (statusCode < 200) return;
         status = statusCode;
         retryAfter = headerValue(responseHeaders['retry-after']);
+        date = headerValue(responseHeaders.date);
       },
       onResponseData(ctl, chunk) {
         length += chunk.length;
@@ -194,7 +200,7 @@ function exchange(req: HttpRequest, headers: Record<string, string>, body: strin
         chunks.push(chunk);
       },
       onResponseEnd() {
-        finish(undefined, { status, bytes: joinChunks(chunks, length), retryAfter });
+        finish(undefined, { status, bytes: joinChunks(chunks, length), retryAfter, date });
       },
       onResponseError(_ctl, err) {
         finish(err);

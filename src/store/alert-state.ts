@@ -35,6 +35,7 @@ export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
   if (!isNumber(e.lastEditAt) || !Array.isArray(e.odds) || !e.odds.every(isNullableNumber)) return undefined;
   if (e.goneShown !== undefined && typeof e.goneShown !== 'boolean') return undefined;
   if (e.withheld !== undefined && typeof e.withheld !== 'boolean') return undefined;
+  if (e.loudBase !== undefined && !isNumber(e.loudBase)) return undefined;
   const fresh: AlertEntry = {
     eventId: e.eventId,
     chatId: e.chatId,
@@ -48,6 +49,7 @@ export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
   };
   if (e.goneShown !== undefined) fresh.goneShown = e.goneShown;
   if (e.withheld === true) fresh.withheld = true;
+  if (e.loudBase !== undefined) fresh.loudBase = e.loudBase;
   return fresh;
 }
 const EMPTY: ReadonlyMap<string, AlertEntry> = new Map();

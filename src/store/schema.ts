@@ -76,6 +76,16 @@ export const userSchema = z.object({
   books: bookSettingsMapSchema.default({}),
   /** How alerts split an arb: equal profit, or all profit on the leg with the highest / lowest odds. */
   stakingMode: z.enum(['equal', 'high', 'low']).default('equal'),
+  /** The user's ages (s) past which a leg's odds are stale, live and prematch; absent: STALE_LEG_SECONDS… */
+  staleLegSeconds: z.object({ live: z.number().positive().optional(), prematch: z.number().positive().optional() }).default({}),
+  /** A live alert whose every leg is stale: 'quiet' comes without a sound, 'drop' is not sent, 'show' as any other. */
+  staleMode: z.enum(['show', 'quiet', 'drop']).default('quiet'),
+  /**
+   * Per service: `from`, the headline % from which a new alert buzzes (below it comes without a
+   * sound; null: every alert buzzes), and `rise`, how many points its profit must gain to buzz
+   * again (a short reply to it) — crossing `from` buzzes too.
+   */
+  loud: perService(z.object({ from: z.number().nullable().default(null), rise: z.number().positive().default(1) })),
   /** True while the user has blocked the bot: not polled until they come back. */
   blocked: z.boolean().default(false),
   createdAt: z.number(),
@@ -101,6 +111,12 @@ export const alertEntrySchema = z.object({
    * one that passes is alerted then. Absent: it was alerted (or is being).
    */
   withheld: z.boolean().optional(),
+  /**
+   * The profit % (as the alert shows it) a rise is counted from: the alert's when it was sent, then
+   * each loud re-alert's. A move to `loud.rise` points above it (or across `loud.from` from below)
+   * buzzes again. Absent: no re-alerts (entries before it, or no number to count from).
+   */
+  loudBase: z.number().optional(),
 });
 export type AlertEntry = z.infer<typeof alertEntrySchema>;
 

@@ -18,7 +18,7 @@ import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { clipEcho, clipId, parseId } from '../parse/values.js';
 import { leaveFlows } from '../flows.js';
-import { namesForLang, viewFor } from '../ui/cards.js';
+import { freshness, namesForLang, viewFor } from '../ui/cards.js';
 import { errorInWords } from '../ui/filter-text.js';
 import { quietly } from '../ui/quietly.js';
 import { answerNameQuery, isNameQuery } from './lookup-names.js';
@@ -80,7 +80,7 @@ export async function sendLookupResult(
       // A valuebet is one bet: "another amount" is that bet's stake, said above the card (whose
       // Kelly line stays about the bankroll); an arb's or middle's card splits the amount itself.
       const oneBet = bankroll !== undefined && first?.kind === 'valuebets' ? valuebetStakeLine(t, first, bankroll) : undefined;
-      const view: AlertView = { ...viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined), ...staking };
+      const view: AlertView = { ...viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined, freshness(rt, ctx.user)), ...staking };
       const notes: string[] = oneBet === undefined ? [] : [oneBet];
       if (req.what === 'event') {
         // Named by its teams, as everywhere else; the id stays for /event.

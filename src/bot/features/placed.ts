@@ -23,7 +23,7 @@ import { encodeLedgerAction } from '../callback-data/ledger.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
-import { namesForLang, viewFor } from '../ui/cards.js';
+import { freshness, namesForLang, viewFor } from '../ui/cards.js';
 import { refusedLegText } from '../ui/hedge-text.js';
 import { matchTypedBookmaker } from './typed-bookmaker.js';
 
@@ -40,7 +40,7 @@ async function markAlert(rt: BotRuntime, api: Api, userId: number, p: Position):
   if (!user || !item) return;
   const placed = rt.store.ledger.marks(userId).get(markKey(p.service, p.itemId)) ?? placedMark(p);
   const names = await namesForLang(rt, user.lang);
-  const rendered = formatAlert(item, names, { ...viewFor(user, user.lang, rt.clock.now()), ...(placed ? { placed } : {}) }, { state: 'new' });
+  const rendered = formatAlert(item, names, { ...viewFor(user, user.lang, rt.clock.now(), undefined, freshness(rt, user)), ...(placed ? { placed } : {}) }, { state: 'new' });
   const keyboard = rendered.buttons.map((row) => row.map((b) => ({ text: b.text, callback_data: b.callbackData })));
   try {
     await api.editMessageText(p.chatId, p.messageId, rendered.text, { reply_markup: { inline_keyboard: keyboard }, link_preview_options: { is_disabled: true } });

@@ -10,7 +10,7 @@ import type { Names } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
-import { namesForLang, viewFor } from '../ui/cards.js';
+import { freshness, namesForLang, viewFor } from '../ui/cards.js';
 import { clipText } from '../../lib/html.js';
 import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
@@ -64,7 +64,7 @@ export function inlineFeature(rt: BotRuntime): Composer<BotContext> {
     }
     const query = ctx.inlineQuery.query.slice(0, 200);
     const names = await namesForLang(rt, ctx.lang);
-    const view = viewFor(user, ctx.lang, rt.clock.now());
+    const view = viewFor(user, ctx.lang, rt.clock.now(), undefined, freshness(rt, user));
     const items = matchItems(await rt.scheduler.latestItems(user.id), query, names)
       .sort((a, b) => headline(b) - headline(a))
       .slice(0, INLINE_MAX_RESULTS);
