@@ -28,6 +28,11 @@ export interface StaleDefaults {
 
 export const DEFAULT_STALE: StaleDefaults = { liveSeconds: 60, prematchSeconds: 900 };
 
+/** The bot's stale-leg limits from its settings. */
+export function staleDefaultsOf(config: { STALE_LEG_SECONDS: number; STALE_LEG_SECONDS_PREMATCH: number }): StaleDefaults {
+  return { liveSeconds: config.STALE_LEG_SECONDS, prematchSeconds: config.STALE_LEG_SECONDS_PREMATCH };
+}
+
 /** The user's stale-leg limits, their own where set, else the bot's. */
 export function staleAfterFor(user: Pick<UserRecord, 'staleLegSeconds'>, defaults: StaleDefaults = DEFAULT_STALE): StaleAfter {
   return {

@@ -12,6 +12,7 @@ import { wordsEn } from './parts/words.js';
 import { ledgerRecordEn } from './parts/ledger-record.js';
 import { ledgerEditEn } from './parts/ledger-edit.js';
 import { ledgerTidyEn } from './parts/ledger-tidy.js';
+import { alertFreshEn } from './parts/alert-fresh.js';
 
 export const en = {
   // Services
@@ -239,8 +240,8 @@ export const en = {
   settings_done: 'Settings saved.',
   setting_saved: '✅ Saved.',
   settings_usage:
-    'One line: <code>/settings lang en|ru</code>, <code>/settings tz Berlin</code> (or <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> or <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>, <code>/settings currency EUR</code>. Or just /settings for the menu.',
-  unknown_setting: '“{value}” is not a setting. Settings: lang, tz, bankroll, step, quiet, alerts, currency.',
+    'One line: <code>/settings lang en|ru</code>, <code>/settings tz Berlin</code> (or <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> or <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>, <code>/settings currency EUR</code>, <code>/settings loud 3</code> (or <code>arbs_live 3</code>, <code>off</code>), <code>/settings loud_rise 1</code>, <code>/settings stale quiet|drop|show</code> (or <code>90</code>, <code>prematch 10m</code>). Or just /settings for the menu.',
+  unknown_setting: '“{value}” is not a setting. Settings: lang, tz, bankroll, step, quiet, alerts, currency, loud, loud_rise, stale.',
   set_lang: '🌐 Language',
   set_tz: '🕒 Time zone',
   set_bankroll: '💰 Bankroll',
@@ -552,6 +553,7 @@ export const en = {
   ...ledgerRecordEn,
   ...ledgerEditEn,
   ...ledgerTidyEn,
+  ...alertFreshEn,
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -9,6 +9,7 @@ import { wordsRu } from './parts/words.js';
 import { ledgerRecordRu } from './parts/ledger-record.js';
 import { ledgerEditRu } from './parts/ledger-edit.js';
 import { ledgerTidyRu } from './parts/ledger-tidy.js';
+import { alertFreshRu } from './parts/alert-fresh.js';
 
 export const ru: Record<MessageKey, string> = {
   // Services
@@ -238,8 +239,8 @@ export const ru: Record<MessageKey, string> = {
   settings_done: 'Настройки сохранены.',
   setting_saved: '✅ Сохранено.',
   settings_usage:
-    'Одной строкой: <code>/settings lang en|ru</code>, <code>/settings tz Москва</code> (или <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> или <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>, <code>/settings currency EUR</code>. Или просто /settings — меню.',
-  unknown_setting: '«{value}» — нет такой настройки. Настройки: lang, tz, bankroll, step, quiet, alerts, currency.',
+    'Одной строкой: <code>/settings lang en|ru</code>, <code>/settings tz Москва</code> (или <code>GMT+3</code>, <code>Europe/Moscow</code>), <code>/settings bankroll 1 000</code>, <code>/settings step 5</code>, <code>/settings quiet 23-7</code> или <code>off</code>, <code>/settings alerts here|-100123…|@channel</code>, <code>/settings currency EUR</code>, <code>/settings loud 3</code> (или <code>arbs_live 3</code>, <code>off</code>), <code>/settings loud_rise 1</code>, <code>/settings stale quiet|drop|show</code> (или <code>90</code>, <code>prematch 10m</code>). Или просто /settings — меню.',
+  unknown_setting: '«{value}» — нет такой настройки. Настройки: lang, tz, bankroll, step, quiet, alerts, currency, loud, loud_rise, stale.',
   set_lang: '🌐 Язык',
   set_tz: '🕒 Часовой пояс',
   set_bankroll: '💰 Банк',
@@ -551,4 +552,5 @@ export const ru: Record<MessageKey, string> = {
   ...ledgerRecordRu,
   ...ledgerEditRu,
   ...ledgerTidyRu,
+  ...alertFreshRu,
 };

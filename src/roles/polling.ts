@@ -15,6 +15,7 @@ import type { Notifier } from '../scheduler/port.js';
 import { createScheduler, type Scheduler } from '../scheduler/scheduler.js';
 import { createCloseRecorder } from '../alerts/closing-lines.js';
 import { createNotifier } from '../alerts/notifier.js';
+import { staleDefaultsOf } from '../alerts/loudness.js';
 import { userAllowed } from '../bot/middleware/access.js';
 import type { MetricsPort } from '../health/observe.js';
 
@@ -40,8 +41,7 @@ export interface Polling {
 
 export function createPolling(deps: PollingDeps): Polling {
   const { config, logger, clock, store, client } = deps;
-  const staleDefaults = { liveSeconds: config.STALE_LEG_SECONDS, prematchSeconds: config.STALE_LEG_SECONDS_PREMATCH };
-  const notifier = createNotifier({ store, client, outbox: deps.outbox, logger, clock, metrics: deps.metrics, staleDefaults });
+  const notifier = createNotifier({ store, client, outbox: deps.outbox, logger, clock, metrics: deps.metrics, staleDefaults: staleDefaultsOf(config) });
   const scheduler = createScheduler({
     config,
     logger,

@@ -18,12 +18,13 @@ import {
   type Parsed,
 } from '../parse/values.js';
 import { parseTimeZone } from '../parse/time-zone.js';
+import { parseLoud, parseLoudRise, parseStale, type SoundChange } from '../parse/alert-sound.js';
 
 /** Amounts a refusal shows as the right kind of answer. */
 export const BANKROLL_EXAMPLE = '500';
 const STEP_EXAMPLE = '0.5';
 
-export const SETTING_FIELDS = ['lang', 'tz', 'bankroll', 'step', 'quiet', 'alerts'] as const;
+export const SETTING_FIELDS = ['lang', 'tz', 'bankroll', 'step', 'quiet', 'alerts', 'loud', 'loud_rise', 'stale'] as const;
 export type SettingField = (typeof SETTING_FIELDS)[number];
 
 // A Map, not an object: a typed word like "constructor" must never reach Object.prototype.
@@ -46,6 +47,13 @@ const FIELD_WORDS: ReadonlyMap<string, SettingField> = new Map(Object.entries({
   alerts: 'alerts',
   target: 'alerts',
   куда: 'alerts',
+  loud: 'loud',
+  громко: 'loud',
+  loud_rise: 'loud_rise',
+  rise: 'loud_rise',
+  рост: 'loud_rise',
+  stale: 'stale',
+  устаревшие: 'stale',
 } satisfies Record<string, SettingField>));
 
 export function parseField(word: string): SettingField | undefined {
@@ -59,7 +67,8 @@ export type SettingChange =
   | { field: 'step'; value: number }
   | { field: 'quiet'; value: { from: string; to: string } | null }
   /** null: the private chat; else a checked group or channel id. */
-  | { field: 'alerts'; value: number | null; title?: string };
+  | { field: 'alerts'; value: number | null; title?: string }
+  | SoundChange;
 
 /** Parses a value for every field but 'alerts' (which needs Telegram: see `resolveAlertTarget`). */
 export function parseSettingValue(field: Exclude<SettingField, 'alerts'>, text: string): Parsed<SettingChange> {
@@ -84,6 +93,12 @@ export function parseSettingValue(field: Exclude<SettingField, 'alerts'>, text: 
       const r = parseQuietHours(text);
       return r.ok ? ok({ field, value: r.value }) : r;
     }
+    case 'loud':
+      return parseLoud(text);
+    case 'loud_rise':
+      return parseLoudRise(text);
+    case 'stale':
+      return parseStale(text);
   }
 }
 
@@ -146,6 +161,16 @@ export function applySetting(rt: BotRuntime, userId: number, init: { chatId: num
           break;
         case 'alerts':
           draft.alertChatId = change.value;
+          break;
+        case 'loud':
+          for (const service of change.value.services) draft.loud[service] = { rise: 1, ...draft.loud[service], from: change.value.from };
+          break;
+        case 'loud_rise':
+          for (const service of change.value.services) draft.loud[service] = { from: null, ...draft.loud[service], rise: change.value.rise };
+          break;
+        case 'stale':
+          if ('mode' in change.value) draft.staleMode = change.value.mode;
+          else draft.staleLegSeconds = { ...draft.staleLegSeconds, [change.value.which]: change.value.seconds };
           break;
       }
     },

@@ -1,9 +1,10 @@
 /**
- * /settings as a menu: language, time zone, bankroll, rounding step, quiet hours and where alerts
- * go. Each change is checked, stored at once (in `external`) and the menu shown again.
+ * /settings as a menu: language, time zone, bankroll, rounding step, quiet hours, where alerts
+ * go, and how they sound (loud threshold, loud again after a rise, stale legs). Each change is checked, stored at once (in `external`) and the menu shown again.
  */
 import { translator, type Lang, type Translate } from '../../locales/i18n.js';
 import type { UserRecord } from '../../store/schema.js';
+import { SERVICES } from '../../service/services.js';
 import {
   applySetting,
   parseChatTarget,
@@ -15,7 +16,7 @@ import {
 import type { ConvContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { fail, type Parsed } from '../parse/values.js';
-import { describeSettings, zoneSavedText } from '../ui/settings-text.js';
+import { describeSettings, staleDefaultsOf, zoneSavedText } from '../ui/settings-text.js';
 import { askValue, type ReadyAnswer } from './ask-value.js';
 import { btn, closePrompt, keyboard, sayOnClose, sendPrompt, waitAnswer, type Convo } from './prompt.js';
 
@@ -32,6 +33,9 @@ const FIELD_PROMPTS: Record<SettingField, Parameters<Translate>[0]> = {
   step: 'ask_step',
   quiet: 'ask_quiet',
   alerts: 'ask_alerts',
+  loud: 'ask_loud',
+  loud_rise: 'ask_loud_rise',
+  stale: 'ask_stale',
 };
 
 function readyAnswers(field: SettingField, t: Translate): ReadyAnswer<SettingChange>[] {
@@ -54,6 +58,15 @@ function readyAnswers(field: SettingField, t: Translate): ReadyAnswer<SettingCha
       ];
     case 'alerts':
       return [{ label: t('alerts_here'), value: { field, value: null } }];
+    case 'loud':
+      return [
+        { label: t('loud_every'), value: { field, value: { services: [...SERVICES], from: null } } },
+        ...[1, 2, 3].map((n) => ({ label: `+${n}%`, value: { field, value: { services: [...SERVICES], from: n } } })),
+      ];
+    case 'loud_rise':
+      return [0.5, 1, 2].map((n) => ({ label: `+${n}`, value: { field, value: { services: [...SERVICES], rise: n } } }));
+    case 'stale':
+      return (['quiet', 'drop', 'show'] as const).map((mode) => ({ label: t(`stale_mode_${mode}`), value: { field, value: { mode } } }));
   }
 }
 
@@ -75,10 +88,12 @@ export function createSettingsConversation(rt: BotRuntime) {
         [btn(t('set_lang'), { type: 'field', field: 'lang' }), btn(t('set_tz'), { type: 'field', field: 'tz' })],
         [btn(t('set_bankroll'), { type: 'field', field: 'bankroll' }), btn(t('set_step'), { type: 'field', field: 'step' })],
         [btn(t('set_quiet'), { type: 'field', field: 'quiet' }), btn(t('set_alerts'), { type: 'field', field: 'alerts' })],
+        [btn(t('set_loud'), { type: 'field', field: 'loud' }), btn(t('set_loud_rise'), { type: 'field', field: 'loud_rise' })],
+        [btn(t('set_stale'), { type: 'field', field: 'stale' })],
         [btn(t('btn_done'), { type: 'done' })],
       ]);
       const head = saved === undefined ? '' : `${saved}\n\n`;
-      const menuId = await sendPrompt(ctx, `${head}${t('settings_title')}\n\n${describeSettings(user ?? undefined, t, lang, shownAt)}`, menu);
+      const menuId = await sendPrompt(ctx, `${head}${t('settings_title')}\n\n${describeSettings(user ?? undefined, t, lang, shownAt, staleDefaultsOf(rt.config))}`, menu);
       let field: SettingField | undefined;
       let answerCtx: ConvContext = ctx;
       while (field === undefined) {

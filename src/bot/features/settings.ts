@@ -1,11 +1,11 @@
-/** /settings: the menu conversation, or one line: `/settings <lang|tz|bankroll|step|quiet|alerts|currency> <value>`. */
+/** /settings: the menu conversation, or one line: `/settings <lang|tz|bankroll|step|quiet|alerts|currency|loud|loud_rise|stale> <value>`. */
 import { Composer } from 'grammy';
 import { applySetting, parseChatTarget, parseField, parseSettingValue, resolveAlertTarget, type SettingChange } from '../actions/settings.js';
 import type { BotContext } from '../context.js';
 import { SETTINGS_CONVERSATION, type SettingsConversationArgs } from '../conversations/settings.js';
 import type { BotRuntime } from '../deps.js';
 import { clipEcho, type Parsed } from '../parse/values.js';
-import { describeSettings, zoneSavedText } from '../ui/settings-text.js';
+import { describeSettings, staleDefaultsOf, zoneSavedText } from '../ui/settings-text.js';
 import { leaveFlows } from '../flows.js';
 import { CURRENCY_WORDS, setCurrency } from './currency-setting.js';
 
@@ -48,7 +48,7 @@ export function settingsFeature(rt: BotRuntime): Composer<BotContext> {
     const updated = applySetting(rt, ctx.from.id, { chatId: ctx.chat.id, lang: ctx.lang }, change.value);
     if (change.value.field === 'lang') ctx.setLang(change.value.value);
     const saved = change.value.field === 'tz' ? zoneSavedText(change.value.value, ctx.t, rt.clock.now()) : ctx.t('setting_saved');
-    await ctx.reply(`${saved}\n\n${describeSettings(updated, ctx.t, ctx.lang, rt.clock.now())}`);
+    await ctx.reply(`${saved}\n\n${describeSettings(updated, ctx.t, ctx.lang, rt.clock.now(), staleDefaultsOf(rt.config))}`);
   });
 
   return composer;

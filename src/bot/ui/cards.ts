@@ -4,7 +4,7 @@ import type { Lang } from '../../locales/i18n.js';
 import { namesFor, type Dictionaries, type Names } from '../../service/dictionaries-model.js';
 import type { UserRecord } from '../../store/schema.js';
 import type { BotRuntime } from '../deps.js';
-import { staleAfterFor } from '../../alerts/loudness.js';
+import { staleAfterFor, staleDefaultsOf } from '../../alerts/loudness.js';
 
 /** The dictionaries in `lang`: the cached copy, else one fetch; undefined when unavailable. */
 export async function dictionariesFor(rt: BotRuntime, lang: Lang): Promise<Dictionaries | undefined> {
@@ -24,10 +24,9 @@ export async function namesForLang(rt: BotRuntime, lang: Lang): Promise<Names> {
 
 /** How fresh a card's legs read: the service's clock as measured, and the user's stale-leg limits. */
 export function freshness(rt: Pick<BotRuntime, 'client' | 'config'>, user: Readonly<UserRecord> | undefined): Pick<AlertView, 'serviceOffsetMs' | 'staleAfter'> {
-  const defaults = { liveSeconds: rt.config.STALE_LEG_SECONDS, prematchSeconds: rt.config.STALE_LEG_SECONDS_PREMATCH };
   return {
     serviceOffsetMs: rt.client.serviceClockOffsetMs?.() ?? 0,
-    staleAfter: staleAfterFor(user ?? { staleLegSeconds: {} }, defaults),
+    staleAfter: staleAfterFor(user ?? { staleLegSeconds: {} }, staleDefaultsOf(rt.config)),
   };
 }
 
