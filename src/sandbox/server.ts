@@ -93,6 +93,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const held = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
 
+  /** How far the served clock is ahead of the sandbox's (the `clockSkewMs` fault). */
+  const skew = (): number => faults.clockSkewMs ?? 0;
+
   const isRevoked = (accessKey: string): boolean => faults.revokedKeys?.includes(accessKey) ?? false;
 
   const accountMatches = (account: string, accessKey: string): boolean =>
@@ -171,13 +174,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     for (const it of items) {
       if (seen.has(it.event.id)) continue;
       seen.add(it.event.id);
-      events.push(toWireEvent(it.event, items));
+      events.push(toWireEvent(it.event, items, skew()));
     }
     return {
       filtered: items.length,
       masked,
-      timestamp: Math.floor(now / 1000),
-      items: items.map((it) => toWireItem(it, masked)),
+      timestamp: Math.floor((now + skew()) / 1000),
+      items: items.map((it) => toWireItem(it, masked, skew())),
       events,
     };
   }
@@ -256,6 +259,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       res.writeHead(outcome.status, {
         'Content-Type': 'application/json; charset=utf-8',
         'Content-Length': String(Buffer.byteLength(text)),
+        // On the sandbox's clock (a test's fake one), skewed as the fault says: the bot measures the skew from it.
+        Date: new Date(clock.now() + skew()).toUTCString(),
         ...outcome.headers,
       });
       res.end(text);
@@ -322,7 +327,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     addKey: (k) => {
       keys.set(k.accessKey, copyKey(k));
     },
-    currentItems: (service) => world.alive(service, clock.now()).map((it) => toWireItem(it, false)),
+    currentItems: (service) => world.alive(service, clock.now()).map((it) => toWireItem(it, false, skew())),
     currentEnvelope: (service) => {
       const now = clock.now();
       return envelope(world.alive(service, now), false, now);
@@ -330,7 +335,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     world: {
       step: () => world.advanceAll(clock.now()),
       appearedAt: (id) => world.appearedAt(id),
-      inject: (service, o) => toWireItem(world.inject(service, clock.now(), o?.profit), false),
+      inject: (service, o) => toWireItem(world.inject(service, clock.now(), o?.profit, o?.legAgesMs), false, skew()),
       changes: (sinceMs, service) => {
         world.advanceAll(clock.now());
         return world.changes(sinceMs, service);

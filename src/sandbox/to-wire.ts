@@ -20,8 +20,11 @@ export function valuesOf(item: SimItem): { value: number; middle?: number; proba
   return { value: overvalue(odds[0] ?? 1, item.probability), probability: item.probability, fairOdds: fairOdds(item.probability) };
 }
 
-/** The wire form of an item; `masked` hides the odds (0), as for a key without paid access. */
-export function toWireItem(item: SimItem, masked: boolean): WireItem {
+/**
+ * The wire form of an item; `masked` hides the odds (0), as for a key without paid access. Times are
+ * written on the service's clock: the sandbox's own plus `skewMs` (a service whose clock is off).
+ */
+export function toWireItem(item: SimItem, masked: boolean, skewMs = 0): WireItem {
   const v = valuesOf(item);
   const legs: WireLeg[] = item.legs.map((l) => ({
     sub_event_id: l.subEventId,
@@ -29,7 +32,7 @@ export function toWireItem(item: SimItem, masked: boolean): WireItem {
     value: masked ? 0 : l.odds,
     prev: masked ? 0 : l.prev,
     index: l.line,
-    updated: wireTime(l.updatedMs),
+    ...(l.noUpdated === true ? {} : { updated: wireTime(l.updatedMs + skewMs) }),
     initiator: l.initiator,
     crumbs: {},
   }));
@@ -41,14 +44,14 @@ export function toWireItem(item: SimItem, masked: boolean): WireItem {
     ...(v.middle === undefined ? {} : { middle_value: v.middle }),
     ...(v.probability === undefined ? {} : { probability: v.probability }),
     ...(v.fairOdds === undefined ? {} : { fair_odds: v.fairOdds }),
-    created: wireTime(item.createdMs),
+    created: wireTime(item.createdMs + skewMs),
     groups_ids: [item.groupId],
     odds: legs,
   };
 }
 
 /** The wire form of an event with only the sub-events the given items use. */
-export function toWireEvent(event: SimEvent, items: readonly SimItem[]): WireEvent {
+export function toWireEvent(event: SimEvent, items: readonly SimItem[], skewMs = 0): WireEvent {
   const used = new Set<number>();
   for (const it of items) if (it.event === event) for (const l of it.legs) used.add(l.bookmakerId);
   const subEvents = [...event.subEvents.values()]
@@ -60,7 +63,7 @@ export function toWireEvent(event: SimEvent, items: readonly SimItem[]): WireEve
     league: event.league,
     team_1: event.team1,
     team_2: event.team2,
-    start: wireTime(event.startMs),
+    start: wireTime(event.startMs + skewMs),
     live: event.live,
     sub_events: subEvents,
   };

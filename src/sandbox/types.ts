@@ -26,6 +26,8 @@ export interface SandboxFaults {
   malformedRate?: number;
   /** Access keys whose token requests and data calls now get 403. */
   revokedKeys?: string[];
+  /** The service's clock runs this many ms ahead of the sandbox's (negative: behind): its Date header and every time it writes. */
+  clockSkewMs?: number;
 }
 
 export interface SandboxLimits {
@@ -113,7 +115,7 @@ export interface SandboxWorld {
    * Makes a new item appear now; `profit` sets its value (profit %, miss profit % for middles,
    * overvalue % for valuebets) to within the rounding of the odds (about ±0.3).
    */
-  inject(service: Service, opts?: { profit?: number }): WireItem;
+  inject(service: Service, opts?: { profit?: number; legAgesMs?: readonly (number | null)[] }): WireItem;
   /** The world's changes (appeared/moved/gone ids) at or after `sinceMs`, oldest first (after stepping to now). */
   changes(sinceMs: number, service?: Service): WorldChange[];
 }

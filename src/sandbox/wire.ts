@@ -13,8 +13,8 @@ export interface WireLeg {
   prev: number;
   /** The line (handicap or total), '' when the market has none. */
   index: string;
-  /** When these odds last changed. */
-  updated: string;
+  /** When these odds last changed; absent on a leg injected without it. */
+  updated?: string;
   initiator: boolean;
   crumbs: Record<string, never>;
 }

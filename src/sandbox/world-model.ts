@@ -82,6 +82,8 @@ export interface SimLeg {
   prev: number;
   updatedMs: number;
   initiator: boolean;
+  /** An injected leg the service sends without its `updated` time (a test of a leg of unknown age). */
+  noUpdated?: boolean;
 }
 
 export interface SimItem {

@@ -80,11 +80,18 @@ class ServiceWorld {
   }
 
   /** A new item now, outside the natural flow (it is not replaced when it goes). */
-  inject(now: number, profit: number | undefined): SimItem {
+  inject(now: number, profit: number | undefined, legAgesMs?: readonly (number | null)[]): SimItem {
     this.advance(now);
     const event = this.addEvent(now, false, this.injectRng, this.injectedEvents);
     const item = this.spawn(now, { injected: true, event, ...(profit === undefined ? {} : { profit }) });
     if (!item) throw new Error('an injected item found no free bookmaker on its own event');
+    // Legs of known age (a negative age is a time in the future), or none (null).
+    legAgesMs?.forEach((age, i) => {
+      const leg = item.legs[i];
+      if (!leg) return;
+      if (age === null) leg.noUpdated = true;
+      else leg.updatedMs = now - age;
+    });
     return item;
   }
 
@@ -261,8 +268,8 @@ export class World {
     return w.items.get(id);
   }
 
-  inject(service: Service, now: number, profit?: number): SimItem {
-    return this.of(service).inject(now, profit);
+  inject(service: Service, now: number, profit?: number, legAgesMs?: readonly (number | null)[]): SimItem {
+    return this.of(service).inject(now, profit, legAgesMs);
   }
 
   /** When an item (alive or gone) appeared, ms. */

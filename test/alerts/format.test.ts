@@ -189,14 +189,15 @@ describe('formatAlert: arbs', () => {
     // 12:05 UTC is 15:05 in Moscow; 2 h 05 min from 10:00 UTC
     expect(lines[3]).toBe('🕒 Sat 3 Jan 15:05 · in 2 h 05 min');
     expect(r.text).toContain('1) Pinnacle · 1 · <b>2.10</b> ▲ (was 2.05)');
-    expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
+    // Each leg ends with its odds' age: updated 5 s before the view's now.
+    expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b> · 5 s\n');
     // The exact solver: +2.00 is the best worst case on the 1-grid (49/51 gives it too), and ties go
     // to the smaller total: 40 × 2.10 = 84.00, 42 × 2.00 = 84.00, 84 − 82 = +2.00 (+2.44 % of 82).
     expect(r.text).toContain('💰 Stakes for bankroll 100 (total 82: more on these steps would not guarantee more):\n1) Pinnacle 40 → 84.00\n2) Bet365 42 → 84.00');
     expect(r.text).toContain('Worst case after rounding: +2.00 (+2.44%)');
     expect(r.text).toContain('Break-even odds: 1) 2.00 · 2) 1.91');
     // The market codes (1, 2) are explained one tap away.
-    expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\nℹ️ Market codes explained: /glossary\n\n💰');
+    expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b> · 5 s\nℹ️ Market codes explained: /glossary\n\n💰');
     expectClean(r);
   });
 
@@ -513,7 +514,8 @@ describe('formatAlert: moved and gone', () => {
     expect(r.text.split('\n')[0]).toBe('⚖️ <b>Arb +3.61% ▲</b> · prematch');
     expect(r.text).toContain('✏️ Changed: +2.44% → +3.61%');
     expect(r.text).toContain('1) Pinnacle · 1 · <b>2.15</b> ▲ (was 2.10)');
-    expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b>\n');
+    // Each leg ends with its odds' age: updated 5 s before the view's now.
+    expect(r.text).toContain('2) Bet365 · 2 · <b>2.00</b> · 5 s\n');
     expect(callbackTypes(r)).toEqual(['event', 'stakes', 'limited', 'placed', 'placedDifferently', 'mute', 'snooze']);
     expectClean(r);
   });
@@ -671,15 +673,15 @@ describe('formatCard', () => {
     // 2.10 / 2.00 on 250, step 5: +5 is the best worst case (120 / 125 → 252 / 250 on 245 gives it too);
     // the smallest total with it: 100 / 105 → 210 / 210 on 205.
     expect(card).toContain('💰 Stakes for bankroll 250 (total 205: more on these steps would not guarantee more):\n1) Pinnacle 100 → 210.00\n2) Bet365 105 → 210.00');
-    expect(card.split('\n').at(-1)).toBe('🆔 <code>a1</code> · arbs_prematch · found 3 min 10 s ago');
+    expect(card.split('\n').at(-1)).toBe('🆔 <code>a1</code> · event <code>e1</code> · arbs_prematch · found 3 min 10 s ago');
     const ru = formatCard(valuebet, names.ru, view('ru'));
-    expect(ru.split('\n').at(-1)).toBe('🆔 <code>v1</code> · valuebets_prematch · найдено 3 мин 10 с назад');
+    expect(ru.split('\n').at(-1)).toBe('🆔 <code>v1</code> · событие <code>e1</code> · valuebets_prematch · найдено 3 мин 10 с назад');
     expect(ru).toContain('📈 EV +5.00% · честный коэффициент 2.00');
   });
 
   it('leaves out the age when the service gave no creation time', () => {
     const card = formatCard({ ...arb, createdAt: undefined }, names.en, view('en'));
-    expect(card.split('\n').at(-1)).toBe('🆔 <code>a1</code> · arbs_prematch');
+    expect(card.split('\n').at(-1)).toBe('🆔 <code>a1</code> · event <code>e1</code> · arbs_prematch');
   });
 });
 

@@ -257,14 +257,16 @@ describe('notifier', () => {
     expect(editKeys).toHaveLength(2);
     expect(editKeys[0]).toMatch(/^1:arbs_prematch:a:chat:1:msg:\d+:moved:/);
     expect(editKeys[1]).toMatch(/^1:arbs_prematch:a:chat:1:msg:\d+:gone:/);
+    // The move raised the profit by more than a point: a loud re-alert replying to the alert, named by the profit it counts from.
+    expect(outbox.sent[2]!.opts?.idempotencyKey).toMatch(/^1:arbs_prematch:a:chat:1:msg:\d+:loud:\d+:[\d.-]+$/);
     // Back after the return window: a repeat alert, with a key of its own (not swallowed by the first).
     await clock.advance(11 * 60_000);
     read([item()], new Map(), clock.now() - 60_000);
     await notifier.idle();
-    const again = outbox.sent[2]!.opts?.idempotencyKey;
+    const again = outbox.sent[3]!.opts?.idempotencyKey;
     expect(again).toMatch(/^1:arbs_prematch:a:chat:1:again:\d+$/);
     // The item was two minutes old when first seen: late news; back again, it is news now.
-    expect(outbox.sent.map((s) => s.opts?.late)).toEqual([true, true, undefined]);
+    expect(outbox.sent.map((s) => s.opts?.late)).toEqual([true, true, undefined, undefined]);
   });
 
   it('marks an alert late when its item was first seen long after it appeared, so fresh ones go first', async () => {

@@ -27,7 +27,7 @@ describe('sandbox world', () => {
       const leg = changed[0];
       if (!leg) continue;
       expect(Math.abs(leg.value - leg.prev)).toBeLessThan(0.2);
-      const updated = Date.parse(`${leg.updated.replace(' ', 'T')}Z`);
+      const updated = Date.parse(`${(leg.updated ?? '').replace(' ', 'T')}Z`);
       expect(updated).toBeGreaterThan(start);
       expect(updated).toBeLessThanOrEqual(h.clock.now());
     }
