@@ -143,7 +143,8 @@ function read(html: string): Printed {
   const odds: number[] = [];
   const was: (number | undefined)[] = [];
   for (const line of lines) {
-    const m = /^(\d+)\) \S+ · \S+ · (\d+\.\d+)(?: [▲▼] \(was (\d+\.\d+)\))?$/.exec(line);
+    // A leg may end with its odds' age (" · 0 s"), which is no number of the maths.
+    const m = /^(\d+)\) \S+ · \S+ · (\d+\.\d+)(?: [▲▼] \(was (\d+\.\d+)\))?(?: · (?:⚠️ )?\d+ (?:s|min)(?: \d+ s)?)?$/.exec(line);
     if (!m) continue;
     odds.push(milli(m[2] ?? ''));
     was.push(m[3] === undefined ? undefined : milli(m[3]));

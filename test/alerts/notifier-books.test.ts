@@ -127,10 +127,11 @@ describe('notifier and bookmaker settings', () => {
     expect(outbox.sent[0]).toContain('after commission');
     expect(store.alerts.get(SUB.subKey, 'a')?.withheld).toBeUndefined();
     expect(store.alerts.get(SUB.subKey, 'a')?.messageId).toBe(1);
-    // The same read again, and a further move: no second alert (a move of an alerted item is an edit).
+    // The same read again, and a further move: no second alert (a move of an alerted item is an edit;
+    // under a point of profit up, not even a loud re-alert).
     read([moved([2.3, 2.1])]);
     await clock.advance(20_000);
-    read([moved([2.4, 2.1])]);
+    read([moved([2.32, 2.1])]);
     await notifier.idle();
     expect(outbox.sent).toHaveLength(1);
   });

@@ -138,7 +138,8 @@ interface StakeText {
 
 function legLines(lines: string[]): LegText[] {
   return lines.flatMap((line) => {
-    const m = /^\d+\) (.+) · \S+ · (\d+\.\d+)(?: [▲▼] \(was \d+\.\d+\))?(?: → (\d+\.\d+) after (\d+(?:\.\d+)?)% commission)?$/.exec(line);
+    // A leg may end with its odds' age (" · 0 s"), which is no number of the maths.
+    const m = /^\d+\) (.+) · \S+ · (\d+\.\d+)(?: [▲▼] \(was \d+\.\d+\))?(?: → (\d+\.\d+) after (\d+(?:\.\d+)?)% commission)?(?: · (?:⚠️ )?\d+ (?:s|min)(?: \d+ s)?)?$/.exec(line);
     if (!m) return [];
     return [{ book: m[1] ?? '', odds: dec(m[2] ?? ''), oddsText: m[2] ?? '', after: m[3] ? dec(m[3]) : undefined, bp: Math.round(Number(m[4] ?? '0') * 100) }];
   });
