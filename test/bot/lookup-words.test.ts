@@ -151,13 +151,17 @@ describe('/item and /event without an id', () => {
 });
 
 describe('the id on every alert', () => {
-  it('new, moved and gone alerts end with the id as tap-to-copy code, in en and ru', () => {
-    const item = makeItem({ id: 'f00dbabe42' });
+  it('new, moved and gone alerts end with the item and event ids as tap-to-copy code, in en and ru', () => {
+    const item = makeItem({ id: 'f00dbabe42', eventId: '24929384' });
     const names = namesFor(undefined, 'en');
     const view = { lang: 'en' as const, timeZone: 'UTC', bankroll: 100, roundingStep: 1, now: Date.UTC(2026, 0, 3, 10) };
-    expect(formatAlert(item, names, view, { state: 'new' }).text).toContain('🆔 <code>f00dbabe42</code> · for /item');
-    expect(formatAlert(item, names, view, { state: 'moved', prev: item }).text).toContain('🆔 <code>f00dbabe42</code> · for /item');
+    const ids = '🆔 <code>f00dbabe42</code> for /item · event <code>24929384</code> for /event';
+    expect(formatAlert(item, names, view, { state: 'new' }).text).toContain(ids);
+    expect(formatAlert(item, names, view, { state: 'moved', prev: item }).text).toContain(ids);
     expect(formatAlert(item, names, view, { state: 'gone', livedMs: 1000, last: item }).text).toContain('<code>f00dbabe42</code>');
-    expect(formatAlert(item, namesFor(undefined, 'ru'), { ...view, lang: 'ru' }, { state: 'new' }).text).toContain('🆔 <code>f00dbabe42</code> · для /item');
+    expect(formatAlert(item, names, view, { state: 'gone', livedMs: 1000, last: item }).text).toContain('<code>24929384</code>');
+    expect(formatAlert(item, namesFor(undefined, 'ru'), { ...view, lang: 'ru' }, { state: 'new' }).text).toContain(
+      '🆔 <code>f00dbabe42</code> для /item · событие <code>24929384</code> для /event',
+    );
   });
 });
