@@ -111,6 +111,33 @@ export function storeContract(sut: StoreUnderTest): void {
     });
   });
 
+  describe('store: how alerts sound', () => {
+    it('keeps the loud threshold, the loud rise, the stale-leg limits and mode, and an alert\'s loud base across close and open', async () => {
+      const a = await sut.open();
+      a.updateUser(
+        9,
+        (u) => {
+          u.loud = { arbs_live: { from: 3, rise: 1.5 }, arbs_prematch: { from: null, rise: 1 } };
+          u.staleLegSeconds = { live: 90, prematch: 600 };
+          u.staleMode = 'drop';
+        },
+        { chatId: 9009 },
+      );
+      a.alerts.set('9:arbs_live', 'x', { ...entry(), loudBase: 2.05 });
+      await a.close();
+      const b = await sut.reopen(a);
+      expect(b.getUser(9)).toMatchObject({
+        loud: { arbs_live: { from: 3, rise: 1.5 }, arbs_prematch: { from: null, rise: 1 } },
+        staleLegSeconds: { live: 90, prematch: 600 },
+        staleMode: 'drop',
+      });
+      expect(b.alerts.get('9:arbs_live', 'x')?.loudBase).toBe(2.05);
+      // A user written before these settings: every alert buzzes, stale live alerts come silently.
+      const fresh = b.updateUser(10, () => {}, { chatId: 10010 });
+      expect(fresh).toMatchObject({ loud: {}, staleLegSeconds: {}, staleMode: 'quiet' });
+    });
+  });
+
   describe('store: closed', () => {
     it('refuses changes after close instead of losing them', async () => {
       const store = await sut.open();
