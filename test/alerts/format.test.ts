@@ -666,6 +666,23 @@ describe('stakes name what they are for', () => {
   });
 });
 
+describe('freshness lines', () => {
+  it('reads ages at render time: an edit a minute later shows the ages then, ⚠️ past the limit; gone alerts show none', () => {
+    const staleAfter = { liveMs: 60_000, prematchMs: 30_000 };
+    const sent = formatAlert(arb, names.en, view('en', { staleAfter, foundAt: NOW }), { state: 'new' });
+    expect(sent.text).toContain('2) Bet365 · 2 · <b>2.00</b> · 5 s\n');
+    expect(sent.text.split('\n').at(-1)).toBe('⏱ Found \u{E000}\u{E001} before sending');
+    const edited = formatAlert(arb, names.en, view('en', { staleAfter, now: NOW + 60_000 }), { state: 'moved', prev: arb });
+    expect(edited.text).toContain('2) Bet365 · 2 · <b>2.00</b> · ⚠️ 1 min 5 s\n');
+    // An edit is not a send: no send delay.
+    expect(edited.text).not.toContain('⏱');
+    const gone = formatAlert(arb, names.en, view('en', { now: NOW + 60_000 }), { state: 'gone', livedMs: 60_000, last: arb });
+    expect(gone.text).not.toMatch(/· \d+ s<\/s>|· 1 min/);
+    // A card: ages too, in Russian in its words.
+    expect(formatCard(arb, names.ru, view('ru', { staleAfter }))).toContain('<b>2.00</b> · 5 с\n');
+  });
+});
+
 describe('formatCard', () => {
   it('is the alert content for the given bankroll plus id, service and age', () => {
     const card = formatCard(arb, names.en, view('en', { bankroll: 250, roundingStep: 5 }));

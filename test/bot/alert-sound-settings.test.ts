@@ -58,4 +58,21 @@ describe('/settings: loud, loud_rise, stale', () => {
     expect(last().text).toContain('Nothing was changed.');
     expect(h.store.getUser(ALICE.id)).toEqual(before);
   });
+
+  it('in the menu: the loud threshold, the rise and the stale mode by button, a stale limit typed', async () => {
+    await h.say(ALICE, '/settings');
+    await h.press(ALICE, last(), h.button(last(), 'Loud from'));
+    await h.press(ALICE, last(), h.button(last(), '+3%'));
+    expect(h.store.getUser(ALICE.id)?.loud.valuebets_live).toEqual({ from: 3, rise: 1 });
+    await h.press(ALICE, last(), h.button(last(), 'Loud again after a rise of'));
+    await h.press(ALICE, last(), h.button(last(), '+2'));
+    expect(h.store.getUser(ALICE.id)?.loud.arbs_live).toEqual({ from: 3, rise: 2 });
+    await h.press(ALICE, last(), h.button(last(), 'Stale legs'));
+    await h.say(ALICE, 'live 45');
+    expect(h.store.getUser(ALICE.id)?.staleLegSeconds.live).toBe(45);
+    await h.press(ALICE, last(), h.button(last(), 'Stale legs'));
+    await h.press(ALICE, last(), h.button(last(), 'is not sent'));
+    expect(h.store.getUser(ALICE.id)?.staleMode).toBe('drop');
+    expect(last().text).toContain('live over 45 s');
+  });
 });
