@@ -65,6 +65,8 @@ export interface NotifierStats {
   failures: number;
   /** New alerts in the last minute. */
   alertsLastMinute: number;
+  /** Loud re-alerts (replies to an alert whose profit rose) handed to the outbox since start. */
+  reAlerts?: number;
 }
 
 /** What the scheduler hands its reads' outcomes to. */
