@@ -44,7 +44,8 @@ describe('hostile service data', () => {
         if (stack.clock.now() - sandbox.world.appearedAt(item.id)! < 15_000) continue;
         expect(alerted, `alert for ${item.id}`).toContain(item.id);
       }
-      const messages = telegram!.messages(userId);
+      // Alerts, not the loud re-alerts that reply to them when their profit rises (alerts/loudness.ts).
+      const messages = telegram!.messages(userId).filter((m) => m.reply_to_message_id === undefined);
       expect(messages.length).toBe(store.alerts.entries(subKey).filter(([, e]) => e.messageId !== null).length);
       expect(messages.some((m) => m.text.includes('Team &lt;Far&gt;'))).toBe(true);
     }
