@@ -70,6 +70,7 @@ export function createFrontSchedulerPort(opts: FrontPortOptions): FrontScheduler
     floorMs: config.POLL_INTERVAL_SECONDS * 1000,
     paceMs,
     loadFactor: { factor: 1 },
+    clock: systemClock,
   });
   for (const user of store.listUsers()) mirror.refresh(user.id, 0);
 

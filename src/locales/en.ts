@@ -144,12 +144,7 @@ export const en = {
   fb_summary: '📝 <b>Your filter for {service}</b>',
   fb_press_save: 'Please press “Save” or “Cancel”.',
   fb_cancelled: 'The filter was not saved.',
-  fb_saved: '✅ Filter for {service} saved. Alerts start within seconds.',
-  fb_save_token_limited:
-    '⏳ Your key has used the token requests this hour leaves to commands (the rest keeps your alerts coming). Nothing was saved; try again in {min} min.',
-  fb_save_rate_limited: '⏳ The service allows only a few filter writes an hour. Nothing was saved; try again in {min} min.',
-  fb_save_user_share:
-    '⏳ The service counts these requests for the whole bot, so each user gets a part of them, and you have used yours for now. Nothing was saved; try again in {min} min.',
+  fb_saved: '✅ Filter for {service} saved.',
   fb_save_forbidden: '⛔ Your key has no access to {service}, so the filter was not saved.',
   fb_save_auth: '❌ The service refused your key pair. Connect it again with /connect.',
   fb_save_failed: '⏳ The filter was not saved: {reason}. Please try again in a minute.',

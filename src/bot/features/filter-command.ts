@@ -44,7 +44,7 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
     const before = rt.scheduler.coverage(user.id);
     const planned = rt.scheduler.coverage(user.id, service);
     const outcome = await saveFilter(rt, user.id, service, settings);
-    const parts = [saveOutcomeText(ctx.t, service, outcome, rt.scheduler.coverage(user.id))];
+    const parts = [saveOutcomeText(ctx.t, service, outcome, rt.scheduler.coverage(user.id), { now: rt.clock.now(), zone: user.timeZone, lang: ctx.lang })];
     if (outcome.kind === 'saved') {
       parts.push(describeFilter(service, settings, namesFor(dicts, ctx.lang), ctx.t));
       if (reset) parts.push(ctx.t('filter_oneline_reset', { service }));
