@@ -111,7 +111,7 @@ export const en = {
   connect_usage: 'Use <code>/connect</code> alone, or <code>/connect &lt;access_key&gt; &lt;secret&gt; [service]</code>.',
   connect_deleted: 'I deleted your message with the secret.',
   connect_not_deleted: '⚠️ I could not delete your message with the secret: please delete it yourself.',
-  connect_ok: '✅ Key <code>{key}</code> connected: the pair works for {service}.',
+  connect_ok: '✅ Key <code>{key}</code> connected: the service accepted the pair (checked with a token for {service}).',
   connect_ok_replaced: '✅ Key <code>{key}</code> connected instead of your old key: the pair works for {service}. Your filters were moved to it.',
   connect_rewrite_failed: '⚠️ I could not write {n#this filter|these filters} for the new key: {list}. Open /filters and save {n#it|them} again.',
   connect_no_access:

@@ -108,7 +108,7 @@ export const ru: Record<MessageKey, string> = {
   connect_usage: 'Используйте <code>/connect</code> без параметров или <code>/connect &lt;access_key&gt; &lt;secret&gt; [сервис]</code>.',
   connect_deleted: 'Я удалил ваше сообщение с секретом.',
   connect_not_deleted: '⚠️ Не удалось удалить ваше сообщение с секретом: пожалуйста, удалите его сами.',
-  connect_ok: '✅ Ключ <code>{key}</code> подключён: пара работает для сервиса «{service}».',
+  connect_ok: '✅ Ключ <code>{key}</code> подключён: сервис принял пару (проверено токеном для «{service}»).',
   connect_ok_replaced:
     '✅ Ключ <code>{key}</code> подключён вместо старого: пара работает для сервиса «{service}». Ваши фильтры перенесены на него.',
   connect_rewrite_failed: '⚠️ Не удалось записать {n#этот фильтр|эти фильтры|эти фильтры} для нового ключа: {list}. Откройте /filters и сохраните {n#его|их|их} снова.',

@@ -29,7 +29,7 @@ export const budgetEn = {
   filters_draft_later: '📝 draft: waiting for the token budget; written as soon as it allows',
   filters_draft_over: '📝 Draft, replaces the filter above when written: ',
   filter_draft_deleted: 'Draft for {service} deleted.',
-  connect_reads: '📡 Your key reads: {list}.',
+  connect_reads: '📡 Your key reads these services, in the order its token budget favours them:',
   connect_reads_none: 'A token serves one service, so your access to each other service shows at its first read.',
   connect_same:
     '✅ Key <code>{key}</code> is already connected with this very secret, and the service accepts it: nothing to check again, nothing changed.',
@@ -66,7 +66,7 @@ export const budgetRu: Record<keyof typeof budgetEn, string> = {
   filters_draft_later: '📝 черновик: ждёт бюджета токенов; будет записан, как только бюджет позволит',
   filters_draft_over: '📝 Черновик, заменит фильтр выше, когда будет записан: ',
   filter_draft_deleted: 'Черновик «{service}» удалён.',
-  connect_reads: '📡 Ваш ключ читает: {list}.',
+  connect_reads: '📡 Ваш ключ читает эти сервисы, в порядке, в каком их предпочитает бюджет токенов:',
   connect_reads_none: 'Токен служит одному сервису, поэтому доступ к каждому другому сервису проверится при его первом чтении.',
   connect_same:
     '✅ Ключ <code>{key}</code> уже подключён именно с этим секретом, и сервис его принимает: проверять заново нечего, ничего не изменено.',
