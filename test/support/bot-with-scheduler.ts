@@ -36,6 +36,8 @@ export interface BotWithScheduler {
   bot: Bot<BotContext>;
   /** A user types `text` in their private chat; resolves when the bot has handled it. */
   say(from: FakeUser, text: string): Promise<void>;
+  /** A user taps the button labelled `label` on the latest message of their chat that has one. */
+  tap(from: FakeUser, label: string): Promise<void>;
   /** The text of the bot's last message to the chat. */
   lastText(chatId: number): string;
   /** Moves the clock on in steps, each read and send of the way done before the next. */
@@ -65,6 +67,14 @@ export async function botWithScheduler(env: Record<string, string> = {}): Promis
   return {
     clock, sandbox, fake, store, client, scheduler, bot,
     say: (from, text) => bot.handleUpdate(fake.sendText(from, text)),
+    async tap(from, label) {
+      type Markup = { inline_keyboard?: { text: string; callback_data?: string }[][] };
+      for (const message of [...fake.messages(from.id)].reverse()) {
+        const button = (message.reply_markup as Markup | undefined)?.inline_keyboard?.flat().find((b) => b.text.includes(label));
+        if (button?.callback_data) return void (await bot.handleUpdate(fake.pressButton(from, message, button.callback_data)));
+      }
+      throw new Error(`no button "${label}" in chat ${from.id}`);
+    },
     lastText: (chatId) => fake.messages(chatId).at(-1)?.text ?? '',
     async run(ms, stepMs = 5_000) {
       await runFor(clock, scheduler, ms, stepMs);

@@ -20,7 +20,6 @@ import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
 import { neverMatches } from '../ui/filter-warnings.js';
 import { budgetRule, coverageLines, draftWhen, firstReadWords } from '../ui/budget-text.js';
-import { orderServices } from '../../scheduler/token-plan.js';
 import { multiSelect } from './multi-select.js';
 import { askValue } from './ask-value.js';
 import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
@@ -63,7 +62,7 @@ function budgetBefore(rt: BotRuntime, userId: number, t: Translate): string {
   const parts = [budgetRule(rt.config.LIMIT_TOKENS_PER_HOUR, t)];
   if (user) {
     const coverage = rt.scheduler.coverage(userId);
-    const lines = coverageLines(coverage, orderServices(SERVICES.filter((s) => coverage[s]), user.serviceRank), t);
+    const lines = coverageLines(coverage, user.serviceRank, t);
     if (lines !== '') parts.push(`${t('budget_now')}\n${lines}`);
   }
   return parts.join('\n\n');
@@ -193,6 +192,7 @@ export function createFilterConversation(rt: BotRuntime) {
     const coverage = await conversation.external(() => ({
       before: rt.scheduler.coverage(userId),
       after: rt.scheduler.coverage(userId, service),
+      rank: rt.store.getUser(userId)?.serviceRank ?? [],
     }));
     const dicts: Dictionaries | undefined = lists
       ? {
@@ -211,7 +211,8 @@ export function createFilterConversation(rt: BotRuntime) {
     const never = neverMatches(service, settings, t, names, lists?.live);
     if (never.length > 0) parts.push(never.join('\n'));
     const tradeOff = coverageTradeOff(coverage.before, coverage.after, t);
-    if (tradeOff) parts.push(tradeOff);
+    // What each share would mean, in minutes of the hour (#34: "8 %" alone said nothing).
+    if (tradeOff) parts.push(`${tradeOff}\n${coverageLines(coverage.after, coverage.rank, t)}`);
     const confirmId = await sendPrompt(ctx, parts.join('\n\n'), keyboard([[btn(t('btn_save'), { type: 'save' }), btn(t('btn_cancel'), { type: 'cancel' })]]));
 
     for (;;) {

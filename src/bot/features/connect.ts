@@ -4,7 +4,7 @@
  * it goes straight into the vault.
  */
 import { Composer } from 'grammy';
-import { parseService, SERVICES, type Service } from '../../service/services.js';
+import { parseService, type Service } from '../../service/services.js';
 import { clipEcho } from '../parse/values.js';
 import { connectKey, type ConnectOutcome } from '../actions/connect.js';
 import type { BotContext } from '../context.js';
@@ -16,7 +16,6 @@ import { serviceLabel } from '../../locales/services.js';
 import { translator } from '../../locales/i18n.js';
 import { formatClockTime, waitWords } from '../ui/time-words.js';
 import { budgetRule, coverageLines } from '../ui/budget-text.js';
-import { orderServices } from '../../scheduler/token-plan.js';
 
 const DEFAULT_CHECK_SERVICE: Service = 'arbs_prematch';
 // At least one letter or digit: a key of dots only ("..") would be a step up in the service's URL paths.
@@ -56,7 +55,7 @@ export async function deleteSecretMessage(ctx: BotContext): Promise<boolean> {
 function keyReads(rt: BotRuntime, ctx: BotContext): string {
   const user = rt.store.getUser(ctx.from?.id ?? 0);
   const coverage = user ? rt.scheduler.coverage(user.id) : {};
-  const lines = coverageLines(coverage, orderServices(SERVICES.filter((s) => coverage[s]), user?.serviceRank), ctx.t);
+  const lines = coverageLines(coverage, user?.serviceRank, ctx.t);
   if (lines !== '') return `${ctx.t('connect_reads')}\n${lines}`;
   return `${ctx.t('connect_reads_none')}\n\n${budgetRule(rt.config.LIMIT_TOKENS_PER_HOUR, ctx.t)}`;
 }

@@ -50,10 +50,9 @@ export function coverageMeaning(service: Service, cov: ServiceCoverage, t: Trans
   });
 }
 
-/** Each active service of `coverage` with its meaning, one a line, in `order` (the plan's). */
-export function coverageLines(coverage: Partial<Record<Service, ServiceCoverage>>, order: readonly Service[], t: Translate): string {
-  return order
-    .filter((s) => coverage[s]?.state === 'active')
+/** Each active service of `coverage` with its meaning, one a line, in the plan's order (the user's `rank` first). */
+export function coverageLines(coverage: Partial<Record<Service, ServiceCoverage>>, rank: readonly Service[] | undefined, t: Translate): string {
+  return orderServices(SERVICES.filter((s) => coverage[s]?.state === 'active'), rank)
     .map((s) => `• ${coverageMeaning(s, coverage[s]!, t)}`)
     .join('\n');
 }

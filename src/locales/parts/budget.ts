@@ -37,8 +37,8 @@ export const budgetEn = {
     '❌ The pair for <code>{key}</code> is wrong: that is not the secret your key is connected with, and the service accepted that one at {at}. A key has one secret at a time, so nothing was changed and your alerts go on. If the site gave you a new secret after that, the old one stops working: I will tell you, and then /connect with the new one.',
   rank_show: '🏁 <b>Your order for the token budget</b> (the first gets the most):\n{list}\n\nChange it with <code>/rank &lt;service&gt; [&lt;service&gt; …]</code> (those first, in that order), or <code>/rank reset</code> for the default (live first).',
   rank_none: 'You have no filters yet, so there is nothing to order. Build one with /filter.',
-  rank_set: '✅ New order: {list}.',
-  rank_reset: '✅ Back to the default order (live services first): {list}.',
+  rank_set: '✅ New order (the first gets the most):{list}',
+  rank_reset: '✅ Back to the default order (live services first):{list}',
   rank_bad: '“{value}” is not one of the services. Use names like arbs_live or valuebets_prematch: <code>/rank arbs_live valuebets_prematch</code>.',
   rank_twice: '“{value}” is named twice. Name each service once, in the order you want.',
 } satisfies Record<string, string>;
@@ -74,8 +74,8 @@ export const budgetRu: Record<keyof typeof budgetEn, string> = {
     '❌ Пара для <code>{key}</code> неверна: это не тот секрет, с которым подключён ваш ключ, а тот сервис принял в {at}. У ключа один секрет за раз, поэтому ничего не изменено, оповещения идут дальше. Если сайт выдал вам новый секрет позже, старый перестанет работать: я сообщу, и тогда отправьте /connect с новым.',
   rank_show: '🏁 <b>Ваш порядок для бюджета токенов</b> (первый получает больше всех):\n{list}\n\nИзмените его: <code>/rank &lt;сервис&gt; [&lt;сервис&gt; …]</code> (эти первыми, в этом порядке), или <code>/rank reset</code> — порядок по умолчанию (сначала live).',
   rank_none: 'У вас ещё нет фильтров, упорядочивать нечего. Соберите фильтр: /filter.',
-  rank_set: '✅ Новый порядок: {list}.',
-  rank_reset: '✅ Снова порядок по умолчанию (сначала live): {list}.',
+  rank_set: '✅ Новый порядок (первый получает больше всех):{list}',
+  rank_reset: '✅ Снова порядок по умолчанию (сначала live):{list}',
   rank_bad: '«{value}» — не сервис. Используйте имена вроде arbs_live или valuebets_prematch: <code>/rank arbs_live valuebets_prematch</code>.',
   rank_twice: '«{value}» названо дважды. Назовите каждый сервис один раз, в нужном порядке.',
 };
