@@ -43,6 +43,29 @@ describe('a draft filter', () => {
     expect(sandbox.counters().status['429']).toBeUndefined();
   }, 60_000);
 
+  it('LIMIT_SCOPE=address: an edit waiting as a draft leaves its read group until written, then joins the group of its new filter', async () => {
+    let notifier: RecordingNotifier | undefined;
+    stack = await startStack({ limits: { scope: 'address' }, notifier: (clock) => (notifier = new RecordingNotifier(() => clock.now())) });
+    const { store } = stack;
+    addUser(store, 1, ['arbs_prematch'], { accessKey: stack.sandbox.demoKey.accessKey, secret: stack.sandbox.demoKey.secret });
+    addUser(store, 2, ['arbs_prematch'], { accessKey: 'key-2', secret: 'secret-2' });
+    stack.sandbox.addKey({ accessKey: 'key-2', secret: 'secret-2' });
+    stack.scheduler.start();
+    await runStack(stack, 30_000);
+    const edited = filterSettingsSchema.parse({ minProfit: 2 });
+    store.updateUser(1, (u) => {
+      u.drafts.arbs_prematch = { settings: edited, createdAt: stack!.clock.now() };
+    });
+    stack.scheduler.refreshUser(1);
+    await runStack(stack, 30_000);
+    expect(store.getUser(1)?.filters.arbs_prematch?.settings).toEqual(edited);
+    expect(store.getUser(1)?.drafts).toEqual({});
+    expect(notifier!.drafts.map((d) => d.outcome)).toEqual(['live']);
+    const readAt = store.getUser(1)?.status.arbs_prematch?.lastGoodReadAt ?? 0;
+    await runStack(stack, 30_000);
+    expect(store.getUser(1)?.status.arbs_prematch?.lastGoodReadAt ?? 0).toBeGreaterThan(readAt);
+  });
+
   it('is dropped, and the user told, when the service refuses the key', async () => {
     let notifier: RecordingNotifier | undefined;
     stack = await startStack({ notifier: (clock) => (notifier = new RecordingNotifier(() => clock.now())) });
