@@ -152,7 +152,7 @@ export const en = {
     'One line: <code>/filter &lt;service&gt; [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (names or ids: /sports, /bookmakers) (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). It changes only the options named (<code>=any</code>: back to the default); <code>reset</code> starts from scratch. Or just /filter for the guided builder.',
   coverage_now: '📡 Coverage: {list}.',
   coverage_tradeoff:
-    '⚖️ Your key allows a limited number of tokens an hour, so the services share it: {list} of the time. Live services come first.',
+    '⚖️ Your key allows a limited number of tokens an hour, so the services share it: {list} of the time. The first in your order gets the most (/rank; by default live services come first).',
   ms_selected: 'Selected ({n}): {list}',
   ms_none_selected: 'Nothing selected: {all}.',
   ms_search: '🔎 Search: “{query}”',

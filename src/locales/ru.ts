@@ -151,7 +151,7 @@ export const ru: Record<MessageKey, string> = {
     'Одной строкой: <code>/filter &lt;сервис&gt; [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (названия или id: /sports, /bookmakers) (валуйные: <code>min_overvalue=N</code> или <code>min_profit=N</code>, это одно и то же: прибыль валуйной ставки — её перевес). Меняются только названные параметры (<code>=any</code> — по умолчанию); <code>reset</code> начинает с нуля. Или просто /filter — пошаговый конструктор.',
   coverage_now: '📡 Покрытие: {list}.',
   coverage_tradeoff:
-    '⚖️ Ключ даёт ограниченное число токенов в час, и сервисы делят его: {list} времени. Лайв-сервисы идут первыми.',
+    '⚖️ Ключ даёт ограниченное число токенов в час, и сервисы делят его: {list} времени. Больше всех получает первый в вашем порядке (/rank; по умолчанию первыми идут лайв-сервисы).',
   ms_selected: 'Выбрано ({n}): {list}',
   ms_none_selected: 'Ничего не выбрано: {all}.',
   ms_search: '🔎 Поиск: «{query}»',

@@ -10,7 +10,7 @@ export const budgetEn = {
   cmd_rank: 'Which of your services the token budget favours',
   and_word: 'and',
   budget_rule:
-    '🔑 Your key gets {tokens} token requests an hour, and a token serves one service for {ttl} min, so your services share its time: one service is read all the time; two get {two}; three get {three} of the time. The first in your order gets the most (/rank).',
+    '🎟 Your key gets {tokens} token requests an hour, and a token serves one service for {ttl} min, so your services share its time: one service is read all the time; two get {two}; three get {three} of the time. The first in your order gets the most (/rank).',
   budget_now: '📡 Your services now, in the order the budget favours them:',
   cov_full: '{service}: read all the time',
   cov_part: '{service}: {share} of the time: read {on} min of each hour, with gaps of up to {gap} min without a read. An opportunity that comes and goes in a gap is missed; one that lasts is alerted up to {gap} min late',
@@ -47,7 +47,7 @@ export const budgetRu: Record<keyof typeof budgetEn, string> = {
   cmd_rank: 'Какой из ваших сервисов получает больше токенов',
   and_word: 'и',
   budget_rule:
-    '🔑 Ваш ключ получает {tokens} запросов токена в час, а токен служит одному сервису {ttl} мин, поэтому сервисы делят его время: один сервис читается всё время; два получают {two}; три — {three} времени. Больше всех получает первый в вашем порядке (/rank).',
+    '🎟 Ваш ключ получает {tokens} запросов токена в час, а токен служит одному сервису {ttl} мин, поэтому сервисы делят его время: один сервис читается всё время; два получают {two}; три — {three} времени. Больше всех получает первый в вашем порядке (/rank).',
   budget_now: '📡 Ваши сервисы сейчас, в порядке, в каком их предпочитает бюджет:',
   cov_full: '{service}: читается всё время',
   cov_part: '{service}: {share} времени: читается {on} мин в час, с перерывами до {gap} мин без чтения. Вариант, который появится и исчезнет в перерыве, будет пропущен; долгий придёт с опозданием до {gap} мин',
