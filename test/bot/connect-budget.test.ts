@@ -24,10 +24,7 @@ afterEach(async () => {
 });
 
 async function twoServices(): Promise<void> {
-  const { sandbox } = rig;
-  await rig.say(ALICE, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`);
-  await rig.say(ALICE, '/filter arbs_prematch');
-  await rig.say(ALICE, '/filter arbs_live');
+  await rig.twoServices(ALICE);
   await rig.run(30_000);
 }
 

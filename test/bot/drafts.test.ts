@@ -4,7 +4,8 @@
  * polling) whose 2 interactive ones were spent on /connect and the second filter; a third
  * service's save was answered "Nothing was saved; try again in 51 min". Now the build is kept,
  * /filters shows it as a draft with its expected time, the scheduler writes it when the plan
- * gives the service its token, and the user is told it is live.
+ * gives the service its token, and the user is told it is live. A one-line /filter meanwhile
+ * changes the draft (the latest build), not the filter written before it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { botWithScheduler, type BotWithScheduler } from '../support/bot-with-scheduler.js';
@@ -22,9 +23,7 @@ afterEach(async () => {
 describe('a save the token budget refuses', () => {
   it('is kept as a draft, shown in /filters, written when the budget allows, and the user told it is live', async () => {
     const { sandbox, store } = rig;
-    await rig.say(ALICE, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`);
-    await rig.say(ALICE, '/filter arbs_prematch');
-    await rig.say(ALICE, '/filter arbs_live');
+    await rig.twoServices(ALICE);
     expect(store.getUser(ALICE.id)?.filters.arbs_live).toBeDefined();
     await rig.run(60_000);
     const tokensBefore = sandbox.counters().requests.token;
@@ -57,4 +56,18 @@ describe('a save the token budget refuses', () => {
     // No request the service refused on the way.
     expect(sandbox.counters().status['429']).toBeUndefined();
   }, 60_000);
+});
+
+describe('a one-line /filter while a draft waits', () => {
+  it('changes the draft, the user’s latest build, not the filter written before it', async () => {
+    const { store } = rig;
+    await rig.twoServices(ALICE);
+    await rig.say(ALICE, '/filter valuebets_prematch min_overvalue=3 max_odds=4');
+    expect(store.getUser(ALICE.id)?.drafts.valuebets_prematch).toBeDefined();
+    await rig.say(ALICE, '/filter valuebets_prematch min_odds=1.5');
+    const answer = rig.lastText(ALICE.id);
+    expect(answer).toContain('as a draft');
+    expect(answer).toContain('Odds: 1.5–4');
+    expect(store.getUser(ALICE.id)?.drafts.valuebets_prematch?.settings).toMatchObject({ minOvervalue: 3, minOdds: 1.5, maxOdds: 4 });
+  });
 });
