@@ -7,7 +7,8 @@
 import type { Service } from '../service/services.js';
 import { serviceName } from '../locales/services.js';
 import type { Lang } from '../store/schema.js';
-import type { NoticeReason } from '../scheduler/port.js';
+import type { DraftOutcome, NoticeReason } from '../scheduler/port.js';
+import { translator } from '../locales/i18n.js';
 
 /** The message for a paused subscription: what happened, then the next step. */
 export function noticeText(reason: NoticeReason, service: Service, lang: Lang): string {
@@ -24,4 +25,16 @@ export function noticeText(reason: NoticeReason, service: Service, lang: Lang): 
         `(it may have been changed or deleted).\nConnect it again with /connect, then turn alerts back on: /resume ${service}`
     : `⚠️ Alerts for ${name} are paused: your key has no access to ${name} ` +
         `(the subscription may have ended or the key was revoked).\nCheck your plan in your account on the service's website, then turn alerts back on: /resume ${service}`;
+}
+
+/**
+ * What became of a draft filter (src/scheduler/drafts.ts): written and live — its first read comes
+ * at once, on the token the write took — or dropped because the service refused the key or its
+ * access. Service names only: no user input.
+ */
+export function draftText(outcome: DraftOutcome, service: Service, lang: Lang): string {
+  const t = translator(lang);
+  const vars = { service: serviceName(service, lang) };
+  if (outcome === 'live') return t('draft_live', { ...vars, first: t('first_read_now') });
+  return t(outcome === 'auth' ? 'draft_dropped_auth' : 'draft_dropped_forbidden', vars);
 }

@@ -26,7 +26,7 @@ import type { Store } from '../store/port.js';
 import { isMutedItem } from '../store/mutes.js';
 import { MinuteCounter } from '../scheduler/minute-counter.js';
 import type { Notifier, SubscriptionRef } from '../scheduler/port.js';
-import { noticeText } from './notice-text.js';
+import { draftText, noticeText } from './notice-text.js';
 import type { MetricsPort } from '../health/observe.js';
 import type { HeldItem, OutboxPort } from '../outbox/port.js';
 import { alertKey, editKey } from './idempotency.js';
@@ -271,6 +271,11 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     notice(user, reason, service) {
       counts.notices += 1;
       track(outbox.send(user.chatId, noticeText(reason, service, user.lang), { kind: 'info', lang: user.lang, forUser: user.id }));
+    },
+
+    draft(user, service, outcome) {
+      counts.notices += 1;
+      track(outbox.send(user.chatId, draftText(outcome, service, user.lang), { kind: 'info', lang: user.lang }));
     },
 
     stats() {

@@ -40,6 +40,7 @@ import { pendingInputFeature } from './features/pending-input.js';
 import { settingsFeature } from './features/settings.js';
 import { startFeature } from './features/start.js';
 import { statusFeature } from './features/status.js';
+import { rankFeature } from './features/rank.js';
 import { inlineFeature } from './inline/inline-query.js';
 import { accessGuard } from './middleware/access.js';
 import { flowButtonsGuard } from './middleware/flow-buttons.js';
@@ -154,6 +155,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     filtersFeature(rt),
     pauseFeature(rt),
     statusFeature(rt),
+    rankFeature(rt),
     settingsFeature(rt),
     lookupFeature(rt),
     listsFeature(rt),

@@ -40,6 +40,7 @@ export const COMMANDS: readonly CommandRow[] = [
   { command: 'filter', group: 'filters', menu: 'cmd_filter', help: 'help_filter' },
   { command: 'filters', group: 'filters', menu: 'cmd_filters' },
   { command: 'status', group: 'alerts', menu: 'cmd_status' },
+  { command: 'rank', group: 'filters', menu: 'cmd_rank' },
   { command: 'pause', group: 'alerts', menu: 'cmd_pause', help: 'help_pause' },
   { command: 'resume', group: 'alerts', menu: 'cmd_resume' },
   { command: 'settings', group: 'settings', menu: 'cmd_settings' },

@@ -15,7 +15,7 @@
  *   polling token plan, so interactive token requests keep to what polling leaves, as embedded.
  * - latestItems: asked of the worker that owns the user (latest-items.ts), one round trip.
  */
-import { systemClock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Opportunity } from '../service/opportunity.js';
 import type { ServiceClient } from '../service/client-types.js';
@@ -34,11 +34,13 @@ import { DEFAULT_TUNING } from '../scheduler/tuning.js';
 export interface FrontPortOptions {
   config: Config;
   store: Pick<Store, 'getUser' | 'listUsers'>;
-  client: Pick<ServiceClient, 'setPollingTokens'>;
+  client: Pick<ServiceClient, 'setPollingTokens'> & Partial<Pick<ServiceClient, 'hasValidToken'>>;
   vault: SecretOpener;
   latest: { ask(userId: number, service?: Service): Promise<Opportunity[]> };
   /** ROLE=all: this process's scheduler, refreshed at once too. */
   local?: Pick<SchedulerPort, 'refreshUser'>;
+  /** The clock coverage reads the time by (when a service's next token window opens); default the system's. */
+  clock?: Clock;
 }
 
 export interface FrontSchedulerPort extends SchedulerPort {
@@ -70,6 +72,9 @@ export function createFrontSchedulerPort(opts: FrontPortOptions): FrontScheduler
     floorMs: config.POLL_INTERVAL_SECONDS * 1000,
     paceMs,
     loadFactor: { factor: 1 },
+    clock: opts.clock ?? systemClock,
+    // The token cache is the cluster's (shared-tokens.ts): a token a front's save took is the worker's too.
+    heldToken: (accessKey, service) => opts.client.hasValidToken?.(accessKey, service) ?? false,
   });
   for (const user of store.listUsers()) mirror.refresh(user.id, 0);
 

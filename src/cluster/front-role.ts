@@ -53,7 +53,7 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
   const { ctx, store } = deps;
   const { config, logger, clock, prefix } = ctx;
   const latest = await createLatestItemsAsker({ redis: ctx.redis, prefix, logger, seal: messageSealFor(deps.vault, LATEST_ITEMS_KEY_PURPOSE) });
-  const port = createFrontSchedulerPort({ config, store, client: deps.client, vault: deps.vault, latest, ...(deps.local && { local: deps.local }) });
+  const port = createFrontSchedulerPort({ config, store, client: deps.client, vault: deps.vault, latest, clock, ...(deps.local && { local: deps.local }) });
   let consumer: AlertConsumerPart | undefined;
   let lease: SenderLease | undefined;
   let unsubscribe: (() => void) | undefined;

@@ -112,7 +112,7 @@ export const en = {
   connect_usage: 'Use <code>/connect</code> alone, or <code>/connect &lt;access_key&gt; &lt;secret&gt; [service]</code>.',
   connect_deleted: 'I deleted your message with the secret.',
   connect_not_deleted: '⚠️ I could not delete your message with the secret: please delete it yourself.',
-  connect_ok: '✅ Key <code>{key}</code> connected: the pair works for {service}.',
+  connect_ok: '✅ Key <code>{key}</code> connected: the service accepted the pair (checked with a token for {service}).',
   connect_ok_replaced: '✅ Key <code>{key}</code> connected instead of your old key: the pair works for {service}. Your filters were moved to it.',
   connect_rewrite_failed: '⚠️ I could not write {n#this filter|these filters} for the new key: {list}. Open /filters and save {n#it|them} again.',
   connect_no_access:
@@ -145,12 +145,7 @@ export const en = {
   fb_summary: '📝 <b>Your filter for {service}</b>',
   fb_press_save: 'Please press “Save” or “Cancel”.',
   fb_cancelled: 'The filter was not saved.',
-  fb_saved: '✅ Filter for {service} saved. Alerts start within seconds.',
-  fb_save_token_limited:
-    '⏳ Your key has used the token requests this hour leaves to commands (the rest keeps your alerts coming). Nothing was saved; try again in {min} min.',
-  fb_save_rate_limited: '⏳ The service allows only a few filter writes an hour. Nothing was saved; try again in {min} min.',
-  fb_save_user_share:
-    '⏳ The service counts these requests for the whole bot, so each user gets a part of them, and you have used yours for now. Nothing was saved; try again in {min} min.',
+  fb_saved: '✅ Filter for {service} saved.',
   fb_save_forbidden: '⛔ Your key has no access to {service}, so the filter was not saved.',
   fb_save_auth: '❌ The service refused your key pair. Connect it again with /connect.',
   fb_save_failed: '⏳ The filter was not saved: {reason}. Please try again in a minute.',
@@ -158,7 +153,7 @@ export const en = {
     'One line: <code>/filter &lt;service&gt; [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (names or ids: /sports, /bookmakers) (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). It changes only the options named (<code>=any</code>: back to the default); <code>reset</code> starts from scratch. Or just /filter for the guided builder.',
   coverage_now: '📡 Coverage: {list}.',
   coverage_tradeoff:
-    '⚖️ Your key allows a limited number of tokens an hour, so the services share it: {list} of the time. Live services come first.',
+    '⚖️ Your key allows a limited number of tokens an hour, so the services share it: {list} of the time. The first in your order gets the most (/rank; by default live services come first).',
   ms_selected: 'Selected ({n}): {list}',
   ms_none_selected: 'Nothing selected: {all}.',
   ms_search: '🔎 Search: “{query}”',

@@ -8,6 +8,7 @@
  * member of its group may read: its share is the group's, and it is told how many others share
  * its reads; under overload every interval is stretched by the load factor.
  */
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { SERVICES, type Service } from '../service/services.js';
 import type { Store } from '../store/port.js';
@@ -15,11 +16,12 @@ import type { AddressTokenTurns, TurnMember } from './address-turns.js';
 import type { ServiceCoverage } from './port.js';
 import { groupShare, type ReadGroup, type ReadGroups } from './read-groups.js';
 import type { Sub, SubscriptionRegistry } from './subscriptions.js';
+import { longestGap, nextTokenAt } from './token-plan.js';
 
 export interface CoverageContext {
   config: Pick<Config, 'LIMIT_SCOPE'>;
   store: Pick<Store, 'getUser'>;
-  registry: Pick<SubscriptionRegistry, 'subs' | 'planOf' | 'keyOf'>;
+  registry: Pick<SubscriptionRegistry, 'subs' | 'planOf' | 'keyOf' | 'offsetOf'>;
   /** Present under LIMIT_SCOPE=address. */
   groups: Pick<ReadGroups, 'onService'> | undefined;
   /** Present under LIMIT_SCOPE_TOKENS=address. */
@@ -30,6 +32,11 @@ export interface CoverageContext {
   paceMs: number;
   /** The load factor as it stands. */
   loadFactor: { readonly factor: number };
+  clock: Pick<Clock, 'now'>;
+  /** Whether a token for (key, service) is held now: the service is read at once, whatever its window. */
+  heldToken?: (accessKey: string, service: Service) => boolean;
+  /** The key's token requests of the rolling hour (the scheduler's ledger); a front has none. */
+  ledger?: (accessKey: string) => { count(at: number): number; oldest(at: number): number | undefined };
 }
 
 export type CoverageOf = (userId: number, extra?: Service) => Partial<Record<Service, ServiceCoverage>>;
@@ -39,10 +46,14 @@ export function createCoverage(ctx: CoverageContext): CoverageOf {
   return (userId, extra) => {
     const user = store.getUser(userId);
     if (!user) return {};
-    const listed = SERVICES.filter((s) => user.filters[s] !== undefined || s === extra);
-    const active = listed.filter((s) => s === extra || !user.filters[s]!.paused);
+    // A draft waiting for the token budget is planned like an active filter (drafts.ts).
+    const drafted = (s: Service) => user.drafts[s] !== undefined;
+    const listed = SERVICES.filter((s) => user.filters[s] !== undefined || drafted(s) || s === extra);
+    const active = listed.filter((s) => s === extra || drafted(s) || !user.filters[s]!.paused);
     const polled = Boolean(user.key) && !user.blocked && isAllowed(userId);
-    const plan = polled && !turns ? registry.planOf(active) : undefined;
+    const plan = polled && !turns ? registry.planOf(active, user.serviceRank) : undefined;
+    const now = ctx.clock.now();
+    const accessKey = user.key?.accessKey;
     // Under LIMIT_SCOPE=address the user's share of the one token budget depends on everyone's subscriptions.
     const members: TurnMember[] | undefined = turns && polled
       ? [...[...registry.subs.values()].filter((s) => s.userId !== userId), ...active.map((service) => ({ userId, service }))]
@@ -56,7 +67,7 @@ export function createCoverage(ctx: CoverageContext): CoverageOf {
         ? 'no-key'
         : user.blocked
           ? 'blocked'
-          : service !== extra && user.filters[service]!.paused
+          : !active.includes(service)
             ? 'paused'
             : 'active';
       let share = state === 'active' ? shareOf(service) : 0;
@@ -80,8 +91,17 @@ export function createCoverage(ctx: CoverageContext): CoverageOf {
         load += share;
         intervalMs = Math.max(floorMs, paceMs * Math.max(1, load));
       }
+      const when = plan && accessKey !== undefined && state === 'active'
+        ? ctx.heldToken?.(accessKey, service) ? now : nextTokenAt(plan, service, registry.offsetOf(accessKey), now, ctx.ledger?.(accessKey))
+        : undefined;
       // Under overload everyone is read less often than planned: /status must say so.
-      result[service] = { share, intervalMs: Math.round(intervalMs * loadFactor.factor), state, ...(sharedWith ? { sharedWith } : {}) };
+      result[service] = {
+        share, intervalMs: Math.round(intervalMs * loadFactor.factor), state,
+        ...(sharedWith ? { sharedWith } : {}),
+        ...(drafted(service) && { draft: true as const }),
+        ...(when !== undefined && { nextTokenAt: when }),
+        ...(plan && state === 'active' && { longestGapMs: longestGap(plan, service) * plan.windowMs }),
+      };
     }
     return result;
   };

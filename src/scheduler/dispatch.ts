@@ -12,6 +12,7 @@ import { chooseReader, type ReadGroup, type ReadGroups } from './read-groups.js'
 import type { Reads } from './reads.js';
 import type { Sub, SubscriptionRegistry } from './subscriptions.js';
 import type { TokenGate } from './token-gate.js';
+import type { DraftWriter } from './drafts.js';
 
 export interface DispatchContext {
   store: Pick<Store, 'getUser'>;
@@ -30,6 +31,8 @@ export interface DispatchContext {
   refreshUser(userId: number): void;
   /** Present under LIMIT_SCOPE=address. */
   groups: ReadGroups | undefined;
+  /** The drafts waiting for the token budget (drafts.ts): a subscription with one writes it instead of reading. */
+  drafts: Pick<DraftWriter, 'pending' | 'start'>;
 }
 
 /** What a slot-taking entry (a subscription or a group) keeps. */
@@ -41,11 +44,12 @@ interface Turn {
 export function createDispatch(ctx: DispatchContext) {
   const { store, client, registry, gate, reads, isAllowed, owns, floorMs, paceMs } = ctx;
 
-  /** Still wanted: the user there, not blocked, the filter active, the same key, allowed and owned. */
+  /** Still wanted: the user there, not blocked, the filter active (or a draft waiting), the same key, allowed and owned. */
   const wanted = (sub: Sub): boolean => {
     const user = store.getUser(sub.userId);
     const filter = user?.filters[sub.service];
-    return Boolean(user && !user.blocked && filter && !filter.paused && user.key?.accessKey === sub.accessKey && isAllowed(user.id) && owns(user.id));
+    const used = (filter && !filter.paused) || user?.drafts[sub.service] !== undefined;
+    return Boolean(user && !user.blocked && used && user.key?.accessKey === sub.accessKey && isAllowed(user.id) && owns(user.id));
   };
 
   /**
@@ -84,6 +88,11 @@ export function createDispatch(ctx: DispatchContext) {
     if (!ok.ok) {
       sub.waitingForWindow = true;
       ctx.schedule(sub, Math.max(ok.at, now + 1));
+      return;
+    }
+    // A draft is written with the token this window gives, before any read (the read follows it).
+    if (ctx.drafts.pending(sub)) {
+      ctx.drafts.start(sub, ok.acquire, ok.window);
       return;
     }
     const back = scopeTurn(sub, sub.scope, wasReserved, sub.phaseMs, now);

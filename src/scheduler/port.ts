@@ -22,6 +22,15 @@ export interface ServiceCoverage {
   state: 'active' | 'paused' | 'blocked' | 'no-key';
   /** LIMIT_SCOPE=address: how many other users' subscriptions share these reads (same service, same filter). */
   sharedWith?: number;
+  /** A draft filter waits for the token budget (drafts.ts): it is written at `nextTokenAt`. */
+  draft?: true;
+  /**
+   * When the service may next get a token by the key's plan (now, when its window is open): its
+   * next read, or a draft's write. Absent when unknown (not polled, or under LIMIT_SCOPE_TOKENS=address).
+   */
+  nextTokenAt?: number;
+  /** The longest stretch of the hour with no token for it, ms (0: read all the time). */
+  longestGapMs?: number;
 }
 
 export interface SchedulerPort {
@@ -41,6 +50,9 @@ export interface SchedulerPort {
 
 /** Why the scheduler pauses a subscription and speaks up: faults only the user can fix. */
 export type NoticeReason = 'auth' | 'forbidden';
+
+/** What became of a draft filter (drafts.ts): written and live, or dropped because the service refused the key or its access. */
+export type DraftOutcome = 'live' | NoticeReason;
 
 /** One subscription: a user's key × a service, and its key in the alert state. */
 export interface SubscriptionRef {
@@ -75,6 +87,8 @@ export interface Notifier {
   notify(sub: SubscriptionRef, user: Readonly<UserRecord>, events: readonly DiffEvent[]): void;
   /** Tells the user (in their private chat, in their language) that a subscription was paused, and what to do. */
   notice(user: Readonly<UserRecord>, reason: NoticeReason, service: Service): void;
+  /** Tells the user what became of their draft filter for `service` (a double that does not care may leave it out). */
+  draft?(user: Readonly<UserRecord>, service: Service, outcome: DraftOutcome): void;
   stats(): NotifierStats;
   /** Resolves when every send and edit handed to the outbox so far has settled (tests, shutdown). */
   idle(): Promise<void>;
@@ -87,8 +101,11 @@ export interface Notifier {
  */
 export type PollLimits = Pick<ServiceClient, 'hasValidToken' | 'budget' | 'pollFreeInMs' | 'setPollingTokens'>;
 
-/** The client as the scheduler uses it: its limits, and the poll read (never waiting: `wait: false`). */
-export type PollingClient = PollLimits & Pick<ServiceClient, 'readItems'>;
+/**
+ * The client as the scheduler uses it: its limits, the poll read, and the write of a draft filter
+ * (drafts.ts) (never waiting: `wait: false`).
+ */
+export type PollingClient = PollLimits & Pick<ServiceClient, 'readItems' | 'writeFilter'>;
 
 /** Called with every read's items: notes the closing lines of placed selections (alerts/closing-lines.ts). */
 export type RecordCloses = (sub: { userId: number; service: string }, items: readonly Opportunity[], now: number) => void;

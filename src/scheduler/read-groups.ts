@@ -174,7 +174,10 @@ export function createReadGroups(ctx: ReadGroupsContext): ReadGroups {
   const byUser = new Map<number, Set<Sub>>();
 
   const fingerprintOf = (sub: Sub): string | undefined => {
-    const filter = ctx.store.getUser(sub.userId)?.filters[sub.service];
+    const user = ctx.store.getUser(sub.userId);
+    // A draft waiting to be written (drafts.ts) is the subscription's alone: it stays out of groups until then.
+    if (user?.drafts[sub.service] !== undefined) return undefined;
+    const filter = user?.filters[sub.service];
     return filter ? filterFingerprint(sub.service, filter.settings) : undefined;
   };
 

@@ -87,6 +87,12 @@ export interface Reads {
   renew(): void;
   /** Aborts every read in flight (a shutdown out of time): they record nothing. */
   abort(): void;
+  /** Counts another task (a draft's write, drafts.ts) among the reads in flight, for the loop and `stop()`. */
+  track(task: Promise<void>): void;
+  /** What a failed call of `sub` means (as for its reads): when to try again; undefined when it is gone. */
+  failed(sub: Sub, err: unknown, acquired: boolean): number | undefined;
+  /** The signal a shutdown out of time aborts. */
+  signal(): AbortSignal;
 }
 
 export function createReads(ctx: ReadsContext): Reads {
@@ -157,6 +163,14 @@ export function createReads(ctx: ReadsContext): Reads {
     freed = undefined;
   };
 
+  const track = (task: Promise<void>) => {
+    inFlight.add(task);
+    void task.finally(() => {
+      inFlight.delete(task);
+      wake();
+    });
+  };
+
   return {
     start(sub, acquire, window, group) {
       if (acquire) {
@@ -219,12 +233,12 @@ export function createReads(ctx: ReadsContext): Reads {
           }
         }
       })();
-      inFlight.add(task);
-      void task.finally(() => {
-        inFlight.delete(task);
-        wake();
-      });
+      track(task);
     },
+
+    track,
+    failed: (sub, err, acquired) => onError(sub, err, acquired),
+    signal: () => abortReads.signal,
 
     get size() {
       return inFlight.size;

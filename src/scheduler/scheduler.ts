@@ -32,6 +32,7 @@
  * - tuning.ts: the knobs and their defaults;
  * - subscriptions.ts: the registry of subscriptions, keys (with their plans) and read scopes;
  * - dispatch.ts: a due subscription or group, read now or put back for when it may be;
+ * - drafts.ts: a filter whose save the token budget refused, written when the budget allows;
  * - read-groups.ts: under LIMIT_SCOPE=address, who shares a read, who reads and who is served;
  * - plan-tier.ts: a key's plan (masked or full odds) as its reads show it: groups share within one;
  * - token-gate.ts: whether a read now keeps to the token plan (pure given its inputs);
@@ -54,6 +55,7 @@ import { AddressTokenTurns } from './address-turns.js';
 import { createReadApplier } from './apply-read.js';
 import { createCoverage } from './coverage.js';
 import { createDispatch } from './dispatch.js';
+import { createDraftWriter } from './drafts.js';
 import { GONE_KEEP_MS } from './diff.js';
 import { ItemInterner } from './item-interner.js';
 import { LoadFactor } from './load-factor.js';
@@ -182,7 +184,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     : undefined;
   const schedule = (sub: Sub, due: number) => {
     if (sub.removed) return;
-    if (groups) groups.wake(sub, Math.ceil(due));
+    // A subscription with no group (a draft waiting to be written: read-groups.ts) is due alone.
+    if (groups?.groupOf(sub)) groups.wake(sub, Math.ceil(due));
     else push(sub.id, due);
   };
 
@@ -206,15 +209,23 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const gate = createTokenGate({ client, ledger, windowMs: W, tokenSafetyMs, clientRenewMarginMs, ...(turns ? { turns } : {}) });
   const status = createStatusWriter({ store, notifier, log });
   const applyRead = createReadApplier({ store, recordCloses: opts.recordCloses, notifier, interner: new ItemInterner(), status, statusWriteEveryMs: tuning.statusWriteEveryMs });
-  const coverage = createCoverage({ config, store, registry, turns, groups, isAllowed, floorMs, paceMs, loadFactor });
+  const coverage = createCoverage({
+    config, store, registry, turns, groups, isAllowed, floorMs, paceMs, loadFactor, clock,
+    heldToken: (accessKey, service) => client.hasValidToken(accessKey, service),
+    ledger: (accessKey) => ({ count: (at) => ledger.count(gate.ledgerName(accessKey), at), oldest: (at) => ledger.oldest(gate.ledgerName(accessKey), at) }),
+  });
   const reads = createReads({
     client, clock, random, log, tuning, floorMs, paceMs, loadFactor,
     ledger, gate, counters, status, registry, applyRead, schedule, pushGroup, owns, isAllowed, store,
     ...(groups ? { groups } : {}),
     isRunning: () => running,
   });
+  const drafts = createDraftWriter({
+    client, clock, log, store, notifier, ledger, gate, counters, registry, reads, floorMs, schedule,
+    isRunning: () => running,
+  });
   const { dispatchSub, dispatchGroup } = createDispatch({
-    store, client, registry, gate, reads, isAllowed, owns, floorMs, paceMs, schedule, pushGroup, refreshUser, groups,
+    store, client, registry, gate, reads, isAllowed, owns, floorMs, paceMs, schedule, pushGroup, refreshUser, groups, drafts,
     verifyEveryMs: tuning.groupVerifyEveryMs,
   });
 

@@ -109,8 +109,10 @@ export interface SubscriptionRegistry {
   scopeIdOf(accessKey: string, service: Service): string;
   /** The services the user is polled for now. */
   activeServices(user: Readonly<UserRecord> | undefined): Service[];
-  /** The token plan a key with these services gets. */
-  planOf(services: Iterable<Service>): TokenPlan;
+  /** The token plan a key with these services gets, `rank` (the user's `serviceRank`) favoured first. */
+  planOf(services: Iterable<Service>, rank?: readonly Service[]): TokenPlan;
+  /** Where a key's windows start within one window (stable per key). */
+  offsetOf(accessKey: string): number;
   /** Brings the user's subscriptions in line with the store; new ones are first read within `firstReadWithinMs`. */
   refresh(userId: number, firstReadWithinMs: number): void;
 }
@@ -150,12 +152,13 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
     if (!user || user.blocked || !user.key || !isAllowed(user.id) || !owns(user.id)) return [];
     return SERVICES.filter((s) => {
       const f = user.filters[s];
-      return f !== undefined && !f.paused;
+      return (f !== undefined && !f.paused) || user.drafts[s] !== undefined;
     });
   };
 
-  const planOf = (services: Iterable<Service>) =>
-    planTokens({ services, tokensPerHour: config.LIMIT_TOKENS_PER_HOUR, reserve: ctx.tokenReserve, windowMs: W });
+  const planOf = (services: Iterable<Service>, rank?: readonly Service[]) =>
+    planTokens({ services, tokensPerHour: config.LIMIT_TOKENS_PER_HOUR, reserve: ctx.tokenReserve, windowMs: W, ...(rank && { rank }) });
+  const offsetOf = (accessKey: string) => hash(accessKey) % W;
 
   /**
    * A subscription dropped while it held a turn of its scope (`reserved`) leaves that turn empty,
@@ -213,8 +216,8 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
 
     keyOfUser.set(userId, accessKey);
     // The ledger belongs to the key, not the plan: a new plan still counts the last hour's requests.
-    const plan = planOf(wanted);
-    keys.set(accessKey, { accessKey, userId, plan, offsetMs: hash(accessKey) % W });
+    const plan = planOf(wanted, user.serviceRank);
+    keys.set(accessKey, { accessKey, userId, plan, offsetMs: offsetOf(accessKey) });
     // Interactive token requests of the key keep to what this plan leaves of the hour.
     client.setPollingTokens?.(accessKey, plan.tokensPerCycle);
 
@@ -261,6 +264,10 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
     }
     subsByUser.set(userId, current);
     ctx.afterRefresh?.(userId, current.values());
+    // A draft is due at once (the token gate says when it may be written); out of any read group, it is due alone.
+    for (const sub of current.values()) {
+      if (user.drafts[sub.service] !== undefined && !sub.inFlight && !sub.reserved) schedule(sub, now);
+    }
     // A new plan may open a window sooner for those parked until their next one.
     for (const sub of current.values()) {
       if (sub.waitingForWindow && !sub.inFlight) {
@@ -278,6 +285,7 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
     scopeIdOf,
     activeServices,
     planOf,
+    offsetOf,
     refresh,
   };
 }

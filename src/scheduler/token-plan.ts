@@ -24,9 +24,16 @@ export function compareServices(a: Service, b: Service): number {
   return live !== 0 ? live : KIND_ORDER[kindOf(a)] - KIND_ORDER[kindOf(b)];
 }
 
-/** The distinct services in plan priority order. */
-export function orderServices(services: Iterable<Service>): Service[] {
-  return [...new Set(services)].sort(compareServices);
+/**
+ * The distinct services in plan priority order: those the user ranked (`rank`, first favoured)
+ * first, in that order, then the rest by `compareServices`.
+ */
+export function orderServices(services: Iterable<Service>, rank: readonly Service[] = []): Service[] {
+  const place = (s: Service) => {
+    const i = rank.indexOf(s);
+    return i < 0 ? rank.length : i;
+  };
+  return [...new Set(services)].sort((a, b) => place(a) - place(b) || compareServices(a, b));
 }
 
 export interface TokenPlanInput {
@@ -38,6 +45,8 @@ export interface TokenPlanInput {
   reserve?: number;
   /** The token lifetime: the length of one window; default 5 minutes. */
   windowMs?: number;
+  /** The user's ranking of their services (user record `serviceRank`): the first is favoured. */
+  rank?: readonly Service[];
 }
 
 /** One service's place in the plan. */
@@ -69,7 +78,8 @@ export interface TokenPlan {
 
 /**
  * Allocates windows to services. Every service first gets one window (so none starves while the
- * budget lasts), then the rest goes by priority, each service up to every window. A service's
+ * budget lasts), then the rest goes by priority (the user's ranking, then live first), each
+ * service up to every window. A service's
  * windows are spread evenly over the cycle, placed where the fewest other tokens are held.
  *
  * Examples at 20 tokens/hour (budget 18): one service → 100 %; live + prematch → 100 % + 50 %;
@@ -82,7 +92,7 @@ export function planTokens(input: TokenPlanInput): TokenPlan {
   const reserve = Math.max(0, Math.min(Math.floor(input.reserve ?? DEFAULT_TOKEN_RESERVE), limit - 1));
   const windowsPerCycle = Math.max(1, Math.ceil(HOUR_MS / windowMs));
   const budget = Math.max(0, limit - reserve);
-  const ordered = orderServices(input.services);
+  const ordered = orderServices(input.services, input.rank);
 
   const counts = new Map<Service, number>(ordered.map((s) => [s, 0]));
   let remaining = budget;
@@ -159,4 +169,45 @@ export function nextActiveWindow(plan: TokenPlan, service: Service, from: number
   const at = slotOf(plan, from);
   for (const slot of slots) if (slot >= at) return from + (slot - at);
   return from + (plan.windowsPerCycle - at) + slots[0]!;
+}
+
+/** The longest stretch of the cycle, in windows, in which `service` holds no token (0: always held). */
+export function longestGap(plan: TokenPlan, service: Service): number {
+  const slots = plan.services[service]?.slots ?? [];
+  if (slots.length === 0) return plan.windowsPerCycle;
+  let gap = 0;
+  for (let i = 0; i < slots.length; i++) {
+    const next = i + 1 < slots.length ? slots[i + 1]! : slots[0]! + plan.windowsPerCycle;
+    gap = Math.max(gap, next - slots[i]! - 1);
+  }
+  return gap;
+}
+
+/**
+ * When `service` may next get a token under `plan` for a key whose windows start at `offsetMs`:
+ * `now` when the current window is one of its own, else the start of its next window; with the
+ * key's `ledger` (its token requests of the rolling hour), a window the hour is full in is passed
+ * over. Undefined when the plan gives it no window at all.
+ */
+export function nextTokenAt(
+  plan: TokenPlan,
+  service: Service,
+  offsetMs: number,
+  now: number,
+  ledger?: { count(at: number): number; oldest(at: number): number | undefined },
+): number | undefined {
+  const W = plan.windowMs;
+  const current = Math.floor((now - offsetMs) / W);
+  let from = current;
+  for (let tries = 0; tries <= plan.windowsPerCycle * 2; tries++) {
+    const window = nextActiveWindow(plan, service, from);
+    if (window === undefined) return undefined;
+    const start = Math.max(now, window * W + offsetMs);
+    if (!ledger || ledger.count(start) < plan.budget) return start;
+    // The hour is full then: the window still serves once the oldest request ages out within it.
+    const free = (ledger.oldest(start) ?? start) + HOUR_MS + 1;
+    if (free < (window + 1) * W + offsetMs) return free;
+    from = window + 1;
+  }
+  return undefined;
 }

@@ -24,6 +24,17 @@ export const filterRecordSchema = z.object({
 });
 export type FilterRecord = z.infer<typeof filterRecordSchema>;
 
+/**
+ * A filter the user built whose write the service's budget refused: kept, and written by the
+ * scheduler (which holds the key's token budget) as soon as the budget allows; then it becomes the
+ * service's filter and the draft goes. `createdAt` tells one draft from the next (a newer save replaces it).
+ */
+export const draftRecordSchema = z.object({
+  settings: filterSettingsSchema,
+  createdAt: z.number(),
+});
+export type DraftRecord = z.infer<typeof draftRecordSchema>;
+
 export const serviceStatusSchema = z.object({
   lastGoodReadAt: z.number().nullable().default(null),
   lastAlertAt: z.number().nullable().default(null),
@@ -65,6 +76,13 @@ export const userSchema = z.object({
     .nullable()
     .default(null),
   filters: perService(filterRecordSchema),
+  /** Filters waiting for the token budget (see draftRecordSchema); absent in older records: none. */
+  drafts: perService(draftRecordSchema),
+  /**
+   * The user's order of their services, first favoured by the token plan (token-plan.ts); services
+   * not named follow in the default order (live first). Absent in older records: the default order.
+   */
+  serviceRank: z.array(z.enum(SERVICES)).max(SERVICES.length).default([]),
   status: perService(serviceStatusSchema),
   /** Event id → muted until (ms). */
   mutedEvents: z.record(z.string(), z.number()).default({}),

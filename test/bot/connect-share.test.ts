@@ -56,9 +56,11 @@ describe('LIMIT_SCOPE_TOKENS=address in one process', () => {
     await front.say(Y, '/connect junk-key-3 junk-secret-0123456789');
     expect(lastText(Y.id)).toContain('отведённая ключам, которые подключают впервые, пока исчерпана');
     expect(sandbox.counters().requests.token).toBe(before + 1);
-    // Z connects a pair again: the check goes through (its own part, not the newcomers').
-    await front.say(Z, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret}`);
+    // Z connects a pair again, naming a service its key has not read (so it is checked, not taken as
+    // known: actions/connect.ts): the check goes through (its own part, not the newcomers').
+    await front.say(Z, `/connect ${sandbox.demoKey.accessKey} ${sandbox.demoKey.secret} arbs_live`);
     expect(lastText(Z.id)).toContain('connected');
+    expect(sandbox.counters().requests.token).toBe(before + 2);
     expect(front.store.getUser(Z.id)?.key?.accessKey).toBe(sandbox.demoKey.accessKey);
     expect(sandbox.counters().status['429']).toBeUndefined();
   });

@@ -97,10 +97,11 @@ describe('/filter <service> …', () => {
     expect(h.client.callsOf('writeFilter')).toHaveLength(0);
   });
 
-  it('a refused write stores nothing and says why', async () => {
+  it('a write the budget refuses is kept as a draft; any other refusal stores nothing and says why', async () => {
     h.client.failNext('writeFilter', 'rate_limited', 120_000);
     await h.say(ALICE, '/filter arbs_live');
-    expect(h.last(ALICE.id).text).toContain('try again in 2 min');
+    expect(h.last(ALICE.id).text).toContain('as a draft');
+    expect(h.store.getUser(ALICE.id)?.drafts.arbs_live).toBeDefined();
     h.client.failNext('writeFilter', 'forbidden');
     await h.say(ALICE, '/filter arbs_live');
     expect(h.last(ALICE.id).text).toContain('no access to Arbs · live');

@@ -33,7 +33,7 @@ async function both(env: Record<string, string>) {
   scheduler.refreshUsers([1, 2, 3]);
   const refreshed: number[] = [];
   const port = createFrontSchedulerPort({
-    config, store, client: {}, vault: plainVault,
+    config, store, client: {}, vault: plainVault, clock,
     latest: { ask: async (userId) => (userId === 1 ? [opp('x')] : []) },
     local: { refreshUser: (id) => void refreshed.push(id) },
   });

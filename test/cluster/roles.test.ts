@@ -6,6 +6,8 @@
  * (stand-in-parts.ts). A user connects and builds a filter on the front; the worker holding the
  * user's bucket reads and alerts through the front; /status, inline mode and /healthz answer per
  * role; when that worker stops, the other takes the user over without alerting an item twice.
+ * A filter the key's token budget refuses on the front is kept as a draft, and the worker that
+ * holds the user's budget writes it and tells the user through the front.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -43,7 +45,7 @@ interface Cluster {
   start(role: 'front' | 'worker' | 'all'): Promise<App>;
 }
 
-async function cluster(prefix: string): Promise<Cluster> {
+async function cluster(prefix: string, env: Record<string, string> = {}): Promise<Cluster> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bb-roles-'));
   const parts = standInParts(dataDir);
   return {
@@ -59,6 +61,7 @@ async function cluster(prefix: string): Promise<Cluster> {
         REDIS_URL: redis.url,
         REDIS_PREFIX: prefix,
         ROLE: role,
+        ...env,
       });
       return startApp({ config: { ...config, BOT_TOKEN: telegram.token }, logger: silentLogger, cluster: parts, leaseTimings: FAST_LEASES });
     },
@@ -200,6 +203,36 @@ describe('ROLE=all', () => {
       expect(await check.zcard(`${prefix}workers`)).toBe(0);
     } finally {
       check.disconnect();
+    }
+  }, 40_000);
+});
+
+describe('a draft in the cluster', () => {
+  const DORA = { id: 5007, first_name: 'Dora', language_code: 'en' };
+
+  it('a save the front’s budget refuses is kept; the worker holding the key’s budget writes it and the user hears it is live', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    // 15 token requests an hour: with one service read all the time (12), 3 are left to commands:
+    // the /connect, the first filter's write and a mistyped secret's check take them.
+    sandbox.addKey({ accessKey: 'dora-key', secret: 'dora-secret-0123' });
+    const c = await cluster(`${redis.prefix}draft:`, { LIMIT_TOKENS_PER_HOUR: '15' });
+    const apps = [await c.start('worker'), await c.start('front')];
+    try {
+      const ask = chat(DORA);
+      await ask('/connect dora-key dora-secret-0123', (m) => /connected/i.test(m.text));
+      await ask('/filter arbs_live', (m) => /saved/.test(m.text));
+      await ask('/connect dora-key mistyped-secret-0123', (m) => /wrong/.test(m.text));
+      // Ranked first, middles live gets every window of the plan (13 of the hour: 12 and arbs live's 1).
+      await ask('/rank middles_live', (m) => /New order/.test(m.text));
+      const kept = await ask('/filter middles_live', (m) => /draft/.test(m.text));
+      expect(kept.text).toContain('as a draft');
+      await telegram.waitForMessage((m) => m.chat_id === DORA.id && m.text.includes('Your draft filter for Middles · live is written and live now'), 15_000);
+      const list = await ask('/filters', (m) => m.text.includes('Your filters'));
+      expect(list.text).toContain('Middles · live</b> — 🟢 active');
+      expect(list.text).not.toContain('draft');
+    } finally {
+      for (const app of apps) await app.stop(1_000);
+      await rm(c.dataDir, { recursive: true, force: true });
     }
   }, 40_000);
 });

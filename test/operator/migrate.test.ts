@@ -25,7 +25,7 @@ async function migrate(to: MigrateArgs['to'], env: Record<string, string | undef
   return { code, lines };
 }
 
-/** A DATA_DIR with two users (one with a key pair, a filter and a status) and alert state. */
+/** A DATA_DIR with two users (one with a key pair, a filter, a draft, an order of services and a status) and alert state. */
 async function lowdbWithData(dataDir: string, vault?: Vault): Promise<Database> {
   const store = await openStore({ dataDir, logger: silentLogger });
   store.updateUser(
@@ -40,6 +40,12 @@ async function lowdbWithData(dataDir: string, vault?: Vault): Promise<Database> 
       };
       u.status.arbs_live = { lastGoodReadAt: 3, lastAlertAt: 4, lastError: { kind: 'auth', at: 5 } };
       u.mutedEvents = { 'ev-1': 99 };
+      // A draft waiting for the token budget and the user's order of services go along.
+      u.drafts.valuebets_prematch = {
+        settings: { sports: [], bookmakers: [2], minProfit: 0, maxProfit: null, minOdds: 1.5, maxOdds: 4, hoursToStart: null, minOvervalue: 3 },
+        createdAt: 11,
+      };
+      u.serviceRank = ['valuebets_prematch'];
     },
     { chatId: 70, lang: 'ru' },
   );

@@ -38,7 +38,7 @@ describe('LIMIT_SCOPE=address', () => {
     expect(Math.min(...prematch)).toBeGreaterThan((total / users) * 0.7);
     expect(Math.max(...prematch)).toBeLessThan((total / users) * 1.3);
     // The coverage the bot would show: 15 users on the host, 2.003 s each → a read every 30.05 s.
-    expect(stack.scheduler.coverage(1).arbs_prematch).toEqual({ share: 1, intervalMs: 30_050, state: 'active' });
+    expect(stack.scheduler.coverage(1).arbs_prematch).toMatchObject({ share: 1, intervalMs: 30_050, state: 'active' });
     // The live host has five users: a read every 10 s.
     expect(stack.scheduler.coverage(11).arbs_live?.intervalMs).toBe(10_017);
   });

@@ -6,7 +6,7 @@ import type { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import type { DiffEvent } from '../../src/scheduler/diff.js';
 import type { Scheduler } from '../../src/scheduler/scheduler.js';
-import type { NoticeReason, Notifier, NotifierStats, SubscriptionRef } from '../../src/scheduler/port.js';
+import type { DraftOutcome, NoticeReason, Notifier, NotifierStats, SubscriptionRef } from '../../src/scheduler/port.js';
 import { filterSettingsSchema, type FilterSettings } from '../../src/service/filter-model.js';
 import type { Service } from '../../src/service/services.js';
 import type { Lang, UserRecord } from '../../src/store/schema.js';
@@ -71,6 +71,7 @@ export async function runFor(clock: ManualClock, scheduler: Pick<Scheduler, 'whe
 export class RecordingNotifier implements Notifier {
   readonly events: { sub: SubscriptionRef; event: DiffEvent; at: number }[] = [];
   readonly notices: { userId: number; reason: NoticeReason; service: Service }[] = [];
+  readonly drafts: { userId: number; service: Service; outcome: DraftOutcome; at: number }[] = [];
 
   constructor(private readonly now: () => number) {}
 
@@ -79,6 +80,9 @@ export class RecordingNotifier implements Notifier {
   }
   notice(user: Readonly<UserRecord>, reason: NoticeReason, service: Service): void {
     this.notices.push({ userId: user.id, reason, service });
+  }
+  draft(user: Readonly<UserRecord>, service: Service, outcome: DraftOutcome): void {
+    this.drafts.push({ userId: user.id, service, outcome, at: this.now() });
   }
   stats(): NotifierStats {
     return { alerts: 0, edits: 0, skipped: 0, held: 0, notices: this.notices.length, failures: 0, alertsLastMinute: 0 };

@@ -76,7 +76,7 @@ describe('200 users × 2 services over an hour', () => {
     const { byKeyHost } = stack.sandbox.counters();
     const cov = stack.scheduler.coverage(1);
     const [l, p] = PAIRS[0]!;
-    expect(cov[l]).toEqual({ share: 1, intervalMs: POLL_SECONDS * 1000, state: 'active' });
+    expect(cov[l]).toMatchObject({ share: 1, intervalMs: POLL_SECONDS * 1000, state: 'active', longestGapMs: 0 });
     expect(cov[p]?.share).toBe(0.5);
     // Promised: share × run time ÷ (interval + up to 10 % jitter).
     const promised = (share: number) => (share * RUN_MS) / (POLL_SECONDS * 1000 * 1.05);

@@ -61,7 +61,7 @@ describe('token rotation', () => {
     const { store, scheduler } = await rig();
     addUser(store, 1, ['arbs_live', 'arbs_prematch']);
     scheduler.start();
-    expect(scheduler.coverage(1)).toEqual({
+    expect(scheduler.coverage(1)).toMatchObject({
       arbs_live: { share: 1, intervalMs: 5_000, state: 'active' },
       arbs_prematch: { share: 0.5, intervalMs: 5_000, state: 'active' },
     });
@@ -168,7 +168,7 @@ describe('polling', () => {
     // 40 minutes × 30 reads a minute: while one subscription renews its token, the others take the turns.
     expect(all.length).toBeGreaterThan(40 * 30 * 0.95);
     // 12 users on the host, one read every (60 s + the window's 100 ms margin) / 30 each.
-    expect(scheduler.coverage(1).arbs_prematch).toEqual({ share: 1, intervalMs: 24_040, state: 'active' });
+    expect(scheduler.coverage(1).arbs_prematch).toMatchObject({ share: 1, intervalMs: 24_040, state: 'active' });
   });
 
   it('shares one token budget between all users under LIMIT_SCOPE=address, in turns', async () => {

@@ -87,6 +87,30 @@ export function storeContract(sut: StoreUnderTest): void {
     });
   });
 
+  describe('store: drafts and the service ranking', () => {
+    it('keeps a draft filter and the user\'s order of services across close and open; an older record has neither', async () => {
+      const a = await sut.open();
+      a.updateUser(10, () => undefined, { chatId: 1010 });
+      expect(a.getUser(10)).toMatchObject({ drafts: {}, serviceRank: [] });
+      const settings = { sports: [1], bookmakers: [], minProfit: 0, maxProfit: null, minOdds: 1.5, maxOdds: 4, hoursToStart: null, minOvervalue: 3 };
+      a.updateUser(10, (u) => {
+        u.drafts.valuebets_prematch = { settings, createdAt: 42 };
+        u.serviceRank = ['valuebets_prematch', 'arbs_live'];
+      });
+      expectStoreError(
+        () =>
+          a.updateUser(10, (u) => {
+            u.serviceRank = ['arbs_live', 'arbs_live', 'arbs_live', 'arbs_live', 'arbs_live', 'arbs_live', 'arbs_live'];
+          }),
+        'invalid-user',
+      );
+      await a.close();
+      const b = await sut.reopen(a);
+      expect(b.getUser(10)?.drafts).toEqual({ valuebets_prematch: { settings, createdAt: 42 } });
+      expect(b.getUser(10)?.serviceRank).toEqual(['valuebets_prematch', 'arbs_live']);
+    });
+  });
+
   describe('store: bookmaker settings', () => {
     it('keeps a user\'s bookmaker settings across close and open, and refuses settings the schema refuses', async () => {
       const a = await sut.open();

@@ -7,7 +7,24 @@
  * types a key without its secret hears "wrong pair", as for a key that does not exist. A verified
  * pair takes the key over from a holder whose alerts are paused because the service refuses their
  * secret (the key's owner rotated it, or gave it to someone else); otherwise the key stays theirs.
+ *
+ * What the bot already knows of the user's own pair spares a check, or answers one the budget
+ * refuses (newcomer report #2). The service keeps one secret per access key — each display on its
+ * site makes a new one — so:
+ * - the same access key with the same secret as the user's stored pair, which the service still
+ *   accepts (no 401 pause since), is that pair: nothing to check, nothing to change;
+ * - the same access key with another secret, when the check cannot be made now (the key's token
+ *   requests or the user's cap are spent): the stored secret was accepted at a known time, and a
+ *   key has one secret at a time, so the typed one is not it: answered as wrong, and nothing is
+ *   changed. If the user did get a new secret on the site after that time, the stored one stops
+ *   working, the scheduler's next token request is refused, their alerts pause with a notice, and
+ *   the pair is no longer "known to work": the next /connect is checked as usual. Saying "wrong"
+ *   never stores anything, so it cannot let a bad pair in; the only thing it can get wrong is that
+ *   rotation, for at most one token window, and the user is told exactly that case.
+ * Only the user's own stored pair is compared (never another holder's: that would tell a stranger
+ * about someone else's secret), with a constant-time comparison of digests.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { knownSecrets } from '../../log-redaction.js';
 import { isServiceError } from '../../service/errors.js';
 import { NEWCOMERS_SHARE_ID } from '../../service/limit-scopes.js';
@@ -30,6 +47,10 @@ export type ConnectOutcome =
     }
   | { kind: 'no_access'; service: Service; masked: string; tookOverFrom?: { chatId: number; lang: Lang } }
   | { kind: 'wrong_pair'; masked: string }
+  /** The same key and secret as the user's pair, which the service accepts: no check was made. */
+  | { kind: 'same_pair'; masked: string }
+  /** Not the secret of the user's pair, which the service accepted at `acceptedAt`; the check could not be made now. */
+  | { kind: 'wrong_known'; masked: string; acceptedAt: number }
   | { kind: 'taken'; masked: string }
   /** `userShare`: the user holds their part of a budget every user of the bot shares (address scope); others may go on. */
   | { kind: 'rate_limited'; masked: string; retryAfterMs: number; userShare?: true; newcomers?: true }
@@ -44,6 +65,35 @@ export interface ConnectRequest {
   accessKey: string;
   secret: string;
   service: Service;
+  /** The user named the service to check (`/connect key secret service`): a same pair is checked for it unless it was read with it. */
+  serviceNamed?: boolean;
+}
+
+/** When the service last accepted the user's stored pair for `accessKey`; undefined when it refused it since, or it is not theirs. */
+function acceptedAt(user: UserRecord | undefined, accessKey: string): number | undefined {
+  if (user?.key?.accessKey !== accessKey) return undefined;
+  const connectedAt = user.key.connectedAt;
+  // A 401 pause, or a refusal after the last good read: the stored secret no longer works.
+  if (Object.values(user.filters).some((f) => f?.paused === true && f.pausedReason === 'auth')) return undefined;
+  let at = connectedAt;
+  for (const status of Object.values(user.status)) {
+    if (status?.lastError?.kind === 'auth' && status.lastError.at >= connectedAt) return undefined;
+    if (status?.lastGoodReadAt !== null && status?.lastGoodReadAt !== undefined && status.lastGoodReadAt >= connectedAt) at = Math.max(at, status.lastGoodReadAt);
+  }
+  return at;
+}
+
+/** Whether `secret` is the user's stored secret for the key (digests compared in constant time). */
+function isStoredSecret(rt: BotRuntime, user: UserRecord, secret: string): boolean {
+  if (!user.key) return false;
+  let stored: string;
+  try {
+    stored = rt.vault.decrypt(user.key.secretEnc, { userId: user.id, accessKey: user.key.accessKey });
+  } catch {
+    return false;
+  }
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(stored), digest(secret));
 }
 
 /** Another user who holds this access key (the service keeps one filter per key). */
@@ -63,8 +113,18 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
   // Others trying a held key count apart from its holder's own checks: junk pairs sent by
   // strangers must not lock the holder out of reconnecting their key for the window.
   const heldBy = otherHolder(rt, accessKey, userId);
+  const mine = rt.store.getUser(userId);
+  const accepted = acceptedAt(mine, accessKey);
+  const same = accepted !== undefined && mine !== undefined && isStoredSecret(rt, mine, req.secret);
+  // The pair is the one the service accepts now: checking it again would spend a token request for nothing.
+  if (same && (!req.serviceNamed || (mine.status[service]?.lastGoodReadAt ?? null) !== null)) {
+    return { kind: 'same_pair', masked };
+  }
+  // When no check can be made, the stored pair still tells a secret that is not its own (see the header).
+  const refusedCheck = <T extends ConnectOutcome>(outcome: T): ConnectOutcome =>
+    accepted !== undefined && !same ? { kind: 'wrong_known', masked, acceptedAt: accepted } : outcome;
   const waitMs = await rt.caps.take('connect', userId, heldBy ? `held-by-other:${accessKey}` : accessKey);
-  if (waitMs > 0) return { kind: 'capped', masked, waitMs };
+  if (waitMs > 0) return refusedCheck({ kind: 'capped', masked, waitMs });
 
   // From here on only the vault's blob is stored; the plain secret is kept in no state, and the
   // logs cut it by value only once the service has accepted the pair (a junk "secret" must not be
@@ -90,12 +150,12 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
         forbidden = true;
         break;
       case 'rate_limited':
-        return {
+        return refusedCheck({
           kind: 'rate_limited',
           masked,
           retryAfterMs: err.details.retryAfterMs ?? 60_000,
           ...(err.details.share === 'user' && (newcomer ? { newcomers: true as const } : { userShare: true as const })),
-        };
+        });
       default:
         rt.logger.warn({ kind: err.kind, service }, 'key check failed');
         return { kind: 'unavailable', masked };

@@ -1,6 +1,11 @@
 /**
  * Saving a filter: one write to the service, then the store, then the scheduler. Returns a
  * plain, serializable outcome (the filter builder calls it inside `conversation.external`).
+ *
+ * A write the service's budget refuses (the key's token requests for the hour, the filter writes,
+ * or the user's part of a budget every user shares) loses nothing: the build is kept as a draft
+ * in the user record, and the scheduler, which holds the key's token budget, writes it as soon as
+ * its plan gives the service a token (src/scheduler/drafts.ts) and tells the user it is live.
  */
 import { isServiceError, type ServiceErrorKind } from '../../service/errors.js';
 import { filterSettingsSchema, type FilterSettings } from '../../service/filter-model.js';
@@ -10,14 +15,16 @@ import { userKeyRef } from '../../store/key-ref.js';
 
 export type SaveOutcome =
   | { kind: 'saved' }
+  /**
+   * Refused by the budget and kept as a draft: written by the scheduler at about `expectedAt`
+   * (unknown: undefined). `tokens`: the key's token requests ran out (not the filter writes).
+   */
+  | { kind: 'draft'; expectedAt?: number; tokens?: true }
   | { kind: 'no_key' }
   /** The user's cap on filter writes: nothing was sent. */
   | { kind: 'capped'; waitMs: number }
-  /**
-   * `tokens`: the key's token requests were used up, not its filter writes. `userShare`: the user
-   * holds their part of a budget every user of the bot shares (address scope).
-   */
-  | { kind: 'error'; errorKind: ServiceErrorKind; retryAfterMs: number | null; tokens?: true; userShare?: true };
+  /** Any refusal but the budget's (which keeps a draft): nothing was saved. */
+  | { kind: 'error'; errorKind: ServiceErrorKind };
 
 export async function saveFilter(rt: BotRuntime, userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> {
   const ref = userKeyRef(rt, rt.store.getUser(userId));
@@ -30,18 +37,26 @@ export async function saveFilter(rt: BotRuntime, userId: number, service: Servic
   } catch (err) {
     if (!isServiceError(err)) throw err;
     rt.logger.warn({ kind: err.kind, service }, 'filter write failed');
-    return {
-      kind: 'error',
-      errorKind: err.kind,
-      retryAfterMs: err.details.retryAfterMs ?? null,
-      ...(err.details.limit === 'tokens' && { tokens: true }),
-      ...(err.details.share === 'user' && { userShare: true }),
-    };
+    if (err.kind === 'rate_limited') return keepDraft(rt, userId, service, checked, err.details.limit === 'tokens');
+    return { kind: 'error', errorKind: err.kind };
   }
   const now = rt.clock.now();
   rt.store.updateUser(userId, (draft) => {
     draft.filters[service] = { settings: checked, paused: false, pausedReason: null, savedAt: now };
+    // Written now: an older draft for the service would overwrite it later.
+    delete draft.drafts[service];
   });
   rt.scheduler.refreshUser(userId);
   return { kind: 'saved' };
+}
+
+/** Keeps the refused build as the service's draft; the scheduler writes it when the budget allows. */
+function keepDraft(rt: BotRuntime, userId: number, service: Service, settings: FilterSettings, tokens: boolean): SaveOutcome {
+  const now = rt.clock.now();
+  rt.store.updateUser(userId, (draft) => {
+    draft.drafts[service] = { settings, createdAt: now };
+  });
+  rt.scheduler.refreshUser(userId);
+  const expectedAt = rt.scheduler.coverage(userId)[service]?.nextTokenAt;
+  return { kind: 'draft', ...(expectedAt !== undefined && { expectedAt }), ...(tokens && { tokens: true as const }) };
 }

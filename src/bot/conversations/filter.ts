@@ -19,6 +19,7 @@ import { coverageList, coverageTradeOff, describeFilter, errorInWords, fmtNum } 
 import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
 import { neverMatches } from '../ui/filter-warnings.js';
+import { budgetRule, coverageLines, draftWhen, firstReadWords } from '../ui/budget-text.js';
 import { multiSelect } from './multi-select.js';
 import { askValue } from './ask-value.js';
 import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
@@ -55,12 +56,24 @@ function rangeLabel(min: number | null, max: number | null, unit: string): strin
   return `${fmtNum(min ?? 0)}–${fmtNum(max)}${unit}`;
 }
 
-async function chooseService(conversation: Convo, ctx: ConvContext, t: Translate): Promise<Service> {
+/** The key's token budget in words before a service is chosen: the rule, and the user's services now. */
+function budgetBefore(rt: BotRuntime, userId: number, t: Translate): string {
+  const user = rt.store.getUser(userId);
+  const parts = [budgetRule(rt.config.LIMIT_TOKENS_PER_HOUR, t)];
+  if (user) {
+    const coverage = rt.scheduler.coverage(userId);
+    const lines = coverageLines(coverage, user.serviceRank, t);
+    if (lines !== '') parts.push(`${t('budget_now')}\n${lines}`);
+  }
+  return parts.join('\n\n');
+}
+
+async function chooseService(conversation: Convo, ctx: ConvContext, t: Translate, budget: string): Promise<Service> {
   const rows: InlineKeyboardButton[][] = [];
   for (let i = 0; i < SERVICES.length; i += 2) {
     rows.push(SERVICES.slice(i, i + 2).map((s) => btn(serviceLabel(s, t), { type: 'service', service: s })));
   }
-  const promptId = await sendPrompt(ctx, t('fb_choose_service'), keyboard(rows));
+  const promptId = await sendPrompt(ctx, `${t('fb_choose_service')}\n\n${budget}`, keyboard(rows));
   for (;;) {
     const answer = await waitAnswer(conversation, t, promptId);
     const service =
@@ -87,7 +100,7 @@ export function createFilterConversation(rt: BotRuntime) {
       return;
     }
 
-    const service = args.service ?? (await chooseService(conversation, ctx, t));
+    const service = args.service ?? (await chooseService(conversation, ctx, t, await conversation.external(() => budgetBefore(rt, userId, t))));
     const editing = args.initial !== undefined;
     const settings: FilterSettings = { ...defaultFilter(), ...(args.initial ?? {}) };
 
@@ -179,6 +192,7 @@ export function createFilterConversation(rt: BotRuntime) {
     const coverage = await conversation.external(() => ({
       before: rt.scheduler.coverage(userId),
       after: rt.scheduler.coverage(userId, service),
+      rank: rt.store.getUser(userId)?.serviceRank ?? [],
     }));
     const dicts: Dictionaries | undefined = lists
       ? {
@@ -197,7 +211,8 @@ export function createFilterConversation(rt: BotRuntime) {
     const never = neverMatches(service, settings, t, names, lists?.live);
     if (never.length > 0) parts.push(never.join('\n'));
     const tradeOff = coverageTradeOff(coverage.before, coverage.after, t);
-    if (tradeOff) parts.push(tradeOff);
+    // What each share would mean, in minutes of the hour (#34: "8 %" alone said nothing).
+    if (tradeOff) parts.push(`${tradeOff}\n${coverageLines(coverage.after, coverage.rank, t)}`);
     const confirmId = await sendPrompt(ctx, parts.join('\n\n'), keyboard([[btn(t('btn_save'), { type: 'save' }), btn(t('btn_cancel'), { type: 'cancel' })]]));
 
     for (;;) {
@@ -214,30 +229,42 @@ export function createFilterConversation(rt: BotRuntime) {
       if (answer.button.type !== 'save') continue;
       await closePrompt(answer.ctx, confirmId);
       const outcome: SaveOutcome = await conversation.external(() => saveFilter(rt, userId, service, settings));
-      const after: Partial<Record<Service, ServiceCoverage>> = await conversation.external(() => rt.scheduler.coverage(userId));
-      await answer.ctx.reply(saveOutcomeText(t, service, outcome, after));
+      const after = await conversation.external(() => ({
+        coverage: rt.scheduler.coverage(userId),
+        where: { now: rt.clock.now(), zone: rt.store.getUser(userId)?.timeZone ?? 'UTC', lang: args.lang },
+      }));
+      await answer.ctx.reply(saveOutcomeText(t, service, outcome, after.coverage, after.where));
       return;
     }
   };
 }
 
+/** The user's clock and language, for the times an answer names. */
+export interface AnswerWhere {
+  now: number;
+  zone: string;
+  lang: Lang;
+}
+
 /** The answer after a save attempt (shared with the one-line /filter). */
-export function saveOutcomeText(t: Translate, service: Service, outcome: SaveOutcome, coverage: Partial<Record<Service, ServiceCoverage>>): string {
+export function saveOutcomeText(t: Translate, service: Service, outcome: SaveOutcome, coverage: Partial<Record<Service, ServiceCoverage>>, where: AnswerWhere): string {
   const label = serviceLabel(service, t);
   switch (outcome.kind) {
     case 'saved': {
+      // "Alerts start within seconds" only when the first read is due then (#10): else when it is due.
+      const saved = `${t('fb_saved', { service: label })} ${firstReadWords(coverage[service], where.now, where.zone, where.lang, t)}`;
       const list = coverageList(coverage, t);
-      return list === '' ? t('fb_saved', { service: label }) : `${t('fb_saved', { service: label })}\n${t('coverage_now', { list: html(list) })}`;
+      return list === '' ? saved : `${saved}\n${t('coverage_now', { list: html(list) })}`;
+    }
+    case 'draft': {
+      const when = draftWhen(outcome.expectedAt, where.now, where.zone, where.lang, t);
+      return when && outcome.tokens ? t('fb_saved_draft', { service: label, ...when }) : t('fb_saved_draft_later', { service: label });
     }
     case 'no_key':
       return t('need_key');
     case 'capped':
       return t('cap_filter', { wait: waitWords(outcome.waitMs, t) });
     case 'error':
-      if (outcome.errorKind === 'rate_limited') {
-        const min = Math.max(1, Math.ceil((outcome.retryAfterMs ?? 60_000) / 60_000));
-        return t(outcome.userShare ? 'fb_save_user_share' : outcome.tokens ? 'fb_save_token_limited' : 'fb_save_rate_limited', { min });
-      }
       if (outcome.errorKind === 'forbidden') return t('fb_save_forbidden', { service: label });
       if (outcome.errorKind === 'auth') return t('fb_save_auth');
       return t('fb_save_failed', { reason: html(errorInWords(outcome.errorKind, t)) });

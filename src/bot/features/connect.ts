@@ -14,7 +14,8 @@ import { leaveFlows } from '../flows.js';
 import { quietly } from '../ui/quietly.js';
 import { serviceLabel } from '../../locales/services.js';
 import { translator } from '../../locales/i18n.js';
-import { waitWords } from '../ui/time-words.js';
+import { formatClockTime, waitWords } from '../ui/time-words.js';
+import { budgetRule, coverageLines } from '../ui/budget-text.js';
 
 const DEFAULT_CHECK_SERVICE: Service = 'arbs_prematch';
 // At least one letter or digit: a key of dots only ("..") would be a step up in the service's URL paths.
@@ -46,9 +47,26 @@ export async function deleteSecretMessage(ctx: BotContext): Promise<boolean> {
   return deleted;
 }
 
-function outcomeText(ctx: BotContext, outcome: ConnectOutcome): string {
+/**
+ * Every service the key reads for the user, each with its coverage in words (newcomer report
+ * #35: the answer named only the service the pair was checked with); with none yet, how a key's
+ * token budget is shared.
+ */
+function keyReads(rt: BotRuntime, ctx: BotContext): string {
+  const user = rt.store.getUser(ctx.from?.id ?? 0);
+  const coverage = user ? rt.scheduler.coverage(user.id) : {};
+  const lines = coverageLines(coverage, user?.serviceRank, ctx.t);
+  if (lines !== '') return `${ctx.t('connect_reads')}\n${lines}`;
+  return `${ctx.t('connect_reads_none')}\n\n${budgetRule(rt.config.LIMIT_TOKENS_PER_HOUR, ctx.t)}`;
+}
+
+function outcomeText(rt: BotRuntime, ctx: BotContext, outcome: ConnectOutcome): string {
   const key = outcome.masked;
   switch (outcome.kind) {
+    case 'same_pair':
+      return `${ctx.t('connect_same', { key })}\n\n${keyReads(rt, ctx)}`;
+    case 'wrong_known':
+      return ctx.t('connect_wrong_known', { key, at: formatClockTime(outcome.acceptedAt, ctx.user?.timeZone ?? 'UTC', ctx.lang) });
     case 'connected': {
       const lines = [ctx.t(outcome.replacedKey ? 'connect_ok_replaced' : 'connect_ok', { key, service: serviceLabel(outcome.service, ctx.t) })];
       if (outcome.rewriteFailed.length > 0) {
@@ -56,10 +74,11 @@ function outcomeText(ctx: BotContext, outcome: ConnectOutcome): string {
           ctx.t('connect_rewrite_failed', { list: outcome.rewriteFailed.map((s) => serviceLabel(s, ctx.t)).join(', '), n: outcome.rewriteFailed.length }),
         );
       }
+      lines.push(keyReads(rt, ctx));
       return lines.join('\n\n');
     }
     case 'no_access':
-      return ctx.t('connect_no_access', { key, service: serviceLabel(outcome.service, ctx.t) });
+      return `${ctx.t('connect_no_access', { key, service: serviceLabel(outcome.service, ctx.t) })}\n\n${keyReads(rt, ctx)}`;
     case 'wrong_pair':
       return ctx.t('connect_wrong', { key });
     case 'taken':
@@ -114,15 +133,15 @@ export async function acceptSecret(rt: BotRuntime, ctx: BotContext, text: string
   await finishConnect(rt, ctx, accessKey, secret, service, deleted);
 }
 
-async function finishConnect(rt: BotRuntime, ctx: BotContext, accessKey: string, secret: string, service: Service, deleted: boolean): Promise<void> {
+async function finishConnect(rt: BotRuntime, ctx: BotContext, accessKey: string, secret: string, service: Service, deleted: boolean, serviceNamed = false): Promise<void> {
   if (!ctx.chat || !ctx.from) return;
   await rt.pending.endLateSecret(ctx.chat.id, ctx.from.id);
   await quietly(ctx.log, 'showing "typing"', () => ctx.replyWithChatAction('typing'));
-  const outcome = await connectKey(rt, { userId: ctx.from.id, chatId: ctx.chat.id, lang: ctx.lang, accessKey, secret, service });
+  const outcome = await connectKey(rt, { userId: ctx.from.id, chatId: ctx.chat.id, lang: ctx.lang, accessKey, secret, service, serviceNamed });
   ctx.log.info({ outcome: outcome.kind, service }, 'key check');
   const note = deleted ? ctx.t('connect_deleted') : ctx.t('connect_not_deleted');
   const next = outcome.kind === 'connected' || outcome.kind === 'no_access' ? `\n\n${ctx.t('connect_next')}` : '';
-  await ctx.reply(`${outcomeText(ctx, outcome)}\n\n<i>${note}</i>${next}`);
+  await ctx.reply(`${outcomeText(rt, ctx, outcome)}\n\n<i>${note}</i>${next}`);
   if ((outcome.kind === 'connected' || outcome.kind === 'no_access') && outcome.tookOverFrom) {
     const { chatId, lang } = outcome.tookOverFrom;
     const text = translator(lang)('connect_taken_over', { key: outcome.masked });
@@ -161,7 +180,7 @@ export function connectFeature(rt: BotRuntime): Composer<BotContext> {
       await ctx.reply(`${ctx.t('connect_bad_secret')}\n\n<i>${ctx.t(deleted ? 'connect_deleted' : 'connect_not_deleted')}</i>`);
       return;
     }
-    await finishConnect(rt, ctx, accessKey, secret, service, deleted);
+    await finishConnect(rt, ctx, accessKey, secret, service, deleted, serviceWord !== undefined);
   });
 
   return composer;

@@ -35,7 +35,8 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
     const dicts = await dictionariesFor(rt, ctx.lang);
     // Names may be typed in English in any language (the service's own names are English).
     const english = ctx.lang === 'en' ? undefined : rt.client.cachedDictionaries('en');
-    const parsed = parseFilterArgs(text, dicts, english, (service) => user.filters[service]?.settings);
+    // A draft waiting for the token budget is the user's latest build: a one-line change applies to it.
+    const parsed = parseFilterArgs(text, dicts, english, (service) => (user.drafts[service] ?? user.filters[service])?.settings);
     if (!parsed.ok) {
       await ctx.reply(`${ctx.t(parsed.problem.key, parsed.problem.vars)}\n\n${ctx.t('filter_usage')}`);
       return;
@@ -44,8 +45,9 @@ export function filterFeature(rt: BotRuntime): Composer<BotContext> {
     const before = rt.scheduler.coverage(user.id);
     const planned = rt.scheduler.coverage(user.id, service);
     const outcome = await saveFilter(rt, user.id, service, settings);
-    const parts = [saveOutcomeText(ctx.t, service, outcome, rt.scheduler.coverage(user.id))];
-    if (outcome.kind === 'saved') {
+    const parts = [saveOutcomeText(ctx.t, service, outcome, rt.scheduler.coverage(user.id), { now: rt.clock.now(), zone: user.timeZone, lang: ctx.lang })];
+    // A draft is the filter that will be written: shown as a saved one is.
+    if (outcome.kind === 'saved' || outcome.kind === 'draft') {
       parts.push(describeFilter(service, settings, namesFor(dicts, ctx.lang), ctx.t));
       if (reset) parts.push(ctx.t('filter_oneline_reset', { service }));
       else if (kept) parts.push(named.length > 0 ? ctx.t('filter_oneline_kept', { options: named.join(', '), service }) : ctx.t('filter_oneline_same', { service }));

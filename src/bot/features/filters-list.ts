@@ -1,4 +1,8 @@
-/** /filters: each service's filter and state (a snooze too), with buttons to pause, resume, edit and delete. */
+/**
+ * /filters: each service's filter and state (a snooze too), with buttons to pause, resume, edit and
+ * delete; and each draft (a filter the token budget has not let be written yet: save-filter.ts)
+ * with the time it is expected to be written, to edit or delete.
+ */
 import { Composer } from 'grammy';
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
 import { SERVICES, type Service } from '../../service/services.js';
@@ -15,35 +19,50 @@ import { serviceLabel } from '../../locales/services.js';
 import { leaveFlows, refuseWhileSecretExpected } from '../flows.js';
 import { editInPlace } from '../ui/rendered.js';
 import { formatClockTime } from '../ui/time-words.js';
+import { draftWhen } from '../ui/budget-text.js';
 
 type View = { text: string; markup: InlineKeyboardMarkup };
 
 async function renderList(rt: BotRuntime, ctx: BotContext, user: Readonly<UserRecord> | undefined): Promise<View> {
-  const services = SERVICES.filter((s) => user?.filters[s] !== undefined);
+  const services = SERVICES.filter((s) => user?.filters[s] !== undefined || user?.drafts[s] !== undefined);
   if (!user || services.length === 0) return { text: ctx.t('filters_none'), markup: { inline_keyboard: [] } };
   const names = await namesForLang(rt, ctx.lang);
   // Six filters with eight long names in each list would pass Telegram's 4,096 characters:
   // fewer names a list until the whole fits (one name each always does, names being clipped).
   const now = rt.clock.now();
-  let view = renderWith(ctx, user, services, names, LIST_NAMES, now);
+  const coverage = rt.scheduler.coverage(user.id);
+  const draftAt = (s: Service) => draftWhen(coverage[s]?.nextTokenAt, now, user.timeZone, ctx.lang, ctx.t);
+  let view = renderWith(ctx, user, services, names, LIST_NAMES, now, draftAt);
   for (const maxNames of [4, 2, 1]) {
     if (plainLength(view.text) <= MESSAGE_MAX) break;
-    view = renderWith(ctx, user, services, names, maxNames, now);
+    view = renderWith(ctx, user, services, names, maxNames, now, draftAt);
   }
   return view;
 }
 
-function renderWith(ctx: BotContext, user: Readonly<UserRecord>, services: Service[], names: Names, maxNames: number, now: number): View {
+type DraftAt = (service: Service) => { at: string; wait: string } | undefined;
+
+function renderWith(ctx: BotContext, user: Readonly<UserRecord>, services: Service[], names: Names, maxNames: number, now: number, draftAt: DraftAt): View {
   const blocks: string[] = [ctx.t('filters_title')];
   const rows: InlineKeyboardButton[][] = [];
   for (const s of services) {
     const record = user.filters[s];
-    if (!record) continue;
+    const draft = user.drafts[s];
     const label = serviceLabel(s, ctx.t);
+    const data = (type: FiltersActionType) => encodeFiltersAction({ type, service: s });
+    const when = draft && draftAt(s);
+    const draftState = when ? ctx.t('filters_draft', when) : ctx.t('filters_draft_later');
+    if (!record) {
+      if (!draft) continue;
+      blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${draftState}\n${describeFilter(s, draft.settings, names, ctx.t, maxNames)}`);
+      rows.push([{ text: `${ctx.t('btn_edit')} ${label}`, callback_data: data('edit') }, { text: ctx.t('btn_delete'), callback_data: data('delete') }]);
+      continue;
+    }
     const snoozed = user.snoozedUntil[s];
     const snoozeLine = snoozed !== undefined && snoozed > now ? `\n${ctx.t('filters_snoozed', { until: formatClockTime(snoozed, user.timeZone, ctx.lang) })}` : '';
-    blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${filterState(record, ctx.t)}${snoozeLine}\n${describeFilter(s, record.settings, names, ctx.t, maxNames)}`);
-    const data = (type: FiltersActionType) => encodeFiltersAction({ type, service: s });
+    // An edit the budget has not let be written yet: the filter above keeps running until then.
+    const draftLines = draft ? `\n${ctx.t('filters_draft_over')}${draftState}\n${describeFilter(s, draft.settings, names, ctx.t, maxNames)}` : '';
+    blocks.push(`<b>${ctx.t('value', { value: label })}</b> — ${filterState(record, ctx.t)}${snoozeLine}\n${describeFilter(s, record.settings, names, ctx.t, maxNames)}${draftLines}`);
     rows.push([
       record.paused ? { text: `▶ ${label}`, callback_data: data('resume') } : { text: `⏸ ${label}`, callback_data: data('pause') },
       { text: ctx.t('btn_edit'), callback_data: data('edit') },
@@ -88,7 +107,8 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
     const { service } = action;
     const userId = ctx.from.id;
     const record = ctx.user?.filters[service];
-    if (!record) {
+    const draft = ctx.user?.drafts[service];
+    if (!record && !draft) {
       await ctx.answerCallbackQuery({ text: ctx.tp('filter_gone') });
       await showInPlace(rt, ctx);
       return;
@@ -97,6 +117,11 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
     switch (action.type) {
       case 'pause':
       case 'resume': {
+        if (!record) {
+          await ctx.answerCallbackQuery({ text: ctx.tp('filter_gone') });
+          await showInPlace(rt, ctx);
+          return;
+        }
         const pause = action.type === 'pause';
         setPaused(rt, userId, service, pause);
         rt.scheduler.refreshUser(userId);
@@ -109,7 +134,8 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
         if (await refuseWhileSecretExpected(rt, ctx)) return;
         await ctx.answerCallbackQuery();
         await leaveFlows(rt, ctx, { quiet: true });
-        const args: FilterConversationArgs = { lang: ctx.lang, service, initial: record.settings };
+        // A draft is the user's latest build: editing starts from it.
+        const args: FilterConversationArgs = { lang: ctx.lang, service, initial: (draft ?? record)!.settings };
         await ctx.conversation.enter(FILTER_CONVERSATION, args);
         return;
       }
@@ -126,14 +152,16 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
         return;
       }
       case 'deleteYes': {
-        rt.store.updateUser(userId, (draft) => {
-          delete draft.filters[service];
-          delete draft.status[service];
-          delete draft.snoozedUntil[service];
+        // The draft goes with the filter: deleted, it must not come back when the budget allows.
+        rt.store.updateUser(userId, (changed) => {
+          delete changed.filters[service];
+          delete changed.drafts[service];
+          delete changed.status[service];
+          delete changed.snoozedUntil[service];
         });
         rt.store.alerts.deleteSubscription(subscriptionKey(userId, service));
         rt.scheduler.refreshUser(userId);
-        await ctx.answerCallbackQuery({ text: ctx.tp('filter_deleted', { service: label }) });
+        await ctx.answerCallbackQuery({ text: ctx.tp(record ? 'filter_deleted' : 'filter_draft_deleted', { service: label }) });
         await showInPlace(rt, ctx);
         return;
       }

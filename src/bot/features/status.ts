@@ -1,7 +1,9 @@
 /**
- * /status: quiet hours when they hold alerts now (until when), then per service, active or paused and
+ * /status: quiet hours when they hold alerts now (until when), the key's token budget in words (how
+ * services share it, and what each one's coverage means), then per service, active or paused and
  * why, coverage, the last good read, the last alert sent (held ones are not) and error, and why a
- * service has alerted nothing for an hour.
+ * service has alerted nothing for an hour; a draft waiting for the budget, with when it is
+ * expected to be written.
  */
 import { Composer } from 'grammy';
 import { SERVICES } from '../../service/services.js';
@@ -15,6 +17,7 @@ import { namesFor } from '../../service/dictionaries-model.js';
 import { serviceLabel } from '../../locales/services.js';
 import { formatClockTime, formatWhen } from '../ui/time-words.js';
 import { quietUntil } from '../../alerts/time.js';
+import { budgetRule, coverageLines, draftWhen } from '../ui/budget-text.js';
 
 export function statusFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
@@ -37,6 +40,13 @@ export function statusFeature(rt: BotRuntime): Composer<BotContext> {
       blocks.push(t('status_quiet_on', { from: user.quietHours.from, to: user.quietHours.to, until: formatClockTime(quietEnd, zone, ctx.lang) }));
     }
     const coverage = rt.scheduler.coverage(user.id);
+    const budget = coverageLines(coverage, user.serviceRank, t);
+    blocks.push(budget === '' ? budgetRule(rt.config.LIMIT_TOKENS_PER_HOUR, t) : `${budgetRule(rt.config.LIMIT_TOKENS_PER_HOUR, t)}\n${t('budget_now')}\n${budget}`);
+    for (const s of SERVICES) {
+      if (!user.drafts[s] || user.filters[s]) continue;
+      const when = draftWhen(coverage[s]?.nextTokenAt, now, zone, ctx.lang, t);
+      blocks.push(`<b>${t('value', { value: serviceLabel(s, t) })}</b> — ${when ? t('filters_draft', when) : t('filters_draft_later')}`);
+    }
     const dicts = services.length > 0 ? await dictionariesFor(rt, ctx.lang) : undefined;
     const names = namesFor(dicts, ctx.lang);
     for (const s of services) {
