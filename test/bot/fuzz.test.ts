@@ -13,21 +13,16 @@ import { CALLBACK_PREFIXES } from '../../src/bot/callback-data/registry.js';
 import { encodeAlertAction, type AlertAction } from '../../src/alerts/callbacks.js';
 import { makeItem } from './fakes.js';
 import { ALICE, BORIS, createHarness, type Harness } from './harness.js';
+import { createRng } from '../../src/sandbox/prng.js';
 
 const SEED = 20261128;
 const STEPS = 360;
 const GROUP = -100_4242;
 
-/** mulberry32: a small seeded generator, so a failure is the same on every run. */
+/** The sandbox's seeded generator (mulberry32), so a failure is the same on every run. */
 function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const rng = createRng(seed, 'fuzz');
+  return () => rng.next();
 }
 
 const WORDS = [

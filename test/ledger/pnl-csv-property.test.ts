@@ -17,20 +17,15 @@ import type { Store } from '../../src/store/port.js';
 import { openStore } from '../../src/store/store.js';
 import { removeTempDirs, tempDir } from '../store/fixtures.js';
 import { redisStoreSuite } from '../store/redis-fixtures.js';
+import { createRng } from '../../src/sandbox/prng.js';
 
 const { redis, stores } = await redisStoreSuite('pnl-csv-property');
 afterAll(removeTempDirs);
 
-/** mulberry32: small, seeded, good enough to pick cases. */
+/** The sandbox's seeded generator (mulberry32), so a failure is the same on every run. */
 function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = createRng(seed, 'ledger');
+  return () => rng.next();
 }
 
 const MARKETS = ['TO(2.25)', 'TU(2.75)', 'AH1(-0.25)', 'AH2(+0.75)', 'AH1(-1)', 'TO(2.5)', 'W1', 'X', 'Lay TO(2.25)', 'Top scorer', 'Outright'];
