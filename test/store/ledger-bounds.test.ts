@@ -4,52 +4,15 @@
  * lines and marks, and they stay gone after a restart; the user's currency is kept; the bounded
  * ledger refuses a new position past the bound but never a change to a held one.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { boundedLedger, LedgerFullError } from '../../src/bot/ledger-bound.js';
-import { silentLogger } from '../../src/logger.js';
-import type { Store } from '../../src/store/port.js';
-import { openStore } from '../../src/store/store.js';
 import { workedBook } from '../ledger/worked.js';
-import { removeTempDirs, tempDir } from './fixtures.js';
 import { redisStoreSuite } from './redis-fixtures.js';
+import { storeSuts, type Sut } from './store-suts.js';
 
 const { redis, stores } = await redisStoreSuite('ledger-bounds');
-afterAll(removeTempDirs);
 
-interface Sut {
-  open(): Promise<Store>;
-  reopen(s: Store): Promise<Store>;
-}
-
-const opened: Store[] = [];
-afterAll(async () => {
-  await Promise.all(opened.map((s) => s.close().catch(() => undefined)));
-});
-const dirs = new Map<Store, string>();
-const lowdb: Sut = {
-  async open() {
-    const dir = await tempDir();
-    const s = await openStore({ dataDir: dir, logger: silentLogger, debounceMs: 5 });
-    dirs.set(s, dir);
-    opened.push(s);
-    return s;
-  },
-  async reopen(s) {
-    await s.close();
-    const again = await openStore({ dataDir: dirs.get(s)!, logger: silentLogger, debounceMs: 5 });
-    dirs.set(again, dirs.get(s)!);
-    opened.push(again);
-    return again;
-  },
-};
-const redisSut: Sut = {
-  open: () => stores.open(),
-  async reopen(s) {
-    const prefix = stores.prefixOf(s);
-    await s.close();
-    return stores.open({ prefix });
-  },
-};
+const { lowdb, redisSut } = storeSuts(stores);
 
 function contract(name: string, sut: Sut, skip = false): void {
   describe.skipIf(skip)(`ledger bounds in the ${name} store`, () => {

@@ -4,55 +4,19 @@
  * the ledger; 🗑 removes one position (its closing lines and mark too) and a change's undo is kept; each change is one write and reads write nothing; the marks of unsettled positions
  * follow puts (and, in the cluster, another process's puts).
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/logger.js';
+import { describe, expect, it } from 'vitest';
 import { applyResults, reopen as reopenPosition, undoChange, withUndo } from '../../src/ledger/edits.js';
 import { markKey } from '../../src/ledger/marks.js';
 import type { Position } from '../../src/ledger/model.js';
 import { StoreError } from '../../src/store/errors.js';
-import type { Store } from '../../src/store/port.js';
-import { openStore, type JsonStore } from '../../src/store/store.js';
+import type { JsonStore } from '../../src/store/store.js';
 import { workedBook } from '../ledger/worked.js';
-import { removeTempDirs, tempDir } from './fixtures.js';
 import { redisStoreSuite } from './redis-fixtures.js';
+import { storeSuts, type Sut } from './store-suts.js';
 
 const { redis, stores } = await redisStoreSuite('ledger');
-afterAll(removeTempDirs);
 
-interface Sut {
-  open(): Promise<Store>;
-  reopen(s: Store): Promise<Store>;
-}
-
-const opened: Store[] = [];
-const dirs = new Map<Store, string>();
-const lowdb: Sut = {
-  async open() {
-    const dir = await tempDir();
-    const s = await openStore({ dataDir: dir, logger: silentLogger, debounceMs: 5 });
-    dirs.set(s, dir);
-    opened.push(s);
-    return s;
-  },
-  async reopen(s) {
-    await s.close();
-    const again = await openStore({ dataDir: dirs.get(s)!, logger: silentLogger, debounceMs: 5 });
-    dirs.set(again, dirs.get(s)!);
-    opened.push(again);
-    return again;
-  },
-};
-const redisSut: Sut = {
-  open: () => stores.open(),
-  async reopen(s) {
-    const prefix = stores.prefixOf(s);
-    await s.close();
-    return stores.open({ prefix });
-  },
-};
-afterAll(async () => {
-  await Promise.all(opened.map((s) => s.close().catch(() => undefined)));
-});
+const { lowdb, redisSut } = storeSuts(stores);
 
 function contract(name: string, sut: Sut, skip = false): void {
   describe.skipIf(skip)(`ledger in the ${name} store`, () => {
