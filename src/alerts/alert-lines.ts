@@ -45,6 +45,8 @@ export interface AlertView {
   staleAfter?: StaleAfter;
   /** A new alert about to be sent: its footer says how long after the read that found it (this time, ms) it went. */
   foundAt?: number;
+  /** The id of what this message prints (`src/ledger/prints.ts`): its ✅ / ✏️ buttons record that. */
+  printId?: string;
 }
 
 /** The age past which a leg's odds are stale, ms: live odds go stale in a minute, prematch ones in many. */
@@ -206,7 +208,8 @@ export function placedLines(ctx: LineContext): string[] {
   if (!mark) return [];
   const stakes = mark.stakes.map((s) => fmtMoney(s, { whole: true })).join(' / ');
   const worst = mark.worst === null ? undefined : fmtMoney(mark.worst, { signed: true });
-  return [`<b>${ctx.t.placed(stakes, worst, mark.refused)}</b>`];
+  // The position's number too, as /open and the CSV name it.
+  return [`<b>${ctx.t.placed(stakes, worst, mark.refused)} · #${escapeHtml(mark.positionId)}</b>`];
 }
 
 /** One line per leg: "1) Pinnacle · TO(2.5) · 2.10 ▲ (was 2.05) · 12 s" (the odds' age, ⚠️ when stale). */

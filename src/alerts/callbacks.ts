@@ -10,6 +10,11 @@
  *   a:pl:<svc>:<itemId>     ✅ placed as shown (the ledger records it)
  *   a:pd:<svc>:<itemId>     ✏️ placed differently (the ledger asks per leg)
  *   a:op:<svc>:<itemId>     open the item's card (the quiet-hours summary lists held alerts with it)
+ *   a:pp:<svc>:<printId>    ✅ placed as this message printed it (src/ledger/prints.ts)
+ *   a:pq:<svc>:<printId>    ✏️ placed differently from what this message printed
+ *   a:pa:<svc>:<printId>[:<chatId>:<messageId>]   record another position from that message (confirmed)
+ *
+ * The `pl` / `pd` forms are those of messages sent before prints were kept: still answered.
  *
  * Ids are printable ASCII without spaces (they may contain ':'; everything after the third ':' is
  * the id). Decoding is strict: anything else is `undefined`, never a half-parsed action.
@@ -31,15 +36,18 @@ export type AlertAction =
   | { type: 'limited'; service: Service; itemId: string }
   | { type: 'placed'; service: Service; itemId: string }
   | { type: 'placedDifferently'; service: Service; itemId: string }
-  | { type: 'open'; service: Service; itemId: string };
+  | { type: 'open'; service: Service; itemId: string }
+  | { type: 'placedPrint'; service: Service; printId: string; differently: boolean }
+  | { type: 'placedAgain'; service: Service; printId: string; at?: { chatId: number; messageId: number } };
 
 /** Every alert button's data starts with this (registered in `src/bot/callback-data/registry.ts`). */
 export const ALERT_CALLBACK_PREFIX = 'a:';
 
 /** Matches the data of any alert button (a cheap pre-filter; `decodeAlertAction` does the real check). */
-export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz|lim|pl|pd|op):/;
+export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz|lim|pl|pd|op|pp|pq|pa):/;
 
 const ID = /^[!-~]+$/;
+const PRINT = /^[0-9a-z]{1,12}$/;
 
 const TAGS = { event: 'ev', stakes: 'stk', mute: 'mute', snooze: 'snz', limited: 'lim', placed: 'pl', placedDifferently: 'pd', open: 'op' } as const;
 
@@ -68,6 +76,14 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
     case 'snooze':
       data = `${ALERT_CALLBACK_PREFIX}${TAGS.snooze}:${svc}`;
       break;
+    case 'placedPrint':
+      if (!PRINT.test(action.printId)) return undefined;
+      data = `${ALERT_CALLBACK_PREFIX}${action.differently ? 'pq' : 'pp'}:${svc}:${action.printId}`;
+      break;
+    case 'placedAgain':
+      if (!PRINT.test(action.printId)) return undefined;
+      data = `${ALERT_CALLBACK_PREFIX}pa:${svc}:${action.printId}${action.at ? `:${action.at.chatId}:${action.at.messageId}` : ''}`;
+      break;
   }
   return withinCallbackLimit(data);
 }
@@ -76,12 +92,21 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
 export function decodeAlertAction(raw: unknown): AlertAction | undefined {
   const data = withinCallbackLimit(raw);
   if (data === undefined) return undefined;
-  const m = /^a:(ev|stk|mute|snz|lim|pl|pd|op):([0-9])(?::(.*))?$/s.exec(data);
+  const m = /^a:(ev|stk|mute|snz|lim|pl|pd|op|pp|pq|pa):([0-9])(?::(.*))?$/s.exec(data);
   if (!m) return undefined;
   const [, tag, digit, id] = m;
   const service = serviceFromCode(digit);
   if (!service) return undefined;
   if (tag === 'snz') return id === undefined ? { type: 'snooze', service } : undefined;
+  if (tag === 'pp' || tag === 'pq') return id !== undefined && PRINT.test(id) ? { type: 'placedPrint', service, printId: id, differently: tag === 'pq' } : undefined;
+  if (tag === 'pa') {
+    const again = /^([0-9a-z]{1,12})(?::(-?\d{1,16}):(\d{1,10}))?$/.exec(id ?? '');
+    if (!again) return undefined;
+    const [, printId, chatId, messageId] = again;
+    return chatId === undefined || messageId === undefined
+      ? { type: 'placedAgain', service, printId: printId! }
+      : { type: 'placedAgain', service, printId: printId!, at: { chatId: Number(chatId), messageId: Number(messageId) } };
+  }
   if (id === undefined || !ID.test(id)) return undefined;
   switch (tag) {
     case 'ev':

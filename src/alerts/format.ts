@@ -126,7 +126,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
         strike([idLine(last, t)]),
       ]);
     });
-    return { text, buttons: alertButtons(last, t, 'gone') };
+    return { text, buttons: alertButtons(last, t, 'gone', view.printId) };
   }
   const prev = state.state === 'moved' ? state.prev : undefined;
   const text = fit((limits) => {
@@ -140,7 +140,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
       [idLine(item, t), ...(state.state === 'new' ? sendDelayLines(view, t) : [])],
     ]);
   });
-  return { text, buttons: alertButtons(item, t, state.state) };
+  return { text, buttons: alertButtons(item, t, state.state, view.printId) };
 }
 
 /**

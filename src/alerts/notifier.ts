@@ -22,7 +22,8 @@ import type { ServiceClient } from '../service/client-types.js';
 import { namesFor, type Names } from '../service/dictionaries-model.js';
 import type { Opportunity } from '../service/opportunity.js';
 import type { AlertEntry, UserRecord } from '../store/schema.js';
-import type { Store } from '../store/port.js';
+import type { PrintStore, Store } from '../store/port.js';
+import { printOf } from './alert-print.js';
 import { isMutedItem } from '../store/mutes.js';
 import { MinuteCounter } from '../scheduler/minute-counter.js';
 import type { Notifier, SubscriptionRef } from '../scheduler/port.js';
@@ -75,7 +76,7 @@ export const LATE_AFTER_MS = 30_000;
 export type AlertButtons = { text: string; callbackData: string }[][];
 
 export interface NotifierOptions {
-  store: Pick<Store, 'alerts' | 'updateStatus' | 'getUser'> & { ledger?: Pick<Store['ledger'], 'marks'> };
+  store: Pick<Store, 'alerts' | 'updateStatus' | 'getUser'> & { ledger?: Pick<Store['ledger'], 'marks'>; prints?: Pick<PrintStore, 'put'> };
   client: Pick<ServiceClient, 'cachedDictionaries' | 'serviceClockOffsetMs'>;
   /** The bot's stale-leg limits (STALE_LEG_SECONDS…); default 60 s live, 15 min prematch. */
   staleDefaults?: StaleDefaults;
@@ -151,9 +152,29 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     return placed ? { ...view, placed } : view;
   };
 
+  /**
+   * The view with the id of what the message prints, kept in the store first (src/ledger/prints.ts):
+   * its ✅ / ✏️ record that version whatever happens to the item. A gone alert names the print of
+   * its last version (the same content, so the same id). Without a print store, or when the print
+   * cannot be kept, the message has the older buttons.
+   */
+  const withPrint = (sub: SubscriptionRef, item: Opportunity, names: Names, view: AlertView): AlertView => {
+    if (!store.prints) return view;
+    try {
+      const print = printOf(sub.userId, item, names, view, view.now);
+      if (!print) return view;
+      store.prints.put(sub.userId, print);
+      return { ...view, printId: print.id };
+    } catch (err) {
+      log.warn({ err, subKey: sub.subKey }, 'the print of an alert could not be kept; its ✅ Placed reads the latest data');
+      return view;
+    }
+  };
+
   const edit = (sub: SubscriptionRef, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, state: AlertState, event: EditEvent) => {
     if (entry.messageId === null) return;
-    const rendered = formatAlert(item, names, withMark(sub, itemId, view), state);
+    const printed = withPrint(sub, state.state === 'gone' ? state.last : item, names, view);
+    const rendered = formatAlert(item, names, withMark(sub, itemId, printed), state);
     counts.edits += 1;
     const messageId = entry.messageId;
     track(
@@ -174,7 +195,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   type Manner = ReturnType<typeof newAlertManner>;
   const alert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, again: boolean, manner: Manner): boolean => {
     // Found by the read just made: the outbox fills in the delay from it to the call.
-    const rendered = formatAlert(item, names, { ...view, foundAt: view.now }, { state: 'new' });
+    const rendered = formatAlert(item, names, { ...withPrint(sub, item, names, view), foundAt: view.now }, { state: 'new' });
     // Rises are counted from what this alert shows.
     if (manner.base !== entry.loudBase) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (manner.base === undefined ? e : { ...e, loudBase: manner.base }));
     const holdUntil = quietUntil(user.quietHours, user.timeZone, view.now) ?? undefined;

@@ -60,11 +60,9 @@ export interface PlacedAt {
   currency?: string;
 }
 
-export function positionFromAlert(item: Opportunity, names: Names, view: StakeView, at: PlacedAt): Position | CannotCompute {
-  const shown = alertLegs(item, names, view);
-  if ('ok' in shown) return shown;
-  return positionSchema.parse({
-    id: at.id,
+/** What a position (and a print) says of the item and its event, within the ledger's lengths. */
+export function itemFields(item: Opportunity, names: Names) {
+  return {
     kind: item.kind,
     service: item.service,
     itemId: item.id.slice(0, 64),
@@ -73,6 +71,15 @@ export function positionFromAlert(item: Opportunity, names: Names, view: StakeVi
     league: item.event.league.slice(0, 120),
     event: `${item.event.team1} – ${item.event.team2}`.slice(0, 200),
     eventStart: item.event.startsAt ?? null,
+  };
+}
+
+export function positionFromAlert(item: Opportunity, names: Names, view: StakeView, at: PlacedAt): Position | CannotCompute {
+  const shown = alertLegs(item, names, view);
+  if ('ok' in shown) return shown;
+  return positionSchema.parse({
+    id: at.id,
+    ...itemFields(item, names),
     placedAt: at.now,
     currency: (at.currency ?? '').slice(0, 8),
     alertProfitPct: shown.profitPct !== null && Number.isFinite(shown.profitPct) ? shown.profitPct : null,

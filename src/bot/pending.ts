@@ -33,7 +33,19 @@ export type PendingInput =
    * The odds and stake taken for a leg (or a hedge) of a ledger position; `flow`: the ✏️ flow goes on to the next leg;
    * `newBookmaker`: a digest of a typed bookmaker the dictionaries do not know, recorded as typed if sent again.
    */
-  | { kind: 'ledger-leg'; positionId: string; leg: number; flow: boolean; newBookmaker?: string }
+  | {
+      kind: 'ledger-leg';
+      positionId: string;
+      leg: number;
+      flow: boolean;
+      newBookmaker?: string;
+      /** The print the position came from (src/ledger/prints.ts): later legs are re-solved around answered ones. */
+      printId?: string;
+      /** The message printed no stakes: the stake placed is asked for. */
+      unprinted?: boolean;
+      /** Stakes by leg, re-solved around the legs answered: what ✅ on a later leg keeps. */
+      suggest?: number[];
+    }
   /** ✏️ Edit on a leg of a position (settled or not): the odds, stake and maybe bookmaker to correct it to. */
   | { kind: 'ledger-fix'; positionId: string; leg: number }
   /** /add's guided questions: the step asked now and the answers so far. */
@@ -64,7 +76,16 @@ export const pendingInputSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('leg-limit'), service, itemId: z.string(), ownerId: id, questionId: id.optional() }),
   z.object({ kind: z.literal('hedge-odds'), service, itemId: z.string(), ownerId: id, leg: id }),
   z.object({ kind: z.literal('book-value'), bookmakerId: id, option: z.enum(BOOK_VALUE_OPTIONS) }),
-  z.object({ kind: z.literal('ledger-leg'), positionId: z.string(), leg: id, flow: z.boolean(), newBookmaker: z.string().regex(/^[0-9a-f]{16}$/).optional() }),
+  z.object({
+    kind: z.literal('ledger-leg'),
+    positionId: z.string(),
+    leg: id,
+    flow: z.boolean(),
+    newBookmaker: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+    printId: z.string().max(12).optional(),
+    unprinted: z.boolean().optional(),
+    suggest: z.array(z.number().min(0)).max(16).optional(),
+  }),
   z.object({ kind: z.literal('ledger-fix'), positionId: z.string(), leg: id }),
   z.object({ kind: z.literal('ledger-add'), step: z.enum(ADD_STEPS), draft: addDraftSchema }),
 ]) satisfies z.ZodType<PendingInput>;

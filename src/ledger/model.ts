@@ -90,6 +90,8 @@ export const positionSchema = z.object({
   /** Where the alert is, to keep its "✅ Placed" line (null when placed elsewhere). */
   chatId: z.number().int().nullable().default(null),
   messageId: z.number().int().nullable().default(null),
+  /** What the message printed when it was placed from one (src/ledger/prints.ts); absent otherwise. */
+  printId: z.string().max(12).optional(),
   legs: z.array(legSchema).min(1).max(16),
   note: text(200).default(''),
   /** The legs and settle time before the user's last change (settle, edit, reopen), for its ↩️ Undo (src/ledger/edits.ts). */

@@ -12,6 +12,7 @@
 import type { Service } from '../service/services.js';
 import type { Close, LedgerBook, LedgerSettings, Position } from '../ledger/model.js';
 import type { PlacedMark } from '../ledger/marks.js';
+import type { AlertPrint } from '../ledger/prints.js';
 import type { AlertEntry, Lang, ServiceStatus, UserRecord } from './schema.js';
 
 /** Alert state by subscription key (`${userId}:${service}`) and item id: what the diff remembers of each alerted item. */
@@ -70,6 +71,21 @@ export interface LedgerStore {
   archive(userId: number, positionIds: readonly string[]): Promise<number>;
 }
 
+/**
+ * What each sent message printed (`src/ledger/prints.ts`), so its ✅ Placed records that for a week
+ * whatever happened to the item. `put` is synchronous (written behind, like alert state); `get`
+ * reads the shared copy (in a cluster a worker printed it, a front is pressed). Both stores drop a
+ * print PRINT_TTL_MS after its `sentAt`, on the store's clock.
+ */
+export interface PrintStore {
+  /** Keeps `print` (validated: a bad one throws) under the user; the same id again refreshes its time. */
+  put(userId: number, print: AlertPrint): void;
+  /** The user's print, or undefined when unknown or expired. */
+  get(userId: number, id: string): Promise<AlertPrint | undefined>;
+  /** Every print of the user. */
+  deleteUser(userId: number): void;
+}
+
 /** What happened while opening, for start-up reporting. */
 export interface StoreLoadReport {
   /** Where a corrupt file was moved (the store then started empty). */
@@ -112,6 +128,7 @@ export interface Store {
   findUserByAccessKey(accessKey: string): UserRecord | undefined;
   readonly alerts: AlertStateStore;
   readonly ledger: LedgerStore;
+  readonly prints: PrintStore;
   /**
    * Subscribes to changes of user records made by OTHER processes sharing the store (a worker
    * learns that the front changed a user's filters, keys or settings); returns the unsubscribe

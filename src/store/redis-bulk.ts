@@ -2,13 +2,15 @@
  * Whole-database operations on the Redis layout (`redis-layout.ts`), for opening and for
  * `npm run migrate`: the schema version in `{p}meta` (a newer one is refused, as the file store
  * refuses a newer file), counting what is stored, removing it all, and writing a whole database
- * (users with their statuses, the access-key index, alert state, ledgers) in pipelined chunks.
+ * (users with their statuses, the access-key index, alert state, ledgers, prints) in pipelined chunks.
  */
 import type { Redis } from 'ioredis';
 import { StoreError } from './errors.js';
 import { encodeProfile, statusField } from './redis-codec.js';
 import { execPipeline, type RedisKeys } from './redis-layout.js';
 import { writeBookCommands } from './redis-ledger.js';
+import { printSchema } from '../ledger/prints.js';
+import { scanKeys, writePrintCommand } from './redis-prints.js';
 import { SCHEMA_VERSION, type Database } from './schema.js';
 import type { Service } from '../service/services.js';
 
@@ -68,6 +70,7 @@ export async function clearStored(redis: Redis, keys: RedisKeys): Promise<void> 
     keys.meta,
   ];
   for (let i = 0; i < doomed.length; i += CHUNK) await redis.del(...doomed.slice(i, i + CHUNK));
+  await scanKeys(redis, `${keys.prints}*`, async (page) => void (await redis.del(...page)));
 }
 
 /**
@@ -75,7 +78,7 @@ export async function clearStored(redis: Redis, keys: RedisKeys): Promise<void> 
  * statuses in their own fields, the access-key index (of two users with one key, the first keeps
  * it, as lookups in the embedded store find the first), every subscription's entries, and meta.
  */
-export async function writeDatabase(redis: Redis, keys: RedisKeys, data: Database): Promise<void> {
+export async function writeDatabase(redis: Redis, keys: RedisKeys, data: Database, now: number): Promise<void> {
   let pipeline = redis.pipeline();
   const send = async (force = false) => {
     if (!force && pipeline.length < CHUNK) return;
@@ -104,6 +107,13 @@ export async function writeDatabase(redis: Redis, keys: RedisKeys, data: Databas
   }
   for (const [id, book] of Object.entries(data.ledger)) {
     writeBookCommands(pipeline, keys, Number(id), book);
+    await send();
+  }
+  // Prints keep the expiry they had (a week from their last send), or are not written when past it.
+  for (const [key, raw] of Object.entries(data.prints)) {
+    const print = printSchema.safeParse(raw);
+    if (!print.success) continue;
+    writePrintCommand(pipeline, `${keys.prints}${key}`, print.data, now);
     await send();
   }
   pipeline.hset(keys.meta, 'version', String(SCHEMA_VERSION));

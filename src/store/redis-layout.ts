@@ -14,6 +14,7 @@
  *   {p}alerts:{uid}:{svc}   hash: item id → alert entry (JSON)
  *   {p}users:changed        pub/sub channel: `{"from":…,"ids":[…],"subs":[…],"ledger":[…]}` after writes
  *   {p}ledger-users, {p}ledger:{id}, {p}ledger-open:{id}   the bettor's ledger (`redis-ledger.ts`)
+ *   {p}print:{id}:{print}   what a sent message printed, expiring after a week (`redis-prints.ts`)
  *
  * Why statuses have fields of their own: the worker that reads a subscription writes its status
  * after every read, while a front writes the user's filters, keys and settings. A status write
@@ -36,6 +37,8 @@ export interface RedisKeys {
   readonly ledgerUsers: string;
   ledger(id: number): string;
   ledgerOpen(id: number): string;
+  /** Every print's key starts with this (`{p}print:`). */
+  readonly prints: string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -50,6 +53,7 @@ export function redisKeys(prefix: string): RedisKeys {
     ledgerUsers: `${prefix}ledger-users`,
     ledger: (id) => `${prefix}ledger:${id}`,
     ledgerOpen: (id) => `${prefix}ledger-open:${id}`,
+    prints: `${prefix}print:`,
   };
 }
 

@@ -20,11 +20,12 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Service } from '../service/services.js';
 import { StoreError } from './errors.js';
-import type { AlertStateStore, LedgerStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
+import type { AlertStateStore, LedgerStore, PrintStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
 import { checkSchemaVersion, clearStored, describeRedis, writeDatabase } from './redis-bulk.js';
 import { RedisAlerts } from './redis-alerts.js';
 import { ensureScripts, redisKeys, type RedisKeys } from './redis-layout.js';
 import { RedisLedger } from './redis-ledger.js';
+import { RedisPrints } from './redis-prints.js';
 import { RedisUsers } from './redis-users.js';
 import { databaseSchema, SCHEMA_VERSION, type Database, type Lang, type ServiceStatus, type UserRecord } from './schema.js';
 import type { Mutation } from './user-records.js';
@@ -105,6 +106,10 @@ class RedisStoreImpl implements RedisStore {
   private readonly ledgerStore: RedisLedger;
   /** Every ledger, read at open with `loadAllAlerts` (for `snapshot`). */
   private ledgers: Database['ledger'] = {};
+  private readonly printStore: RedisPrints;
+  /** Every print, read at open with `loadAllAlerts` (for `snapshot`). */
+  private printsAll: Database['prints'] = {};
+  private readonly clock: Clock;
   private readonly listeners = new Set<UserChangeListener>();
   private closed = false;
   private closing: Promise<void> | null = null;
@@ -120,6 +125,8 @@ class RedisStoreImpl implements RedisStore {
     opts: OpenRedisStoreOptions,
   ) {
     const clock = opts.clock ?? systemClock;
+    this.clock = clock;
+    this.printStore = new RedisPrints({ redis, prefix: keys.prints, clock, log, guard: () => this.assertOpen() });
     this.users = new RedisUsers({
       redis,
       keys,
@@ -142,6 +149,10 @@ class RedisStoreImpl implements RedisStore {
 
   get ledger(): LedgerStore {
     return this.ledgerStore;
+  }
+
+  get prints(): PrintStore {
+    return this.printStore;
   }
 
   /** Subscribes first, so that nothing written while the users load goes unannounced. */
@@ -167,6 +178,7 @@ class RedisStoreImpl implements RedisStore {
     const alertEntries = loadAllAlerts ? await this.alertState.loadAll() : 0;
     await this.ledgerStore.loadMarks();
     if (loadAllAlerts) this.ledgers = await this.ledgerStore.all();
+    if (loadAllAlerts) this.printsAll = await this.printStore.all();
     if (broken.length > 0) this.loadReport = { skippedRecords: broken.length };
     this.log.info({ redis: this.where, users: this.users.records.size, alertEntries, skipped: broken.length }, 'store open');
   }
@@ -192,6 +204,7 @@ class RedisStoreImpl implements RedisStore {
   deleteUser(id: number): boolean {
     this.assertOpen();
     this.alertState.deleteUser(id);
+    this.printStore.deleteUser(id);
     this.ledgerStore.deleteUser(id).catch((err: unknown) => this.log.warn({ err, userId: id }, 'deleting a ledger failed'));
     return this.users.delete(id);
   }
@@ -223,6 +236,7 @@ class RedisStoreImpl implements RedisStore {
     await this.users.flush();
     await this.alertState.flush();
     await this.ledgerStore.flush();
+    await this.printStore.flush();
   }
 
   close(): Promise<void> {
@@ -242,7 +256,7 @@ class RedisStoreImpl implements RedisStore {
   }
 
   writable(): boolean {
-    return !this.closed && this.redis.status === 'ready' && this.users.healthy() && this.alertState.healthy() && this.ledgerStore.healthy();
+    return !this.closed && this.redis.status === 'ready' && this.users.healthy() && this.alertState.healthy() && this.ledgerStore.healthy() && this.printStore.healthy();
   }
 
   async corruptFiles(): Promise<string[]> {
@@ -252,7 +266,7 @@ class RedisStoreImpl implements RedisStore {
   snapshot(): Database {
     const users: Database['users'] = {};
     for (const user of this.users.records.all()) users[String(user.id)] = structuredClone(user);
-    return { version: SCHEMA_VERSION, users, alerts: this.alertState.records(), ledger: structuredClone(this.ledgers) };
+    return { version: SCHEMA_VERSION, users, alerts: this.alertState.records(), ledger: structuredClone(this.ledgers), prints: structuredClone(this.printsAll) };
   }
 
   async replaceAll(data: Database): Promise<void> {
@@ -260,12 +274,13 @@ class RedisStoreImpl implements RedisStore {
     const parsed = databaseSchema.parse(data);
     await this.flush();
     await clearStored(this.redis, this.keys);
-    await writeDatabase(this.redis, this.keys, parsed);
+    await writeDatabase(this.redis, this.keys, parsed, this.clock.now());
     await this.users.loadAll(false);
     this.alertState.clearLocal();
     await this.alertState.loadAll();
     await this.ledgerStore.loadMarks();
     this.ledgers = await this.ledgerStore.all();
+    this.printsAll = await this.printStore.all();
   }
 
   private received(text: string): void {

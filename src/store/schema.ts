@@ -145,6 +145,11 @@ export const databaseSchema = z.object({
   alerts: z.record(z.string(), z.record(z.string(), alertEntrySchema)).default({}),
   /** User id → the bettor's ledger (absent in files written before it: empty). */
   ledger: z.record(z.string(), bookRecordSchema).default({}),
+  /**
+   * `${userId}:${printId}` → what a sent message printed (src/ledger/prints.ts), for its ✅ Placed;
+   * checked when loaded (a bad or expired one is left out, not the file), absent in older files.
+   */
+  prints: z.record(z.string(), z.unknown()).default({}),
 });
 export type Database = z.infer<typeof databaseSchema>;
 

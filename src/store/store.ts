@@ -34,7 +34,8 @@ import { DebouncedWriter } from './json-writer.js';
 import { lockDataDir, type DataDirLock } from './lock.js';
 import { JOURNAL_FILE_NAME, mergeJournaled, readJournal, removeJournal, SentJournal } from './sent-journal.js';
 import { LedgerBooks } from './ledger-books.js';
-import type { AlertStateStore, LedgerStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
+import { HeldPrints } from './print-store.js';
+import type { AlertStateStore, LedgerStore, PrintStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
 import { databaseSchema, SCHEMA_VERSION, type Database, type Lang, type ServiceStatus, type UserRecord } from './schema.js';
 import { UserRecords, type Mutation } from './user-records.js';
 
@@ -101,6 +102,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<JsonStore> {
 const COMMA = Buffer.from(',');
 const USERS_END = Buffer.from('},"alerts":');
 const LEDGER_START = Buffer.from(',"ledger":{');
+const PRINTS_START = Buffer.from('},"prints":');
 const CLOSE = Buffer.from('}');
 
 class LowdbStore implements JsonStore {
@@ -108,6 +110,7 @@ class LowdbStore implements JsonStore {
   private readonly records: UserRecords;
   private readonly books = new LedgerBooks();
   private readonly ledgerStore: LedgerStore;
+  private readonly heldPrints: HeldPrints;
   private readonly writer: DebouncedWriter;
   /** Each user record's JSON (UTF-8, with its key) as last written (records are frozen: a change is a new record). */
   private readonly userTexts = new WeakMap<UserRecord, Buffer>();
@@ -139,6 +142,8 @@ class LowdbStore implements JsonStore {
     this.alertState = state;
     for (const [id, book] of Object.entries(data.ledger)) this.books.load(Number(id), book);
     this.ledgerStore = this.makeLedger();
+    this.heldPrints = new HeldPrints(clock, () => this.writer.markDirtyLater(), () => this.assertOpen());
+    this.heldPrints.load(data.prints);
     this.log.info({ file, users: this.records.size, alertEntries: state.size() }, 'store open');
     this.reminder = setInterval(() => void this.remindCorrupt(), CORRUPT_REMINDER_MS);
     this.reminder.unref();
@@ -192,6 +197,10 @@ class LowdbStore implements JsonStore {
     return this.ledgerStore;
   }
 
+  get prints(): PrintStore {
+    return this.heldPrints;
+  }
+
   get writeCount(): number {
     return this.adapter.writes;
   }
@@ -225,6 +234,7 @@ class LowdbStore implements JsonStore {
   deleteUser(id: number): boolean {
     this.assertOpen();
     this.alertState.deleteUser(id);
+    this.heldPrints.deleteUser(id);
     const hadBook = this.books.delete(id);
     if (!this.records.remove(id)) {
       if (hadBook) this.writer.markDirty();
@@ -253,7 +263,7 @@ class LowdbStore implements JsonStore {
   snapshot(): Database {
     const users: Database['users'] = {};
     for (const user of this.records.all()) users[String(user.id)] = structuredClone(user);
-    return { version: SCHEMA_VERSION, users, alerts: this.alertState.toRecords(), ledger: this.books.toRecords() };
+    return { version: SCHEMA_VERSION, users, alerts: this.alertState.toRecords(), ledger: this.books.toRecords(), prints: this.heldPrints.toRecords() };
   }
 
   replaceAll(data: Database): void {
@@ -264,6 +274,7 @@ class LowdbStore implements JsonStore {
     this.alertState.load(parsed.alerts);
     this.books.clear();
     for (const [id, book] of Object.entries(parsed.ledger)) this.books.load(Number(id), book);
+    this.heldPrints.load(parsed.prints);
     this.writer.markDirty();
   }
 
@@ -304,7 +315,7 @@ class LowdbStore implements JsonStore {
       parts.push(part);
     }
     // concat, not push(...): a ledger's parts (a buffer per position) outnumber what a call's arguments may be.
-    const all = parts.concat([USERS_END], this.alertState.toJsonParts(), [LEDGER_START], this.books.toJsonParts(), [CLOSE, CLOSE]);
+    const all = parts.concat([USERS_END], this.alertState.toJsonParts(), [LEDGER_START], this.books.toJsonParts(), [PRINTS_START, Buffer.from(this.heldPrints.toJson()), CLOSE]);
     // The lines so far are in this snapshot: set aside now, dropped once it is on disk.
     const journal = this.journal;
     journal?.seal();

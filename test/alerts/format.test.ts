@@ -255,12 +255,12 @@ describe('formatAlert: arbs', () => {
     ]);
   });
 
-  it('says "✅ Placed" with the stakes and worst case when the user placed it, moved and gone alike', () => {
+  it('says "✅ Placed" with the stakes, worst case and position number when the user placed it, moved and gone alike', () => {
     const placed = { positionId: '1', kind: 'arbs' as const, stakes: [495, 505], worst: 35.25, refused: 0, open: 0, watchLeg: null, eventStart: null, placedAt: 0 };
     const fresh = formatAlert(arb, names.en, { ...view('en'), placed }, { state: 'new' });
-    expect(fresh.text).toContain('<b>✅ Placed 495 / 505 · worst case +35.25</b>');
+    expect(fresh.text).toContain('<b>✅ Placed 495 / 505 · worst case +35.25 · #1</b>');
     const gone = formatAlert(arb, names.en, { ...view('en'), placed: { ...placed, refused: 1 } }, { state: 'gone', livedMs: 1_000, last: arb });
-    expect(gone.text).toContain('<b>✅ Placed 495 / 505 · worst case +35.25 · ❌ 1 refused</b>');
+    expect(gone.text).toContain('<b>✅ Placed 495 / 505 · worst case +35.25 · ❌ 1 refused · #1</b>');
     expect(formatAlert(arb, names.en, view('en'), { state: 'new' }).text).not.toContain('Placed');
   });
 

@@ -43,8 +43,9 @@ describe('✅ Placed from an alert', () => {
     expect(book.positions[0]!.legs.map((l) => [l.odds, l.stake])).toEqual([[2.1, 495], [2.05, 505]]);
     expect(book.settings.startBank).toBe(1000);
     const marked = h.sent(ALICE.id).find((m) => m.message_id === alert.message_id)!;
-    expect(marked.text).toContain('✅ Placed 495 / 505 · worst case +35.25');
-    await h.press(ALICE, marked, placed('a1'));
+    expect(marked.text).toContain('✅ Placed 495 / 505 · worst case +35.25 · #1');
+    // The re-drawn alert's ✅ names what it prints now; a second tap on it still finds position #1.
+    await h.press(ALICE, marked, h.button(marked, '✅ Placed'));
     expect(h.callbackText()).toBe('Already recorded as position #1: see /open.');
     expect((await h.store.ledger.book(ALICE.id)).positions).toHaveLength(1);
   });

@@ -31,6 +31,9 @@ function withFeed(inner: JsonStore, loads: number[][], release: () => Promise<vo
     get ledger() {
       return inner.ledger;
     },
+    get prints() {
+      return inner.prints;
+    },
     getUser: (id) => inner.getUser(id),
     updateUser: (id, mutate, init) => {
       const user = inner.updateUser(id, mutate, init);

@@ -27,6 +27,7 @@ import { eventName, heldItemOf, muteOffer, storeMute } from './muted.js';
 import { namesForLang } from '../ui/cards.js';
 import { quietly } from '../ui/quietly.js';
 import { placeFromAlert } from './placed.js';
+import { placeAgain, placeFromPrint } from './placed-print.js';
 
 export const MUTE_MS = 24 * 3_600_000;
 export const SNOOZE_MS = 3_600_000;
@@ -97,6 +98,14 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
     const action = decodeAlertAction(ctx.callbackQuery.data);
     if (!action) {
       await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') });
+      return;
+    }
+    // A printed message's ✅ / ✏️: the print is kept under its owner's id, so only they find it —
+    // and it may be an inline card, with no chat to check.
+    if (action.type === 'placedPrint' || action.type === 'placedAgain') {
+      if (action.type === 'placedPrint' && action.differently && (await refuseWhileSecretExpected(rt, ctx))) return;
+      if (action.type === 'placedPrint') await placeFromPrint(rt, ctx, action);
+      else await placeAgain(rt, ctx, action);
       return;
     }
     const chatId = ctx.chat?.id;

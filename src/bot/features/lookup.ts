@@ -18,7 +18,7 @@ import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { clipEcho, clipId, parseId } from '../parse/values.js';
 import { leaveFlows } from '../flows.js';
-import { freshness, namesForLang, viewFor } from '../ui/cards.js';
+import { freshness, keepPrint, namesForLang, viewFor } from '../ui/cards.js';
 import { errorInWords } from '../ui/filter-text.js';
 import { quietly } from '../ui/quietly.js';
 import { answerNameQuery, isNameQuery } from './lookup-names.js';
@@ -105,7 +105,9 @@ export async function sendLookupResult(
         // a digest line leads here, and from here the user places, re-solves or mutes it.
         // Not under a card for another amount or re-solved stakes: "✅ Placed" there would record the bankroll's stakes.
         const plain = bankroll === undefined && staking === undefined;
-        const rows = plain ? alertButtons(item, alertTexts(ctx.lang), 'new') : [];
+        // What the card prints is kept, so its ✅ records that card for a week, whatever the item does.
+        const printId = plain ? keepPrint(rt, ctx, item, names, view) : undefined;
+        const rows = plain ? alertButtons(item, alertTexts(ctx.lang), 'new', printId) : [];
         const keyboard = rows.map((row) => row.map((b) => ({ text: b.text, callback_data: b.callbackData })));
         await ctx.reply(card, { link_preview_options: { is_disabled: true }, ...(keyboard.length > 0 ? { reply_markup: { inline_keyboard: keyboard } } : {}) });
       }

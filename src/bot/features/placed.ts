@@ -12,6 +12,11 @@ import { formatAlert } from '../../alerts/format.js';
 import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
 import { escapeHtml } from '../../lib/html.js';
 import { refuse, takeLeg, parseTaken } from '../../ledger/actions.js';
+import { printOf } from '../../alerts/alert-print.js';
+import { resolveAround } from '../../alerts/resolve-placed.js';
+import { MAX_MONEY } from '../../ledger/model.js';
+import { subscriptionKey } from '../../store/schema.js';
+import { clipEcho } from '../parse/values.js';
 import { positionFromAlert, serviceFairOdds } from '../../alerts/position-from-alert.js';
 import { markKey, placedMark } from '../../ledger/marks.js';
 import { placedLegs, type Position } from '../../ledger/model.js';
@@ -28,19 +33,30 @@ import { refusedLegText } from '../ui/hedge-text.js';
 import { matchTypedBookmaker } from './typed-bookmaker.js';
 
 type LedgerLegInput = Extract<PendingInput, { kind: 'ledger-leg' }>;
+/** What the ✏️ flow knows besides the position: its print (to re-solve legs), whether stakes were printed, re-solved stakes by leg. */
+export type LegFlow = Pick<LedgerLegInput, 'printId' | 'unprinted' | 'suggest'>;
 
 const money = (x: number) => fmtMoney(x, { whole: true });
 const signed = (x: number) => fmtMoney(x, { signed: true });
 
-/** Re-draws the alert of `p` with its "✅ Placed" line, when the item is still held (else the next edit adds it). */
-async function markAlert(rt: BotRuntime, api: Api, userId: number, p: Position): Promise<void> {
+/**
+ * Re-draws the alert of `p` with its "✅ Placed" line, when it is the item's alert message and the
+ * item is still held (else the next edit adds it; a gone alert or a card keeps the number on its
+ * pressed button: placed-print.ts).
+ */
+export async function markAlert(rt: BotRuntime, api: Api, userId: number, p: Position): Promise<void> {
   if (p.chatId === null || p.messageId === null) return;
   const user = rt.store.getUser(userId);
   const item = (await rt.scheduler.latestItems(userId, p.service as Service)).find((o) => o.id === p.itemId);
-  if (!user || !item) return;
+  const entry = rt.store.alerts.get(subscriptionKey(userId, p.service as Service), p.itemId);
+  // A card or a digest is not the alert: re-drawn as one, it would turn into it.
+  if (!user || !item || (p.printId !== undefined && (entry?.chatId !== p.chatId || entry.messageId !== p.messageId))) return;
   const placed = rt.store.ledger.marks(userId).get(markKey(p.service, p.itemId)) ?? placedMark(p);
   const names = await namesForLang(rt, user.lang);
-  const rendered = formatAlert(item, names, { ...viewFor(user, user.lang, rt.clock.now(), undefined, freshness(rt, user)), ...(placed ? { placed } : {}) }, { state: 'new' });
+  const view = viewFor(user, user.lang, rt.clock.now(), undefined, freshness(rt, user));
+  const print = printOf(userId, item, names, view, view.now);
+  if (print) rt.store.prints.put(userId, print);
+  const rendered = formatAlert(item, names, { ...view, ...(placed ? { placed } : {}), ...(print ? { printId: print.id } : {}) }, { state: 'new' });
   const keyboard = rendered.buttons.map((row) => row.map((b) => ({ text: b.text, callback_data: b.callbackData })));
   try {
     await api.editMessageText(p.chatId, p.messageId, rendered.text, { reply_markup: { inline_keyboard: keyboard }, link_preview_options: { is_disabled: true } });
@@ -49,19 +65,26 @@ async function markAlert(rt: BotRuntime, api: Api, userId: number, p: Position):
   }
 }
 
-/** Asks for leg `leg` of `p` (or its open hedge) in the private chat and waits for the answer. */
-async function askLeg(rt: BotRuntime, api: Api, chatId: number, userId: number, t: Translate, p: Position, leg: number, flow: boolean): Promise<void> {
+/**
+ * Asks for leg `leg` of `p` (or its open hedge) in the private chat and waits for the answer. With
+ * a re-solved stake for the leg (`extra.suggest`), that is the one offered; on a message that printed
+ * no stakes, the stake placed is asked for.
+ */
+export async function askLeg(rt: BotRuntime, api: Api, chatId: number, userId: number, t: Translate, p: Position, leg: number, flow: boolean, extra: LegFlow = {}): Promise<void> {
   const l = p.legs[leg]!;
-  const vars = { id: p.id, n: l.outcome + 1, total: p.legs.filter((x) => x.status !== 'open').length, book: escapeHtml(l.bookmaker), market: escapeHtml(l.market), odds: fmtOdds(l.odds), stake: money(l.stake) };
+  const suggested = extra.suggest?.[leg];
+  const vars = { id: p.id, n: l.outcome + 1, total: p.legs.filter((x) => x.status !== 'open').length, book: escapeHtml(l.bookmaker), market: escapeHtml(l.market), odds: fmtOdds(l.odds), stake: money(suggested ?? l.stake), printed: money(l.stake) };
   const hedge = l.status === 'open';
+  const keep = suggested !== undefined ? 'btn_ledger_keep_resolved' : extra.unprinted ? 'btn_ledger_keep_suggested' : 'btn_ledger_keep';
   const buttons = hedge
     ? [[{ text: t('btn_ledger_give_up'), callback_data: encodeLedgerAction({ type: 'giveUp', positionId: p.id }) }]]
     : [[
-        { text: t('btn_ledger_keep'), callback_data: encodeLedgerAction({ type: 'keep', positionId: p.id, leg }) },
+        { text: t(keep, { stake: vars.stake }), callback_data: encodeLedgerAction({ type: 'keep', positionId: p.id, leg }) },
         { text: t('btn_ledger_refused'), callback_data: encodeLedgerAction({ type: 'refuse', positionId: p.id, leg }) },
       ]];
-  await api.sendMessage(chatId, t(hedge ? 'ledger_hedge_prompt' : 'ledger_leg_prompt', vars), { reply_markup: { inline_keyboard: buttons } });
-  await rt.pending.set(chatId, userId, { kind: 'ledger-leg', positionId: p.id, leg, flow });
+  const prompt = hedge ? 'ledger_hedge_prompt' : suggested !== undefined ? 'ledger_leg_prompt_resolved' : extra.unprinted ? 'ledger_leg_prompt_unprinted' : 'ledger_leg_prompt';
+  await api.sendMessage(chatId, t(prompt, vars), { reply_markup: { inline_keyboard: buttons } });
+  await rt.pending.set(chatId, userId, { kind: 'ledger-leg', positionId: p.id, leg, flow, ...extra });
 }
 
 /** The summary once the ✏️ flow is through (or a single change is made): stakes and worst case. */
@@ -80,9 +103,9 @@ async function summarize(rt: BotRuntime, api: Api, chatId: number, userId: numbe
 }
 
 /** The next leg of the ✏️ flow after `after`, or the summary when none is left. */
-async function advance(rt: BotRuntime, api: Api, chatId: number, userId: number, t: Translate, p: Position, after: number): Promise<void> {
+async function advance(rt: BotRuntime, api: Api, chatId: number, userId: number, t: Translate, p: Position, after: number, extra: LegFlow = {}): Promise<void> {
   const next = p.legs.findIndex((l, i) => i > after && l.status === 'placed');
-  if (next >= 0) await askLeg(rt, api, chatId, userId, t, p, next, true);
+  if (next >= 0) await askLeg(rt, api, chatId, userId, t, p, next, true, extra);
   else await summarize(rt, api, chatId, userId, t, p);
 }
 
@@ -99,9 +122,12 @@ export async function placeFromAlert(rt: BotRuntime, ctx: BotContext, action: { 
   const names = await namesForLang(rt, user.lang);
   const message = ctx.callbackQuery?.message;
   let position: Position;
+  const make = (id: string) =>
+    positionFromAlert(item, names, { bankroll: user.bankroll, roundingStep: user.roundingStep, books: user.books, stakingMode: user.stakingMode }, { id, now, chatId: message?.chat.id ?? null, messageId: message?.message_id ?? null });
+  // Made once with a stand-in id first: an alert that cannot be recorded takes no position number.
+  if ('ok' in make('0')) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_cannot_place'), show_alert: true }));
   try {
-    const id = await rt.store.ledger.takeId(userId);
-    const made = positionFromAlert(item, names, { bankroll: user.bankroll, roundingStep: user.roundingStep, books: user.books, stakingMode: user.stakingMode }, { id, now, chatId: message?.chat.id ?? null, messageId: message?.message_id ?? null });
+    const made = make(await rt.store.ledger.takeId(userId));
     if ('ok' in made) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_cannot_place'), show_alert: true }));
     position = await rt.store.ledger.put(userId, made);
     const book = await rt.store.ledger.book(userId);
@@ -123,10 +149,13 @@ export async function placeFromAlert(rt: BotRuntime, ctx: BotContext, action: { 
 export async function acceptLedgerLeg(rt: BotRuntime, ctx: BotContext, text: string, pending: LedgerLegInput): Promise<void> {
   const userId = ctx.from!.id;
   const chatId = ctx.chat!.id;
-  const taken = parseTaken(text);
-  if (!taken) return void (await ctx.reply(ctx.t('ledger_bad_leg_input')));
   const p = (await rt.store.ledger.book(userId)).positions.find((x) => x.id === pending.positionId);
-  const wasOpen = p?.legs[pending.leg]?.status === 'open';
+  const leg = p?.legs[pending.leg];
+  const wasOpen = leg?.status === 'open';
+  // A stake alone is taken at the leg's printed odds (a hedge needs its odds).
+  const stakeOnly = wasOpen || !leg ? undefined : parseStakeOnly(text);
+  const taken = stakeOnly === undefined ? parseTaken(text) : { odds: leg!.odds, stake: stakeOnly };
+  if (!taken) return void (await ctx.reply(ctx.t(wasOpen ? 'ledger_bad_leg_input' : 'ledger_bad_leg_input_stake', { text: clipEcho(text) })));
   if (p && wasOpen && taken.bookmaker !== undefined) {
     const bookmaker = await matchTypedBookmaker(rt, ctx, taken.bookmaker, pending);
     if (bookmaker === undefined) return;
@@ -139,8 +168,35 @@ export async function acceptLedgerLeg(rt: BotRuntime, ctx: BotContext, text: str
   }
   const stored = await rt.store.ledger.put(userId, next);
   await ctx.reply(ctx.t('ledger_leg_saved', { n: stored.legs[pending.leg]!.outcome + 1, odds: fmtOdds(taken.odds), stake: money(taken.stake) }));
-  if (pending.flow && !wasOpen) await advance(rt, ctx.api, chatId, userId, ctx.t, stored, pending.leg);
-  else await summarize(rt, ctx.api, chatId, userId, ctx.t, stored);
+  if (pending.flow && !wasOpen) {
+    const changed = leg !== undefined && (leg.odds !== taken.odds || leg.stake !== (pending.suggest?.[pending.leg] ?? leg.stake));
+    const suggest = changed ? await resolveLater(rt, ctx, stored, pending) : pending.suggest;
+    await advance(rt, ctx.api, chatId, userId, ctx.t, stored, pending.leg, { ...flowOf(pending), ...(suggest ? { suggest } : {}) });
+  } else await summarize(rt, ctx.api, chatId, userId, ctx.t, stored);
+}
+
+/** The flow's own fields of a pending leg question, without the re-solved stakes. */
+const flowOf = (pending: LedgerLegInput): LegFlow => ({ ...(pending.printId ? { printId: pending.printId } : {}), ...(pending.unprinted ? { unprinted: true } : {}) });
+
+/** "150" or "150.50": a stake alone; undefined for anything else. */
+function parseStakeOnly(text: string): number | undefined {
+  const m = /^\s*(\d{1,9}(?:[.,]\d{1,2})?)\s*$/.exec(text);
+  const stake = m ? Number(m[1]!.replace(',', '.')) : NaN;
+  return stake > 0 && stake <= MAX_MONEY ? stake : undefined;
+}
+
+/**
+ * The legs still to ask, re-solved around those already answered (their odds and stakes fixed),
+ * with the solver, caps and steps of ✏️ Leg limited; undefined (and said why) when that cannot be.
+ */
+async function resolveLater(rt: BotRuntime, ctx: BotContext, p: Position, pending: LedgerLegInput): Promise<number[] | undefined> {
+  const user = rt.store.getUser(ctx.from!.id);
+  const print = pending.printId ? await rt.store.prints.get(ctx.from!.id, pending.printId) : undefined;
+  const later = p.legs.some((l, i) => i > pending.leg && l.status === 'placed');
+  if (!user || !print || p.kind !== 'arbs' || !later || p.legs.length !== print.legs.length || p.legs.some((l) => l.status !== 'placed')) return undefined;
+  const suggest = resolveAround(p, print, pending.leg, { bankroll: user.bankroll, roundingStep: user.roundingStep, books: user.books });
+  if (!suggest) await ctx.reply(ctx.t('ledger_resolve_none'));
+  return suggest;
 }
 
 /** ❌ on a leg: marked refused; the hedge's break-even odds and stake at the refused odds; the flow goes on. */
@@ -173,11 +229,18 @@ export async function refuseLeg(rt: BotRuntime, ctx: BotContext, p: Position, le
   await markAlert(rt, ctx.api, userId, stored);
 }
 
-/** ✅ "as shown" on a leg of the ✏️ flow: nothing changes; the next leg is asked. */
+/** ✅ "as shown" (or as re-solved) on a leg of the ✏️ flow: that stake is kept; the next leg is asked. */
 export async function keepLeg(rt: BotRuntime, ctx: BotContext, p: Position, leg: number): Promise<void> {
   await ctx.answerCallbackQuery();
   const userId = ctx.from!.id;
-  await advance(rt, ctx.api, ctx.chat?.id ?? userId, userId, ctx.t, p, leg);
+  const chatId = ctx.chat?.id ?? userId;
+  const pending = await rt.pending.get(chatId, userId);
+  const mine = pending?.kind === 'ledger-leg' && pending.positionId === p.id && pending.leg === leg ? pending : undefined;
+  const suggested = mine?.suggest?.[leg];
+  const l = p.legs[leg];
+  const kept = suggested !== undefined && l && suggested !== l.stake ? takeLeg(p, leg, { odds: l.odds, stake: suggested }) : undefined;
+  const stored = kept ? await rt.store.ledger.put(userId, kept) : p;
+  await advance(rt, ctx.api, chatId, userId, ctx.t, stored, leg, mine ? { ...flowOf(mine), ...(mine.suggest ? { suggest: mine.suggest } : {}) } : {});
 }
 
 /** ✏️ on a leg or a hedge (after a refusal): its question. */

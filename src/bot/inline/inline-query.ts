@@ -6,6 +6,9 @@ import { createHash } from 'node:crypto';
 import { Composer } from 'grammy';
 import type { InlineQueryResultArticle } from 'grammy/types';
 import { formatCard, formatShortTitle } from '../../alerts/format.js';
+import { placedButtons } from '../../alerts/alert-buttons.js';
+import { alertTexts } from '../../alerts/alert-texts.js';
+import { keepPrint } from '../ui/cards.js';
 import type { Names } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { BotContext } from '../context.js';
@@ -69,15 +72,20 @@ export function inlineFeature(rt: BotRuntime): Composer<BotContext> {
       .sort((a, b) => headline(b) - headline(a))
       .slice(0, INLINE_MAX_RESULTS);
     const results: InlineQueryResultArticle[] = [];
+    const t = alertTexts(ctx.lang);
     for (const item of items) {
       // One item the formatter cannot draw costs only its own card, never the whole answer.
       try {
+        // The card's ✅ / ✏️ record what it prints, wherever it is sent (the print is the user's own).
+        const printId = keepPrint(rt, ctx, item, names, view);
+        const placed = printId === undefined ? [] : placedButtons(item, t, printId);
         results.push({
           type: 'article',
           id: resultId(item),
           title: clipText(formatShortTitle(item, names, view), 120),
           description: clipText(`${serviceLabel(item.service, ctx.t)} · ${names.sport(item.event.sportId)} · ${item.event.league}`, 200),
           input_message_content: { message_text: formatCard(item, names, view), parse_mode: 'HTML', link_preview_options: { is_disabled: true } },
+          ...(placed.length > 0 ? { reply_markup: { inline_keyboard: [placed.map((b) => ({ text: b.text, callback_data: b.callbackData }))] } } : {}),
         });
       } catch (err) {
         rt.logger.warn({ err, itemId: item.id, service: item.service }, 'an item could not be drawn as an inline result; left out');

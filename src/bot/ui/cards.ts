@@ -5,6 +5,9 @@ import { namesFor, type Dictionaries, type Names } from '../../service/dictionar
 import type { UserRecord } from '../../store/schema.js';
 import type { BotRuntime } from '../deps.js';
 import { staleAfterFor, staleDefaultsOf } from '../../alerts/loudness.js';
+import type { BotContext } from '../context.js';
+import type { Opportunity } from '../../service/opportunity.js';
+import { printOf } from '../../alerts/alert-print.js';
 
 /** The dictionaries in `lang`: the cached copy, else one fetch; undefined when unavailable. */
 export async function dictionariesFor(rt: BotRuntime, lang: Lang): Promise<Dictionaries | undefined> {
@@ -44,3 +47,18 @@ export function viewFor(user: Readonly<UserRecord> | undefined, lang: Lang, now:
     ...(bankroll !== undefined && { otherAmount: true }),
   };
 }
+
+/** Keeps what a card for the presser prints (src/ledger/prints.ts); its id, or undefined when nothing can be kept. */
+export function keepPrint(rt: BotRuntime, ctx: Pick<BotContext, 'user'>, item: Opportunity, names: Names, view: AlertView): string | undefined {
+  const user = ctx.user;
+  if (!user) return undefined;
+  try {
+    const print = printOf(user.id, item, names, view, view.now);
+    if (print) rt.store.prints.put(user.id, print);
+    return print?.id;
+  } catch (err) {
+    rt.logger.warn({ err }, 'the print of a card could not be kept');
+    return undefined;
+  }
+}
+
