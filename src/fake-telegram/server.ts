@@ -83,6 +83,7 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
     botUser,
     sendText: (from, text, chat) => api.sendText(from, text, chat),
     pressButton: (from, message, data) => api.pressButton(from, message, data),
+    pressInlineButton: (from, inlineMessageId, data) => api.pressInlineButton(from, inlineMessageId, data),
     inlineQuery: (from, query, offset) => api.inlineQuery(from, query, offset),
     chatMember: (from, status, chat) => api.chatMember(from, status, chat),
     pushUpdate: (u) => api.pushUpdate(u),

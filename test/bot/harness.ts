@@ -88,6 +88,8 @@ export interface Harness {
   connect(user?: FakeUser): Promise<void>;
   /** Every file in DATA_DIR, concatenated (after a flush). */
   dataFiles(): Promise<string>;
+  /** The bot restarts: the store is closed and opened again from DATA_DIR, and a new bot takes over `store` and `bot`. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -137,22 +139,26 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   outbox?.start();
   const conversations = createConversationStore({ clock, logger });
   conversations.start();
-  const bot = createBot({
-    config,
-    logger,
-    store,
-    vault,
-    client,
-    scheduler,
-    clock,
-    botInfo: botInfoOf(fake),
-    ...(opts.stats ? { stats: opts.stats } : {}),
-    ...(outbox ? { chatGate: outbox } : {}),
-    conversationStore: opts.state?.conversations ?? conversations,
-    ...(opts.state?.pending && { pending: opts.state.pending }),
-    ...(opts.state?.caps && { caps: opts.state.caps }),
-  });
-  await bot.init();
+  const makeBot = async (withStore: Store) => {
+    const made = createBot({
+      config,
+      logger,
+      store: withStore,
+      vault,
+      client,
+      scheduler,
+      clock,
+      botInfo: botInfoOf(fake),
+      ...(opts.stats ? { stats: opts.stats } : {}),
+      ...(outbox ? { chatGate: outbox } : {}),
+      conversationStore: opts.state?.conversations ?? conversations,
+      ...(opts.state?.pending && { pending: opts.state.pending }),
+      ...(opts.state?.caps && { caps: opts.state.caps }),
+    });
+    await made.init();
+    return made;
+  };
+  const bot = await makeBot(store);
 
   const h: Harness = {
     fake,
@@ -166,11 +172,11 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     conversations,
     dataDir,
     logs: lines,
-    handle: (update) => bot.handleUpdate(update),
-    say: (from, text, chat) => bot.handleUpdate(fake.sendText(from, text, chat)),
-    press: (from, message, data) => bot.handleUpdate(fake.pressButton(from, message, data)),
+    handle: (update) => h.bot.handleUpdate(update),
+    say: (from, text, chat) => h.bot.handleUpdate(fake.sendText(from, text, chat)),
+    press: (from, message, data) => h.bot.handleUpdate(fake.pressButton(from, message, data)),
     plant: async (chatId, text, buttons) => {
-      const sent = await bot.api.sendMessage(chatId, text, {
+      const sent = await h.bot.api.sendMessage(chatId, text, {
         reply_markup: { inline_keyboard: [buttons.map(([label, data]) => ({ text: label, callback_data: data }))] },
       });
       const message = fake.messages(chatId).find((m) => m.message_id === sent.message_id);
@@ -204,15 +210,20 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       await h.say(user, `/connect ${DEMO_KEY} ${DEMO_SECRET}`);
     },
     dataFiles: async () => {
-      await store.flush();
+      await h.store.flush();
       const names = await readdir(dataDir);
       const texts = await Promise.all(names.map((n) => readFile(join(dataDir, n), 'utf8')));
       return texts.join('\n');
     },
+    restart: async () => {
+      await h.store.close();
+      h.store = await openStore({ dataDir, logger, clock, debounceMs: 20 });
+      h.bot = await makeBot(h.store);
+    },
     close: async () => {
       conversations.stop();
       outbox?.stop();
-      await store.close();
+      await h.store.close();
       await fake.close();
       await rm(dataDir, { recursive: true, force: true });
     },
