@@ -13,7 +13,7 @@ import { parseMigrateArgs, runMigrate, type MigrateArgs } from '../../src/operat
 import type { Database } from '../../src/store/schema.js';
 import { openStore } from '../../src/store/store.js';
 import { Vault } from '../../src/store/vault.js';
-import { entry, tempDir } from '../store/fixtures.js';
+import { entry, samplePrint, tempDir } from '../store/fixtures.js';
 import { workedBook } from '../ledger/worked.js';
 import { redisStoreSuite } from '../store/redis-fixtures.js';
 
@@ -59,6 +59,8 @@ async function lowdbWithData(dataDir: string, vault?: Vault): Promise<Database> 
   await store.ledger.put(7, worked.positions[6]!);
   store.ledger.noteClose(7, worked.positions[6]!.id, 0, { odds: 2.4, at: 1, fairOdds: 2.3, market: null, index: 0 });
   await store.ledger.updateSettings(7, { startBank: 2000, nextId: 8 });
+  // What a sent alert printed, so its ✅ Placed still records it after the move (kept a week from its send).
+  store.prints.put(7, samplePrint({ sentAt: Date.now() }));
   const data = store.snapshot();
   await store.close();
   return data;
