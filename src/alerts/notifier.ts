@@ -24,6 +24,7 @@ import type { Opportunity } from '../service/opportunity.js';
 import type { AlertEntry, UserRecord } from '../store/schema.js';
 import type { PrintStore, Store } from '../store/port.js';
 import { printOf } from './alert-print.js';
+import { placedButtons } from './alert-buttons.js';
 import { isMutedItem } from '../store/mutes.js';
 import { MinuteCounter } from '../scheduler/minute-counter.js';
 import type { Notifier, SubscriptionRef } from '../scheduler/port.js';
@@ -195,7 +196,10 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   type Manner = ReturnType<typeof newAlertManner>;
   const alert = (sub: SubscriptionRef, user: Readonly<UserRecord>, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, again: boolean, manner: Manner): boolean => {
     // Found by the read just made: the outbox fills in the delay from it to the call.
-    const rendered = formatAlert(item, names, { ...withPrint(sub, item, names, view), foundAt: view.now }, { state: 'new' });
+    const printed = withPrint(sub, item, names, view);
+    const rendered = formatAlert(item, names, { ...printed, foundAt: view.now }, { state: 'new' });
+    // Folded into a digest, its line keeps ✅ / ✏️ for what the alert printed.
+    const digestButtons = printed.printId === undefined ? undefined : placedButtons(item, alertTexts(view.lang), printed.printId);
     // Rises are counted from what this alert shows.
     if (manner.base !== entry.loudBase) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (manner.base === undefined ? e : { ...e, loudBase: manner.base }));
     const holdUntil = quietUntil(user.quietHours, user.timeZone, view.now) ?? undefined;
@@ -211,6 +215,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           kind: 'alert',
           lang: user.lang,
           digestLine: formatShortLine(item, names, view),
+          ...(digestButtons && digestButtons.length > 0 ? { digestButtons } : {}),
           idempotencyKey: alertKey({ subKey: sub.subKey, itemId, item, entry, again, filterSavedAt: user.filters[sub.service]?.savedAt }),
           ...(holdUntil !== undefined ? { holdUntil, heldItem: heldItem(sub, item) } : {}),
           ...(late ? { late } : {}),

@@ -56,6 +56,7 @@ const sendOptionsSchema = z
     buttons: buttonsSchema.optional(),
     kind: z.enum(['alert', 'info']).optional(),
     digestLine: z.string().max(4096).optional(),
+    digestButtons: z.array(buttonSchema).max(8).optional(),
     holdUntil: z.number().optional(),
     lang: langSchema.optional(),
     late: z.boolean().optional(),
@@ -117,8 +118,8 @@ export const editResultSchema = z.boolean();
  * with extra fields in it would otherwise be refused by the consumer).
  */
 export function sendJob(chatId: number, text: string, opts: OutboxSendOptions): AlertJob {
-  const { buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt } = opts;
-  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt }) };
+  const { buttons, kind, digestLine, digestButtons, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt } = opts;
+  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, digestButtons, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt }) };
 }
 
 /** The payload of an edit, as plain data. */

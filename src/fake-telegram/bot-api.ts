@@ -180,16 +180,11 @@ export class FakeBotApi {
     return update;
   }
 
-  /** Inline messages are not stored here (the bot never learns their chat): the press carries only their id. */
   pressInlineButton(from: FakeUser, inlineMessageId: string, callbackData: string): Update {
-    const queryId = this.newQueryId();
-    this.openCallbackQueries.set(queryId, { chatId: from.id });
-    const update: Update = {
-      update_id: this.updates.nextUpdateId,
-      callback_query: { id: queryId, from: toUser(from), inline_message_id: inlineMessageId, chat_instance: `inline-${from.id}`, data: callbackData },
-    };
-    this.updates.push(update);
-    return update;
+    const id = this.newQueryId();
+    this.openCallbackQueries.set(id, { chatId: from.id });
+    this.updates.push({ update_id: this.updates.nextUpdateId, callback_query: { id, from: toUser(from), inline_message_id: inlineMessageId, chat_instance: `inline-${from.id}`, data: callbackData } });
+    return this.updates.pending().at(-1)!;
   }
 
   inlineQuery(from: FakeUser, query: string, offset = ''): Update {

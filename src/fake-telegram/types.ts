@@ -152,7 +152,7 @@ export interface FakeTelegram {
   sendText(from: FakeUser, text: string, chat?: FakeChatRef): Update;
   /** Queues a button press (callback_query) on the current state of `message`; throws if that button is not on it. */
   pressButton(from: FakeUser, message: SentMessage, callbackData: string): Update;
-  /** A user presses a button of a message sent through inline mode (`inline_message_id`, no chat). */
+  /** A user presses a button of a message sent through inline mode (`inline_message_id`, no chat: the fake does not store inline messages). */
   pressInlineButton(from: FakeUser, inlineMessageId: string, callbackData: string): Update;
   /** Queues an inline query. */
   inlineQuery(from: FakeUser, query: string, offset?: string): Update;

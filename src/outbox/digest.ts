@@ -7,7 +7,7 @@
 import type { Lang } from '../store/schema.js';
 import { digestHeader, moreLinesLine } from './digest-text.js';
 import type { Job, SendJob } from './jobs.js';
-import type { BeforeFirstSend } from './port.js';
+import type { BeforeFirstSend, OutboxButtons } from './port.js';
 import { splitMessage } from './split.js';
 
 export interface DigestRules {
@@ -41,11 +41,16 @@ export function addToDigest(
   line: string,
   maxLines: number,
   asked?: { ask: BeforeFirstSend; resolve: (messageId: undefined) => void },
+  row?: OutboxButtons[number],
 ): void {
   const folded = (digest.folded ??= { lines: [], count: 0, asks: [] });
   folded.count += 1;
   const listed = folded.lines.length < maxLines;
-  if (listed) folded.lines.push(line);
+  if (listed) {
+    folded.lines.push(line);
+    // Kept only once some line has buttons (most digests have none).
+    if (row) folded.rows = [...Array.from({ length: folded.lines.length - 1 }, (_, i) => folded.rows?.[i]), row];
+  }
   if (!asked) return;
   folded.asks.push({ line: listed ? folded.lines.length - 1 : undefined, ask: asked.ask });
   const before = digest.resolve;
@@ -70,6 +75,8 @@ export async function askFolded(digest: SendJob, ask: (question: BeforeFirstSend
     folded.count -= 1;
     if (a.line !== undefined) dropped.add(a.line);
   });
+  const rows = folded.rows;
+  if (rows) folded.rows = folded.lines.map((_, i) => rows[i]).filter((_, i) => !dropped.has(i));
   folded.lines = folded.lines.filter((_, i) => !dropped.has(i));
   folded.asks = [];
   return folded.count;
@@ -108,9 +115,9 @@ export function foldBurst(chat: { queue: Job[] }, now: number, rules: DigestRule
   chat.queue = chat.queue.filter((j) => !folded.has(j));
   for (const job of rest) {
     if (job.beforeFirstSend) {
-      addToDigest(digest, job.digestLine, rules.maxLines, { ask: job.beforeFirstSend, resolve: job.resolve });
+      addToDigest(digest, job.digestLine, rules.maxLines, { ask: job.beforeFirstSend, resolve: job.resolve }, job.digestButtons);
     } else {
-      addToDigest(digest, job.digestLine, rules.maxLines);
+      addToDigest(digest, job.digestLine, rules.maxLines, undefined, job.digestButtons);
       job.resolve(undefined);
     }
   }
@@ -127,12 +134,20 @@ export function listMessage(header: string, lines: string[], total: number, lang
 /** Writes a digest's text as it goes out, with every alert that joined it while it waited; no alert may join it after. */
 export function writeDigest(digest: SendJob, maxLines: number): void {
   if (!digest.folded) return;
-  const { lines, count } = digest.folded;
+  const { lines, count, rows = [] } = digest.folded;
   if (count === 0) {
     digest.parts = [];
     digest.folded = undefined;
     return;
   }
-  digest.parts = splitMessage(listMessage(digestHeader(digest.lang, count), lines, count, digest.lang, maxLines));
+  // Lines whose alert keeps buttons (the ledger's ✅ / ✏️) are numbered, and so are their buttons.
+  const numbered = rows.some((r) => r !== undefined && r.length > 0);
+  const shown = numbered ? lines.map((l, i) => `${i + 1}. ${l}`) : lines;
+  digest.parts = splitMessage(listMessage(digestHeader(digest.lang, count), shown, count, digest.lang, maxLines));
+  if (numbered && digest.parts.length === 1) {
+    digest.buttons = rows
+      .slice(0, maxLines)
+      .flatMap((row, i) => (row && row.length > 0 ? [row.map((b) => ({ ...b, text: `${i + 1}. ${b.text}` }))] : []));
+  }
   digest.folded = undefined;
 }

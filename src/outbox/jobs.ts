@@ -34,6 +34,8 @@ export interface SendJob extends JobBase {
   partIndex: number;
   buttons: OutboxButtons | undefined;
   digestLine: string;
+  /** The buttons its digest line keeps (port.ts `digestButtons`). */
+  digestButtons?: OutboxButtons[number] | undefined;
   lang: Lang;
   resolve: (messageId: number | undefined) => void;
   /** When it was queued (the outbox's clock). */
@@ -51,7 +53,7 @@ export interface SendJob extends JobBase {
    * come with one (`line`: the index of the alert's line, undefined past the lines listed). Its text
    * is written when it is sent, without the alerts whose question said no.
    */
-  folded?: { lines: string[]; count: number; asks: { line: number | undefined; ask: BeforeFirstSend }[] };
+  folded?: { lines: string[]; count: number; asks: { line: number | undefined; ask: BeforeFirstSend }[]; rows?: (OutboxButtons[number] | undefined)[] };
 }
 
 export interface EditJob extends JobBase {
@@ -88,7 +90,7 @@ export function firstLine(text: string): string {
 }
 
 /** What a caller says of a new message; a late alert goes after the chat's fresh ones. */
-export type SendJobFields = Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'lang' | 'resolve' | 'beforeFirstSend' | 'silent' | 'replyTo' | 'foundAt'> & { late?: boolean };
+export type SendJobFields = Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'digestButtons' | 'lang' | 'resolve' | 'beforeFirstSend' | 'silent' | 'replyTo' | 'foundAt'> & { late?: boolean };
 
 /** A new message to send (not yet queued); `seq` is its place in the arrival order. */
 export function newSendJob(

@@ -162,14 +162,14 @@ export class Outbox implements OutboxService {
     if (digest) {
       this.counters.folded += 1;
       if (!beforeFirstSend) {
-        addToDigest(digest, digestLine, this.tuning.digestMaxLines);
+        addToDigest(digest, digestLine, this.tuning.digestMaxLines, undefined, opts.digestButtons);
         return Promise.resolve(undefined);
       }
-      return new Promise((resolve) => addToDigest(digest, digestLine, this.tuning.digestMaxLines, { ask: beforeFirstSend, resolve }));
+      return new Promise((resolve) => addToDigest(digest, digestLine, this.tuning.digestMaxLines, { ask: beforeFirstSend, resolve }, opts.digestButtons));
     }
     return new Promise((resolve) => {
       const manner = { silent: opts.silent, replyTo: opts.replyTo, foundAt: opts.foundAt };
-      this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, lang, resolve, beforeFirstSend, late: opts.late, ...manner }));
+      this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, digestButtons: opts.digestButtons, lang, resolve, beforeFirstSend, late: opts.late, ...manner }));
       if (kind === 'alert') this.foldBurst(chat, now);
       this.wake.notify();
     });

@@ -24,6 +24,11 @@ export interface OutboxSendOptions {
   kind?: 'alert' | 'info';
   /** The alert in one line (HTML), for digests and summaries; default its first line. */
   digestLine?: string;
+  /**
+   * The buttons that stay with the alert's line when it folds into a digest (the ledger's ✅ / ✏️,
+   * which record what the alert printed): the digest shows them numbered like its lines.
+   */
+  digestButtons?: OutboxButtons[number];
   /** Quiet hours: keep until then (ms); alerts then go out as one summary. */
   holdUntil?: number;
   /** Language of the digest and summary texts; default `langFor(chatId)`. */

@@ -203,6 +203,33 @@ describe('cards', () => {
   });
 });
 
+describe('digest lines', () => {
+  it('an alert folded into a digest keeps ✅ / ✏️ there, numbered like its line, recording what that alert printed', async () => {
+    const items = Array.from({ length: 8 }, (_, i) => makeItem({ id: `d${i}`, team1: `Team${i}`, startsAt: Date.UTC(2026, 0, 3, 12 + i) }));
+    const now = h.clock.now();
+    const user = h.store.getUser(ALICE.id)!;
+    const events = items.map((item) => {
+      const entry: AlertEntry = { eventId: item.event.id, chatId: ALICE.id, messageId: null, firstSeenAt: now, lastSeenAt: now, goneAt: null, profit: item.profit, odds: item.legs.map((l) => l.odds), lastEditAt: now, goneShown: false };
+      h.store.alerts.set(SUB.subKey, item.id, entry);
+      return { type: 'new' as const, itemId: item.id, item, entry, returned: false };
+    });
+    notifier.notify(SUB, user, events);
+    let digest: SentMessage | undefined;
+    await vi.waitFor(async () => {
+      await h.clock.advance(2_000);
+      digest = h.sent(ALICE.id).find((m) => m.text.includes('more:'));
+      expect(digest).toBeDefined();
+    });
+    const second = /^2\. .*?(Team\d)/m.exec(digest!.text)![1]!;
+    h.scheduler.latest.set(ALICE.id, []);
+    await h.press(ALICE, digest!, h.button(digest!, '2. ✅ Placed'));
+    const [p] = await positions();
+    expect(p!.event).toContain(second);
+    expect(p!.legs.map((l) => [l.odds, l.stake])).toEqual([[2.1, 495], [2.05, 505]]);
+    expect(h.labels(h.sent(ALICE.id).find((m) => m.message_id === digest!.message_id)!)).toContain('✅ Placed · #1');
+  });
+});
+
 describe('kept through restarts, for a week', () => {
   it('a restart between the send and the press changes nothing', async () => {
     const item = makeItem({ id: 'a1' });
