@@ -46,6 +46,8 @@ export interface HarnessOptions {
   floodControl?: boolean;
   /** More settings for the bot's config (e.g. LEDGER_MAX_POSITIONS). */
   env?: Record<string, string>;
+  /** Opens the store (at start and at `restart`) instead of db.json in the temp DATA_DIR: a Redis store, say. */
+  openStore?: (clock: ManualClock) => Promise<Store>;
   /** Other keepers of the open questions, caps or flows than the bot's own in memory (a cluster front's, in Redis). */
   state?: { pending?: PendingStore; caps?: CapsPort; conversations?: ConversationStorage };
 }
@@ -130,7 +132,8 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     ADMIN_USER_IDS: (opts.admins ?? []).join(','),
     ...opts.env,
   });
-  const store = await openStore({ dataDir, logger, clock, debounceMs: 20 });
+  const open = opts.openStore ?? (() => openStore({ dataDir, logger, clock, debounceMs: 20 }));
+  const store = await open(clock);
   const vault = await Vault.open({ dataDir, envKey: ENCRYPTION_KEY, logger });
   const client = new FakeServiceClient();
   client.addKey(DEMO_KEY, DEMO_SECRET);
@@ -217,7 +220,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     },
     restart: async () => {
       await h.store.close();
-      h.store = await openStore({ dataDir, logger, clock, debounceMs: 20 });
+      h.store = await open(clock);
       h.bot = await makeBot(h.store);
     },
     close: async () => {

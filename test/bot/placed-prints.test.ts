@@ -18,8 +18,11 @@ import type { Notifier } from '../../src/scheduler/port.js';
 import type { Opportunity } from '../../src/service/opportunity.js';
 import { subscriptionKey, type AlertEntry } from '../../src/store/schema.js';
 import type { SentMessage } from '../../src/fake-telegram/server.js';
+import { redisStoreSuite } from '../store/redis-fixtures.js';
 import { makeItem } from './fakes.js';
 import { ALICE, BORIS, createHarness, type Harness } from './harness.js';
+
+const { redis, stores } = await redisStoreSuite('placed-prints');
 
 let h: Harness;
 let notifier: Notifier;
@@ -27,8 +30,9 @@ let notifier: Notifier;
 let outbox: Outbox;
 const SUB = { userId: ALICE.id, service: 'arbs_prematch' as const, subKey: subscriptionKey(ALICE.id, 'arbs_prematch') };
 
-beforeEach(async () => {
-  h = await createHarness();
+/** The harness with its alerts' outbox and notifier; `opts` as for createHarness (another store). */
+async function setUp(opts: Parameters<typeof createHarness>[0] = {}): Promise<void> {
+  h = await createHarness(opts);
   outbox = new Outbox({ api: new Api(h.fake.token, { apiRoot: h.fake.apiRoot }), logger: silentLogger, clock: h.clock });
   outbox.start();
   await h.connect();
@@ -37,6 +41,9 @@ beforeEach(async () => {
     u.roundingStep = 5;
   });
   notifier = createNotifier({ store: h.store, client: h.client, outbox, logger: silentLogger, clock: h.clock });
+}
+beforeEach(async (ctx) => {
+  if (!ctx.task.name.includes('(Redis)')) await setUp();
 });
 afterEach(async () => {
   outbox.stop();
@@ -335,5 +342,26 @@ describe('✏️ Placed differently re-solves (#36)', () => {
     expect(h.last(ALICE.id).text).toContain('Re-solved');
     await h.say(ALICE, '2.05 470');
     expect(await legsOf()).toEqual([[2, 495], [2.05, 470]]);
+  });
+});
+
+describe.skipIf(!redis.available)('on the cluster\'s store', () => {
+  it('(Redis) a gone alert printed by one process is recorded after a restart, and not after its week', async () => {
+    const prefix = stores.freshPrefix();
+    await setUp({ openStore: (clock) => stores.open({ prefix, clock }) });
+    const item = makeItem({ id: 'a1' });
+    await alert(item);
+    const gone = await edit(item, 'gone', item, (x) => x.text.includes('Gone'));
+    await h.store.flush();
+    await h.restart();
+    notifier = createNotifier({ store: h.store, client: h.client, outbox, logger: silentLogger, clock: h.clock });
+    await h.press(ALICE, gone, h.button(gone, '✅ Placed'));
+    expect(await legsOf()).toEqual([[2.1, 495], [2.05, 505]]);
+    const late = await alert(makeItem({ id: 'a2' }));
+    await h.store.flush();
+    await h.clock.advance(PRINT_TTL_MS + 1);
+    await h.press(ALICE, late, h.button(late, '✅ Placed'));
+    expect(h.callbackText()).toContain('7 days');
+    expect((await positions()).map((p) => p.id)).toEqual(['1']);
   });
 });
