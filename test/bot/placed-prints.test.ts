@@ -58,16 +58,16 @@ async function alertMessage(itemId: string, until: (m: SentMessage) => boolean =
   let found: SentMessage | undefined;
   await vi.waitFor(() => {
     const entry = h.store.alerts.get(SUB.subKey, itemId);
-    found = h.sent(ALICE.id).find((m) => m.message_id === entry?.messageId);
+    found = h.sent(entry?.chatId ?? ALICE.id).find((m) => m.message_id === entry?.messageId);
     expect(found && until(found)).toBe(true);
   });
   return found!;
 }
 
 /** Sends the alert of `item` as the scheduler would (a first sighting), and waits for it. */
-async function alert(item: Opportunity): Promise<SentMessage> {
+async function alert(item: Opportunity, chatId = ALICE.id): Promise<SentMessage> {
   const now = h.clock.now();
-  const entry: AlertEntry = { eventId: item.event.id, chatId: ALICE.id, messageId: null, firstSeenAt: now, lastSeenAt: now, goneAt: null, profit: item.profit, odds: item.legs.map((l) => l.odds), lastEditAt: now, goneShown: false };
+  const entry: AlertEntry = { eventId: item.event.id, chatId, messageId: null, firstSeenAt: now, lastSeenAt: now, goneAt: null, profit: item.profit, odds: item.legs.map((l) => l.odds), lastEditAt: now, goneShown: false };
   h.store.alerts.set(SUB.subKey, item.id, entry);
   h.scheduler.latest.set(ALICE.id, [item]);
   notifier.notify(SUB, h.store.getUser(ALICE.id)!, [{ type: 'new', itemId: item.id, item, entry, returned: false }]);
@@ -178,6 +178,21 @@ describe('✅ Placed on every state of an alert message', () => {
     await h.say(ALICE, '2.15 250');
     await h.say(ALICE, '240');
     expect(await legsOf()).toEqual([[2.15, 250], [2.05, 240]]);
+  });
+});
+
+describe('an alert in a group', () => {
+  it("records for its owner; another member's tap finds nothing of theirs and records nothing", async () => {
+    const GROUP = -100_556;
+    h.fake.setChat({ id: GROUP, type: 'supergroup', title: 'Room', botIsAdmin: true, adminIds: [ALICE.id] });
+    h.store.updateUser(ALICE.id, (u) => void (u.alertChatId = GROUP));
+    await h.connect(BORIS);
+    const m = await alert(makeItem({ id: 'a1' }), GROUP);
+    await h.press(BORIS, m, h.button(m, '✅ Placed'));
+    expect(h.callbackText()).toContain('другого пользователя');
+    expect((await h.store.ledger.book(BORIS.id)).positions).toEqual([]);
+    await h.press(ALICE, m, h.button(m, '✅ Placed'));
+    expect(await legsOf()).toEqual([[2.1, 495], [2.05, 505]]);
   });
 });
 

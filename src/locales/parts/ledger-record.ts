@@ -6,7 +6,7 @@ export const ledgerRecordEn = {
   ledger_placed_button: '✅ Placed · #{id}',
   ledger_differently_button: '✏️ Placed differently',
   ledger_print_gone:
-    'I no longer keep what this message showed (messages can be recorded for 7 days after they were sent), so nothing was recorded. Record the bet from a newer alert or card.',
+    'I keep nothing of this message for you: it was sent to someone else, or more than 7 days ago (a message can be recorded for 7 days after it was sent). Nothing was recorded; record the bet from a newer alert or card of yours.',
   ledger_placed_ask_stakes: '✅ Position #{id}: this message showed no stakes, so tell me what you placed on each leg (in our chat).',
   ledger_record_another: 'This message is already recorded as position #{id} (see /open). Did you place a second bet on it? Then record another position:',
   btn_ledger_record_another: '➕ Record another',
@@ -26,7 +26,7 @@ export const ledgerRecordRu: Record<keyof typeof ledgerRecordEn, string> = {
   ledger_placed_button: '✅ Поставил · #{id}',
   ledger_differently_button: '✏️ Поставил иначе',
   ledger_print_gone:
-    'Я больше не храню, что было в этом сообщении (записать ставку можно 7 дней после его отправки), поэтому ничего не записано. Запишите ставку из более нового сигнала или карточки.',
+    'Для вас по этому сообщению ничего не хранится: оно отправлено другому человеку или больше 7 дней назад (записать ставку можно 7 дней после отправки). Ничего не записано; запишите ставку из более нового своего сигнала или карточки.',
   ledger_placed_ask_stakes: '✅ Позиция #{id}: в этом сообщении не было сумм, напишите, сколько вы поставили на каждый исход (в нашем чате).',
   ledger_record_another: 'Это сообщение уже записано как позиция #{id} (см. /open). Сделали вторую ставку по нему? Тогда запишите ещё одну позицию:',
   btn_ledger_record_another: '➕ Записать ещё одну',
