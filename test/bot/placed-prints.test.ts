@@ -181,6 +181,52 @@ describe('✅ Placed on every state of an alert message', () => {
   });
 });
 
+/** After a ✏️ press: each leg kept as the message showed it ("✅ As shown"); the legs recorded. */
+async function keepEveryLeg(): Promise<number[][] | undefined> {
+  for (const n of [1, 2]) {
+    const prompt = h.last(ALICE.id);
+    expect(prompt.text).toContain(`leg ${n} of 2`);
+    await h.press(ALICE, prompt, h.button(prompt, 'As shown'));
+  }
+  return legsOf();
+}
+
+describe('✏️ Placed differently on every state', () => {
+  it('moved: asks from the edited version', async () => {
+    const item = makeItem({ id: 'a1' });
+    await alert(item);
+    const m = await edit(movedTo(item, 2.3), 'moved', item, (x) => x.text.includes('2.30'));
+    h.scheduler.latest.set(ALICE.id, [movedTo(item, 2.6)]);
+    await h.press(ALICE, m, h.button(m, '✏️ Placed differently'));
+    const stakes = printedStakes(m);
+    expect(await keepEveryLeg()).toEqual([[2.3, stakes[0]], [2.05, stakes[1]]]);
+  });
+
+  it('back again, /item card and inline card: ask from what each printed, the item gone meanwhile', async () => {
+    const item = makeItem({ id: 'a1' });
+    await alert(item);
+    await edit(item, 'gone', item, (x) => x.text.includes('Gone'));
+    const back = await edit(item, 'returned', item, (x) => !x.text.includes('Gone'));
+    await h.say(ALICE, '/item a1 arbs_prematch');
+    const card = h.sent(ALICE.id).findLast((m) => h.labels(m).includes('✏️ Placed differently'))!;
+    await h.handle(h.fake.inlineQuery(ALICE, 'a1'));
+    const answer = h.fake.calls('answerInlineQuery').at(-1)!.payload as { results: { reply_markup?: InlineKeyboardMarkup }[] };
+    const inline = (answer.results[0]!.reply_markup!.inline_keyboard.flat()[1] as { callback_data: string }).callback_data;
+    h.scheduler.latest.set(ALICE.id, []);
+    await h.press(ALICE, back, h.button(back, '✏️ Placed differently'));
+    expect(await keepEveryLeg()).toEqual([[2.1, 495], [2.05, 505]]);
+    await h.press(ALICE, card, h.button(card, '✏️ Placed differently'));
+    await keepEveryLeg();
+    await h.handle(h.fake.pressInlineButton(ALICE, 'inline-2', inline));
+    await keepEveryLeg();
+    expect((await positions()).map((p) => [p.id, p.legs.map((l) => l.stake)])).toEqual([
+      ['1', [495, 505]],
+      ['2', [495, 505]],
+      ['3', [495, 505]],
+    ]);
+  });
+});
+
 describe('an alert in a group', () => {
   it("records for its owner; another member's tap finds nothing of theirs and records nothing", async () => {
     const GROUP = -100_556;
@@ -248,7 +294,13 @@ describe('digest lines', () => {
     const [p] = await positions();
     expect(p!.event).toContain(second);
     expect(p!.legs.map((l) => [l.odds, l.stake])).toEqual([[2.1, 495], [2.05, 505]]);
-    expect(h.labels(h.sent(ALICE.id).find((m) => m.message_id === digest!.message_id)!)).toContain('✅ Placed · #1');
+    const marked = h.sent(ALICE.id).find((m) => m.message_id === digest!.message_id)!;
+    expect(h.labels(marked)).toContain('✅ Placed · #1');
+    // ✏️ on another line asks from what that line's alert printed.
+    await h.press(ALICE, marked, h.button(marked, '3. ✏️'));
+    expect(await keepEveryLeg()).toBeDefined();
+    const third = /^3\. .*?(Team\d)/m.exec(digest!.text)![1]!;
+    expect((await positions())[1]!.event).toContain(third);
   });
 });
 
