@@ -12,7 +12,6 @@ import { formatAlert } from '../../alerts/format.js';
 import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
 import { escapeHtml } from '../../lib/html.js';
 import { refuse, takeLeg, parseTaken } from '../../ledger/actions.js';
-import { printOf } from '../../alerts/alert-print.js';
 import { resolveAround } from '../../alerts/resolve-placed.js';
 import { MAX_MONEY } from '../../ledger/model.js';
 import { subscriptionKey } from '../../store/schema.js';
@@ -28,7 +27,7 @@ import { encodeLedgerAction } from '../callback-data/ledger.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
-import { freshness, namesForLang, viewFor } from '../ui/cards.js';
+import { freshness, keepPrint, namesForLang, viewFor } from '../ui/cards.js';
 import { refusedLegText } from '../ui/hedge-text.js';
 import { matchTypedBookmaker } from './typed-bookmaker.js';
 
@@ -54,9 +53,8 @@ export async function markAlert(rt: BotRuntime, api: Api, userId: number, p: Pos
   const placed = rt.store.ledger.marks(userId).get(markKey(p.service, p.itemId)) ?? placedMark(p);
   const names = await namesForLang(rt, user.lang);
   const view = viewFor(user, user.lang, rt.clock.now(), undefined, freshness(rt, user));
-  const print = printOf(userId, item, names, view, view.now);
-  if (print) rt.store.prints.put(userId, print);
-  const rendered = formatAlert(item, names, { ...view, ...(placed ? { placed } : {}), ...(print ? { printId: print.id } : {}) }, { state: 'new' });
+  const printId = keepPrint(rt, { user }, item, names, view);
+  const rendered = formatAlert(item, names, { ...view, ...(placed ? { placed } : {}), ...(printId ? { printId } : {}) }, { state: 'new' });
   const keyboard = rendered.buttons.map((row) => row.map((b) => ({ text: b.text, callback_data: b.callbackData })));
   try {
     await api.editMessageText(p.chatId, p.messageId, rendered.text, { reply_markup: { inline_keyboard: keyboard }, link_preview_options: { is_disabled: true } });
