@@ -16,6 +16,7 @@ import { shownAfterCommission } from './leg-pricing.js';
 import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved, pricedLegs, type Pricing } from './headline-figures.js';
 import { fmtMoney, fmtOdds, fmtPct } from './printed.js';
 import { formatCountdown, formatDuration, formatStart } from './time.js';
+import { notAnArbForYou } from './arb-for-you.js';
 
 /** Who the alert is for: their language, zone and money settings, and the time to count from. */
 export interface AlertView {
@@ -144,7 +145,10 @@ export function headlineTitle(ctx: LineContext): string {
   const known = nums.filter((n) => n !== undefined).length;
   if (known === 0) return kindName;
   if (now.source === 'odds') {
-    const title = item.kind === 'middles' ? t.middleHeadline(kindName, nums[0] ?? '—', nums[1] ?? '—') : `${kindName} ${nums[0] ?? '—'}`;
+    // An arb with no winning stakes on the user's steps and caps is not titled "Arb" anywhere (arb-for-you.ts).
+    const notArb = item.kind === 'arbs' && notAnArbForYou(item, ctx.names, ctx.view);
+    const single = notArb ? t.notArbForYou(nums[0] ?? '—') : `${kindName} ${nums[0] ?? '—'}`;
+    const title = item.kind === 'middles' ? t.middleHeadline(kindName, nums[0] ?? '—', nums[1] ?? '—') : single;
     return now.afterCommission ? `${title} ${t.afterCommission}` : title;
   }
   const note = t.serviceFigures(known);

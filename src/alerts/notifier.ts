@@ -38,23 +38,27 @@ import { alertTexts } from './alert-texts.js';
 import { metrics, serviceMismatch } from './headline-figures.js';
 import { newAlertManner, reAlertFor, reAlertText, staleAfterFor, type StaleDefaults } from './loudness.js';
 import { reAlertKey } from './idempotency.js';
+import { notAnArbForYou } from './arb-for-you.js';
 
 /** Item ids whose service figure disagreed with the odds, logged once each; forgotten past this many. */
 const MISMATCH_MEMORY = 10_000;
 
 /**
  * Why a new item gets no alert although the service's filter passed it: a leg at a bookmaker the
- * user marked closed, or an arb whose profit after the user's commissions (and with lay legs read
- * as lay bets) is below the filter's min_profit — the service filtered on its own figure.
+ * user marked closed, an arb whose profit after the user's commissions (and with lay legs read
+ * as lay bets) is below the filter's min_profit — the service filtered on its own figure — or an
+ * arb on which no stakes within the user's steps and caps give a guaranteed profit (it stays
+ * available to /item, /event and inline, titled "Not an arb for you").
  */
-export function dropReason(item: Opportunity, user: Readonly<UserRecord>, service: SubscriptionRef['service'], names: Names): 'closed' | 'below-min-profit' | undefined {
+export function dropReason(item: Opportunity, user: Readonly<UserRecord>, service: SubscriptionRef['service'], names: Names): 'closed' | 'below-min-profit' | 'not-an-arb' | undefined {
   const books = user.books;
   if (item.legs.some((leg) => leg.bookmakerId !== undefined && books[String(leg.bookmakerId)]?.status === 'closed')) return 'closed';
   if (item.kind !== 'arbs') return undefined;
   const figure = metrics(item, alertTexts(user.lang), { names, books });
   const value = figure.source === 'odds' ? figure.values[0]?.value : undefined;
   const minProfit = user.filters[service]?.settings.minProfit;
-  return value !== undefined && minProfit !== undefined && value < minProfit ? 'below-min-profit' : undefined;
+  if (value !== undefined && minProfit !== undefined && value < minProfit) return 'below-min-profit';
+  return notAnArbForYou(item, names, user) ? 'not-an-arb' : undefined;
 }
 
 /** The entry of an item alerted at last: no longer withheld. */
