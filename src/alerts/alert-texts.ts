@@ -106,6 +106,8 @@ export interface AlertTexts {
   placed(stakes: string, worst: string | undefined, refused: number): string;
   /** The title of an arb with no winning stakes on the user's steps and caps: "Not an arb for you: −0.19%". */
   notArbForYou(pct: string): string;
+  /** Under the headline of an alert revived after "Gone": "🔁 back after 1 min 10 s". */
+  backAfter(duration: string): string;
 }
 
 const EN_PLURAL: Record<Kind, string> = { arbs: 'arbs', middles: 'middles', valuebets: 'valuebets' };
@@ -179,6 +181,7 @@ const en: AlertTexts = {
   stakesTitleProfitOn: (a, total, leg) => `💰 Stakes for ${a}, all profit on ${leg} (total ${total}):`,
   ifLegWins: (list) => `Profit if it wins: ${list}`,
   notArbForYou: (pct) => alertOnceEn.alert_not_arb_title.replace('{pct}', pct),
+  backAfter: (d) => alertOnceEn.alert_back_after.replace('{duration}', d),
   placed: (stakes, worst, refused) => `✅ Placed ${stakes}${worst === undefined ? '' : ` · worst case ${worst}`}${refused > 0 ? ` · ❌ ${refused} refused` : ''}`,
 };
 
@@ -256,6 +259,7 @@ const ru: AlertTexts = {
   stakesTitleProfitOn: (a, total, leg) => `💰 Ставки на ${a}, вся прибыль на ${leg} (всего ${total}):`,
   ifLegWins: (list) => `Прибыль, если зайдёт: ${list}`,
   notArbForYou: (pct) => alertOnceRu.alert_not_arb_title.replace('{pct}', pct),
+  backAfter: (d) => alertOnceRu.alert_back_after.replace('{duration}', d),
   placed: (stakes, worst, refused) => `✅ Поставлено ${stakes}${worst === undefined ? '' : ` · худший исход ${worst}`}${refused > 0 ? ` · ❌ отказ: ${refused}` : ''}`,
 };
 

@@ -278,7 +278,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
               reAlert(sub, user, event.itemId, event.entry, event.item, names, view);
               break;
             case 'returned':
-              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'new' }, 'returned');
+              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'new', backAfterMs: event.awayMs }, 'returned');
               break;
             case 'gone':
               edit(sub, event.itemId, event.entry, event.last, names, view, { state: 'gone', livedMs: event.livedMs, last: event.last }, 'gone');

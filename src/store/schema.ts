@@ -135,6 +135,12 @@ export const alertEntrySchema = z.object({
    * buzzes again. Absent: no re-alerts (entries before it, or no number to count from).
    */
   loudBase: z.number().optional(),
+  /**
+   * What makes it the same arb whatever its item id: the event, and each leg's sub-event, market,
+   * line and bookmaker (diff.ts `arbSignature`). An item under a new id with the signature of one
+   * that went takes over its entry and message. Absent in older files: matched by id only.
+   */
+  sig: z.string().max(4000).optional(),
 });
 export type AlertEntry = z.infer<typeof alertEntrySchema>;
 

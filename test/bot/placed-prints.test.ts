@@ -82,7 +82,7 @@ async function edit(item: Opportunity, event: 'moved' | 'gone' | 'returned', pre
   const entry = h.store.alerts.get(SUB.subKey, item.id)!;
   const user = h.store.getUser(ALICE.id)!;
   if (event === 'moved') notifier.notify(SUB, user, [{ type: 'moved', itemId: item.id, item, prev, entry }]);
-  if (event === 'returned') notifier.notify(SUB, user, [{ type: 'returned', itemId: item.id, item, entry }]);
+  if (event === 'returned') notifier.notify(SUB, user, [{ type: 'returned', itemId: item.id, item, entry, awayMs: 70_000 }]);
   if (event === 'gone') {
     h.scheduler.latest.set(ALICE.id, []);
     notifier.notify(SUB, user, [{ type: 'gone', itemId: item.id, last: prev, entry, livedMs: 30_000 }]);
