@@ -39,6 +39,7 @@ import { metrics, serviceMismatch } from './headline-figures.js';
 import { newAlertManner, reAlertFor, reAlertText, staleAfterFor, type StaleDefaults } from './loudness.js';
 import { reAlertKey } from './idempotency.js';
 import { notAnArbForYou } from './arb-for-you.js';
+import { firstReadSummary, SUMMARY_FROM } from './first-read.js';
 
 /** Item ids whose service figure disagreed with the odds, logged once each; forgotten past this many. */
 const MISMATCH_MEMORY = 10_000;
@@ -177,7 +178,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   };
 
   const edit = (sub: SubscriptionRef, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, state: AlertState, event: EditEvent) => {
-    if (entry.messageId === null) return;
+    // A first read's summary listed the item: that message is not its alert to redraw.
+    if (entry.messageId === null || entry.summary === true) return;
     const printed = withPrint(sub, state.state === 'gone' ? state.last : item, names, view);
     const rendered = formatAlert(item, names, withMark(sub, itemId, printed), state);
     counts.edits += 1;
@@ -244,6 +246,24 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     track(outbox.send(entry.chatId, reAlertText(item, view, change), { kind: 'info', lang: user.lang, replyTo: entry.messageId, idempotencyKey: reAlertKey(sub.subKey, itemId, entry, change.was) }));
   };
 
+  /**
+   * One message for the first read's many new items. Each entry then records the summary's message
+   * (marked `summary`: never edited for the item), which the sent journal keeps through a kill -9.
+   */
+  const summarise = (sub: SubscriptionRef, user: Readonly<UserRecord>, listed: { itemId: string; entry: AlertEntry; item: Opportunity }[], names: Names, view: AlertView) => {
+    const summary = firstReadSummary(listed.map((n) => n.item), sub.service, names, view);
+    counts.alerts += 1;
+    recentAlerts.add(view.now);
+    const chatId = user.alertChatId ?? user.chatId;
+    const key = `${sub.subKey}:summary:chat:${chatId}:filter:${user.filters[sub.service]?.savedAt ?? '-'}:${view.now}`;
+    track(
+      outbox.send(chatId, summary.text, { buttons: summary.buttons, kind: 'info', lang: user.lang, idempotencyKey: key }).then((messageId) => {
+        if (messageId === undefined) return;
+        for (const n of listed) updateEntry(sub.subKey, n.itemId, n.entry.firstSeenAt, (e) => ({ ...e, messageId, summary: true }));
+      }),
+    );
+  };
+
   return {
     notify(sub, user, events) {
       if (events.length === 0) return;
@@ -251,6 +271,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       const view = viewFor(user, now);
       const names = namesFor(client.cachedDictionaries(user.lang), user.lang);
       let alerted = false;
+      // The first read's new items wait here: many of them become one summary (first-read.ts); quiet hours hold each as before.
+      const firstNew: { itemId: string; entry: AlertEntry; item: Opportunity; manner: Manner }[] = [];
+      const summarising = sub.firstRead === true && quietUntil(user.quietHours, user.timeZone, now) === null;
       for (const event of events) {
         try {
           switch (event.type) {
@@ -270,7 +293,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
               }
               checkMismatch(event.item, names);
               // "Last alert" in /status counts what was sent, not what quiet hours hold (maybe never to be seen).
-              if (alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned, manner)) alerted = true;
+              if (summarising && !event.returned) firstNew.push({ itemId: event.itemId, entry: event.entry, item: event.item, manner });
+              else if (alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned, manner)) alerted = true;
               break;
             }
             case 'moved':
@@ -289,6 +313,10 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           log.error({ err, subKey: sub.subKey, itemId: event.itemId, event: event.type }, 'could not turn a diff event into an alert');
         }
       }
+      if (firstNew.length >= SUMMARY_FROM) {
+        summarise(sub, user, firstNew, names, view);
+        alerted = true;
+      } else for (const n of firstNew) if (alert(sub, user, n.itemId, n.entry, n.item, names, view, false, n.manner)) alerted = true;
       if (alerted) {
         try {
           store.updateStatus(user.id, sub.service, { lastAlertAt: now });

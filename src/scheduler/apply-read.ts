@@ -50,10 +50,12 @@ export function createReadApplier(ctx: ReadApplierContext): ApplyRead {
     });
     for (const [itemId, entry] of result.upserts) store.alerts.set(sub.subKey, itemId, entry);
     for (const itemId of result.deletes) store.alerts.delete(sub.subKey, itemId);
+    const firstRead = sub.lastReadAt === undefined || sub.filterSavedAt !== filter.savedAt;
     sub.known = result.known;
     sub.latest = items;
     sub.lastReadAt = now;
-    notifier.notify(sub, user, result.events);
+    sub.filterSavedAt = filter.savedAt;
+    notifier.notify(firstRead ? { userId: sub.userId, service: sub.service, subKey: sub.subKey, firstRead } : sub, user, result.events);
     // Every item read (in the filter or not): a placed selection's odds are its closing line until the start.
     recordCloses?.(sub, read.items, now);
     if (now - sub.lastStatusWriteAt >= ctx.statusWriteEveryMs) {

@@ -141,6 +141,12 @@ export const alertEntrySchema = z.object({
    * that went takes over its entry and message. Absent in older files: matched by id only.
    */
   sig: z.string().max(4000).optional(),
+  /**
+   * True when `messageId` is the first read's summary that listed the item (alerts/first-read.ts),
+   * not an alert of its own: it is never edited for the item. Kept so a restart (a kill -9 too,
+   * through the sent journal) knows the item was shown and sends no summary or alert for it again.
+   */
+  summary: z.boolean().optional(),
 });
 export type AlertEntry = z.infer<typeof alertEntrySchema>;
 
