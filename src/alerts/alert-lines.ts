@@ -217,8 +217,8 @@ export function placedLines(ctx: LineContext): string[] {
 }
 
 /** One line per leg: "1) Pinnacle · TO(2.5) · 2.10 ▲ (was 2.05) · 12 s" (the odds' age, ⚠️ when stale). */
-export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'none'): string[] {
-  // A gone alert's legs are history: their ages would only grow.
+export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'fresh' | 'none'): string[] {
+  // A gone alert's legs are history: their ages would only grow. 'fresh' (a first alert) compares with nothing but shows ages.
   const age = (leg: Leg): string => (compare === 'none' ? '' : ageSuffix(ctx, leg));
   const { item, names, t, limits, prev } = ctx;
   if (item.legs.length === 0) return [t.noLegs];

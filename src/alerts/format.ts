@@ -136,7 +136,7 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
     const back = state.state === 'new' && state.backAfterMs !== undefined ? [escapeHtml(t.backAfter(formatDuration(state.backAfterMs, view.lang)))] : [];
     return joinBlocks([
       [headline(ctx), ...back, ...eventLines(ctx), ...(changed ? [changed] : [])],
-      [...legLines(ctx, prev ? 'prev' : 'none'), t.glossaryHint],
+      [...legLines(ctx, prev ? 'prev' : 'fresh'), t.glossaryHint],
       mathsLines(ctx),
       placedLines(ctx),
       [idLine(item, t), ...(state.state === 'new' ? sendDelayLines(view, t) : [])],

@@ -20,7 +20,8 @@ afterEach(async () => {
   await rig.close();
 });
 
-const sends = (chatId: number) => rig.telegram.calls('sendMessage').filter((c) => c.payload.chat_id === chatId).length;
+/** Alert messages in the chat: not the loud re-alerts that reply to one when its profit rises (alerts/loudness.ts). */
+const sends = (chatId: number) => rig.messages(chatId).filter((m) => m.reply_to_message_id === undefined).length;
 
 describe('one message per arb', () => {
   it.each([
@@ -36,7 +37,7 @@ describe('one message per arb', () => {
     await rig.clock.advance(at + 110_000 - rig.clock.now());
     // Better than before (+4.99 %): still the same message, not a new buzz.
     await rig.read(id, [opp('a', [2.15, 2.05], 4.99)]);
-    const messages = rig.messages(id);
+    const messages = rig.messages(id).filter((m) => m.reply_to_message_id === undefined);
     expect(messages).toHaveLength(1);
     expect(sends(id)).toBe(1);
     expect(messages[0]!.text).toContain(backLine);
@@ -70,6 +71,7 @@ describe('one message per arb', () => {
     await rig.read(1, [opp('b', [2.12, 2.05], 4.2, 'arbs_prematch', 'ev1')]);
     expect(sends(1)).toBe(1);
     const message = rig.messages(1)[0]!;
+    expect(message.reply_to_message_id).toBeUndefined();
     expect(message.text).toContain('🔁 back after 1 min');
     expect(message.text).toContain('>b<');
     const entries = rig.store.alerts.entries('1:arbs_prematch');
