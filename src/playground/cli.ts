@@ -12,7 +12,7 @@ const stop = () => {
   const playground = running.playground;
   if (stopping || !playground) return;
   stopping = true;
-  console.log('\nStopping…');
+  if (process.stdout.writable) console.log('\nStopping…');
   playground.stop().then(
     () => process.exit(0),
     (err: unknown) => {
@@ -23,6 +23,12 @@ const stop = () => {
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
+// Output into a pipe closed first (`npm run playground | tee`, Ctrl-C ends both): nothing can be
+// shown any more, so stop cleanly instead of dying on the write error with the folders left behind.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  stop();
+});
 
 const playground = await startPlayground({
   input: process.stdin,

@@ -162,7 +162,8 @@ describe('a front and two workers', () => {
     await expect.poll(() => c.parts.bridged.sends, { timeout: 15_000 }).toBeGreaterThan(sendsBefore);
     await quiet(ALICE.id);
     const born = sandbox.world.changes(since, 'arbs_prematch').filter((ch) => ch.type === 'appeared').length;
-    expect(sendsBefore).toBeGreaterThan(5);
+    // The first read's items came as one summary (issue 31), the later ones one by one.
+    expect(sendsBefore).toBeGreaterThan(0);
     expect(c.parts.bridged.sends - sendsBefore).toBeLessThanOrEqual(born);
     expect(sandbox.counters().breaches).toBe(0);
   }, 40_000);

@@ -57,6 +57,9 @@ describe('playground', () => {
 
     input.write('/filter arbs_prematch\n');
     at = await seen(/saved/i, at);
+    // The first read shows what is open now (one summary when there are several); new items come one by one after it.
+    await seen(/opportunities open now|Other amount\]/, at);
+    at = screen.length;
 
     // The sandbox produces arbs all the time; make one appear now so the test does not depend on luck.
     playground.sandbox.world.inject('arbs_prematch', { profit: 7 });
