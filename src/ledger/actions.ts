@@ -55,17 +55,13 @@ export function refuse(p: Position, index: number): { position: Position; hedge:
 export function takeLeg(p: Position, index: number, taken: { odds: number; stake: number; bookmaker?: string }): Position | undefined {
   const leg = p.legs[index];
   if (!leg || leg.result !== null || isSettled(p)) return undefined;
-  const next = makeLeg({
-    outcome: leg.outcome,
-    bookmaker: taken.bookmaker ?? leg.bookmaker,
-    market: leg.market,
-    odds: taken.odds,
-    stake: taken.stake,
-    commission: taken.bookmaker === undefined ? leg.commission : 0,
-    lay: leg.lay,
-    status: 'placed',
-  });
+  const next = legAt(leg, taken, taken.bookmaker === undefined ? leg.commission : 0, 'placed');
   return { ...p, legs: p.legs.map((l, i) => (i === index ? next : l)) };
+}
+
+/** `leg` at other odds and stake (at another bookmaker too, with its `commission`): its outcome, market and side kept. */
+export function legAt(leg: LedgerLeg, taken: { odds: number; stake: number; bookmaker?: string }, commission: number, status: LedgerLeg['status']): LedgerLeg {
+  return makeLeg({ outcome: leg.outcome, bookmaker: taken.bookmaker ?? leg.bookmaker, market: leg.market, odds: taken.odds, stake: taken.stake, commission, lay: leg.lay, status });
 }
 
 /** The open hedges dropped: the position stays with what was placed. */

@@ -9,7 +9,8 @@
  * undone once. The window is UNDO_WINDOW_MS on the injected clock; later, ✏️ Edit or ↩️ Reopen
  * do the same by hand.
  */
-import { isSettled, makeLeg, type LedgerLeg, type LegResult, type Position } from './model.js';
+import { legAt } from './actions.js';
+import { isSettled, type LedgerLeg, type LegResult, type Position } from './model.js';
 
 /** How long a change can be undone with its button. */
 export const UNDO_WINDOW_MS = 15 * 60_000;
@@ -59,16 +60,7 @@ export function editLegValues(p: Position, index: number, taken: { odds: number;
   const leg = p.legs[index];
   if (!leg || leg.status === 'refused') return undefined;
   const changedBook = taken.bookmaker !== undefined && taken.bookmaker !== leg.bookmaker;
-  const next = makeLeg({
-    outcome: leg.outcome,
-    bookmaker: taken.bookmaker ?? leg.bookmaker,
-    market: leg.market,
-    odds: taken.odds,
-    stake: taken.stake,
-    commission: changedBook ? (taken.commission ?? 0) : leg.commission,
-    lay: leg.lay,
-    status: leg.status,
-  });
+  const next = legAt(leg, taken, changedBook ? (taken.commission ?? 0) : leg.commission, leg.status);
   return { ...p, legs: p.legs.map((l, i) => (i === index ? { ...next, result: leg.result, deadHeat: leg.deadHeat } : l)) };
 }
 
