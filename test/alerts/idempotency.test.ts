@@ -12,21 +12,10 @@ import { createNotifier } from '../../src/alerts/notifier.js';
 import { alertKey } from '../../src/alerts/idempotency.js';
 import type { Notifier } from '../../src/scheduler/port.js';
 import type { OutboxPort, OutboxSendOptions } from '../../src/outbox/port.js';
-import type { Dictionaries } from '../../src/service/dictionaries-model.js';
 import type { Store } from '../../src/store/port.js';
-import { opp } from '../scheduler/fixtures.js';
+import { DICTS, opp } from '../scheduler/fixtures.js';
 import { addUser, tempStore } from '../scheduler/harness.js';
 
-const DICTS: Dictionaries = {
-  lang: 'en',
-  bookmakers: { '7': 'Pinnacle', '21': '1XBet' },
-  liveBookmakers: [],
-  sports: { '6': 'Tennis' },
-  oddsGroups: {},
-  oddsSections: {},
-  oddsTypes: { '1': { titleShort: 'W1', titleFull: 'Home win', lay: false, sectionId: 1 }, '2': { titleShort: 'W2', titleFull: 'Away win', lay: false, sectionId: 1 } },
-  reflections: {},
-};
 
 /** Sends once per key, as the cluster's queue does (a fixed job id per key); edits likewise. */
 class DedupOutbox implements OutboxPort {

@@ -14,21 +14,10 @@ import { Outbox } from '../../src/outbox/outbox.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { diffRead } from '../../src/scheduler/diff.js';
 import type { Notifier } from '../../src/scheduler/port.js';
-import type { Dictionaries } from '../../src/service/dictionaries-model.js';
 import type { Store } from '../../src/store/port.js';
-import { opp } from '../scheduler/fixtures.js';
+import { DICTS, opp } from '../scheduler/fixtures.js';
 import { addUser, tempStore } from '../scheduler/harness.js';
 
-const DICTS: Dictionaries = {
-  lang: 'en',
-  bookmakers: { '7': 'Pinnacle', '21': '1XBet' },
-  liveBookmakers: [],
-  sports: { '6': 'Tennis' },
-  oddsGroups: {},
-  oddsSections: {},
-  oddsTypes: { '1': { titleShort: 'W1', titleFull: 'Home win', lay: false, sectionId: 1 }, '2': { titleShort: 'W2', titleFull: 'Away win', lay: false, sectionId: 1 } },
-  reflections: {},
-};
 
 let clock: ManualClock;
 let store: Store;

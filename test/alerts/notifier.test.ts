@@ -5,22 +5,11 @@ import { diffRead, type DiffEvent } from '../../src/scheduler/diff.js';
 import { createNotifier, LATE_AFTER_MS, type AlertButtons } from '../../src/alerts/notifier.js';
 import type { Notifier } from '../../src/scheduler/port.js';
 import type { OutboxPort, OutboxSendOptions } from '../../src/outbox/port.js';
-import type { Dictionaries } from '../../src/service/dictionaries-model.js';
 import type { Store } from '../../src/store/port.js';
-import { opp } from '../scheduler/fixtures.js';
+import { DICTS, opp } from '../scheduler/fixtures.js';
 import { makeLeg, positionSchema } from '../../src/ledger/model.js';
 import { addUser, tempStore } from '../scheduler/harness.js';
 
-const DICTS: Dictionaries = {
-  lang: 'en',
-  bookmakers: { '7': 'Pinnacle', '21': '1XBet' },
-  liveBookmakers: [],
-  sports: { '6': 'Tennis' },
-  oddsGroups: {},
-  oddsSections: {},
-  oddsTypes: { '1': { titleShort: 'W1', titleFull: 'Home win', lay: false, sectionId: 1 }, '2': { titleShort: 'W2', titleFull: 'Away win', lay: false, sectionId: 1 } },
-  reflections: {},
-};
 
 /** What the notifier sends: its buttons are always callbacks (the port also takes links). */
 type SentOptions = (Omit<OutboxSendOptions, 'buttons'> & { buttons?: AlertButtons }) | undefined;

@@ -1,4 +1,5 @@
 /** Hand-built opportunities for the diff and notifier tests. */
+import type { Dictionaries } from '../../src/service/dictionaries-model.js';
 import type { Opportunity } from '../../src/service/opportunity.js';
 import type { Service } from '../../src/service/services.js';
 import { kindOf } from '../../src/service/services.js';
@@ -43,3 +44,15 @@ export function opp(
     masked: false,
   };
 }
+
+/** The names the notifier tests' items (`opp`) need: two bookmakers, tennis, W1 and W2. */
+export const DICTS: Dictionaries = {
+  lang: 'en',
+  bookmakers: { '7': 'Pinnacle', '21': '1XBet' },
+  liveBookmakers: [],
+  sports: { '6': 'Tennis' },
+  oddsGroups: {},
+  oddsSections: {},
+  oddsTypes: { '1': { titleShort: 'W1', titleFull: 'Home win', lay: false, sectionId: 1 }, '2': { titleShort: 'W2', titleFull: 'Away win', lay: false, sectionId: 1 } },
+  reflections: {},
+};
