@@ -14,7 +14,7 @@ import type { AlertTexts } from './alert-texts.js';
 import type { BookSettings } from '../store/book-settings.js';
 import { shownAfterCommission } from './leg-pricing.js';
 import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved, pricedLegs, type Pricing } from './headline-figures.js';
-import { fmtMoney, fmtOdds, fmtPct } from './printed.js';
+import { fmtMoney, fmtOdds, fmtPct, withUnit } from './printed.js';
 import { formatCountdown, formatDuration, formatStart } from './time.js';
 
 /** Who the alert is for: their language, zone and money settings, and the time to count from. */
@@ -206,8 +206,9 @@ export function bookmakerName(ctx: LineContext, leg: Leg): string {
 export function placedLines(ctx: LineContext): string[] {
   const mark = ctx.view.placed;
   if (!mark) return [];
-  const stakes = mark.stakes.map((s) => fmtMoney(s, { whole: true })).join(' / ');
-  const worst = mark.worst === null ? undefined : fmtMoney(mark.worst, { signed: true });
+  const unit = (amount: string) => withUnit(amount, ctx.view.currency);
+  const stakes = mark.stakes.map((s) => unit(fmtMoney(s, { whole: true }))).join(' / ');
+  const worst = mark.worst === null ? undefined : unit(fmtMoney(mark.worst, { signed: true }));
   // The position's number too, as /open and the CSV name it.
   return [`<b>${ctx.t.placed(stakes, worst, mark.refused)} · #${escapeHtml(mark.positionId)}</b>`];
 }

@@ -83,13 +83,13 @@ export function mathsLines(ctx: LineContext): string[] {
       const line = (s: number, i: number): string => {
         const leg = item.legs[i];
         const book = leg ? `${bookmakerName(ctx, leg)} ` : '';
-        return `${i + 1}) ${book}${fmtMoney(s, { whole: true })} → ${fmtMoney(r.arb.payouts[i] ?? 0)}`;
+        return `${i + 1}) ${book}${money(s)} → ${fmtMoney(r.arb.payouts[i] ?? 0)}`;
       };
       return [
         middleTitle(ctx, r.arb, money),
         ...shortList(r.stakes, line),
-        t.ifHit(fmtMoney(r.ifHit.profit, { signed: true }), fmtPct(r.ifHit.pct)),
-        t.ifMiss(fmtMoney(r.ifMiss.profit, { signed: true }), fmtPct(r.ifMiss.pct)),
+        t.ifHit(withCurrency(fmtMoney(r.ifHit.profit, { signed: true }), view), fmtPct(r.ifHit.pct)),
+        t.ifMiss(withCurrency(fmtMoney(r.ifMiss.profit, { signed: true }), view), fmtPct(r.ifMiss.pct)),
         ...(withCommission ? notes : []),
       ];
     }
@@ -160,16 +160,16 @@ function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string, 
   const lines = r.legs.slice(0, ctx.limits.legs).map((leg, i) => {
     const source = item.legs[i];
     const book = source ? bookmakerName(ctx, source) : '';
-    const stake = fmtMoney(leg.stake, { whole: true });
+    const stake = withCurrency(fmtMoney(leg.stake, { whole: true }), ctx.view);
     const payout = fmtMoney(leg.payout);
     return leg.lay
-      ? t.layStakeLine(i + 1, book, stake, fmtMoney(leg.liability, { whole: true }), payout, leg.capped)
+      ? t.layStakeLine(i + 1, book, stake, withCurrency(fmtMoney(leg.liability, { whole: true }), ctx.view), payout, leg.capped)
       : t.stakeLine(i + 1, book, stake, payout, leg.capped);
   });
   const more = r.legs.length - ctx.limits.legs;
   if (more > 0) lines.push(t.moreLegs(more));
   const withCommission = r.legs.some((l) => l.commission > 0);
-  const worst = (withCommission ? t.worstCaseCommission : t.worstCase)(fmtMoney(r.worstProfit, { signed: true }), fmtPct(r.worstProfitPct));
+  const worst = (withCommission ? t.worstCaseCommission : t.worstCase)(withCurrency(fmtMoney(r.worstProfit, { signed: true }), ctx.view), fmtPct(r.worstProfitPct));
   const decimals = oddsDecimals(r.legs.map((l) => l.odds));
   const shownBreakEven = r.breakEven.slice(0, ctx.limits.legs).map((b, i) => `${i + 1}) ${fmtBreakEven(b, decimals, r.legs[i]?.lay ?? false)}`);
   if (r.breakEven.length > ctx.limits.legs) shownBreakEven.push('…');
@@ -177,7 +177,7 @@ function arbLines(ctx: LineContext, r: StakePlan, money: (n: number) => string, 
   const outcomes =
     onLeg === undefined
       ? []
-      : [t.ifLegWins(r.legs.slice(0, ctx.limits.legs).map((l, i) => `${i + 1}) ${fmtMoney(Math.round(l.payout * 100) / 100 - r.total, { signed: true })}`).join(' · '))];
+      : [t.ifLegWins(r.legs.slice(0, ctx.limits.legs).map((l, i) => `${i + 1}) ${withCurrency(fmtMoney(Math.round(l.payout * 100) / 100 - r.total, { signed: true }), ctx.view)}`).join(' · '))];
   return [title, ...lines, ...outcomes, worst, t.breakEven(shownBreakEven.join(' · '))];
 }
 

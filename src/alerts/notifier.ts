@@ -114,6 +114,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     bankroll: user.bankroll,
     roundingStep: user.roundingStep,
     now,
+    ...(user.currency !== null && { currency: user.currency }),
     books: user.books,
     stakingMode: user.stakingMode,
     serviceOffsetMs: client.serviceClockOffsetMs?.() ?? 0,

@@ -33,5 +33,8 @@ export function fmtMoney(amount: number, opts: { signed?: boolean; whole?: boole
   return opts.signed && cents > 0 ? `+${body}` : body;
 }
 
+/** An amount with the user's currency after it ("100 EUR"), bare when none is set. */
+export const withUnit = (amount: string, currency: string | null | undefined): string => (currency ? `${amount} ${currency}` : amount);
+
 /** Odds as printed: the maths use exactly what the user sees (2.1234 is shown, and counted, as 2.123). */
 export const printedOdds = (odds: number): number => Number(fmtOdds(odds));

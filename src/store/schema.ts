@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { filterSettingsSchema } from '../service/filter-model.js';
-import { bookRecordSchema } from '../ledger/model.js';
+import { bookRecordSchema, CURRENCY_CODE } from '../ledger/model.js';
 import { SERVICES, type Service } from '../service/services.js';
 import { bookSettingsMapSchema } from './book-settings.js';
 
@@ -63,6 +63,11 @@ export const userSchema = z.object({
   bankroll: z.number().positive().default(100),
   /** Stakes are rounded to a multiple of this (1, 5, 0.5 …). */
   roundingStep: z.number().positive().default(1),
+  /**
+   * The currency of the bankroll and of every stake the bot prints (`/settings currency EUR`); null:
+   * none said, amounts printed bare. The ledger keeps the same code in its settings for its records.
+   */
+  currency: z.string().regex(CURRENCY_CODE).nullable().default(null),
   quietHours: z.object({ from: hhmm, to: hhmm }).nullable().default(null),
   /** Where alerts go: the private chat by default, or a group/channel where the bot is admin. */
   alertChatId: z.number().int().nullable().default(null),

@@ -226,8 +226,9 @@ describe('formatAlert: arbs', () => {
     // 2.5 / 3.5 / 5.0: 40 / 30 / 20 pays 100 / 105 / 100 → +10 on 90, better than any split of 100 (worst 0).
     const r = formatAlert(arb3, names.en, view('en', { roundingStep: 10, currency: 'EUR' }), { state: 'new' });
     expect(r.text).toContain('💰 Stakes for bankroll 100 EUR (total 90 EUR: more on these steps would not guarantee more):');
-    expect(r.text).toContain('1) Pinnacle 40 → 100.00\n2) Bet365 30 → 105.00\n3) Bwin 20 → 100.00');
-    expect(r.text).toContain('Worst case after rounding: +10.00 (+11.11%)');
+    // The currency beside every stake and the worst case, not only the bankroll (issue 30 item 7).
+    expect(r.text).toContain('1) Pinnacle 40 EUR → 100.00\n2) Bet365 30 EUR → 105.00\n3) Bwin 20 EUR → 100.00');
+    expect(r.text).toContain('Worst case after rounding: +10.00 EUR (+11.11%)');
     expect(r.text).toContain('2) Bet365 · X · <b>3.50</b>');
     expectClean(r);
   });

@@ -287,7 +287,7 @@ describe('every printed number recomputes from the printed ones (seeded property
         const plan = alertStakes(c.item, names, c.view);
         if (!plan?.ok) continue;
         const bookmakers = c.item.legs.map((l) => names.bookmaker(l.bookmakerId));
-        const rejected = rejectedLegText(t, plan, leg, bookmakers);
+        const rejected = rejectedLegText(t, plan, leg, bookmakers, '');
         const placedRows = shown.rows.filter((_, i) => i !== leg);
         const covered = Math.min(...placedRows.map((r) => r.ret));
         const spent = placedRows.reduce((s, r) => s + r.liability, 0);
@@ -302,7 +302,7 @@ describe('every printed number recomputes from the printed ones (seeded property
         counts.hedges += 1;
         // the odds the user sends, around the break-even
         const x = Math.max(1.01, roundTo(Number(be?.[1]) + rng.pick([-0.2, -0.01, -0.001, 0, 0.001, 0.05, 0.3]), 3));
-        const result = unhtml(hedgeResultText(t, plan, leg, bookmakers[leg] ?? '', x) ?? '');
+        const result = unhtml(hedgeResultText(t, plan, leg, bookmakers[leg] ?? '', x, '') ?? '');
         const hm = /^Hedge leg \d+ \(.+\) at (\S+): (?:lay (\S+) · liability (\S+)|(\S+))\. Worst case after the hedge: (\S+?)( \(below the break-even (\S+): a loss\))?\.$/.exec(result);
         expect(hm, `hedge result: ${result}`).not.toBeNull();
         const mine = hedgeAtOdds(covered, spent, Number(hm?.[1]), row.lay, bp);
@@ -323,7 +323,7 @@ describe('every printed number recomputes from the printed ones (seeded property
         const r = refuse(position, leg);
         if (!r?.hedge) continue;
         const open = r.position.legs.find((l) => l.status === 'open');
-        const text = unhtml(refusedLegText(t, leg + 1, bookmakers[leg] ?? '', position.legs[leg]!, r.hedge, open?.stake ?? 0));
+        const text = unhtml(refusedLegText(t, leg + 1, bookmakers[leg] ?? '', position.legs[leg]!, r.hedge, open?.stake ?? 0, ''));
         // recomputed from what the user typed ("Leg 1: 2.90 × 340 saved.") and the commissions the alert printed
         const pays = typed.map((l, i) => {
           if (i === leg) return Infinity;

@@ -11,7 +11,7 @@ import { Composer } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
 import { BOOK_STATUSES, type BookSettings, type BookStatus } from '../../store/book-settings.js';
 import { defaultCommissionPct, isKnownExchange } from '../../alerts/leg-pricing.js';
-import { fmtMoney } from '../../alerts/printed.js';
+import { fmtMoney, withUnit } from '../../alerts/printed.js';
 import type { Translate } from '../../locales/i18n.js';
 import { subscriptionKey, type UserRecord } from '../../store/schema.js';
 import { BOOK_VALUE_OPTIONS, decodeBooksAction, encodeBooksAction, kindPattern, type BookValueOption } from '../callback-data/index.js';
@@ -38,9 +38,9 @@ const SET_STATUS_KEY = { ok: 'btn_book_set_ok', limited: 'btn_book_set_limited',
 const nextStatus = (s: BookStatus): BookStatus => BOOK_STATUSES[(BOOK_STATUSES.indexOf(s) + 1) % BOOK_STATUSES.length] ?? 'ok';
 
 /** "commission 2 % · max 300 · step 5 · ⚠️ limited" for one bookmaker. */
-export function describeBook(settings: BookSettings | undefined, name: string, t: Translate): string {
+export function describeBook(settings: BookSettings | undefined, name: string, t: Translate, currency: string): string {
   const parts: string[] = [];
-  const amount = (n: number) => fmtMoney(n, { whole: true });
+  const amount = (n: number) => withUnit(fmtMoney(n, { whole: true }), currency);
   if (settings?.commission !== undefined) parts.push(t('books_commission', { value: settings.commission }));
   else if (defaultCommissionPct(name) > 0) parts.push(t('books_commission_default', { value: defaultCommissionPct(name) }));
   if (settings?.max !== undefined) parts.push(t('books_max', { value: amount(settings.max) }));
@@ -92,7 +92,7 @@ function booksView(
   if (ids.length === 0) lines.push(t('books_none'));
   for (const id of ids) {
     const name = bookmakers[id] ?? id;
-    lines.push(t('books_line', { name, id, parts: describeBook(user?.books[id], name, t) }));
+    lines.push(t('books_line', { name, id, parts: describeBook(user?.books[id], name, t, user?.currency ?? '') }));
   }
   lines.push('', t('books_hint'));
   const keyboard = ids.slice(0, MAX_BUTTON_ROWS).map((id) => {
@@ -147,7 +147,7 @@ const ASK_VALUE_KEY = { commission: 'ask_book_commission', max: 'ask_book_max', 
 function editView(user: Readonly<UserRecord> | undefined, bookmakerId: number, name: string, t: Translate): { text: string; keyboard: InlineKeyboardButton[][] } {
   const buttons = BOOK_VALUE_OPTIONS.map((option) => ({ text: t(VALUE_BUTTON_KEY[option]), callback_data: encodeBooksAction({ type: 'value', bookmakerId, option }) }));
   return {
-    text: t('book_edit_title', { name, parts: describeBook(user?.books[String(bookmakerId)], name, t) }),
+    text: t('book_edit_title', { name, parts: describeBook(user?.books[String(bookmakerId)], name, t, user?.currency ?? '') }),
     keyboard: [buttons.slice(0, 2), buttons.slice(2)],
   };
 }
@@ -185,7 +185,7 @@ export async function acceptBookValue(rt: BotRuntime, ctx: BotContext, text: str
     return;
   }
   await rt.pending.clear(ctx.chat.id, ctx.from.id);
-  await ctx.reply(ctx.t('book_saved', { name, parts: describeBook(saved.user.books[String(pending.bookmakerId)], name, ctx.t) }));
+  await ctx.reply(ctx.t('book_saved', { name, parts: describeBook(saved.user.books[String(pending.bookmakerId)], name, ctx.t, saved.user.currency ?? '') }));
 }
 
 export function booksFeature(rt: BotRuntime): Composer<BotContext> {
@@ -238,7 +238,7 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
     await ctx.reply(
       change.reset
         ? ctx.t('book_reset_done', { name: change.name })
-        : ctx.t('book_saved', { name: change.name, parts: describeBook(saved.user.books[id], change.name, ctx.t) }),
+        : ctx.t('book_saved', { name: change.name, parts: describeBook(saved.user.books[id], change.name, ctx.t, saved.user.currency ?? '') }),
     );
   });
 

@@ -1,6 +1,8 @@
 /**
- * `/settings currency EUR`: the currency the ledger shows beside amounts (/open, /pnl, the CSV's
- * `currency` column). Kept in the ledger's settings, both stores. A code is three Latin letters,
+ * `/settings currency EUR`: the currency shown beside every amount: an alert's, a card's and an
+ * inline result's stakes (from the user record, which every printer already holds, so no alert
+ * reads the ledger) and the ledger's (/open, /pnl, the CSV's `currency` column: kept in the ledger's
+ * settings too, which its records and exports read). A code is three Latin letters,
  * as ISO 4217 writes them (case is forgiven: "eur" is EUR); `none` removes it. Anything else is
  * quoted back with what to send, and nothing changes.
  */
@@ -15,12 +17,12 @@ const NONE_WORDS: ReadonlySet<string> = new Set(['none', 'off', '-', 'нет']);
 
 export async function setCurrency(rt: BotRuntime, ctx: BotContext, value: string): Promise<void> {
   const typed = value.trim();
-  if (NONE_WORDS.has(typed.toLowerCase())) {
-    await rt.store.ledger.updateSettings(ctx.from!.id, { currency: null });
-    return void (await ctx.reply(ctx.t('settings_currency_cleared')));
-  }
-  const code = typed.toUpperCase();
-  if (!CURRENCY_CODE.test(code)) return void (await ctx.reply(ctx.t('settings_currency_bad', { value: clipEcho(typed) })));
-  await rt.store.ledger.updateSettings(ctx.from!.id, { currency: code });
-  await ctx.reply(ctx.t('settings_currency_saved', { code }));
+  const code = NONE_WORDS.has(typed.toLowerCase()) ? null : typed.toUpperCase();
+  if (code !== null && !CURRENCY_CODE.test(code)) return void (await ctx.reply(ctx.t('settings_currency_bad', { value: clipEcho(typed) })));
+  const userId = ctx.from!.id;
+  await rt.store.ledger.updateSettings(userId, { currency: code });
+  rt.store.updateUser(userId, (draft) => void (draft.currency = code), { chatId: ctx.chat!.id, lang: ctx.lang });
+  // The scheduler's copy of the user prints the next alert and edit with it.
+  rt.scheduler.refreshUser(userId);
+  await ctx.reply(code === null ? ctx.t('settings_currency_cleared') : ctx.t('settings_currency_saved', { code }));
 }

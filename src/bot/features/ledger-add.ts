@@ -48,9 +48,9 @@ async function record(rt: BotRuntime, ctx: BotContext, event: string, legs: read
   const userId = ctx.from!.id;
   const user = rt.store.getUser(userId);
   try {
-    const id = await rt.store.ledger.takeId(userId);
-    const stored = await rt.store.ledger.put(userId, manualPosition(id, rt.clock.now(), event, legs));
     const book = await rt.store.ledger.book(userId);
+    const id = await rt.store.ledger.takeId(userId);
+    const stored = await rt.store.ledger.put(userId, manualPosition(id, rt.clock.now(), event, legs, user?.currency ?? book.settings.currency ?? ''));
     if (book.settings.startBank === null && user) await rt.store.ledger.updateSettings(userId, { startBank: user.bankroll });
     const lines = positionLines(stored, ctx.lang, user?.timeZone ?? 'UTC', ctx.t).join('\n');
     await ctx.reply(`${ctx.t('add_recorded', { id: stored.id })}\n\n${lines}`, { reply_markup: { inline_keyboard: [editRow(stored, ctx.t)] } });

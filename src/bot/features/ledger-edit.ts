@@ -7,7 +7,7 @@
  * names the change it undoes (`src/ledger/edits.ts`).
  */
 import { Composer } from 'grammy';
-import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
+import { fmtMoney, fmtOdds, withUnit } from '../../alerts/printed.js';
 import { parseTaken } from '../../ledger/actions.js';
 import { applyResults, editLegValues, reopen, undoChange, withUndo, UNDO_WINDOW_MS, type LegOutcome } from '../../ledger/edits.js';
 import { legResultChoices } from '../../ledger/markets.js';
@@ -24,7 +24,9 @@ import { periodWords, positionLines } from '../ui/ledger-text.js';
 import { chooseSide, matchBook } from './ledger-add.js';
 
 type Buttons = { text: string; callback_data: string }[][];
-const signed = (x: number) => fmtMoney(x, { signed: true });
+/** A position's amounts in the currency it was recorded in. */
+const signed = (x: number, p: Position) => withUnit(fmtMoney(x, { signed: true }), p.currency);
+const stakeOf = (x: number, p: Position) => withUnit(fmtMoney(x, { whole: true }), p.currency);
 
 /** The ↩️ Undo button of the position's last change. */
 export function undoRow(p: Position, t: Translate): Buttons {
@@ -34,7 +36,7 @@ export function undoRow(p: Position, t: Translate): Buttons {
 /** What a change did, in words, with its ↩️ Undo (valid UNDO_WINDOW_MS). */
 export async function replyChanged(ctx: BotContext, p: Position, what: string): Promise<void> {
   const pnl = positionPnl(p);
-  const state = isSettled(p) && pnl !== undefined ? ctx.t('ledger_now_settled', { pnl: signed(pnl) }) : ctx.t('ledger_now_open');
+  const state = isSettled(p) && pnl !== undefined ? ctx.t('ledger_now_settled', { pnl: signed(pnl, p) }) : ctx.t('ledger_now_open');
   await ctx.reply(`${what}\n${state}\n${ctx.t('ledger_undo_hint', { min: UNDO_WINDOW_MS / 60_000 })}`, { reply_markup: { inline_keyboard: undoRow(p, ctx.t) } });
 }
 
@@ -85,7 +87,7 @@ export async function acceptLegFix(rt: BotRuntime, ctx: BotContext, text: string
   if (!p || !next) return void (await ctx.reply(ctx.t('ledger_leg_not_editable')));
   const stored = await rt.store.ledger.put(userId, withUndo(p, next, rt.clock.now()));
   const leg = stored.legs[pending.leg]!;
-  await replyChanged(ctx, stored, ctx.t('ledger_fix_saved', { id: p.id, n: pending.leg + 1, odds: fmtOdds(leg.odds), stake: fmtMoney(leg.stake, { whole: true }), book: leg.bookmaker }));
+  await replyChanged(ctx, stored, ctx.t('ledger_fix_saved', { id: p.id, n: pending.leg + 1, odds: fmtOdds(leg.odds), stake: stakeOf(leg.stake, p), book: leg.bookmaker }));
 }
 
 export function ledgerEditFeature(rt: BotRuntime): Composer<BotContext> {
@@ -122,7 +124,7 @@ export function ledgerEditFeature(rt: BotRuntime): Composer<BotContext> {
         if (!leg || leg.status === 'refused') return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_leg_not_editable'), show_alert: true }));
         await ctx.answerCallbackQuery();
         await rt.pending.set(ctx.chat?.id ?? userId, userId, { kind: 'ledger-fix', positionId: p.id, leg: action.leg });
-        const vars = { id: p.id, n: action.leg + 1, odds: fmtOdds(leg.odds), stake: fmtMoney(leg.stake, { whole: true }), book: leg.bookmaker, market: leg.market };
+        const vars = { id: p.id, n: action.leg + 1, odds: fmtOdds(leg.odds), stake: stakeOf(leg.stake, p), book: leg.bookmaker, market: leg.market };
         return void (await ctx.reply(ctx.t('ledger_fix_prompt', vars)));
       }
       case 'results': {
@@ -138,7 +140,7 @@ export function ledgerEditFeature(rt: BotRuntime): Composer<BotContext> {
         if (!next) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_leg_not_editable'), show_alert: true }));
         const stored = await rt.store.ledger.put(userId, withUndo(p, next, now));
         const pnl = positionPnl(stored);
-        await ctx.answerCallbackQuery({ text: isSettled(stored) && pnl !== undefined ? ctx.tp('ledger_settled', { id: p.id, pnl: signed(pnl) }) : ctx.tp('ledger_result_saved') });
+        await ctx.answerCallbackQuery({ text: isSettled(stored) && pnl !== undefined ? ctx.tp('ledger_settled', { id: p.id, pnl: signed(pnl, stored) }) : ctx.tp('ledger_result_saved') });
         const view = resultEditor(stored, ctx.t);
         return editInPlace(ctx, { text: view.text, buttons: [...undoRow(stored, ctx.t), ...view.buttons] });
       }
@@ -173,7 +175,7 @@ export function ledgerEditFeature(rt: BotRuntime): Composer<BotContext> {
         const stored = await rt.store.ledger.put(userId, r.position);
         await ctx.answerCallbackQuery({ text: ctx.tp('ledger_undone', { id: p.id }) });
         const pnl = positionPnl(stored);
-        const state = isSettled(stored) && pnl !== undefined ? ctx.t('ledger_now_settled', { pnl: signed(pnl) }) : ctx.t('ledger_now_open');
+        const state = isSettled(stored) && pnl !== undefined ? ctx.t('ledger_now_settled', { pnl: signed(pnl, stored) }) : ctx.t('ledger_now_open');
         return editInPlace(ctx, { text: `${ctx.t('ledger_undone', { id: p.id })}\n${state}`, buttons: [] });
       }
     }

@@ -5,7 +5,7 @@
  * only ever reaches the presser's own ledger: a forged or stale position id finds nothing.
  */
 import { Composer } from 'grammy';
-import { fmtMoney } from '../../alerts/printed.js';
+import { fmtMoney, withUnit } from '../../alerts/printed.js';
 import { giveUp, settle, type SettleResult } from '../../ledger/actions.js';
 import { applyResults, withUndo, type LegOutcome } from '../../ledger/edits.js';
 import { DEVIG_METHODS, isEmpty, isSettled, type DevigMethod, type Position } from '../../ledger/model.js';
@@ -117,8 +117,9 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
         const next = action.result.startsWith('m') ? settleLegs(p, action.result.slice(1), now) : settle(p, settleResult(action.result), now);
         if (!next) return void (await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') }));
         const stored = await rt.store.ledger.put(userId, withUndo(p, next, now));
-        const settled = ctx.t('ledger_settled', { id: p.id, pnl: fmtMoney(positionPnl(stored) ?? 0, { signed: true }) });
-        await ctx.answerCallbackQuery({ text: ctx.tp('ledger_settled', { id: p.id, pnl: fmtMoney(positionPnl(stored) ?? 0, { signed: true }) }) });
+        const pnl = withUnit(fmtMoney(positionPnl(stored) ?? 0, { signed: true }), stored.currency);
+        const settled = ctx.t('ledger_settled', { id: p.id, pnl });
+        await ctx.answerCallbackQuery({ text: ctx.tp('ledger_settled', { id: p.id, pnl }) });
         await showOpen(ctx, 0, true);
         // Every settle can be taken back (#13): its answer carries ↩️ Undo.
         return replyChanged(ctx, stored, settled);

@@ -16,7 +16,7 @@ import { Composer } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
 import { alertStakes } from '../../alerts/alert-stakes.js';
 import { pricedLegs } from '../../alerts/headline-figures.js';
-import { fmtMoney } from '../../alerts/printed.js';
+import { fmtMoney, withUnit } from '../../alerts/printed.js';
 import { namesFor } from '../../service/dictionaries-model.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import type { Service } from '../../service/services.js';
@@ -138,7 +138,7 @@ async function fixedProblem(rt: BotRuntime, ctx: BotContext, item: Opportunity, 
   const view = viewFor(ctx.user, ctx.lang, rt.clock.now());
   const priced = pricedLegs(item, { names, books: view.books })?.[leg];
   if (!priced) return undefined;
-  const money = (x: number) => fmtMoney(x, { whole: true });
+  const money = (x: number) => withUnit(fmtMoney(x, { whole: true }), view.currency);
   const vars = { value: clipEcho(typed), leg: leg + 1, book: priced.bookmaker, bankroll: money(view.bankroll) };
   if (amount > MAX_BANKROLL) return ctx.t('leg_limit_too_large', { ...vars, max: money(MAX_BANKROLL) });
   const risk = priced.lay ? Math.round(amount * (priced.odds - 1) * 100) / 100 : amount;
@@ -240,7 +240,7 @@ async function shownStakes(rt: BotRuntime, ctx: BotContext, item: Opportunity) {
 async function answerRejected(rt: BotRuntime, ctx: BotContext, item: Opportunity, leg: number, pending: LegLimitInput): Promise<void> {
   const { names, plan } = await shownStakes(rt, ctx, item);
   const bookmakers = item.legs.map((l) => names.bookmaker(l.bookmakerId));
-  const text = plan?.ok ? rejectedLegText(ctx.t, plan, leg, bookmakers) : undefined;
+  const text = plan?.ok ? rejectedLegText(ctx.t, plan, leg, bookmakers, ctx.user?.currency ?? '') : undefined;
   if (!text) {
     await ctx.reply(ctx.t('leg_rejected_nothing'));
     return;
@@ -269,6 +269,6 @@ export async function acceptHedgeOdds(rt: BotRuntime, ctx: BotContext, text: str
     await ctx.reply(ctx.t('leg_rejected_nothing'));
     return;
   }
-  const answer = hedgeResultText(ctx.t, plan, pending.leg, names.bookmaker(item.legs[pending.leg]?.bookmakerId), odds.value);
+  const answer = hedgeResultText(ctx.t, plan, pending.leg, names.bookmaker(item.legs[pending.leg]?.bookmakerId), odds.value, ctx.user?.currency ?? '');
   await ctx.reply(answer ?? ctx.t('hedge_bad_odds', { value: clipEcho(text) }));
 }

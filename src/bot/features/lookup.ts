@@ -8,7 +8,7 @@ import { Composer } from 'grammy';
 import { alertButtons } from '../../alerts/alert-buttons.js';
 import { alertTexts } from '../../alerts/alert-texts.js';
 import { formatCard } from '../../alerts/format.js';
-import { fmtMoney, fmtOdds, printedOdds } from '../../alerts/printed.js';
+import { fmtMoney, fmtOdds, printedOdds, withUnit } from '../../alerts/printed.js';
 import type { Opportunity } from '../../service/opportunity.js';
 import { html } from '../../locales/i18n.js';
 import { clipText } from '../../lib/html.js';
@@ -79,7 +79,7 @@ export async function sendLookupResult(
       const [first] = result.items;
       // A valuebet is one bet: "another amount" is that bet's stake, said above the card (whose
       // Kelly line stays about the bankroll); an arb's or middle's card splits the amount itself.
-      const oneBet = bankroll !== undefined && first?.kind === 'valuebets' ? valuebetStakeLine(t, first, bankroll) : undefined;
+      const oneBet = bankroll !== undefined && first?.kind === 'valuebets' ? valuebetStakeLine(t, first, bankroll, ctx.user?.currency ?? '') : undefined;
       const view: AlertView = { ...viewFor(ctx.user, ctx.lang, rt.clock.now(), oneBet === undefined ? bankroll : undefined, freshness(rt, ctx.user)), ...staking };
       const notes: string[] = oneBet === undefined ? [] : [oneBet];
       if (req.what === 'event') {
@@ -167,16 +167,16 @@ export async function acceptLookupId(rt: BotRuntime, ctx: BotContext, text: stri
 }
 
 /** "A bet of 1000 at 2.10 returns 2100 if it wins (+1100)", from the printed odds; undefined when they are hidden. */
-function valuebetStakeLine(t: BotContext['t'], item: Opportunity, amount: number): string | undefined {
+function valuebetStakeLine(t: BotContext['t'], item: Opportunity, amount: number, currency: string): string | undefined {
   const odds = item.legs[0]?.odds;
   if (item.masked || odds === undefined || odds === null || !Number.isFinite(odds) || odds <= 1) return undefined;
   const shown = printedOdds(odds);
   const payout = amount * shown;
   return t('stake_used_valuebet', {
-    amount: fmtMoney(amount, { whole: true }),
+    amount: withUnit(fmtMoney(amount, { whole: true }), currency),
     odds: fmtOdds(odds),
-    payout: fmtMoney(payout),
-    profit: fmtMoney(payout - amount, { signed: true }),
+    payout: withUnit(fmtMoney(payout), currency),
+    profit: withUnit(fmtMoney(payout - amount, { signed: true }), currency),
   });
 }
 

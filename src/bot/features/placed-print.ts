@@ -60,9 +60,10 @@ function suggestedStakes(print: AlertPrint, bankroll: number, step: number): num
 }
 
 /** The position of `print` with `stakes` (the printed ones by default), or undefined when a leg fails the schema. */
-function positionOf(print: AlertPrint, id: string, now: number, where: Where, stakes: readonly number[]): Position | undefined {
+function positionOf(print: AlertPrint, id: string, now: number, where: Where, stakes: readonly number[], currency: string): Position | undefined {
   const parsed = positionSchema.safeParse({
     id,
+    currency,
     kind: print.kind,
     service: print.service,
     itemId: print.itemId,
@@ -144,11 +145,12 @@ export async function placeFromPrint(
   const stakes = staked ? print.legs.map((l) => l.stake) : suggestedStakes(print, user.bankroll, user.roundingStep);
   const now = rt.clock.now();
   // Made once with a stand-in id: a message that cannot be recorded takes no number.
-  if (!positionOf(print, '0', now, where, stakes)) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_cannot_place'), show_alert: true }));
+  const currency = user.currency ?? book.settings.currency ?? '';
+  if (!positionOf(print, '0', now, where, stakes, currency)) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_cannot_place'), show_alert: true }));
   let position: Position;
   try {
     const id = await rt.store.ledger.takeId(userId);
-    position = await rt.store.ledger.put(userId, positionOf(print, id, now, where, stakes)!);
+    position = await rt.store.ledger.put(userId, positionOf(print, id, now, where, stakes, currency)!);
     if (book.settings.startBank === null) await rt.store.ledger.updateSettings(userId, { startBank: user.bankroll });
     if (position.kind === 'valuebets') {
       const held = (await rt.scheduler.latestItems(userId, print.service as Service)).find((o) => o.id === print.itemId);

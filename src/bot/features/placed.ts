@@ -9,7 +9,7 @@ import { isLedgerFull } from '../ledger-bound.js';
 import { answerLedgerFull } from './ledger-reports.js';
 import type { Api } from 'grammy';
 import { formatAlert } from '../../alerts/format.js';
-import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
+import { fmtMoney, fmtOdds, withUnit } from '../../alerts/printed.js';
 import { escapeHtml } from '../../lib/html.js';
 import { refuse, takeLeg, parseTaken } from '../../ledger/actions.js';
 import { resolveAround } from '../../alerts/resolve-placed.js';
@@ -35,8 +35,9 @@ type LedgerLegInput = Extract<PendingInput, { kind: 'ledger-leg' }>;
 /** What the ✏️ flow knows besides the position: its print (to re-solve legs), whether stakes were printed, re-solved stakes by leg. */
 export type LegFlow = Pick<LedgerLegInput, 'printId' | 'unprinted' | 'suggest'>;
 
-const money = (x: number) => fmtMoney(x, { whole: true });
-const signed = (x: number) => fmtMoney(x, { signed: true });
+/** Amounts in the currency the position was recorded in. */
+const money = (x: number, currency: string) => withUnit(fmtMoney(x, { whole: true }), currency);
+const signed = (x: number, currency: string) => withUnit(fmtMoney(x, { signed: true }), currency);
 
 /**
  * Re-draws the alert of `p` with its "✅ Placed" line, when it is the item's alert message and the
@@ -71,7 +72,7 @@ export async function markAlert(rt: BotRuntime, api: Api, userId: number, p: Pos
 export async function askLeg(rt: BotRuntime, api: Api, chatId: number, userId: number, t: Translate, p: Position, leg: number, flow: boolean, extra: LegFlow = {}): Promise<void> {
   const l = p.legs[leg]!;
   const suggested = extra.suggest?.[leg];
-  const vars = { id: p.id, n: l.outcome + 1, total: p.legs.filter((x) => x.status !== 'open').length, book: escapeHtml(l.bookmaker), market: escapeHtml(l.market), odds: fmtOdds(l.odds), stake: money(suggested ?? l.stake), printed: money(l.stake) };
+  const vars = { id: p.id, n: l.outcome + 1, total: p.legs.filter((x) => x.status !== 'open').length, book: escapeHtml(l.bookmaker), market: escapeHtml(l.market), odds: fmtOdds(l.odds), stake: money(suggested ?? l.stake, p.currency), printed: money(l.stake, p.currency), typed: money(suggested ?? l.stake, '') };
   const hedge = l.status === 'open';
   const keep = suggested !== undefined ? 'btn_ledger_keep_resolved' : extra.unprinted ? 'btn_ledger_keep_suggested' : 'btn_ledger_keep';
   const buttons = hedge
@@ -92,9 +93,9 @@ async function summarize(rt: BotRuntime, api: Api, chatId: number, userId: numbe
   if (placed.length === 0 && !p.legs.some((l) => l.status === 'open')) {
     await api.sendMessage(chatId, t('ledger_refused_all', { id: p.id }));
   } else {
-    const stakes = placed.map((l) => money(l.stake)).join(' / ');
+    const stakes = placed.map((l) => money(l.stake, p.currency)).join(' / ');
     const worst = worstCase(p);
-    const text = worst === undefined || !Number.isFinite(worst) ? t('ledger_position_done_single', { id: p.id, stakes }) : t('ledger_position_done', { id: p.id, stakes, worst: signed(worst) });
+    const text = worst === undefined || !Number.isFinite(worst) ? t('ledger_position_done_single', { id: p.id, stakes }) : t('ledger_position_done', { id: p.id, stakes, worst: signed(worst, p.currency) });
     await api.sendMessage(chatId, text);
   }
   await markAlert(rt, api, userId, p);
@@ -121,7 +122,7 @@ export async function placeFromAlert(rt: BotRuntime, ctx: BotContext, action: { 
   const message = ctx.callbackQuery?.message;
   let position: Position;
   const make = (id: string) =>
-    positionFromAlert(item, names, { bankroll: user.bankroll, roundingStep: user.roundingStep, books: user.books, stakingMode: user.stakingMode }, { id, now, chatId: message?.chat.id ?? null, messageId: message?.message_id ?? null });
+    positionFromAlert(item, names, { bankroll: user.bankroll, roundingStep: user.roundingStep, books: user.books, stakingMode: user.stakingMode }, { id, now, chatId: message?.chat.id ?? null, messageId: message?.message_id ?? null, currency: user.currency ?? '' });
   // Made once with a stand-in id first: an alert that cannot be recorded takes no position number.
   if ('ok' in make('0')) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_cannot_place'), show_alert: true }));
   try {
@@ -165,7 +166,7 @@ export async function acceptLedgerLeg(rt: BotRuntime, ctx: BotContext, text: str
     return void (await ctx.reply(ctx.t('ledger_leg_not_editable')));
   }
   const stored = await rt.store.ledger.put(userId, next);
-  await ctx.reply(ctx.t('ledger_leg_saved', { n: stored.legs[pending.leg]!.outcome + 1, odds: fmtOdds(taken.odds), stake: money(taken.stake) }));
+  await ctx.reply(ctx.t('ledger_leg_saved', { n: stored.legs[pending.leg]!.outcome + 1, odds: fmtOdds(taken.odds), stake: money(taken.stake, stored.currency) }));
   if (pending.flow && !wasOpen) {
     const changed = leg !== undefined && (leg.odds !== taken.odds || leg.stake !== (pending.suggest?.[pending.leg] ?? leg.stake));
     const suggest = changed ? await resolveLater(rt, ctx, stored, pending) : pending.suggest;
@@ -210,7 +211,7 @@ export async function refuseLeg(rt: BotRuntime, ctx: BotContext, p: Position, le
   const inFlow = pendingNow?.kind === 'ledger-leg' && pendingNow.positionId === p.id && pendingNow.flow;
   const openIndex = stored.legs.findIndex((x) => x.status === 'open' && x.outcome === l.outcome);
   if (r.hedge && openIndex >= 0) {
-    const text = refusedLegText(ctx.t, leg + 1, l.bookmaker, l, r.hedge, stored.legs[openIndex]!.stake);
+    const text = refusedLegText(ctx.t, leg + 1, l.bookmaker, l, r.hedge, stored.legs[openIndex]!.stake, stored.currency);
     await ctx.reply(text, {
       reply_markup: {
         inline_keyboard: [[

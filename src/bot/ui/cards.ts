@@ -42,6 +42,7 @@ export function viewFor(user: Readonly<UserRecord> | undefined, lang: Lang, now:
     bankroll: bankroll ?? user?.bankroll ?? 100,
     roundingStep: user?.roundingStep ?? 1,
     now,
+    ...(user?.currency != null && { currency: user.currency }),
     // The user's bookmaker settings (commission, caps, steps): cards compute as the alerts do.
     ...(user ? { books: user.books, stakingMode: user.stakingMode } : {}),
     ...(bankroll !== undefined && { otherAmount: true }),

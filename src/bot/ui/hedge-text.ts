@@ -9,7 +9,7 @@
  * (`shownHedgeBreakEven`), so at the printed odds the hedge never loses.
  */
 import { displayedFor } from '../../alerts/leg-pricing.js';
-import { fmtMoney, fmtOdds } from '../../alerts/printed.js';
+import { fmtMoney, fmtOdds, withUnit } from '../../alerts/printed.js';
 import { hedgeAt, hedgePlan, shownHedgeBreakEven, type HedgeAt, type HedgePlan } from '../../alerts/stake-modes.js';
 import type { StakePlan } from '../../alerts/stake-solver.js';
 import type { LedgerLeg } from '../../ledger/model.js';
@@ -26,28 +26,29 @@ export function alertHedge(plan: StakePlan, leg: number): { hedge: HedgePlan; br
 }
 
 /** "❌ Leg 2 (Bwin) rejected … the break-even odds to hedge it are 1.91", or undefined when no hedge can break even. */
-export function rejectedLegText(t: Translate, plan: StakePlan, leg: number, bookmakers: readonly string[]): string | undefined {
+export function rejectedLegText(t: Translate, plan: StakePlan, leg: number, bookmakers: readonly string[], currency: string): string | undefined {
   const h = alertHedge(plan, leg);
   if (!h) return undefined;
   const placed = plan.legs
-    .flatMap((l, i) => (i === leg ? [] : [`${i + 1}) ${bookmakers[i] ?? ''} ${fmtMoney(l.stake, { whole: true })} @ ${fmtOdds(l.odds)}`]))
+    .flatMap((l, i) => (i === leg ? [] : [`${i + 1}) ${bookmakers[i] ?? ''} ${withUnit(fmtMoney(l.stake, { whole: true }), currency)} @ ${fmtOdds(l.odds)}`]))
     .join(', ');
   return t('leg_rejected', { leg: leg + 1, book: bookmakers[leg] ?? '', placed, odds: fmtOdds(h.breakEven) });
 }
 
 /** "Hedge leg 2 (Bwin) at 1.98: 525.00. Worst case after the hedge: +19.50." for the odds the user sent. */
-export function hedgeResultText(t: Translate, plan: StakePlan, leg: number, book: string, odds: number): string | undefined {
+export function hedgeResultText(t: Translate, plan: StakePlan, leg: number, book: string, odds: number, currency: string): string | undefined {
   const rejected = plan.legs[leg];
   const h = alertHedge(plan, leg);
   const at: HedgeAt | undefined = rejected && h ? hedgeAt(h.hedge, odds, rejected) : undefined;
   if (!rejected || !h || !at) return undefined;
-  const stake = rejected.lay ? t('hedge_lay_stake', { stake: fmtMoney(at.stake), liability: fmtMoney(at.liability) }) : fmtMoney(at.stake);
+  const money = (x: number) => withUnit(fmtMoney(x), currency);
+  const stake = rejected.lay ? t('hedge_lay_stake', { stake: money(at.stake), liability: money(at.liability) }) : money(at.stake);
   return t('hedge_result', {
     leg: leg + 1,
     book,
     odds: fmtOdds(odds),
     stake,
-    worst: fmtMoney(at.worstProfit, { signed: true }),
+    worst: withUnit(fmtMoney(at.worstProfit, { signed: true }), currency),
     below: at.worstProfit < 0 ? t('hedge_below', { odds: fmtOdds(h.breakEven) }) : '',
   });
 }
@@ -67,8 +68,9 @@ export const ledgerHedgeBreakEven = (hedge: Hedge, refused: LedgerLeg): number =
  * bookmaker or exchange shows them, and the stake at the refused odds (`openStake`: what the open
  * hedge leg asks for).
  */
-export function refusedLegText(t: Translate, n: number, book: string, refused: LedgerLeg, hedge: Hedge, openStake: number): string {
-  if (!Number.isFinite(hedge.breakEven)) return t('ledger_refused_no_hedge', { n, book, worst: fmtMoney(hedge.cover - hedge.spent, { signed: true }) });
+export function refusedLegText(t: Translate, n: number, book: string, refused: LedgerLeg, hedge: Hedge, openStake: number, currency: string): string {
+  const signed = (x: number) => withUnit(fmtMoney(x, { signed: true }), currency);
+  if (!Number.isFinite(hedge.breakEven)) return t('ledger_refused_no_hedge', { n, book, worst: signed(hedge.cover - hedge.spent) });
   const plan = ledgerHedgePlan(hedge, refused);
   const be = shownHedgeBreakEven(plan, refused);
   // The worst case of the hedge as it is staked (a lay: its lay stake's liability, to the cent).
@@ -78,7 +80,7 @@ export function refusedLegText(t: Translate, n: number, book: string, refused: L
     book,
     be: fmtOdds(be),
     odds: fmtOdds(refused.odds),
-    stake: fmtMoney(openStake, { whole: true }),
-    worst: fmtMoney(at?.worstProfit ?? hedge.worst, { signed: true }),
+    stake: withUnit(fmtMoney(openStake, { whole: true }), currency),
+    worst: signed(at?.worstProfit ?? hedge.worst),
   });
 }

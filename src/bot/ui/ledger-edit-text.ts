@@ -3,7 +3,7 @@
  * result editor (the results each leg's market allows, a dead heat as a share), and /positions'
  * pages. HTML; names escaped where the lines are made (`ledger-text.ts`).
  */
-import { fmtMoney } from '../../alerts/printed.js';
+import { fmtMoney, withUnit } from '../../alerts/printed.js';
 import type { Lang, Translate } from '../../locales/i18n.js';
 import { legResultChoices } from '../../ledger/markets.js';
 import { isSettled, type Position } from '../../ledger/model.js';
@@ -20,7 +20,7 @@ const DEAD_HEAT_SHARES = [2, 3, 4] as const;
 /** Settled (with its P&L) or open, in words. */
 function statusLine(p: Position, lang: Lang, timeZone: string, t: Translate): string {
   const pnl = positionPnl(p);
-  if (isSettled(p) && pnl !== undefined) return t('ledger_status_settled', { when: when(p.settledAt ?? p.placedAt, lang, timeZone), pnl: fmtMoney(pnl, { signed: true }) });
+  if (isSettled(p) && pnl !== undefined) return t('ledger_status_settled', { when: when(p.settledAt ?? p.placedAt, lang, timeZone), pnl: withUnit(fmtMoney(pnl, { signed: true }), p.currency) });
   return t('ledger_status_open');
 }
 

@@ -11,9 +11,9 @@ export const ledgerRecordEn = {
   ledger_record_another: 'This message is already recorded as position #{id} (see /open). Did you place a second bet on it? Then record another position:',
   btn_ledger_record_another: '➕ Record another',
   ledger_leg_prompt_unprinted:
-    '✏️ Position #{id}, leg {n} of {total}: {book} · {market} at <b>{odds}</b>.\nThe message showed no stake for you here. Send the stake you placed (e.g. <code>{stake}</code>), or the odds and the stake (e.g. <code>{odds} {stake}</code>).',
+    '✏️ Position #{id}, leg {n} of {total}: {book} · {market} at <b>{odds}</b>.\nThe message showed no stake for you here. Send the stake you placed (e.g. <code>{typed}</code>), or the odds and the stake (e.g. <code>{odds} {typed}</code>).',
   ledger_leg_prompt_resolved:
-    '✏️ Position #{id}, leg {n} of {total}: {book} · {market}\nRe-solved around the legs you sent: odds <b>{odds}</b>, stake <b>{stake}</b> (the message showed {printed}).\nSend the odds and the stake you got (e.g. <code>{odds} {stake}</code>), or tap a button.',
+    '✏️ Position #{id}, leg {n} of {total}: {book} · {market}\nRe-solved around the legs you sent: odds <b>{odds}</b>, stake <b>{stake}</b> (the message showed {printed}).\nSend the odds and the stake you got (e.g. <code>{odds} {typed}</code>), or tap a button.',
   btn_ledger_keep_resolved: '✅ {stake} as re-solved',
   btn_ledger_keep_suggested: '✅ {stake}',
   ledger_bad_leg_input_stake:
@@ -31,9 +31,9 @@ export const ledgerRecordRu: Record<keyof typeof ledgerRecordEn, string> = {
   ledger_record_another: 'Это сообщение уже записано как позиция #{id} (см. /open). Сделали вторую ставку по нему? Тогда запишите ещё одну позицию:',
   btn_ledger_record_another: '➕ Записать ещё одну',
   ledger_leg_prompt_unprinted:
-    '✏️ Позиция #{id}, исход {n} из {total}: {book} · {market} по <b>{odds}</b>.\nСуммы для вас в сообщении не было. Пришлите сумму ставки (например, <code>{stake}</code>) или коэффициент и сумму (например, <code>{odds} {stake}</code>).',
+    '✏️ Позиция #{id}, исход {n} из {total}: {book} · {market} по <b>{odds}</b>.\nСуммы для вас в сообщении не было. Пришлите сумму ставки (например, <code>{typed}</code>) или коэффициент и сумму (например, <code>{odds} {typed}</code>).',
   ledger_leg_prompt_resolved:
-    '✏️ Позиция #{id}, исход {n} из {total}: {book} · {market}\nПересчитано под присланные исходы: коэффициент <b>{odds}</b>, сумма <b>{stake}</b> (в сообщении было {printed}).\nПришлите коэффициент и сумму, которые получили (например, <code>{odds} {stake}</code>), или нажмите кнопку.',
+    '✏️ Позиция #{id}, исход {n} из {total}: {book} · {market}\nПересчитано под присланные исходы: коэффициент <b>{odds}</b>, сумма <b>{stake}</b> (в сообщении было {printed}).\nПришлите коэффициент и сумму, которые получили (например, <code>{odds} {typed}</code>), или нажмите кнопку.',
   btn_ledger_keep_resolved: '✅ {stake} по пересчёту',
   btn_ledger_keep_suggested: '✅ {stake}',
   ledger_bad_leg_input_stake:
