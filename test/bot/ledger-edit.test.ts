@@ -226,6 +226,20 @@ describe('✏️ Edit and 🗑 Delete', () => {
     expect(h.callbackText()).toBe('Position #2 settled: +6.67.');
   });
 
+  it('a dead heat for more places than one: 3 tied for 2 places pays ⅔ of the stake at the full odds', async () => {
+    await h.say(ALICE, '/add pinnacle top 3 finish 4.00 30');
+    await h.say(ALICE, '/positions');
+    await h.press(ALICE, h.last(ALICE.id), h.button(h.last(ALICE.id), '✏️ #1'));
+    const card = h.last(ALICE.id);
+    await h.press(ALICE, card, h.button(card, 'Result'));
+    const editor = h.sent(ALICE.id).find((m) => m.message_id === card.message_id)!;
+    expect(h.labels(editor)).toEqual(expect.arrayContaining(['1) dead heat 2/3', '1) dead heat 3/4', '1) dead heat 1/4']));
+    await h.press(ALICE, editor, h.button(editor, '1) dead heat 2/3'));
+    // 30 × (⅔ × 4 − 1) = 50.00.
+    expect(h.callbackText()).toBe('Position #1 settled: +50.00.');
+    expect(await csvPnl()).toEqual([['1', 'dead_heat', '50.00']]);
+  });
+
   it('🗑 asks first; “Keep it” keeps, yes deletes it from /open, /pnl and the CSV', async () => {
     await h.say(ALICE, '/add pinnacle W1 2.10 100');
     await h.say(ALICE, '/add pinnacle W2 1.80 100');

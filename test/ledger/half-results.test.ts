@@ -156,6 +156,15 @@ describe('dead heat: stake × share at the full odds', () => {
     expect(cents(positionPnl(settled(p, { result: 'dead_heat', deadHeat: 1 / 9 })))).toBe(15.83);
   });
 
+  it('more places than one: Top 3 finish 4.00 × 30, 3 tied for 2 places (⅔) +50.00; 4 tied for 3 (¾) at 5 % +57.00', () => {
+    const p = position('valuebets', [{ bookmaker: 'Pinnacle', market: 'Top 3 finish', odds: 4, stake: 30 }]);
+    // 30 × ⅔ × 4 = 80 back, less the 30 staked.
+    expect(cents(positionPnl(settled(p, { result: 'dead_heat', deadHeat: 2 / 3 })))).toBe(50);
+    const ex = position('valuebets', [{ bookmaker: 'Betfair Exchange', market: 'Top 3 finish', odds: 4, stake: 30, commission: 0.05 }]);
+    // 30 × ¾ × 4 − 30 = 60, less 5 % (3.00).
+    expect(cents(positionPnl(settled(ex, { result: 'dead_heat', deadHeat: 3 / 4 })))).toBe(57);
+  });
+
   it('needs a share between 0 and 1', () => {
     const p = position('valuebets', [{ bookmaker: 'Pinnacle', market: 'Top scorer', odds: 6, stake: 50 }]);
     expect(applyResults(p, new Map([[0, { result: 'dead_heat' as const }]]), NOW)).toBeUndefined();

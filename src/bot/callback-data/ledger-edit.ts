@@ -29,21 +29,47 @@ export type LedgerEditAction =
   | { type: 'page'; page: number; period: string }
   | { type: 'side'; lay: boolean };
 
-/** One leg's result in one character: won, half won, void, half lost ("q"uarter), lost; 2–9 a dead heat of 1/n; "-" none. */
+/**
+ * One leg's result in one character: won, half won, void, half lost ("q"uarter), lost; a dead heat
+ * (`DEAD_HEAT_CODES`: 2–9 a share of 1/n, a–e the shares of more places than one); "-" none.
+ */
 export const LEG_CODES: Record<string, LegResult> = { w: 'won', h: 'half_won', v: 'void', q: 'half_lost', l: 'lost' };
 const CODE_OF: Record<Exclude<LegResult, 'dead_heat'>, string> = { won: 'w', half_won: 'h', void: 'v', half_lost: 'q', lost: 'l' };
 
-/** The character of an outcome (a dead heat's share must be 1/n, n 2–9). */
+/**
+ * A dead heat's share of the stake paid at full odds, as places paid ÷ runners tied (2 tied for 1
+ * place: ½; 3 tied for 2 places: ⅔), by its code.
+ */
+export const DEAD_HEAT_CODES: Readonly<Record<string, readonly [places: number, tied: number]>> = {
+  ...Object.fromEntries([2, 3, 4, 5, 6, 7, 8, 9].map((n) => [String(n), [1, n] as const])),
+  a: [2, 3],
+  b: [3, 4],
+  c: [2, 5],
+  d: [3, 5],
+  e: [4, 5],
+};
+
+/** The places ÷ tied of a share (the nearest 1/n for a share no code has). */
+export function deadHeatShare(share: number): readonly [places: number, tied: number] {
+  const exact = Object.values(DEAD_HEAT_CODES).find(([p, n]) => Math.abs(p / n - share) < 1e-9);
+  return exact ?? [1, Math.min(9, Math.max(2, Math.round(1 / share)))];
+}
+
+/** The character of an outcome. */
 export function legCode(o: LegOutcome | null): string {
   if (o === null) return '-';
-  if (o.result === 'dead_heat') return String(Math.round(1 / (o.deadHeat ?? 0.5)));
+  if (o.result === 'dead_heat') {
+    const [p, n] = deadHeatShare(o.deadHeat ?? 0.5);
+    return Object.entries(DEAD_HEAT_CODES).find(([, s]) => s[0] === p && s[1] === n)![0];
+  }
   return CODE_OF[o.result];
 }
 
 /** The outcome of a character; null for "-", undefined for anything else. */
 export function legOutcome(code: string): LegOutcome | null | undefined {
   if (code === '-') return null;
-  if (/^[2-9]$/.test(code)) return { result: 'dead_heat', deadHeat: 1 / Number(code) };
+  const share = DEAD_HEAT_CODES[code];
+  if (share) return { result: 'dead_heat', deadHeat: share[0] / share[1] };
   const result = LEG_CODES[code];
   return result ? { result } : undefined;
 }
@@ -54,7 +80,7 @@ const TAGS = { edit: 'e', back: 'b', results: 'r', reopen: 'o', delete: 'd', del
 type OneTag = keyof typeof TAGS;
 const ONE = new RegExp(`^${PREFIX}([ebrodyn]):${POS}$`);
 const LEG_VALUES = new RegExp(`^${PREFIX}v:${POS}:([0-9]{1,2})$`);
-const LEG_RESULT = new RegExp(`^${PREFIX}t:${POS}:([0-9]{1,2}):([whvql2-9-])$`);
+const LEG_RESULT = new RegExp(`^${PREFIX}t:${POS}:([0-9]{1,2}):([whvql2-9a-e-])$`);
 const UNDO = new RegExp(`^${PREFIX}u:${POS}:([0-9]{1,9})$`);
 const SIDE = new RegExp(`^${PREFIX}s:([bl])$`);
 const PAGE = new RegExp(`^${PREFIX}p:([0-9]{1,4}):(all|7d|30d|month|[0-9]{4}-[0-9]{2})$`);

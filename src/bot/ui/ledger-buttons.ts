@@ -9,7 +9,7 @@ import type { LegOutcome } from '../../ledger/edits.js';
 import { legResultChoices, lineCombos, RESULT_ORDER } from '../../ledger/markets.js';
 import type { LedgerLeg, LegResult, Position } from '../../ledger/model.js';
 import { encodeLedgerAction } from '../callback-data/ledger.js';
-import { encodeLedgerEdit, legCode } from '../callback-data/ledger-edit.js';
+import { deadHeatShare, encodeLedgerEdit, legCode } from '../callback-data/ledger-edit.js';
 
 type Buttons = { text: string; callback_data: string }[][];
 
@@ -25,7 +25,7 @@ export const RESULT_WORD: Record<LegResult, MessageKey> = {
 /** A leg's result in words ("½ won", "dead heat ⅓"). */
 export function resultWord(leg: Pick<LedgerLeg, 'result' | 'deadHeat'>, t: Translate): string {
   if (leg.result === null) return t('ledger_result_none');
-  if (leg.result === 'dead_heat') return t('ledger_result_dead_heat_share', { n: Math.round(1 / (leg.deadHeat ?? 0.5)) });
+  if (leg.result === 'dead_heat') return t('ledger_result_dead_heat_share', { share: deadHeatShare(leg.deadHeat ?? 0.5).join('/') });
   return t(RESULT_WORD[leg.result]);
 }
 

@@ -8,14 +8,14 @@ import type { Lang, Translate } from '../../locales/i18n.js';
 import { legResultChoices } from '../../ledger/markets.js';
 import { isSettled, type Position } from '../../ledger/model.js';
 import { positionPnl } from '../../ledger/settle.js';
-import { encodeLedgerEdit, legCode } from '../callback-data/ledger-edit.js';
+import { DEAD_HEAT_CODES, encodeLedgerEdit, legCode } from '../callback-data/ledger-edit.js';
 import { editRow, RESULT_WORD, resultWord } from './ledger-buttons.js';
 import { positionLines, when, type Buttons } from './ledger-text.js';
 
 /** Positions per /positions page. */
 export const POSITIONS_PAGE_SIZE = 5;
-/** Dead-heat shares offered as buttons (1/n); other shares are rare enough to be typed as a note. */
-const DEAD_HEAT_SHARES = [2, 3, 4] as const;
+/** Dead-heat shares offered as buttons, by code: 1/2, 1/3, 1/4, then 2/3, 3/4, 1/5 (more places than one). */
+const DEAD_HEAT_ROWS = [['2', '3', '4'], ['a', 'b', '5']] as const;
 
 /** Settled (with its P&L) or open, in words. */
 function statusLine(p: Position, lang: Lang, timeZone: string, t: Translate): string {
@@ -51,7 +51,7 @@ export function resultEditor(p: Position, t: Translate): { text: string; buttons
     const choices = legResultChoices(l);
     const plain = choices.filter((r) => r !== 'dead_heat').map((r) => mark(legCode({ result: r }), t(RESULT_WORD[r])));
     for (let k = 0; k < plain.length; k += 3) buttons.push(plain.slice(k, k + 3));
-    if (choices.includes('dead_heat')) buttons.push(DEAD_HEAT_SHARES.map((n) => mark(String(n), t('ledger_result_dead_heat_share', { n }))));
+    if (choices.includes('dead_heat')) for (const row of DEAD_HEAT_ROWS) buttons.push(row.map((code) => mark(code, t('ledger_result_dead_heat_share', { share: DEAD_HEAT_CODES[code]!.join('/') }))));
   });
   buttons.push([{ text: t('btn_ledger_back'), callback_data: encodeLedgerEdit({ type: 'back', positionId: p.id }) }]);
   return { text: lines.join('\n'), buttons };

@@ -40,5 +40,10 @@ describe('ledger-edit callback data', () => {
     expect(legOutcome('-')).toBeNull();
     expect(legOutcome('1')).toBeUndefined();
     for (const code of ['w', 'h', 'v', 'q', 'l', '2', '9', '-']) expect(legCode(legOutcome(code)!)).toBe(code);
+    // More places than one: 3 tied for 2 places is ⅔, 4 tied for 3 places ¾; each code round-trips.
+    expect(legOutcome('a')).toEqual({ result: 'dead_heat', deadHeat: 2 / 3 });
+    expect(legOutcome('b')).toEqual({ result: 'dead_heat', deadHeat: 3 / 4 });
+    for (const code of ['a', 'b', 'c', 'd', 'e']) expect(legCode(legOutcome(code)!)).toBe(code);
+    expect(legOutcome('f')).toBeUndefined();
   });
 });
