@@ -21,6 +21,8 @@ import type { Logger } from '../logger.js';
 import type { ServiceClient } from '../service/client-types.js';
 import { namesFor, type Names } from '../service/dictionaries-model.js';
 import type { Opportunity } from '../service/opportunity.js';
+import { minProfitFor } from '../service/filter-model.js';
+import { itemGroups, leftOutBy } from '../service/market-groups.js';
 import type { AlertEntry, UserRecord } from '../store/schema.js';
 import type { PrintStore, Store } from '../store/port.js';
 import { printOf } from './alert-print.js';
@@ -47,14 +49,23 @@ const MISMATCH_MEMORY = 10_000;
  * user marked closed, or an arb whose profit after the user's commissions (and with lay legs read
  * as lay bets) is below the filter's min_profit — the service filtered on its own figure.
  */
-export function dropReason(item: Opportunity, user: Readonly<UserRecord>, service: SubscriptionRef['service'], names: Names): 'closed' | 'below-min-profit' | undefined {
+export function dropReason(item: Opportunity, user: Readonly<UserRecord>, service: SubscriptionRef['service'], names: Names): 'closed' | 'market' | 'below-min-profit' | undefined {
   const books = user.books;
   if (item.legs.some((leg) => leg.bookmakerId !== undefined && books[String(leg.bookmakerId)]?.status === 'closed')) return 'closed';
+  const settings = user.filters[service]?.settings;
+  // The service leaves out whole sections itself (skip_sections); odd/even, periods, corners and cards only here.
+  if (settings && leftOutBy(itemGroups(item, names), settings.marketsOff)) return 'market';
   if (item.kind !== 'arbs') return undefined;
   const figure = metrics(item, alertTexts(user.lang), { names, books });
   const value = figure.source === 'odds' ? figure.values[0]?.value : undefined;
-  const minProfit = user.filters[service]?.settings.minProfit;
+  const minProfit = settings && minProfitFor(settings, item.event.sportId);
   return value !== undefined && minProfit !== undefined && value < minProfit ? 'below-min-profit' : undefined;
+}
+
+/** This clock hour's count of items left out by the market filter, `n` more (a new hour starts from zero). */
+export function addLeftOut(was: { hour: number; count: number } | undefined, n: number, now: number): { hour: number; count: number } {
+  const hour = Math.floor(now / 3_600_000);
+  return { hour, count: (was?.hour === hour ? was.count : 0) + n };
 }
 
 /** The entry of an item alerted at last: no longer withheld. */
@@ -248,6 +259,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       const view = viewFor(user, now);
       const names = namesFor(client.cachedDictionaries(user.lang), user.lang);
       let alerted = false;
+      let leftOut = 0;
       for (const event of events) {
         try {
           switch (event.type) {
@@ -255,7 +267,11 @@ export function createNotifier(opts: NotifierOptions): Notifier {
               const snoozedUntil = user.snoozedUntil[sub.service];
               const manner = newAlertManner(event.item, user, sub.service, view, names);
               // A live alert whose every leg is stale and a user who said "drop stale": withheld, so a move to fresh odds alerts it.
-              const passes = !manner.drop && !isMutedItem(user, event.item, now) && !(snoozedUntil !== undefined && snoozedUntil > now) && !dropReason(event.item, user, sub.service, names);
+              const held = manner.drop || isMutedItem(user, event.item, now) || (snoozedUntil !== undefined && snoozedUntil > now);
+              const reason = held ? undefined : dropReason(event.item, user, sub.service, names);
+              const passes = !held && reason === undefined;
+              // Counted once per item, when first left out, for /status.
+              if (reason === 'market' && event.entry.withheld !== true) leftOut += 1;
               // A withheld item is checked again when it moves (diff.ts): odds that move into profit after commission, a mute that ended.
               // The mark is written only when it changes: withheld and now passing, or failing and not yet withheld.
               if (passes === (event.entry.withheld === true)) {
@@ -286,9 +302,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           log.error({ err, subKey: sub.subKey, itemId: event.itemId, event: event.type }, 'could not turn a diff event into an alert');
         }
       }
-      if (alerted) {
+      if (alerted || leftOut > 0) {
         try {
-          store.updateStatus(user.id, sub.service, { lastAlertAt: now });
+          store.updateStatus(user.id, sub.service, {
+            ...(alerted && { lastAlertAt: now }),
+            ...(leftOut > 0 && { leftOut: addLeftOut(user.status[sub.service]?.leftOut, leftOut, now) }),
+          });
         } catch (err) {
           log.debug({ err, userId: user.id }, 'lastAlertAt not stored');
         }

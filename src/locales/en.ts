@@ -6,6 +6,7 @@
  */
 import { budgetEn } from './parts/budget.js';
 import { filterInputEn } from './parts/filter-input.js';
+import { marketsEn } from './parts/markets.js';
 import { lookupsHelpEn } from './parts/lookups-help.js';
 import { numbersEn } from './parts/numbers.js';
 import { wordsEn } from './parts/words.js';
@@ -542,6 +543,7 @@ export const en = {
   // Areas kept in parts/ (one file per area, both languages)
   ...budgetEn,
   ...filterInputEn,
+  ...marketsEn,
   ...lookupsHelpEn,
   ...numbersEn,
   ...wordsEn,

@@ -3,6 +3,7 @@
 import type { MessageKey } from './en.js';
 import { budgetRu } from './parts/budget.js';
 import { filterInputRu } from './parts/filter-input.js';
+import { marketsRu } from './parts/markets.js';
 import { lookupsHelpRu } from './parts/lookups-help.js';
 import { numbersRu } from './parts/numbers.js';
 import { wordsRu } from './parts/words.js';
@@ -541,6 +542,7 @@ export const ru: Record<MessageKey, string> = {
   // Areas kept in parts/ (one file per area, both languages)
   ...budgetRu,
   ...filterInputRu,
+  ...marketsRu,
   ...lookupsHelpRu,
   ...numbersRu,
   ...wordsRu,

@@ -25,6 +25,8 @@ export interface Names {
   /** The market of a leg: the odds type's title, with the line when there is one ("TO(2.5)"). */
   market(typeId: number, line: string): string;
   oddsType(typeId: number): OddsType | undefined;
+  /** The name of an odds group (the match, a half, corners…), in the dictionaries' language. */
+  oddsGroup(id: number): string | undefined;
 }
 
 const FALLBACK = {
@@ -39,6 +41,7 @@ export function namesFor(dicts: Dictionaries | undefined, lang: 'en' | 'ru'): Na
     bookmaker: (id) =>
       id === undefined ? `${fb.bookmaker} ?` : (dicts?.bookmakers[String(id)] ?? `${fb.bookmaker} #${id}`),
     oddsType: (typeId) => dicts?.oddsTypes[String(typeId)],
+    oddsGroup: (id) => dicts?.oddsGroups[String(id)],
     market: (typeId, line) => {
       const type = dicts?.oddsTypes[String(typeId)];
       const title = type?.titleShort || type?.titleFull || `${fb.market} #${typeId}`;

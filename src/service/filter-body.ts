@@ -5,6 +5,7 @@
  * than reading an empty list as "nothing".
  */
 import type { FilterSettings } from './filter-model.js';
+import { GROUP_SECTIONS } from './market-groups.js';
 import type { Kind } from './services.js';
 
 /** One odds range; either bound may be open. */
@@ -23,18 +24,23 @@ export interface FilterBody {
   coeffs_ranges?: CoeffsRange[];
   /** Event horizon, hours. */
   age?: number;
+  /** Odds section ids left out (the market groups the service can leave out itself). */
+  skip_sections?: number[];
   sort: 'percent';
 }
 
 /** Maps the bot's filter for a kind of opportunity onto the service's filter body. */
 export function toFilterBody(kind: Kind, filter: FilterSettings): FilterBody {
   const body: FilterBody = {
-    min: kind === 'valuebets' ? (filter.minOvervalue ?? 0) : filter.minProfit,
+    // The least of the per-sport minimums too: the service must not drop a sport whose own is lower.
+    min: kind === 'valuebets' ? (filter.minOvervalue ?? 0) : Math.min(filter.minProfit, ...Object.values(filter.minProfitBySport)),
     sort: 'percent',
   };
   // Profit bounds do not apply to valuebets (their measure is the overvalue).
   if (kind !== 'valuebets' && filter.maxProfit !== null) body.max = filter.maxProfit;
   if (filter.sports.length > 0) body.sports = [...filter.sports];
+  const skip = filter.marketsOff.flatMap((g) => (GROUP_SECTIONS[g] === undefined ? [] : [GROUP_SECTIONS[g]]));
+  if (skip.length > 0) body.skip_sections = skip;
   if (filter.bookmakers.length > 0) body.allowed_bookmakers = [...filter.bookmakers];
   if (filter.minOdds !== null || filter.maxOdds !== null) {
     body.coeffs_ranges = [{ min: filter.minOdds, max: filter.maxOdds }];

@@ -5,6 +5,7 @@
  * the service ignores a field.
  */
 import { z } from 'zod';
+import { MARKET_GROUPS } from './market-groups.js';
 import type { Opportunity } from './opportunity.js';
 
 export const filterSettingsSchema = z.object({
@@ -22,11 +23,19 @@ export const filterSettingsSchema = z.object({
   hoursToStart: z.number().positive().max(24 * 365).nullable().default(null),
   /** valuebets: minimum overvalue %. */
   minOvervalue: z.number().min(0).max(1000).nullable().default(null),
+  /** Market groups left out (market-groups.ts); empty: every market. */
+  marketsOff: z.array(z.enum(MARKET_GROUPS)).max(MARKET_GROUPS.length).default([]),
+  /** Sport id → the least profit % for that sport, in place of `minProfit` (`min_profit.tennis=2`). */
+  minProfitBySport: z.record(z.string().regex(/^\d{1,9}$/), z.number().min(-100).max(1000)).default({}),
 });
 
 export type FilterSettings = z.infer<typeof filterSettingsSchema>;
 
 export const defaultFilter = (): FilterSettings => filterSettingsSchema.parse({});
+
+/** The least profit % for an item of `sportId`: the sport's own when the filter names one. */
+export const minProfitFor = (filter: Pick<FilterSettings, 'minProfit' | 'minProfitBySport'>, sportId: number | undefined): number =>
+  (sportId === undefined ? undefined : filter.minProfitBySport[String(sportId)]) ?? filter.minProfit;
 
 /** True when `item` satisfies `filter` at time `now` (ms). Masked odds pass odds bounds. */
 export function matchesFilter(item: Opportunity, filter: FilterSettings, now: number): boolean {
@@ -40,7 +49,7 @@ export function matchesFilter(item: Opportunity, filter: FilterSettings, now: nu
   if (item.kind === 'valuebets') {
     if (filter.minOvervalue !== null && (item.overvalue === null || item.overvalue < filter.minOvervalue)) return false;
   } else if (item.profit !== null) {
-    if (item.profit < filter.minProfit) return false;
+    if (item.profit < minProfitFor(filter, event.sportId)) return false;
     if (filter.maxProfit !== null && item.profit > filter.maxProfit) return false;
   }
   for (const leg of item.legs) {

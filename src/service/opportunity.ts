@@ -58,6 +58,8 @@ export interface Opportunity {
   createdAt: number | undefined;
   /** True when the envelope said the data is masked (odds hidden without a paid plan). */
   masked: boolean;
+  /** The service's odds groups of the item (the match, a half, corners…: `groups_ids`); absent: none said. */
+  groupIds?: number[];
 }
 
 /** One read of a filter's items: the normalized set plus the envelope's own facts. */

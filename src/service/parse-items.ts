@@ -82,6 +82,7 @@ const itemSchema = z
     fair_odds: numeric.nullish(),
     created: timeLike.nullish(),
     masked: z.boolean().nullish(),
+    groups_ids: z.array(z.unknown()).nullish(),
     odds: z.array(legSchema).min(1),
   })
   .loose();
@@ -366,6 +367,7 @@ function buildOpportunity(service: Service, item: RawItem, event: ParsedEvent, e
     legs,
     createdAt: parseServiceTime(item.created),
     masked,
+    ...groupIdsOf(item),
   };
   if (kind === 'arbs') {
     return { ...base, profit: item.value ?? item.roi ?? item.profit ?? null, middleProfit: null, overvalue: null, probability: null };
@@ -433,6 +435,12 @@ function toLeg(raw: RawLeg, event: ParsedEvent, masked: boolean): Leg {
     // The dictionaries mark lay odds types; a flag on the leg itself, when sent, is the more direct word.
     ...(typeof (raw.lay ?? raw.is_lay) === 'boolean' ? { lay: (raw.lay ?? raw.is_lay) === true } : {}),
   };
+}
+
+/** The item's odds group ids, those that are whole numbers (a service's stray value is dropped, not fatal). */
+function groupIdsOf(item: RawItem): { groupIds?: number[] } {
+  const ids = (item.groups_ids ?? []).flatMap((v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? [v] : typeof v === 'string' && /^\d{1,9}$/.test(v) ? [Number(v)] : []));
+  return ids.length > 0 ? { groupIds: ids.slice(0, 8) } : {};
 }
 
 function usableOdds(value: number | null | undefined): number | null {

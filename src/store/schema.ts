@@ -47,6 +47,8 @@ export const serviceStatusSchema = z.object({
    * that key: under LIMIT_SCOPE=address reads are shared only within one plan.
    */
   plan: z.object({ tier: z.enum(['masked', 'full']), key: z.string().max(64) }).optional(),
+  /** Items the filter's market groups left out in the clock hour `hour` (ms / 3,600,000), for /status. */
+  leftOut: z.object({ hour: z.number().int(), count: z.number().int().nonnegative() }).optional(),
 });
 export type ServiceStatus = z.infer<typeof serviceStatusSchema>;
 

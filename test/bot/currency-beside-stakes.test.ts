@@ -4,69 +4,34 @@
  * card, the ✏️ flow's prompts, a recorded position (which keeps the currency it was placed in),
  * /book's caps; none set: amounts bare, as before.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { encodeAlertAction } from '../../src/alerts/callbacks.js';
-import { createNotifier } from '../../src/alerts/notifier.js';
-import { ManualClock } from '../../src/clock.js';
-import type { OutboxPort } from '../../src/outbox/port.js';
-import { diffRead } from '../../src/scheduler/diff.js';
 import type { Opportunity } from '../../src/service/opportunity.js';
-import type { Store } from '../../src/store/port.js';
+import { useNotifierRig } from '../alerts/notifier-rig.js';
 import { DICTS, opp } from '../scheduler/fixtures.js';
-import { addUser, tempStore } from '../scheduler/harness.js';
-import { captureLogs } from '../support/logs.js';
+import { addUser } from '../scheduler/harness.js';
 import { makeItem } from './fakes.js';
 import { ALICE, createHarness, type Harness } from './harness.js';
 
 describe('the alert path', () => {
-  class Outbox implements OutboxPort {
-    sent: string[] = [];
-    edits: string[] = [];
-    async send(_chatId: number, text: string): Promise<number | undefined> {
-      this.sent.push(text);
-      return this.sent.length;
-    }
-    async edit(_chatId: number, _messageId: number, text: string): Promise<boolean> {
-      this.edits.push(text);
-      return true;
-    }
-  }
-  const SUB = { userId: 1, service: 'arbs_prematch' as const, subKey: '1:arbs_prematch' };
-  let clock: ManualClock;
-  let store: Store;
-  let cleanup: () => Promise<void>;
-  let outbox: Outbox;
-
-  beforeEach(async () => {
-    clock = new ManualClock(Date.UTC(2026, 0, 3, 10, 0));
-    ({ store, cleanup } = await tempStore(clock));
-    outbox = new Outbox();
-  });
-  afterEach(async () => {
-    await cleanup();
-  });
+  const rig = useNotifierRig(DICTS);
 
   async function readAll(reads: Opportunity[][]): Promise<void> {
-    const notifier = createNotifier({ store, client: { cachedDictionaries: () => DICTS }, outbox, logger: captureLogs().logger, clock });
     for (const items of reads) {
-      const user = store.getUser(1)!;
-      const result = diffRead({ now: clock.now(), chatId: user.chatId, items, entries: store.alerts.entries(SUB.subKey), known: new Map() });
-      for (const [id, e] of result.upserts) store.alerts.set(SUB.subKey, id, e);
-      notifier.notify(SUB, user, result.events);
-      await notifier.idle();
-      await clock.advance(20_000);
+      await rig.read(items);
+      await rig.clock.advance(20_000);
     }
   }
 
   it('an alert and its edit print the currency after each stake and the worst case', async () => {
-    addUser(store, 1, ['arbs_prematch']);
-    store.updateUser(1, (u) => {
+    addUser(rig.store, 1, ['arbs_prematch']);
+    rig.store.updateUser(1, (u) => {
       u.bankroll = 1000;
       u.currency = 'EUR';
     });
     await readAll([[opp('a', [2.1, 2.05], 3.73)], [opp('a', [2.12, 2.05], 4.2)]]);
-    expect(outbox.sent).toHaveLength(1);
-    for (const text of [outbox.sent[0]!, outbox.edits.at(-1)!]) {
+    expect(rig.outbox.sent).toHaveLength(1);
+    for (const text of [rig.outbox.sent[0]!, rig.outbox.edits.at(-1)!]) {
       const stakes = [...text.matchAll(/(\d+) EUR/g)].map((m) => Number(m[1]));
       expect(stakes.length).toBeGreaterThanOrEqual(2);
       expect(text).not.toMatch(/ \d+ @/);
@@ -74,13 +39,13 @@ describe('the alert path', () => {
   });
 
   it('without a currency the same alert prints bare amounts', async () => {
-    addUser(store, 1, ['arbs_prematch']);
-    store.updateUser(1, (u) => {
+    addUser(rig.store, 1, ['arbs_prematch']);
+    rig.store.updateUser(1, (u) => {
       u.bankroll = 1000;
     });
     await readAll([[opp('a', [2.1, 2.05], 3.73)]]);
-    expect(outbox.sent[0]).not.toContain('EUR');
-    expect(outbox.sent[0]).toMatch(/\b495\b|\b494\b|\b49\d\b/);
+    expect(rig.outbox.sent[0]).not.toContain('EUR');
+    expect(rig.outbox.sent[0]).toMatch(/\b495\b|\b494\b|\b49\d\b/);
   });
 });
 

@@ -104,6 +104,8 @@ describe('/filter builder', () => {
       maxOdds: null,
       hoursToStart: 12,
       minOvervalue: null,
+      marketsOff: [],
+      minProfitBySport: {},
     });
     expect(prompt().text).toContain('Filter for Arbs · prematch saved');
     expect(h.store.getUser(ALICE.id)?.filters.arbs_prematch?.settings.sports).toEqual([1, 14]);

@@ -40,6 +40,8 @@ describe('#6 a one-line /filter on a saved filter changes only what it names', (
       maxOdds: 5,
       hoursToStart: 48,
       minOvervalue: null,
+      marketsOff: [],
+      minProfitBySport: {},
     });
     expect(saved()).toMatchObject({ sports: [1, 6, 5], bookmakers: [7, 3], minProfit: 0 });
     const text = last().text;

@@ -31,6 +31,8 @@ describe('/filter <service> …', () => {
       maxOdds: 3.5,
       hoursToStart: 12,
       minOvervalue: null,
+      marketsOff: [],
+      minProfitBySport: {},
     });
   });
 

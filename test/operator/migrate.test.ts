@@ -33,7 +33,7 @@ async function lowdbWithData(dataDir: string, vault?: Vault): Promise<Database> 
     (u) => {
       u.key = { accessKey: 'ak-7', secretEnc: vault ? vault.encrypt('secret-of-seven-0123') : 'v1:x', connectedAt: 5 };
       u.filters.arbs_live = {
-        settings: { sports: [1], bookmakers: [], minProfit: 1, maxProfit: null, minOdds: null, maxOdds: null, hoursToStart: null, minOvervalue: null },
+        settings: { sports: [1], bookmakers: [], minProfit: 1, maxProfit: null, minOdds: null, maxOdds: null, hoursToStart: null, minOvervalue: null, marketsOff: [], minProfitBySport: {} },
         paused: true,
         pausedReason: 'auth',
         savedAt: 9,
@@ -42,7 +42,7 @@ async function lowdbWithData(dataDir: string, vault?: Vault): Promise<Database> 
       u.mutedEvents = { 'ev-1': 99 };
       // A draft waiting for the token budget and the user's order of services go along.
       u.drafts.valuebets_prematch = {
-        settings: { sports: [], bookmakers: [2], minProfit: 0, maxProfit: null, minOdds: 1.5, maxOdds: 4, hoursToStart: null, minOvervalue: 3 },
+        settings: { sports: [], bookmakers: [2], minProfit: 0, maxProfit: null, minOdds: 1.5, maxOdds: 4, hoursToStart: null, minOvervalue: 3, marketsOff: ['odd_even' as const], minProfitBySport: { '6': 2 } },
         createdAt: 11,
       };
       u.serviceRank = ['valuebets_prematch'];

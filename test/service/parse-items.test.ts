@@ -73,6 +73,8 @@ describe('parseItemsBody', () => {
       probability: null,
       createdAt: ms('2026-01-03T10:29:13Z'),
       masked: false,
+      // The item's odds groups (`groups_ids`), for the market filter.
+      groupIds: [1],
     });
   });
 

@@ -59,6 +59,9 @@ export function storeContract(sut: StoreUnderTest): void {
               maxOdds: null,
               hoursToStart: null,
               minOvervalue: null,
+              // Market groups left out and a minimum per sport survive a close and open (issue 31 item 5).
+              marketsOff: ['odd_even', 'corners'],
+              minProfitBySport: { '6': 2.5 },
             },
             paused: false,
             pausedReason: null,
@@ -92,7 +95,7 @@ export function storeContract(sut: StoreUnderTest): void {
       const a = await sut.open();
       a.updateUser(10, () => undefined, { chatId: 1010 });
       expect(a.getUser(10)).toMatchObject({ drafts: {}, serviceRank: [] });
-      const settings = { sports: [1], bookmakers: [], minProfit: 0, maxProfit: null, minOdds: 1.5, maxOdds: 4, hoursToStart: null, minOvervalue: 3 };
+      const settings = { sports: [1], bookmakers: [], minProfit: 0, maxProfit: null, minOdds: 1.5, maxOdds: 4, hoursToStart: null, minOvervalue: 3, marketsOff: [], minProfitBySport: {} };
       a.updateUser(10, (u) => {
         u.drafts.valuebets_prematch = { settings, createdAt: 42 };
         u.serviceRank = ['valuebets_prematch', 'arbs_live'];

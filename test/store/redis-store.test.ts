@@ -13,7 +13,7 @@ import { redisStoreSuite } from './redis-fixtures.js';
 const { redis, stores } = await redisStoreSuite('store');
 
 const filter = (minProfit: number): FilterRecord => ({
-  settings: { sports: [], bookmakers: [], minProfit, maxProfit: null, minOdds: null, maxOdds: null, hoursToStart: null, minOvervalue: null },
+  settings: { sports: [], bookmakers: [], minProfit, maxProfit: null, minOdds: null, maxOdds: null, hoursToStart: null, minOvervalue: null, marketsOff: [], minProfitBySport: {} },
   paused: false,
   pausedReason: null,
   savedAt: 1,

@@ -15,12 +15,13 @@ import type { BotRuntime } from '../deps.js';
 import { HOURS_MAX, oddsRules, overvalueRules, profitRules } from '../parse/filter-args.js';
 import { checkBounds, clipEcho, parsePercent, parsePositive, parseRange } from '../parse/values.js';
 import { dictionariesFor } from '../ui/cards.js';
-import { coverageList, coverageTradeOff, describeFilter, errorInWords, fmtNum } from '../ui/filter-text.js';
+import { coverageList, coverageTradeOff, describeFilter, errorInWords, fmtNum, marketGroupName } from '../ui/filter-text.js';
 import { serviceLabel } from '../../locales/services.js';
 import { waitWords } from '../ui/time-words.js';
 import { neverMatches } from '../ui/filter-warnings.js';
 import { budgetRule, coverageLines, draftWhen, firstReadWords } from '../ui/budget-text.js';
 import { multiSelect } from './multi-select.js';
+import { MARKET_GROUPS, type MarketGroup } from '../../service/market-groups.js';
 import { askValue } from './ask-value.js';
 import { btn, closePrompt, keyboard, sendPrompt, waitAnswer, type Convo } from './prompt.js';
 import { orderSports } from '../ui/sport-order.js';
@@ -207,18 +208,28 @@ export function createFilterConversation(rt: BotRuntime) {
         }
       : undefined;
     const names = namesFor(dicts, args.lang);
-    const parts = [t('fb_summary', { service: serviceLabel(service, t) }), describeFilter(service, settings, names, t)];
-    const never = neverMatches(service, settings, t, names, lists?.live);
-    if (never.length > 0) parts.push(never.join('\n'));
-    const tradeOff = coverageTradeOff(coverage.before, coverage.after, t);
-    // What each share would mean, in minutes of the hour (#34: "8 %" alone said nothing).
-    if (tradeOff) parts.push(`${tradeOff}\n${coverageLines(coverage.after, coverage.rank, t)}`);
-    const confirmId = await sendPrompt(ctx, parts.join('\n\n'), keyboard([[btn(t('btn_save'), { type: 'save' }), btn(t('btn_cancel'), { type: 'cancel' })]]));
+    const summary = () => {
+      const parts = [t('fb_summary', { service: serviceLabel(service, t) }), describeFilter(service, settings, names, t)];
+      const never = neverMatches(service, settings, t, names, lists?.live);
+      if (never.length > 0) parts.push(never.join('\n'));
+      const tradeOff = coverageTradeOff(coverage.before, coverage.after, t);
+      // What each share would mean, in minutes of the hour (#34: "8 %" alone said nothing).
+      if (tradeOff) parts.push(`${tradeOff}\n${coverageLines(coverage.after, coverage.rank, t)}`);
+      // Market groups are a choice most never make: a button here, not a step everyone walks through.
+      return sendPrompt(ctx, parts.join('\n\n'), keyboard([[btn(t('btn_markets'), { type: 'choice', index: 0 })], [btn(t('btn_save'), { type: 'save' }), btn(t('btn_cancel'), { type: 'cancel' })]]));
+    };
+    let confirmId = await summary();
 
     for (;;) {
       const answer = await waitAnswer(conversation, t, confirmId);
       if (answer.kind === 'text') {
         await answer.ctx.reply(t('fb_press_save'));
+        continue;
+      }
+      if (answer.button.type === 'choice') {
+        await closePrompt(answer.ctx, confirmId);
+        settings.marketsOff = await chooseMarkets(conversation, ctx, t, settings.marketsOff);
+        confirmId = await summary();
         continue;
       }
       if (answer.button.type === 'cancel') {
@@ -237,6 +248,17 @@ export function createFilterConversation(rt: BotRuntime) {
       return;
     }
   };
+}
+
+/** The market groups to leave out, chosen as the ones to keep (none chosen: every market). */
+async function chooseMarkets(conversation: Convo, ctx: ConvContext, t: Translate, off: readonly MarketGroup[]): Promise<MarketGroup[]> {
+  const kept = await multiSelect(conversation, ctx, t, {
+    title: t('fb_markets'),
+    options: MARKET_GROUPS.map((g, i): [number, string] => [i, marketGroupName(g, t)]),
+    selected: off.length === 0 ? [] : MARKET_GROUPS.flatMap((g, i) => (off.includes(g) ? [] : [i])),
+    allLabel: t('all_markets'),
+  });
+  return kept.length === 0 ? [] : MARKET_GROUPS.filter((_, i) => !kept.includes(i));
 }
 
 /** The user's clock and language, for the times an answer names. */

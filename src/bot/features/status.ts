@@ -66,6 +66,8 @@ export function statusFeature(rt: BotRuntime): Composer<BotContext> {
       if (snoozed !== undefined && snoozed > now) lines.push(t('status_snoozed', { until: formatClockTime(snoozed, zone, ctx.lang) }));
       lines.push(`${t('status_last_read')}: ${formatWhen(status?.lastGoodReadAt, now, zone, ctx.lang, t)}`);
       lines.push(`${t('status_last_alert')}: ${formatWhen(status?.lastAlertAt, now, zone, ctx.lang, t)}`);
+      const leftOut = status?.leftOut;
+      if (leftOut && leftOut.hour === Math.floor(now / 3_600_000) && leftOut.count > 0) lines.push(t('status_left_out', { n: leftOut.count }));
       const err = status?.lastError;
       lines.push(`${t('status_last_error')}: ${err ? `${errorInWords(err.kind, t)} — ${formatWhen(err.at, now, zone, ctx.lang, t)}` : t('none')}`);
       lines.push(...silenceLines(user, s, cov, now, t, names, dicts?.liveBookmakers));

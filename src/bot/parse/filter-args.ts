@@ -1,7 +1,8 @@
 /**
  * The one-line filter command, parsed strictly:
  * `/filter <service> [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N]
- *  [sports=ID,ID] [bookmakers=ID,ID] [min_overvalue=N]`. It changes only the options it names
+ *  [sports=ID,ID] [bookmakers=ID,ID] [min_overvalue=N] [markets=-odd_even,-corners | markets=totals,main]
+ *  [min_profit.<sport>=N]`. It changes only the options it names
  * (`any` / `all` puts one back to its default); `reset` starts from the defaults. Sports and bookmakers may be named instead
  * of numbered (`sports=football,tennis bookmakers=pinnacle,bet365`), in the user's language or in
  * English. Also the bounds both the one-line form and the builder check against.
@@ -12,6 +13,7 @@
 import { z } from 'zod';
 import type { Dictionaries } from '../../service/dictionaries-model.js';
 import { defaultFilter, filterSettingsSchema, type FilterSettings } from '../../service/filter-model.js';
+import { MARKET_GROUPS, type MarketGroup } from '../../service/market-groups.js';
 import { isLive, kindOf, parseService, type Service } from '../../service/services.js';
 import { matchName } from './dict-names.js';
 import { checkBounds, clipEcho, fail, MAX_SHORT_TEXT, ok, parseNumber, parsePercent, tooLong, type Parsed, type RangeRules } from './values.js';
@@ -27,7 +29,7 @@ export function profitRules(service: Service): RangeRules {
 export const oddsRules: RangeRules = { lowest: 1, highest: 1000, lowKey: 'odds_below_one' };
 export const overvalueRules: RangeRules = { lowest: 0, highest: 1000, lowKey: 'negative_not_allowed' };
 
-const OPTION_NAMES = ['min_profit', 'max_profit', 'min_odds', 'max_odds', 'hours', 'sports', 'bookmakers', 'min_overvalue'] as const;
+const OPTION_NAMES = ['min_profit', 'max_profit', 'min_odds', 'max_odds', 'hours', 'sports', 'bookmakers', 'min_overvalue', 'markets'] as const;
 export type OptionName = (typeof OPTION_NAMES)[number];
 const optionName = z.enum(OPTION_NAMES);
 /** "1,5,football,bet_365": ids and names, separated by commas ("_" stands for a space in a name). */
@@ -104,10 +106,20 @@ export function parseFilterArgs(
   if (!service) return fail('unknown_service', { value: clipEcho(first) });
 
   const seen = new Map<OptionName, string>();
+  /** `min_profit.tennis=2`: the sport as typed → the value. */
+  const bySport = new Map<string, string>();
   let reset = false;
   for (const token of rest) {
     if (token.toLowerCase() === 'reset') {
       reset = true;
+      continue;
+    }
+    const perSport = /^min_profit\.([^=]{1,40})=(.*)$/i.exec(token);
+    if (perSport) {
+      const [, sport = '', value = ''] = perSport;
+      if (value === '') return fail('option_empty', { value: `min_profit.${clipEcho(sport)}` });
+      if (bySport.has(sport.toLowerCase())) return fail('option_twice', { value: `min_profit.${clipEcho(sport)}` });
+      bySport.set(sport.toLowerCase(), value);
       continue;
     }
     const eq = token.indexOf('=');
@@ -221,7 +233,78 @@ export function parseFilterArgs(
     settings[name] = ids.value;
   }
 
+  const markets = seen.get('markets');
+  if (markets !== undefined) {
+    const off = parseMarkets(markets);
+    if (!off.ok) return off;
+    settings.marketsOff = off.value;
+  }
+  if (bySport.size > 0) {
+    if (valuebets) return fail('option_not_for_service', { value: 'min_profit.<sport>', service });
+    const mins = { ...settings.minProfitBySport };
+    for (const [word, raw] of bySport) {
+      const sport = resolveList('sports', [word], dicts, alt);
+      if (!sport.ok) return sport;
+      const id = String(sport.value[0]);
+      const unknown = unknownIds(sport.value, dicts?.sports);
+      if (unknown.length > 0) return fail('unknown_sport_ids', { ids: unknown.join(', ') });
+      if (DEFAULT_WORDS.has(raw.toLowerCase())) {
+        delete mins[id];
+        continue;
+      }
+      const n = parsePercent(raw);
+      if (!n.ok) return n;
+      const r = checkBounds(n.value, null, profitRules(service));
+      if (!r.ok) return fail(r.problem.key, r.problem.vars);
+      mins[id] = n.value;
+    }
+    settings.minProfitBySport = mins;
+  }
+
   const checked = filterSettingsSchema.safeParse(settings);
   if (!checked.success) return fail('bad_filter');
-  return ok({ service, settings: checked.data, reset, kept: saved !== undefined, named: [...seen.keys()] });
+  return ok({ service, settings: checked.data, reset, kept: saved !== undefined, named: [...seen.keys(), ...(bySport.size > 0 && !seen.has('min_profit') ? ['min_profit' as const] : [])] });
+}
+
+/** Names a market group is typed by, besides its own (market-groups.ts). */
+const MARKET_ALIASES: Readonly<Record<string, MarketGroup>> = {
+  '1x2': 'main',
+  moneyline: 'main',
+  main_lines: 'main',
+  handicap: 'handicaps',
+  asian_handicap: 'handicaps',
+  asian_handicaps: 'handicaps',
+  ah: 'handicaps',
+  total: 'totals',
+  team_total: 'team_totals',
+  individual_totals: 'team_totals',
+  itotals: 'team_totals',
+  oddeven: 'odd_even',
+  other: 'other_markets',
+  halves: 'periods',
+  sets: 'periods',
+  corner: 'corners',
+  card: 'cards',
+};
+
+/**
+ * `markets=` as the groups left out: `-odd_even,-corners` leaves those out, `totals,main` keeps only
+ * those, `any` keeps every market. Unknown names, a mix of both forms and leaving out everything
+ * are refused with what to type.
+ */
+export function parseMarkets(raw: string): Parsed<MarketGroup[]> {
+  if (DEFAULT_WORDS.has(raw.toLowerCase())) return ok([]);
+  const words = raw.toLowerCase().split(',');
+  const minus = words.filter((w) => w.startsWith('-')).length;
+  if (minus > 0 && minus < words.length) return fail('markets_mixed', { value: clipEcho(raw) });
+  const groups: MarketGroup[] = [];
+  for (const word of words) {
+    const name = word.replace(/^-/, '');
+    const group = (MARKET_GROUPS as readonly string[]).includes(name) ? (name as MarketGroup) : MARKET_ALIASES[name];
+    if (!group) return fail('unknown_market_group', { value: clipEcho(name), list: MARKET_GROUPS.join(', ') });
+    if (!groups.includes(group)) groups.push(group);
+  }
+  const off = minus > 0 ? groups : MARKET_GROUPS.filter((g) => !groups.includes(g));
+  if (off.length === MARKET_GROUPS.length) return fail('markets_all_off', { value: clipEcho(raw) });
+  return ok(off);
 }

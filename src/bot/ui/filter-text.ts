@@ -4,6 +4,7 @@ import { html, type MessageKey, type Translate } from '../../locales/i18n.js';
 import type { ServiceCoverage } from '../../scheduler/port.js';
 import type { Names } from '../../service/dictionaries-model.js';
 import type { FilterSettings } from '../../service/filter-model.js';
+import type { MarketGroup } from '../../service/market-groups.js';
 import { isLive, kindOf, SERVICES, type Service } from '../../service/services.js';
 import type { FilterRecord } from '../../store/schema.js';
 import { clipName } from './plain.js';
@@ -49,8 +50,17 @@ export function describeFilter(service: Service, settings: FilterSettings, names
       `${t('f_hours')}: ${settings.hoursToStart === null ? t('range_any') : t('hours_n', { n: fmtNum(settings.hoursToStart) })}`,
     );
   }
+  if (settings.marketsOff.length > 0) lines.push(t('filter_markets_off', { list: settings.marketsOff.map((g) => marketGroupName(g, t)).join(', ') }));
+  const bySport = Object.entries(settings.minProfitBySport);
+  if (bySport.length > 0 && kindOf(service) !== 'valuebets') {
+    const list = bySport.map(([id, min]) => `${escapeHtml(clipName(names.sport(Number(id))))} ${fmtNum(min)} %`).join(', ');
+    lines.push(t('filter_min_by_sport', { list }));
+  }
   return lines.join('\n');
 }
+
+/** A market group in the user's words ("odd/even"). */
+export const marketGroupName = (group: MarketGroup, t: Translate): string => t(`mg_${group}`);
 
 /** "active" or "paused (why)". */
 export function filterState(record: FilterRecord, t: Translate): string {
