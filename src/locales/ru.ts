@@ -10,6 +10,7 @@ import { ledgerRecordRu } from './parts/ledger-record.js';
 import { ledgerEditRu } from './parts/ledger-edit.js';
 import { ledgerTidyRu } from './parts/ledger-tidy.js';
 import { alertFreshRu } from './parts/alert-fresh.js';
+import { alertOnceRu } from './parts/alert-once.js';
 
 export const ru: Record<MessageKey, string> = {
   // Services
@@ -548,4 +549,5 @@ export const ru: Record<MessageKey, string> = {
   ...ledgerEditRu,
   ...ledgerTidyRu,
   ...alertFreshRu,
+  ...alertOnceRu,
 };
