@@ -126,11 +126,13 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
 
     const window: Window = { start: window0.at, end: window1.at, graceEnd: window1.at + GRACE_MS };
     commission.stop();
-    // Arbs that lose after an exchange's commission qualify for neither side (lib/busy-commission.ts).
+    // Arbs with no stakes that win in every outcome for these users (after an exchange's commission, on
+    // whole-unit stakes within the default bankroll) qualify for neither side, and one that became such
+    // an arb only after its odds moved counts from then (lib/busy-commission.ts).
     const losing = commission.losing();
     const items = itemsOf(sandbox.world.changes(window.start - 1), window, losing, commission.worthFrom());
     const sentLosing = (side: 'bot' | 'poller') => [...sends[side].firsts.keys()].filter((k) => losing.has(k.split('|')[1] ?? '')).length;
-    console.log(`  ${name}: ${losing.size} arbs lost money after an exchange's commission; alerts sent for them: bot ${sentLosing('bot')}, poller ${sentLosing('poller')}`);
+    console.log(`  ${name}: ${losing.size} arbs were never an arb for these users (no stakes on their grid win in every outcome, an exchange's commission included); alerts sent for them: bot ${sentLosing('bot')}, poller ${sentLosing('poller')}`);
     // Under the address scope the bot's users (all on one filter) form one read group per service: a
     // service is readable for each of them while any of their keys holds a token for it.
     const grants = sandbox.tokenGrants();

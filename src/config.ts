@@ -113,6 +113,9 @@ export const configSchema = z.object({
   LIMIT_SCOPE: z.enum(['key', 'address'], { error: 'key or address' }).default('key'),
   LIMIT_SCOPE_TOKENS: z.enum(['key', 'address'], { error: 'key or address' }).default('key'),
 
+  // An arb back within this many minutes after its alert said "Gone" revives that message instead of a new alert.
+  REVIVE_MINUTES: int(30, 1, 1440),
+
   // Empty or 0: no floor, every subscription is read as often as the read limit allows.
   POLL_INTERVAL_SECONDS: optionalString
     .pipe(

@@ -1,19 +1,22 @@
 /**
- * Which arbs a user who asked for `min_profit=0` should get once an exchange's commission is
- * counted. The sandbox serves a fifth of its arbs as a back at a bookmaker and the lay of the same
- * selection at an exchange, priced to the service's profit before commission; after the exchange's
- * usual commission a thin one loses money in every outcome, and the bot rightly sends no alert for
- * it (docs/maths.md, "Commission"). Such an item qualifies for neither side of the busy world; how
- * many there were, and how many alerts the poller (which knows no commission) sent for them, is
- * printed beside the figures.
+ * Which arbs a user of the busy world (default settings: bankroll 100, stakes in whole units, lay
+ * stakes to the cent, the exchanges' usual commission, `min_profit=0`) should be alerted to: those
+ * on which some stakes on that grid, within the bankroll, win money in every outcome. The bot sends
+ * no alert for any other (issue 31: never a push for what is no arb for the user; docs/maths.md,
+ * "Commission" and "Rounding"): a fifth of the sandbox's arbs are a back at a bookmaker and the lay
+ * at an exchange priced to the service's profit before commission, which a thin one loses after it;
+ * and a thin arb of any kind may have no whole-unit stakes within 100 that win in every outcome.
+ * Such an item qualifies for neither side; how many there were, and how many alerts the poller
+ * (which knows neither) sent for them, is printed beside the figures.
  *
- * Worked out here from the formulas of docs/maths.md, not with the bot's code: a back leg at an
- * exchange has effective odds 1 + (o − 1)(1 − c), a lay at odds L 1 + (1 − c)/(L − 1), and the
- * arb's worst case is 1 / Σ 1/effective − 1. The world is sampled every SAMPLE_MS; an item counts
- * as worth alerting if any sample of it (its odds move) was at or above zero after commission, and
- * one that became so only after a move counts from that sample (`worthFrom`): its latency is from
- * when it became an arb for the user, not from its birth (up to SAMPLE_MS late, so its latency may
- * read up to that much short).
+ * Worked out here from the formulas of docs/maths.md, not with the bot's code: a back leg of u units
+ * costs u and wins round(u (o − 1)(1 − c)); a lay leg of u cents (its backer's stake) risks
+ * round(u (L − 1)) and wins round(u (1 − c)); the best worst case is searched over every grid point
+ * of the other legs, the last leg set where its two sides cross (`bestWorstCents`). The world is
+ * sampled every SAMPLE_MS; an item counts as worth alerting if any sample of it (its odds move) had
+ * a positive best worst case, and one that became so only after a move counts from that sample
+ * (`worthFrom`): its latency is from when it became an arb for the user, not from its birth (up to
+ * SAMPLE_MS late, so its latency may read up to that much short).
  */
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { EXCHANGE_BOOKMAKERS, isLayType } from '../../src/sandbox/dictionaries.js';
@@ -40,17 +43,77 @@ export function worstCaseAfterCommission(legs: readonly Leg[]): number {
   return 1 / inverse - 1;
 }
 
+/** The busy world's users: the bot's defaults (bankroll 100, step 1; a lay leg's stake to the cent). */
+const BANKROLL_CENTS = 10_000;
+const BACK_STEP_CENTS = 100;
+const LAY_STEP_CENTS = 1;
+
+interface GridLeg {
+  cost(u: number): number;
+  win(u: number): number;
+  /** The most units the bankroll buys. */
+  hi: number;
+}
+
+function gridLeg(leg: Leg): GridLeg {
+  const c = EXCHANGE_BOOKMAKERS.includes(leg.bookmakerId) ? (COMMISSION[leg.bookmakerId] ?? 0) : 0;
+  const lay = isLayType(leg.typeId);
+  const step = lay ? LAY_STEP_CENTS : BACK_STEP_CENTS;
+  const cost = lay ? (u: number) => Math.round(u * step * (leg.odds - 1)) : (u: number) => u * step;
+  const win = lay ? (u: number) => Math.round(u * step * (1 - c)) : (u: number) => Math.round(u * step * (leg.odds - 1) * (1 - c));
+  let hi = Math.floor(BANKROLL_CENTS / (lay ? step * (leg.odds - 1) : step)) + 1;
+  while (hi > 0 && cost(hi) > BANKROLL_CENTS) hi -= 1;
+  return { cost, win, hi };
+}
+
+/**
+ * The best worst case, in cents, of stakes on the grid within the bankroll (−Infinity when none
+ * fit). The legs before the last are enumerated; the last one's worst case is the lesser of its
+ * own winnings less the others' stakes (rising with its units) and the others' least return less
+ * everything staked (falling), so its best units are where the two cross, found by bisection.
+ */
+export function bestWorstCents(legs: readonly Leg[]): number {
+  // The finest grid (a lay leg's cents) last, so that it is the one solved rather than enumerated.
+  const grid = legs.map(gridLeg).sort((a, b) => a.hi - b.hi);
+  const last = grid.pop();
+  if (!last) return Number.NEGATIVE_INFINITY;
+  let best = Number.NEGATIVE_INFINITY;
+  const walk = (i: number, spent: number, leastPay: number): void => {
+    if (i < grid.length) {
+      const leg = grid[i]!;
+      for (let u = 1; u <= leg.hi && spent + leg.cost(u) <= BANKROLL_CENTS; u++) walk(i + 1, spent + leg.cost(u), Math.min(leastPay, leg.cost(u) + leg.win(u)));
+      return;
+    }
+    const worst = (u: number) => Math.min(last.win(u) - spent, leastPay - spent - last.cost(u));
+    let lo = 1;
+    let hi = last.hi;
+    while (hi >= lo && spent + last.cost(hi) > BANKROLL_CENTS) hi -= 1;
+    if (hi < lo) return;
+    // The first units at which the rising side reaches the falling one.
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (last.win(mid) - spent >= leastPay - spent - last.cost(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    best = Math.max(best, worst(lo), lo > 1 ? worst(lo - 1) : Number.NEGATIVE_INFINITY);
+  };
+  walk(0, 0, Number.POSITIVE_INFINITY);
+  return best;
+}
+
 export interface CommissionWatch {
-  /** Items seen with an exchange leg that never reached zero after commission. */
+  /** Items never seen with stakes on the users' grid that win in every outcome. */
   losing(): Set<string>;
-  /** Items with an exchange leg that reached zero after commission: the (sandbox) time of the first sample that saw it. */
+  /** Items that had such stakes: the (sandbox) time of the first sample that saw it. */
   worthFrom(): ReadonlyMap<string, number>;
   stop(): void;
 }
 
 export function watchCommission(sandbox: Sandbox, services: readonly Service[]): CommissionWatch {
-  const exchangeItems = new Set<string>();
+  const seen = new Set<string>();
   const worthIt = new Map<string, number>();
+  /** Odds move every 15–40 s: each set of legs is searched once. */
+  const verdicts = new Map<string, boolean>();
   const sample = () => {
     for (const service of services) {
       // What a reader of the service sees: each leg's bookmaker is its sub-event's.
@@ -58,16 +121,22 @@ export function watchCommission(sandbox: Sandbox, services: readonly Service[]):
       const bookmakerOf = new Map(envelope.events.flatMap((e) => e.sub_events.map((s) => [s.id, s.bookmaker_id] as const)));
       for (const item of envelope.items) {
         const legs = item.odds.map((o) => ({ bookmakerId: bookmakerOf.get(o.sub_event_id) ?? 0, typeId: o.type_id, odds: o.value }));
-        if (!legs.some((l) => EXCHANGE_BOOKMAKERS.includes(l.bookmakerId))) continue;
-        exchangeItems.add(item.id);
-        if (!worthIt.has(item.id) && worstCaseAfterCommission(legs) >= 0) worthIt.set(item.id, Date.now());
+        seen.add(item.id);
+        if (worthIt.has(item.id)) continue;
+        const key = JSON.stringify(legs);
+        let worth = verdicts.get(key);
+        if (worth === undefined) {
+          worth = worstCaseAfterCommission(legs) >= 0 && bestWorstCents(legs) > 0;
+          verdicts.set(key, worth);
+        }
+        if (worth) worthIt.set(item.id, Date.now());
       }
     }
   };
   const timer = setInterval(sample, SAMPLE_MS);
   timer.unref();
   return {
-    losing: () => new Set([...exchangeItems].filter((id) => !worthIt.has(id))),
+    losing: () => new Set([...seen].filter((id) => !worthIt.has(id))),
     worthFrom: () => worthIt,
     stop: () => clearInterval(timer),
   };

@@ -16,6 +16,7 @@ import { shownAfterCommission } from './leg-pricing.js';
 import { arrow, comparable, isHidden, isLiveItem, matchLeg, metrics, moved, pricedLegs, type Pricing } from './headline-figures.js';
 import { fmtMoney, fmtOdds, fmtPct, withUnit } from './printed.js';
 import { formatCountdown, formatDuration, formatStart } from './time.js';
+import { notAnArbForYou } from './arb-for-you.js';
 
 /** Who the alert is for: their language, zone and money settings, and the time to count from. */
 export interface AlertView {
@@ -144,7 +145,10 @@ export function headlineTitle(ctx: LineContext): string {
   const known = nums.filter((n) => n !== undefined).length;
   if (known === 0) return kindName;
   if (now.source === 'odds') {
-    const title = item.kind === 'middles' ? t.middleHeadline(kindName, nums[0] ?? '—', nums[1] ?? '—') : `${kindName} ${nums[0] ?? '—'}`;
+    // An arb with no winning stakes on the user's steps and caps is not titled "Arb" anywhere (arb-for-you.ts).
+    const notArb = item.kind === 'arbs' && notAnArbForYou(item, ctx.names, ctx.view);
+    const single = notArb ? t.notArbForYou(nums[0] ?? '—') : `${kindName} ${nums[0] ?? '—'}`;
+    const title = item.kind === 'middles' ? t.middleHeadline(kindName, nums[0] ?? '—', nums[1] ?? '—') : single;
     return now.afterCommission ? `${title} ${t.afterCommission}` : title;
   }
   const note = t.serviceFigures(known);
@@ -214,8 +218,8 @@ export function placedLines(ctx: LineContext): string[] {
 }
 
 /** One line per leg: "1) Pinnacle · TO(2.5) · 2.10 ▲ (was 2.05) · 12 s" (the odds' age, ⚠️ when stale). */
-export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'none'): string[] {
-  // A gone alert's legs are history: their ages would only grow.
+export function legLines(ctx: LineContext, compare: 'service' | 'prev' | 'fresh' | 'none'): string[] {
+  // A gone alert's legs are history: their ages would only grow. 'fresh' (a first alert) compares with nothing but shows ages.
   const age = (leg: Leg): string => (compare === 'none' ? '' : ageSuffix(ctx, leg));
   const { item, names, t, limits, prev } = ctx;
   if (item.legs.length === 0) return [t.noLegs];

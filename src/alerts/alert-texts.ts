@@ -7,6 +7,7 @@ import type { Kind } from '../service/services.js';
 import type { Lang } from '../store/schema.js';
 import type { SolveRefusal } from './stake-solver.js';
 import type { CannotComputeReason } from './stakes.js';
+import { alertOnceEn, alertOnceRu } from '../locales/parts/alert-once.js';
 
 /** The strings of one language. */
 export interface AlertTexts {
@@ -103,6 +104,10 @@ export interface AlertTexts {
   stakesTitleFixed(amount: string, total: string, fixed: string): string;
   /** The ledger's line on an alert the user placed: "✅ Placed 495 / 505 · worst case +35.25". */
   placed(stakes: string, worst: string | undefined, refused: number): string;
+  /** The title of an arb with no winning stakes on the user's steps and caps: "Not an arb for you: −0.19%". */
+  notArbForYou(pct: string): string;
+  /** Under the headline of an alert revived after "Gone": "🔁 back after 1 min 10 s". */
+  backAfter(duration: string): string;
 }
 
 const EN_PLURAL: Record<Kind, string> = { arbs: 'arbs', middles: 'middles', valuebets: 'valuebets' };
@@ -175,6 +180,8 @@ const en: AlertTexts = {
   stakesTitleFixed: (a, total, fixed) => `💰 Stakes for ${a} with ${fixed} (total ${total}):`,
   stakesTitleProfitOn: (a, total, leg) => `💰 Stakes for ${a}, all profit on ${leg} (total ${total}):`,
   ifLegWins: (list) => `Profit if it wins: ${list}`,
+  notArbForYou: (pct) => alertOnceEn.alert_not_arb_title.replace('{pct}', pct),
+  backAfter: (d) => alertOnceEn.alert_back_after.replace('{duration}', d),
   placed: (stakes, worst, refused) => `✅ Placed ${stakes}${worst === undefined ? '' : ` · worst case ${worst}`}${refused > 0 ? ` · ❌ ${refused} refused` : ''}`,
 };
 
@@ -251,6 +258,8 @@ const ru: AlertTexts = {
   stakesTitleFixed: (a, total, fixed) => `💰 Ставки на ${a}, ${fixed} (всего ${total}):`,
   stakesTitleProfitOn: (a, total, leg) => `💰 Ставки на ${a}, вся прибыль на ${leg} (всего ${total}):`,
   ifLegWins: (list) => `Прибыль, если зайдёт: ${list}`,
+  notArbForYou: (pct) => alertOnceRu.alert_not_arb_title.replace('{pct}', pct),
+  backAfter: (d) => alertOnceRu.alert_back_after.replace('{duration}', d),
   placed: (stakes, worst, refused) => `✅ Поставлено ${stakes}${worst === undefined ? '' : ` · худший исход ${worst}`}${refused > 0 ? ` · ❌ отказ: ${refused}` : ''}`,
 };
 

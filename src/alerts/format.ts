@@ -46,7 +46,8 @@ export type { AlertView } from './alert-lines.js';
 
 /** What happened to the item since its alert was sent. */
 export type AlertState =
-  | { state: 'new' }
+  /** `backAfterMs`: the alert is revived after "Gone" this long ago (one message per arb). */
+  | { state: 'new'; backAfterMs?: number }
   | { state: 'moved'; prev: Opportunity }
   | { state: 'gone'; livedMs: number; last: Opportunity };
 
@@ -132,9 +133,10 @@ export function formatAlert(item: Opportunity, names: Names, view: AlertView, st
   const text = fit((limits) => {
     const ctx = context(item, names, view, limits, prev);
     const changed = changedLine(ctx);
+    const back = state.state === 'new' && state.backAfterMs !== undefined ? [escapeHtml(t.backAfter(formatDuration(state.backAfterMs, view.lang)))] : [];
     return joinBlocks([
-      [headline(ctx), ...eventLines(ctx), ...(changed ? [changed] : [])],
-      [...legLines(ctx, prev ? 'prev' : 'service'), t.glossaryHint],
+      [headline(ctx), ...back, ...eventLines(ctx), ...(changed ? [changed] : [])],
+      [...legLines(ctx, prev ? 'prev' : 'fresh'), t.glossaryHint],
       mathsLines(ctx),
       placedLines(ctx),
       [idLine(item, t), ...(state.state === 'new' ? sendDelayLines(view, t) : [])],

@@ -40,16 +40,20 @@ import { alertTexts } from './alert-texts.js';
 import { metrics, serviceMismatch } from './headline-figures.js';
 import { newAlertManner, reAlertFor, reAlertText, staleAfterFor, type StaleDefaults } from './loudness.js';
 import { reAlertKey } from './idempotency.js';
+import { notAnArbForYou } from './arb-for-you.js';
+import { firstReadSummary, SUMMARY_FROM } from './first-read.js';
 
 /** Item ids whose service figure disagreed with the odds, logged once each; forgotten past this many. */
 const MISMATCH_MEMORY = 10_000;
 
 /**
  * Why a new item gets no alert although the service's filter passed it: a leg at a bookmaker the
- * user marked closed, or an arb whose profit after the user's commissions (and with lay legs read
- * as lay bets) is below the filter's min_profit — the service filtered on its own figure.
+ * user marked closed, an arb whose profit after the user's commissions (and with lay legs read
+ * as lay bets) is below the filter's min_profit — the service filtered on its own figure — or an
+ * arb on which no stakes within the user's steps and caps give a guaranteed profit (it stays
+ * available to /item, /event and inline, titled "Not an arb for you").
  */
-export function dropReason(item: Opportunity, user: Readonly<UserRecord>, service: SubscriptionRef['service'], names: Names): 'closed' | 'market' | 'below-min-profit' | undefined {
+export function dropReason(item: Opportunity, user: Readonly<UserRecord>, service: SubscriptionRef['service'], names: Names): 'closed' | 'market' | 'below-min-profit' | 'not-an-arb' | undefined {
   const books = user.books;
   if (item.legs.some((leg) => leg.bookmakerId !== undefined && books[String(leg.bookmakerId)]?.status === 'closed')) return 'closed';
   const settings = user.filters[service]?.settings;
@@ -59,7 +63,8 @@ export function dropReason(item: Opportunity, user: Readonly<UserRecord>, servic
   const figure = metrics(item, alertTexts(user.lang), { names, books });
   const value = figure.source === 'odds' ? figure.values[0]?.value : undefined;
   const minProfit = settings && minProfitFor(settings, item.event.sportId);
-  return value !== undefined && minProfit !== undefined && value < minProfit ? 'below-min-profit' : undefined;
+  if (value !== undefined && minProfit !== undefined && value < minProfit) return 'below-min-profit';
+  return notAnArbForYou(item, names, user) ? 'not-an-arb' : undefined;
 }
 
 /** This clock hour's count of items left out by the market filter, `n` more (a new hour starts from zero). */
@@ -185,7 +190,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   };
 
   const edit = (sub: SubscriptionRef, itemId: string, entry: AlertEntry, item: Opportunity, names: Names, view: AlertView, state: AlertState, event: EditEvent) => {
-    if (entry.messageId === null) return;
+    // A first read's summary listed the item: that message is not its alert to redraw.
+    if (entry.messageId === null || entry.summary === true) return;
     const printed = withPrint(sub, state.state === 'gone' ? state.last : item, names, view);
     const rendered = formatAlert(item, names, withMark(sub, itemId, printed), state);
     counts.edits += 1;
@@ -252,6 +258,24 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     track(outbox.send(entry.chatId, reAlertText(item, view, change), { kind: 'info', lang: user.lang, replyTo: entry.messageId, idempotencyKey: reAlertKey(sub.subKey, itemId, entry, change.was) }));
   };
 
+  /**
+   * One message for the first read's many new items. Each entry then records the summary's message
+   * (marked `summary`: never edited for the item), which the sent journal keeps through a kill -9.
+   */
+  const summarise = (sub: SubscriptionRef, user: Readonly<UserRecord>, listed: { itemId: string; entry: AlertEntry; item: Opportunity }[], names: Names, view: AlertView) => {
+    const summary = firstReadSummary(listed.map((n) => n.item), sub.service, names, view);
+    counts.alerts += 1;
+    recentAlerts.add(view.now);
+    const chatId = user.alertChatId ?? user.chatId;
+    const key = `${sub.subKey}:summary:chat:${chatId}:filter:${user.filters[sub.service]?.savedAt ?? '-'}:${view.now}`;
+    track(
+      outbox.send(chatId, summary.text, { buttons: summary.buttons, kind: 'info', lang: user.lang, idempotencyKey: key }).then((messageId) => {
+        if (messageId === undefined) return;
+        for (const n of listed) updateEntry(sub.subKey, n.itemId, n.entry.firstSeenAt, (e) => ({ ...e, messageId, summary: true }));
+      }),
+    );
+  };
+
   return {
     notify(sub, user, events) {
       if (events.length === 0) return;
@@ -260,6 +284,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       const names = namesFor(client.cachedDictionaries(user.lang), user.lang);
       let alerted = false;
       let leftOut = 0;
+      // The first read's new items wait here: many of them become one summary (first-read.ts); quiet hours hold each as before.
+      const firstNew: { itemId: string; entry: AlertEntry; item: Opportunity; manner: Manner }[] = [];
+      const summarising = sub.firstRead === true && quietUntil(user.quietHours, user.timeZone, now) === null;
       for (const event of events) {
         try {
           switch (event.type) {
@@ -283,7 +310,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
               }
               checkMismatch(event.item, names);
               // "Last alert" in /status counts what was sent, not what quiet hours hold (maybe never to be seen).
-              if (alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned, manner)) alerted = true;
+              if (summarising && !event.returned) firstNew.push({ itemId: event.itemId, entry: event.entry, item: event.item, manner });
+              else if (alert(sub, user, event.itemId, event.entry, event.item, names, view, event.returned, manner)) alerted = true;
               break;
             }
             case 'moved':
@@ -291,7 +319,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
               reAlert(sub, user, event.itemId, event.entry, event.item, names, view);
               break;
             case 'returned':
-              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'new' }, 'returned');
+              edit(sub, event.itemId, event.entry, event.item, names, view, { state: 'new', backAfterMs: event.awayMs }, 'returned');
               break;
             case 'gone':
               edit(sub, event.itemId, event.entry, event.last, names, view, { state: 'gone', livedMs: event.livedMs, last: event.last }, 'gone');
@@ -302,6 +330,10 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           log.error({ err, subKey: sub.subKey, itemId: event.itemId, event: event.type }, 'could not turn a diff event into an alert');
         }
       }
+      if (firstNew.length >= SUMMARY_FROM) {
+        summarise(sub, user, firstNew, names, view);
+        alerted = true;
+      } else for (const n of firstNew) if (alert(sub, user, n.itemId, n.entry, n.item, names, view, false, n.manner)) alerted = true;
       if (alerted || leftOut > 0) {
         try {
           store.updateStatus(user.id, sub.service, {

@@ -14,6 +14,7 @@ import { ledgerRecordEn } from './parts/ledger-record.js';
 import { ledgerEditEn } from './parts/ledger-edit.js';
 import { ledgerTidyEn } from './parts/ledger-tidy.js';
 import { alertFreshEn } from './parts/alert-fresh.js';
+import { alertOnceEn } from './parts/alert-once.js';
 
 export const en = {
   // Services
@@ -551,6 +552,7 @@ export const en = {
   ...ledgerEditEn,
   ...ledgerTidyEn,
   ...alertFreshEn,
+  ...alertOnceEn,
 } satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -11,6 +11,7 @@ import { ledgerRecordRu } from './parts/ledger-record.js';
 import { ledgerEditRu } from './parts/ledger-edit.js';
 import { ledgerTidyRu } from './parts/ledger-tidy.js';
 import { alertFreshRu } from './parts/alert-fresh.js';
+import { alertOnceRu } from './parts/alert-once.js';
 
 export const ru: Record<MessageKey, string> = {
   // Services
@@ -550,4 +551,5 @@ export const ru: Record<MessageKey, string> = {
   ...ledgerEditRu,
   ...ledgerTidyRu,
   ...alertFreshRu,
+  ...alertOnceRu,
 };

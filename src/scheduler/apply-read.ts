@@ -22,6 +22,8 @@ export interface ReadApplierContext {
   interner: Pick<ItemInterner, 'intern'>;
   status: Pick<StatusWriter, 'write'>;
   statusWriteEveryMs: number;
+  /** REVIVE_MINUTES in ms: an arb back within it revives its alert (diff.ts). */
+  reviveMs?: number | undefined;
 }
 
 /** Applies `read` of `sub` at `now`; a user or filter gone since is no error, just nothing to do. */
@@ -44,13 +46,16 @@ export function createReadApplier(ctx: ReadApplierContext): ApplyRead {
       entries: store.alerts.view(sub.subKey),
       known: sub.known,
       ...(sub.lastReadAt !== undefined ? { previousReadAt: sub.lastReadAt } : {}),
+      ...(ctx.reviveMs !== undefined ? { reviveMs: ctx.reviveMs } : {}),
     });
     for (const [itemId, entry] of result.upserts) store.alerts.set(sub.subKey, itemId, entry);
     for (const itemId of result.deletes) store.alerts.delete(sub.subKey, itemId);
+    const firstRead = sub.lastReadAt === undefined || sub.filterSavedAt !== filter.savedAt;
     sub.known = result.known;
     sub.latest = items;
     sub.lastReadAt = now;
-    notifier.notify(sub, user, result.events);
+    sub.filterSavedAt = filter.savedAt;
+    notifier.notify(firstRead ? { userId: sub.userId, service: sub.service, subKey: sub.subKey, firstRead } : sub, user, result.events);
     // Every item read (in the filter or not): a placed selection's odds are its closing line until the start.
     recordCloses?.(sub, read.items, now);
     if (now - sub.lastStatusWriteAt >= ctx.statusWriteEveryMs) {

@@ -28,8 +28,11 @@ export const ODDS_MOVE_MIN = 0.01;
 export const PROFIT_MOVE_MIN_PP = 0.05;
 /** At most one edit per alert in this time. */
 export const EDIT_MIN_INTERVAL_MS = 10_000;
-/** An item back within this time after it went is the same alert, unless its profit improved. */
-export const RETURN_WINDOW_MS = 10 * 60_000;
+/**
+ * An item back within this time after it went revives its own alert (edited back, silently), better
+ * profit or not: one message per arb (REVIVE_MINUTES, default 30; `DiffInput.reviveMs`).
+ */
+export const RETURN_WINDOW_MS = 30 * 60_000;
 /** Gone entries are forgotten after this long. */
 export const GONE_KEEP_MS = 60 * 60_000;
 /** Most entries kept per subscription (and most items of one read considered, best first). */
@@ -45,12 +48,12 @@ export function headline(item: Opportunity): number | null {
 }
 
 export type DiffEvent =
-  /** Alert it: a first sighting, a return with better profit, or a return after the return window. */
+  /** Alert it: a first sighting, or a return after the return window. */
   | { type: 'new'; itemId: string; item: Opportunity; entry: AlertEntry; returned: boolean }
   /** Edit the alert: `prev` is the item as the message shows it now. */
   | { type: 'moved'; itemId: string; item: Opportunity; prev: Opportunity; entry: AlertEntry }
-  /** Edit a "gone" alert back to the live item (back within the return window, profit not better). */
-  | { type: 'returned'; itemId: string; item: Opportunity; entry: AlertEntry }
+  /** Edit a "gone" alert back to the live item (back within the return window); `awayMs`: how long it was gone. */
+  | { type: 'returned'; itemId: string; item: Opportunity; entry: AlertEntry; awayMs: number }
   /** Mark the alert gone; `livedMs` from the alert to the last moment it was known to be there. */
   | { type: 'gone'; itemId: string; last: Opportunity; entry: AlertEntry; livedMs: number };
 
@@ -66,6 +69,8 @@ export interface DiffInput {
   known?: ReadonlyMap<string, Opportunity>;
   /** When the previous successful read of this subscription was; undefined after a restart. */
   previousReadAt?: number;
+  /** How long after it went an item (or the same arb under a new id) revives its alert; default RETURN_WINDOW_MS. */
+  reviveMs?: number;
 }
 
 export interface DiffResult {
@@ -82,6 +87,18 @@ export interface DiffResult {
 
 const oddsOf = (item: Opportunity): (number | null)[] => item.legs.map((leg) => leg.odds);
 
+/**
+ * The same arb whatever its item id (the service gives an arb a new id when it finds it again): the
+ * event and each leg's sub-event, market, line and bookmaker, in a fixed order.
+ */
+export function arbSignature(item: Opportunity): string {
+  const legs = item.legs.map((l) => `${l.subEventId}/${l.typeId}/${l.line}/${l.bookmakerId ?? ''}`).sort();
+  return `${item.service}|${item.event.id}|${legs.join(',')}`;
+}
+
+/** How long gone entries are kept: an hour, or the revive window when that is longer. */
+export const goneKeepMs = (reviveMs: number = RETURN_WINDOW_MS): number => Math.max(GONE_KEEP_MS, reviveMs);
+
 function freshEntry(item: Opportunity, chatId: number, now: number): AlertEntry {
   return {
     eventId: item.event.id,
@@ -94,6 +111,7 @@ function freshEntry(item: Opportunity, chatId: number, now: number): AlertEntry 
     odds: oddsOf(item),
     lastEditAt: now,
     goneShown: false,
+    sig: arbSignature(item),
   };
 }
 
@@ -172,7 +190,7 @@ function steadyRead(input: DiffInput): DiffResult | undefined {
  * changed nothing (so every present item has an entry and every absent one is marked gone): the
  * earliest moment a rule that depends on the time alone would act. Any rule it cannot place ends it now.
  */
-function quietUntil(now: number, present: ReadonlyMap<string, Opportunity>, entries: ReadonlyMap<string, AlertEntry>, known: ReadonlyMap<string, Opportunity>, unusable: ReadonlySet<string>): number {
+function quietUntil(now: number, present: ReadonlyMap<string, Opportunity>, entries: ReadonlyMap<string, AlertEntry>, known: ReadonlyMap<string, Opportunity>, unusable: ReadonlySet<string>, reviveMs: number): number {
   let until = Number.POSITIVE_INFINITY;
   const by = (at: number) => (until = Math.min(until, at));
   for (const [id, item] of present) {
@@ -181,7 +199,7 @@ function quietUntil(now: number, present: ReadonlyMap<string, Opportunity>, entr
     if (entry.goneAt !== null) {
       // Back while its "gone" edit waits for the rate limit: the edit, or the return window's end.
       by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
-      by(entry.goneAt + RETURN_WINDOW_MS);
+      by(entry.goneAt + reviveMs);
       continue;
     }
     if (entry.withheld === true && entry.messageId === null && hasMoved(item, entry)) return now;
@@ -191,10 +209,38 @@ function quietUntil(now: number, present: ReadonlyMap<string, Opportunity>, entr
   for (const [id, entry] of entries) {
     if (present.has(id) || unusable.has(id)) continue;
     if (entry.goneAt === null) return now;
-    by(entry.goneAt + GONE_KEEP_MS);
+    by(entry.goneAt + goneKeepMs(reviveMs));
     if (entry.goneShown !== true && entry.messageId !== null && known.has(id)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
   }
   return until;
+}
+
+/**
+ * An item first seen under an id with no entry takes over the entry of an absent item with its
+ * signature (the same arb the service found again under a new id): its alert, gone or not, is then
+ * that message, revived or edited like any return or move. Entries move in `entries` and `upserts`;
+ * the old id goes to `deletes`.
+ */
+function adoptRenamed(present: ReadonlyMap<string, Opportunity>, entries: Map<string, AlertEntry>, unusable: ReadonlySet<string>, upserts: Map<string, AlertEntry>, deletes: string[]): void {
+  let bySig: Map<string, string> | undefined;
+  for (const [id, item] of present) {
+    if (entries.has(id)) continue;
+    if (!bySig) {
+      bySig = new Map();
+      for (const [oldId, e] of entries) if (e.sig !== undefined && !present.has(oldId) && !unusable.has(oldId)) bySig.set(e.sig, oldId);
+    }
+    if (bySig.size === 0) return;
+    const sig = arbSignature(item);
+    const oldId = bySig.get(sig);
+    const old = oldId === undefined ? undefined : entries.get(oldId);
+    if (oldId === undefined || !old) continue;
+    bySig.delete(sig);
+    entries.delete(oldId);
+    entries.set(id, old);
+    upserts.delete(oldId);
+    upserts.set(id, old);
+    deletes.push(oldId);
+  }
 }
 
 /** Computes the events of one read and the entry changes that go with them. */
@@ -205,6 +251,8 @@ export function diffRead(input: DiffInput): DiffResult {
 /** `diffRead` without the shortcut for a read that changes nothing (tests hold the two equal). */
 export function diffReadInFull(input: DiffInput): DiffResult {
   const { now, chatId } = input;
+  const reviveMs = input.reviveMs ?? RETURN_WINDOW_MS;
+  const keepMs = goneKeepMs(reviveMs);
   const known = input.known ?? new Map<string, Opportunity>();
   const entries = new Map<string, AlertEntry>(Array.from(input.entries, ([id, e]) => [id, e]));
   const events: DiffEvent[] = [];
@@ -226,6 +274,8 @@ export function diffReadInFull(input: DiffInput): DiffResult {
     ? [...usable].sort(byHeadline).slice(0, MAX_ENTRIES_PER_SUBSCRIPTION)
     : usable;
   for (const item of items) if (!present.has(item.id)) present.set(item.id, item);
+  const deletes: string[] = [];
+  adoptRenamed(present, entries, unusable, upserts, deletes);
   for (const id of unusable) {
     if (present.has(id)) continue;
     // Unseen this time, not gone: its alert (if any) keeps what it shows, and its last good form is kept to draw it.
@@ -244,7 +294,7 @@ export function diffReadInFull(input: DiffInput): DiffResult {
     }
 
     if (entry.goneAt !== null) {
-      if (now - entry.goneAt > RETURN_WINDOW_MS || profitImproved(item, entry)) {
+      if (now - entry.goneAt > reviveMs) {
         const fresh = freshEntry(item, chatId, now);
         upserts.set(id, fresh);
         events.push({ type: 'new', itemId: id, item, entry: fresh, returned: true });
@@ -255,7 +305,7 @@ export function diffReadInFull(input: DiffInput): DiffResult {
         if (!canEdit(entry)) continue;
         const back: AlertEntry = { ...entry, goneAt: null, goneShown: false, profit: headline(item), odds: oddsOf(item), lastEditAt: now, lastSeenAt: now };
         upserts.set(id, back);
-        events.push({ type: 'returned', itemId: id, item, entry: back });
+        events.push({ type: 'returned', itemId: id, item, entry: back, awayMs: Math.max(0, now - entry.goneAt) });
         continue;
       }
       // It went and came back before anyone was told: carry on as if it never left.
@@ -281,7 +331,6 @@ export function diffReadInFull(input: DiffInput): DiffResult {
     }
   }
 
-  const deletes: string[] = [];
   for (const [id, entry] of entries) {
     if (present.has(id) || unusable.has(id)) continue;
     let gone = entry;
@@ -294,7 +343,7 @@ export function diffReadInFull(input: DiffInput): DiffResult {
       upserts.set(id, gone);
     }
     // Pruned only once it has had its chance to be shown gone (a long pause may end with a read here).
-    if (entry.goneAt !== null && now - entry.goneAt > GONE_KEEP_MS) {
+    if (entry.goneAt !== null && now - entry.goneAt > keepMs) {
       upserts.delete(id);
       deletes.push(id);
       continue;
@@ -332,7 +381,7 @@ export function diffReadInFull(input: DiffInput): DiffResult {
       items: [...input.items],
       entries: Array.from(input.entries),
       unusable: result.unusable,
-      until: quietUntil(now, present, entries, nextKnown, unusable),
+      until: quietUntil(now, present, entries, nextKnown, unusable, reviveMs),
     });
   }
   return result;

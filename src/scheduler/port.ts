@@ -60,6 +60,11 @@ export interface SubscriptionRef {
   service: Service;
   /** `${userId}:${service}` (schema.ts `subscriptionKey`). */
   subKey: string;
+  /**
+   * Set on the first read after the filter was saved, resumed or the bot restarted: many new items
+   * then are one summary, not a buzz each (alerts/first-read.ts).
+   */
+  firstRead?: boolean;
 }
 
 export interface NotifierStats {

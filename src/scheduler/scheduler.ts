@@ -56,7 +56,7 @@ import { createReadApplier } from './apply-read.js';
 import { createCoverage } from './coverage.js';
 import { createDispatch } from './dispatch.js';
 import { createDraftWriter } from './drafts.js';
-import { GONE_KEEP_MS } from './diff.js';
+import { goneKeepMs } from './diff.js';
 import { ItemInterner } from './item-interner.js';
 import { LoadFactor } from './load-factor.js';
 import { readPaceMs } from './read-pace.js';
@@ -78,7 +78,7 @@ export { DEFAULT_TUNING, type SchedulerTuning } from './tuning.js';
 
 export interface SchedulerOptions {
   config: Pick<Config, 'LIMIT_TOKENS_PER_HOUR' | 'LIMIT_ITEMS_PER_MINUTE' | 'LIMIT_SCOPE' | 'POLL_INTERVAL_SECONDS'> &
-    Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS'>>;
+    Partial<Pick<Config, 'LIMIT_SCOPE_TOKENS' | 'REVIVE_MINUTES'>>;
   logger: Logger;
   store: Pick<Store, 'getUser' | 'listUsers' | 'updateUser' | 'updateStatus' | 'alerts'>;
   /** Notes placed selections' closing lines from every read (the ledger's CLV); none by default. */
@@ -143,6 +143,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const log = opts.logger.child({ module: 'scheduler' });
 
   const floorMs = config.POLL_INTERVAL_SECONDS * 1000;
+  const reviveMs = config.REVIVE_MINUTES === undefined ? undefined : config.REVIVE_MINUTES * 60_000;
   /** Shortest spacing of reads in one scope: the read limit's own pace (see read-pace.ts). */
   const paceMs = readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare);
   const W = tuning.tokenTtlMs;
@@ -208,7 +209,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const { tokenSafetyMs, clientRenewMarginMs } = tuning;
   const gate = createTokenGate({ client, ledger, windowMs: W, tokenSafetyMs, clientRenewMarginMs, ...(turns ? { turns } : {}) });
   const status = createStatusWriter({ store, notifier, log });
-  const applyRead = createReadApplier({ store, recordCloses: opts.recordCloses, notifier, interner: new ItemInterner(), status, statusWriteEveryMs: tuning.statusWriteEveryMs });
+  const applyRead = createReadApplier({ store, recordCloses: opts.recordCloses, notifier, interner: new ItemInterner(), status, statusWriteEveryMs: tuning.statusWriteEveryMs, reviveMs });
   const coverage = createCoverage({
     config, store, registry, turns, groups, isAllowed, floorMs, paceMs, loadFactor, clock,
     heldToken: (accessKey, service) => client.hasValidToken(accessKey, service),
@@ -241,7 +242,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const prune = (now: number) => {
     nextPruneAt = now + tuning.pruneEveryMs;
     try {
-      const removed = store.alerts.prune({ goneBefore: now - GONE_KEEP_MS, seenBefore: now - tuning.staleEntryMs });
+      const removed = store.alerts.prune({ goneBefore: now - goneKeepMs(reviveMs), seenBefore: now - tuning.staleEntryMs });
       if (removed > 0) log.debug({ removed }, 'alert state pruned');
     } catch (err) {
       log.warn({ err }, 'could not prune the alert state');

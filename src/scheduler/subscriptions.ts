@@ -48,6 +48,8 @@ export interface Sub extends SubscriptionRef {
   known: Map<string, Opportunity>;
   latest: Opportunity[];
   lastReadAt: number | undefined;
+  /** The filter's `savedAt` at its last read: a filter saved again makes the next read a first one. */
+  filterSavedAt?: number;
   lastStatusWriteAt: number;
   inFlight: boolean;
   removed: boolean;

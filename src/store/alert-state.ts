@@ -36,6 +36,8 @@ export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
   if (e.goneShown !== undefined && typeof e.goneShown !== 'boolean') return undefined;
   if (e.withheld !== undefined && typeof e.withheld !== 'boolean') return undefined;
   if (e.loudBase !== undefined && !isNumber(e.loudBase)) return undefined;
+  if (e.sig !== undefined && (typeof e.sig !== 'string' || e.sig.length > 4000)) return undefined;
+  if (e.summary !== undefined && typeof e.summary !== 'boolean') return undefined;
   const fresh: AlertEntry = {
     eventId: e.eventId,
     chatId: e.chatId,
@@ -50,6 +52,8 @@ export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
   if (e.goneShown !== undefined) fresh.goneShown = e.goneShown;
   if (e.withheld === true) fresh.withheld = true;
   if (e.loudBase !== undefined) fresh.loudBase = e.loudBase;
+  if (e.sig !== undefined) fresh.sig = e.sig;
+  if (e.summary === true) fresh.summary = true;
   return fresh;
 }
 const EMPTY: ReadonlyMap<string, AlertEntry> = new Map();

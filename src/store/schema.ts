@@ -142,6 +142,18 @@ export const alertEntrySchema = z.object({
    * buzzes again. Absent: no re-alerts (entries before it, or no number to count from).
    */
   loudBase: z.number().optional(),
+  /**
+   * What makes it the same arb whatever its item id: the event, and each leg's sub-event, market,
+   * line and bookmaker (diff.ts `arbSignature`). An item under a new id with the signature of one
+   * that went takes over its entry and message. Absent in older files: matched by id only.
+   */
+  sig: z.string().max(4000).optional(),
+  /**
+   * True when `messageId` is the first read's summary that listed the item (alerts/first-read.ts),
+   * not an alert of its own: it is never edited for the item. Kept so a restart (a kill -9 too,
+   * through the sent journal) knows the item was shown and sends no summary or alert for it again.
+   */
+  summary: z.boolean().optional(),
 });
 export type AlertEntry = z.infer<typeof alertEntrySchema>;
 

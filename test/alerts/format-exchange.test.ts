@@ -96,7 +96,7 @@ describe('a back/lay arb with a Betfair Exchange lay leg', () => {
   it('says "no guaranteed profit" for back 2.00 / lay 2.00 at 5 % (−1.27 %) instead of printing stakes', () => {
     const pair = arb([leg(0, 9, 1, 2.0), leg(1, 31, 21, 2.0)], null);
     const text = formatAlert(pair, names.en, view(), { state: 'new' }).text;
-    expect(text.split('\n')[0]).toBe('⚖️ <b>Arb −1.27% after commission</b> · prematch');
+    expect(text.split('\n')[0]).toBe('⚖️ <b>Not an arb for you: −1.27% after commission</b> · prematch');
     expect(text).toContain('No stakes on your steps and limits give a guaranteed profit here');
     expect(text).not.toContain('💰');
   });

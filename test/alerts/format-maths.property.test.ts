@@ -170,7 +170,7 @@ function headlineNumbers(kind: Opportunity['kind'], headline: string): number[] 
   const re =
     kind === 'middles'
       ? new RegExp(`Middle: hit ${PCT}${arrow}, miss ${PCT}${arrow}`)
-      : new RegExp(`(?:Arb|Value bet) ${PCT}${arrow}(?: ·|$)`);
+      : new RegExp(`(?:Arb|Not an arb for you:|Value bet) ${PCT}${arrow}(?: ·|$)`);
   const m = re.exec(headline);
   return m ? m.slice(1).map((x) => pct(x ?? '')) : undefined;
 }

@@ -249,7 +249,7 @@ describe('notifier', () => {
     // The move raised the profit by more than a point: a loud re-alert replying to the alert, named by the profit it counts from.
     expect(outbox.sent[2]!.opts?.idempotencyKey).toMatch(/^1:arbs_prematch:a:chat:1:msg:\d+:loud:\d+:[\d.-]+$/);
     // Back after the return window: a repeat alert, with a key of its own (not swallowed by the first).
-    await clock.advance(11 * 60_000);
+    await clock.advance(31 * 60_000);
     read([item()], new Map(), clock.now() - 60_000);
     await notifier.idle();
     const again = outbox.sent[3]!.opts?.idempotencyKey;

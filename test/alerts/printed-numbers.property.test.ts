@@ -180,7 +180,7 @@ function checkMaths(html: string, what: string): { legs: LegText[]; rows: StakeT
   const lays = legs.map((_, i) => rows[i]?.lay ?? /LayW1/.test(lines.find((l) => l.startsWith(`${i + 1}) `)) ?? ''));
   const eff = legs.map((l, i) => effective(l, lays[i] ?? false));
   const sumInv = eff.reduce((s, o) => s + 1 / o, 0);
-  const head = /^⚖️ Arb (\S+)(?: [▲▼])?(?: after commission)? · prematch$/.exec(lines[0] ?? '');
+  const head = /^⚖️ (?:Arb|Not an arb for you:) (\S+)(?: [▲▼])?(?: after commission)? · prematch$/.exec(lines[0] ?? '');
   expect(head, `${what}: headline ${lines[0]}`).not.toBeNull();
   near(pct(head?.[1] ?? ''), (1 / sumInv - 1) * 100, 0.005, `${what}: headline from the printed effective odds`);
   if (titleAt < 0) return undefined;

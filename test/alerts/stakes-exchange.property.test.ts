@@ -248,8 +248,10 @@ function checkCase(c: Case, counts: Record<string, number>): void {
   const withCommission = c.legs.some((l) => l.bp > 0);
 
   // headline
-  const head = /^⚖️ Arb (\S+)( after commission)? · prematch$/.exec(lines[0] ?? '');
+  const head = /^⚖️ (?:Arb|Not an arb for you:) (\S+)( after commission)? · prematch$/.exec(lines[0] ?? '');
   expect(head, `headline: ${lines[0]}`).not.toBeNull();
+  // "Not an arb for you" in the title exactly when the stakes block says no stakes give a guaranteed profit.
+  expect(lines[0]?.includes('Not an arb for you'), 'title says "not an arb" iff 🚫').toBe(lines.some((l) => l.startsWith('🚫')));
   near(pct(head?.[1] ?? ''), (1 / sumInv - 1) * 100, 0.005, 'headline %');
   expect(head?.[2] !== undefined, '"after commission" iff a commission applies').toBe(withCommission);
 

@@ -4,7 +4,8 @@
  * a user's min_profit=0 filter leaves out.
  */
 import { describe, expect, it } from 'vitest';
-import { worstCaseAfterCommission } from '../../bench/lib/busy-commission.js';
+import { bestWorstCents, worstCaseAfterCommission } from '../../bench/lib/busy-commission.js';
+import { solveStakes } from '../../src/alerts/stake-solver.js';
 import { TYPE } from '../../src/sandbox/dictionaries.js';
 
 const BET365 = 39;
@@ -31,5 +32,57 @@ describe('an arb after an exchange’s commission', () => {
       { bookmakerId: 18, typeId: TYPE.away, odds: 2.05 },
     ];
     expect(worstCaseAfterCommission(plain)).toBeCloseTo(1 / (1 / 2.1 + 1 / 2.05) - 1, 10);
+  });
+});
+
+describe('an arb on the busy world users’ grid (bankroll 100, whole units, lay stakes to the cent)', () => {
+  it('1.50 / 3.02 (+0.22 %) has no whole-unit stakes within 100 that win both ways; 1.50 / 3.10 has', () => {
+    // s1 · 1.5 > s1 + s2 and s2 · 3.02 > s1 + s2 need 2 s2 < s1 < 2.02 s2: s2 ≥ 51, s1 ≥ 103.
+    const thin = [
+      { bookmakerId: BET365, typeId: TYPE.home, odds: 1.5 },
+      { bookmakerId: 18, typeId: TYPE.away, odds: 3.02 },
+    ];
+    expect(worstCaseAfterCommission(thin)).toBeGreaterThan(0);
+    expect(bestWorstCents(thin)).toBeLessThanOrEqual(0);
+    const wider = [thin[0]!, { ...thin[1]!, odds: 3.1 }];
+    expect(bestWorstCents(wider)).toBeGreaterThan(0);
+  });
+
+  it('agrees with the bot’s exact solver on 400 random arbs of 2 and 3 legs, back and lay', () => {
+    let state = 7;
+    const rand = () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    let disagreements = 0;
+    let worth = 0;
+    for (let n = 0; n < 400; n++) {
+      const three = rand() < 0.4;
+      const layAt = !three && rand() < 0.4 ? [BETFAIR, MATCHBOOK][Math.floor(rand() * 2)]! : undefined;
+      const margin = 0.985 + rand() * 0.02;
+      const probs = three ? [rand() + 0.2, rand() + 0.2, rand() + 0.2] : [rand() + 0.2, rand() + 0.2];
+      const sum = probs.reduce((a, b) => a + b, 0);
+      const odds = probs.map((p) => Math.max(1.01, Math.round((sum / p / margin) * 100) / 100));
+      const legs =
+        layAt !== undefined
+          ? [
+              { bookmakerId: BET365, typeId: TYPE.home, odds: odds[0]! },
+              // The lay of the same selection, priced from the back's odds as the sandbox does.
+              { bookmakerId: layAt, typeId: TYPE.layHome, odds: Math.max(1.01, Math.round((odds[0]! * (0.97 + rand() * 0.02)) * 100) / 100) },
+            ]
+          : odds.map((o, i) => ({ bookmakerId: [BET365, 18, BETFAIR][i]!, typeId: [TYPE.home, TYPE.away, TYPE.draw][i]!, odds: o }));
+      const bench = bestWorstCents(legs) > 0;
+      const bot = solveStakes(
+        legs.map((l) => {
+          const lay = l.typeId === TYPE.layHome;
+          const commission = l.bookmakerId === BETFAIR ? 0.05 : l.bookmakerId === MATCHBOOK ? 0.02 : 0;
+          return { bookmakerId: l.bookmakerId, bookmaker: String(l.bookmakerId), odds: l.odds, lay, commission, step: lay ? 0.01 : 1 };
+        }),
+        100,
+      );
+      if (bench) worth += 1;
+      if (bench !== bot.ok) disagreements += 1;
+    }
+    expect(disagreements).toBe(0);
+    // Both kinds were tried.
+    expect(worth).toBeGreaterThan(40);
+    expect(worth).toBeLessThan(360);
   });
 });

@@ -82,12 +82,26 @@ async function edit(item: Opportunity, event: 'moved' | 'gone' | 'returned', pre
   const entry = h.store.alerts.get(SUB.subKey, item.id)!;
   const user = h.store.getUser(ALICE.id)!;
   if (event === 'moved') notifier.notify(SUB, user, [{ type: 'moved', itemId: item.id, item, prev, entry }]);
-  if (event === 'returned') notifier.notify(SUB, user, [{ type: 'returned', itemId: item.id, item, entry }]);
+  if (event === 'returned') notifier.notify(SUB, user, [{ type: 'returned', itemId: item.id, item, entry, awayMs: 70_000 }]);
   if (event === 'gone') {
     h.scheduler.latest.set(ALICE.id, []);
     notifier.notify(SUB, user, [{ type: 'gone', itemId: item.id, last: prev, entry, livedMs: 30_000 }]);
   } else h.scheduler.latest.set(ALICE.id, [item]);
   return alertMessage(item.id, until);
+}
+
+/**
+ * An alert that stopped being an arb for the user after it was sent: such an arb is never pushed as
+ * a new alert (issue 31 item 2), but a sent one is edited to say so. Sent as an arb, then 20 %
+ * commission at leg 1's bookmaker (1 + 1.1 × 0.8 = 1.88 against 2.05) and the next edit.
+ */
+async function notAnArbAnyMore(): Promise<SentMessage> {
+  const item = makeItem({ id: 'a1' });
+  await alert(item);
+  h.store.updateUser(ALICE.id, (u) => {
+    u.books = { '7': { commission: 20 } };
+  });
+  return edit(item, 'moved', item, (m) => m.text.includes('not an arb for you'));
 }
 
 /** The stakes the message prints, leg by leg ("1) Pinnacle 495 → 1039.50"). */
@@ -155,11 +169,7 @@ describe('✅ Placed on every state of an alert message', () => {
   });
 
   it('"not an arb for you": ✅ records the printed odds with the stakes the user sends', async () => {
-    // 20 % commission at leg 1's bookmaker: 1 + 1.1 × 0.8 = 1.88 and 2.05 are no arb for this user.
-    h.store.updateUser(ALICE.id, (u) => {
-      u.books = { '7': { commission: 20 } };
-    });
-    const m = await alert(makeItem({ id: 'a1' }));
+    const m = await notAnArbAnyMore();
     expect(m.text).toContain('not an arb for you');
     await h.press(ALICE, m, h.button(m, '✅ Placed'));
     expect(h.last(ALICE.id).text).toContain('showed no stake');
@@ -170,10 +180,7 @@ describe('✅ Placed on every state of an alert message', () => {
   });
 
   it('"not an arb for you": ✏️ records what the user types; bad input is quoted and changes nothing', async () => {
-    h.store.updateUser(ALICE.id, (u) => {
-      u.books = { '7': { commission: 20 } };
-    });
-    const m = await alert(makeItem({ id: 'a1' }));
+    const m = await notAnArbAnyMore();
     await h.press(ALICE, m, h.button(m, '✏️ Placed differently'));
     await h.say(ALICE, 'lots');
     expect(h.last(ALICE.id).text).toContain('“lots” is not a stake');

@@ -24,6 +24,7 @@ class Sub {
   known = new Map<string, Opportunity>();
   lastReadAt: number | undefined;
   nextMessageId = 100;
+  constructor(private readonly reviveMs?: number) {}
 
   read(now: number, items: Opportunity[]): DiffResult {
     const result = diffRead({
@@ -33,6 +34,7 @@ class Sub {
       entries: this.entries,
       known: this.known,
       ...(this.lastReadAt !== undefined ? { previousReadAt: this.lastReadAt } : {}),
+      ...(this.reviveMs !== undefined ? { reviveMs: this.reviveMs } : {}),
     });
     for (const [id, e] of result.upserts) this.entries.set(id, e);
     for (const id of result.deletes) this.entries.delete(id);
@@ -166,13 +168,22 @@ describe('diffRead', () => {
     expect(types(sub.read(T0 + 60_000 + 6 * 60_000, []).events)).toEqual(['gone:a']);
   });
 
-  it('alerts a returning item anew when its profit improved', () => {
+  it('revives the alert of a returning item within the window even when its profit improved (one message per arb)', () => {
     const sub = new Sub();
     sub.read(T0, [opp('a', [2.1, 2.05], 2.35)]);
     sub.read(T0 + 60_000, []);
     const back = sub.read(T0 + 120_000, [opp('a', [2.2, 2.05], 2.4)]);
-    expect(back.events).toMatchObject([{ type: 'new', itemId: 'a', returned: true }]);
-    expect(sub.entries.get('a')).toMatchObject({ firstSeenAt: T0 + 120_000, goneAt: null, messageId: 101 });
+    expect(back.events).toMatchObject([{ type: 'returned', itemId: 'a', awayMs: 60_000 }]);
+    expect(sub.entries.get('a')).toMatchObject({ firstSeenAt: T0, goneAt: null, messageId: 100 });
+  });
+
+  it('takes the revive window from REVIVE_MINUTES (reviveMs)', () => {
+    const sub = new Sub(5 * 60_000);
+    sub.read(T0, [opp('a')]);
+    expect(sub.read(T0 + 20_000, []).events).toMatchObject([{ type: 'gone' }]);
+    expect(sub.read(T0 + 20_000 + 4 * 60_000, [opp('a')]).events).toMatchObject([{ type: 'returned', awayMs: 4 * 60_000 }]);
+    expect(sub.read(T0 + 40_000 + 4 * 60_000, []).events).toMatchObject([{ type: 'gone' }]);
+    expect(sub.read(T0 + 40_000 + 10 * 60_000, [opp('a')]).events).toMatchObject([{ type: 'new', returned: true }]);
   });
 
   it('alerts a returning item anew after the return window', () => {

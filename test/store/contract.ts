@@ -73,7 +73,8 @@ export function storeContract(sut: StoreUnderTest): void {
       expect(created).toMatchObject({ id: 7, chatId: 7007, lang: 'ru', roundingStep: 1, createdAt: clock.now(), blocked: false });
       a.updateUser(8, () => undefined, { chatId: 8008 });
       a.alerts.set(subscriptionKey(7, 'arbs_live'), 'item-1', entry());
-      a.alerts.set(subscriptionKey(7, 'arbs_live'), 'item-2', entry({ goneAt: 3_000, messageId: null }));
+      // The arb's signature (one message per arb, issue 31 item 4) survives too.
+      a.alerts.set(subscriptionKey(7, 'arbs_live'), 'item-2', entry({ goneAt: 3_000, messageId: null, sig: 'arbs_live|ev-1|s0/1//7,s1/2//21' }));
       await a.close();
 
       const b = await sut.reopen(a);
@@ -83,7 +84,7 @@ export function storeContract(sut: StoreUnderTest): void {
       expect(b.listUsers().map((u) => u.id)).toEqual([7, 8]);
       expect(b.alerts.entries('7:arbs_live')).toEqual([
         ['item-1', entry()],
-        ['item-2', entry({ goneAt: 3_000, messageId: null })],
+        ['item-2', entry({ goneAt: 3_000, messageId: null, sig: 'arbs_live|ev-1|s0/1//7,s1/2//21' })],
       ]);
       expect(b.alerts.size()).toBe(2);
       expect(b.findUserByAccessKey('ak-7')?.id).toBe(7);

@@ -54,7 +54,7 @@ describe('the sent-journal across a kill', () => {
     const { dir, store } = await withUsers();
     // The diff's entry, then the answer's message id: the second set is the one journaled.
     store.alerts.set('1:arbs_live', 'item-a', entry({ messageId: null, chatId: 1 }));
-    store.alerts.set('1:arbs_live', 'item-a', entry({ messageId: 77, chatId: 1 }));
+    store.alerts.set('1:arbs_live', 'item-a', entry({ messageId: 77, chatId: 1, sig: 'arbs_live|ev-1|s0/1//7' }));
     const journal = join(dir, JOURNAL_FILE_NAME);
     expect((await stat(journal)).mode & 0o777).toBe(0o600);
     // Ids and figures only: no key or secret of the user reaches the journal.
@@ -65,6 +65,8 @@ describe('the sent-journal across a kill', () => {
     const next = await afterKill(dir);
     const reopened = await openAt(next);
     expect(reopened.alerts.get('1:arbs_live', 'item-a')?.messageId).toBe(77);
+    // The arb's signature too (one message per arb after a kill -9).
+    expect(reopened.alerts.get('1:arbs_live', 'item-a')?.sig).toBe('arbs_live|ev-1|s0/1//7');
     // Folded: db.json holds it, the journal is gone.
     const db = JSON.parse(await readFile(join(next, 'db.json'), 'utf8')) as { alerts: Record<string, Record<string, { messageId: number }>> };
     expect(db.alerts['1:arbs_live']?.['item-a']?.messageId).toBe(77);
