@@ -163,7 +163,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
       // BENCH_CPU_PROF_DIR: every bot process writes a V8 CPU profile there when it stops (docs/benchmarks.md).
-      ...(process.env.BENCH_CPU_PROF_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}` } : {}),
+      ...(process.env.BENCH_CPU_PROF_DIR ? { BENCH_CPU_PROF_DIR: process.env.BENCH_CPU_PROF_DIR } : {}),
       ...(redisServer ? { REDIS_URL: redisServer.url, REDIS_PREFIX: prefix } : {}),
     };
     const firstSends = new Map<string, number>();

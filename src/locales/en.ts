@@ -152,7 +152,7 @@ export const en = {
   fb_save_auth: '❌ The service refused your key pair. Connect it again with /connect.',
   fb_save_failed: '⏳ The filter was not saved: {reason}. Please try again in a minute.',
   filter_usage:
-    'One line: <code>/filter &lt;service&gt; [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (names or ids: /sports, /bookmakers) (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). It changes only the options named (<code>=any</code>: back to the default); <code>reset</code> starts from scratch. Or just /filter for the guided builder.',
+    'One line: <code>/filter &lt;service&gt; [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID] [markets=-odd_even,-corners] [min_profit.SPORT=N]</code> (names or ids: /sports, /bookmakers; market groups: main, handicaps, totals, team_totals, odd_even, other_markets, periods, corners, cards) (valuebets: <code>min_overvalue=N</code>, or <code>min_profit=N</code>, the same: for a valuebet the profit is its overvalue). It changes only the options named (<code>=any</code>: back to the default); <code>reset</code> starts from scratch. Or just /filter for the guided builder.',
   coverage_now: '📡 Coverage: {list}.',
   coverage_tradeoff:
     '⚖️ Your key allows a limited number of tokens an hour, so the services share it: {list} of the time. The first in your order gets the most (/rank; by default live services come first).',

@@ -151,7 +151,7 @@ export const ru: Record<MessageKey, string> = {
   fb_save_auth: '❌ Сервис отклонил вашу пару ключей. Подключите её заново: /connect.',
   fb_save_failed: '⏳ Фильтр не сохранён: {reason}. Попробуйте через минуту.',
   filter_usage:
-    'Одной строкой: <code>/filter &lt;сервис&gt; [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID]</code> (названия или id: /sports, /bookmakers) (валуйные: <code>min_overvalue=N</code> или <code>min_profit=N</code>, это одно и то же: прибыль валуйной ставки — её перевес). Меняются только названные параметры (<code>=any</code> — по умолчанию); <code>reset</code> начинает с нуля. Или просто /filter — пошаговый конструктор.',
+    'Одной строкой: <code>/filter &lt;сервис&gt; [reset] [min_profit=N] [max_profit=N] [min_odds=N] [max_odds=N] [hours=N] [sports=NAME,ID] [bookmakers=NAME,ID] [markets=-odd_even,-corners] [min_profit.SPORT=N]</code> (названия или id: /sports, /bookmakers; группы рынков: main, handicaps, totals, team_totals, odd_even, other_markets, periods, corners, cards) (валуйные: <code>min_overvalue=N</code> или <code>min_profit=N</code>, это одно и то же: прибыль валуйной ставки — её перевес). Меняются только названные параметры (<code>=any</code> — по умолчанию); <code>reset</code> начинает с нуля. Или просто /filter — пошаговый конструктор.',
   coverage_now: '📡 Покрытие: {list}.',
   coverage_tradeoff:
     '⚖️ Ключ даёт ограниченное число токенов в час, и сервисы делят его: {list} времени. Больше всех получает первый в вашем порядке (/rank; по умолчанию первыми идут лайв-сервисы).',
