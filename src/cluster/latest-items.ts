@@ -58,6 +58,7 @@ const opportunitySchema = z.object({
   probability: z.number().nullable(),
   createdAt: maybeNumber,
   masked: z.boolean(),
+  groupIds: z.array(z.number().int().nonnegative()).max(8).optional(),
 });
 const answerSchema = z.object({ id: z.string(), box: z.string().max(16_000_000) });
 const itemsSchema = z.array(opportunitySchema);

@@ -26,7 +26,8 @@ afterAll(async () => {
   await redis.dispose();
 });
 
-const item: Opportunity = { ...opp('i1'), createdAt: undefined, event: { ...opp('i1').event, sportId: undefined } };
+// With its odds groups: the front's copy keeps them (the market filter reads them; issue 31 item 5).
+const item: Opportunity = { ...opp('i1'), createdAt: undefined, event: { ...opp('i1').event, sportId: undefined }, groupIds: [1, 7] };
 const seal = createMessageSeal({ mac: createSecretKey(Buffer.alloc(32, 1)), box: createSecretKey(Buffer.alloc(32, 2)) });
 /** What someone with the Redis password but not the encryption key can make. */
 const theirs = createMessageSeal({ mac: createSecretKey(Buffer.alloc(32, 3)), box: createSecretKey(Buffer.alloc(32, 4)) });
