@@ -37,6 +37,8 @@ export type AlertAction =
   | { type: 'placed'; service: Service; itemId: string }
   | { type: 'placedDifferently'; service: Service; itemId: string }
   | { type: 'open'; service: Service; itemId: string }
+  /** The first read's summary: open every item it lists (the pressed message names them, through the alert entries). */
+  | { type: 'openAll'; service: Service }
   | { type: 'placedPrint'; service: Service; printId: string; differently: boolean }
   | { type: 'placedAgain'; service: Service; printId: string; at?: { chatId: number; messageId: number } };
 
@@ -44,7 +46,7 @@ export type AlertAction =
 export const ALERT_CALLBACK_PREFIX = 'a:';
 
 /** Matches the data of any alert button (a cheap pre-filter; `decodeAlertAction` does the real check). */
-export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz|lim|pl|pd|op|pp|pq|pa):/;
+export const ALERT_CALLBACK_PATTERN = /^a:(?:ev|stk|mute|snz|lim|pl|pd|op|oa|pp|pq|pa):/;
 
 const ID = /^[!-~]+$/;
 const PRINT = /^[0-9a-z]{1,12}$/;
@@ -76,6 +78,9 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
     case 'snooze':
       data = `${ALERT_CALLBACK_PREFIX}${TAGS.snooze}:${svc}`;
       break;
+    case 'openAll':
+      data = `${ALERT_CALLBACK_PREFIX}oa:${svc}`;
+      break;
     case 'placedPrint':
       if (!PRINT.test(action.printId)) return undefined;
       data = `${ALERT_CALLBACK_PREFIX}${action.differently ? 'pq' : 'pp'}:${svc}:${action.printId}`;
@@ -92,12 +97,13 @@ export function encodeAlertAction(action: AlertAction): string | undefined {
 export function decodeAlertAction(raw: unknown): AlertAction | undefined {
   const data = withinCallbackLimit(raw);
   if (data === undefined) return undefined;
-  const m = /^a:(ev|stk|mute|snz|lim|pl|pd|op|pp|pq|pa):([0-9])(?::(.*))?$/s.exec(data);
+  const m = /^a:(ev|stk|mute|snz|lim|pl|pd|op|oa|pp|pq|pa):([0-9])(?::(.*))?$/s.exec(data);
   if (!m) return undefined;
   const [, tag, digit, id] = m;
   const service = serviceFromCode(digit);
   if (!service) return undefined;
   if (tag === 'snz') return id === undefined ? { type: 'snooze', service } : undefined;
+  if (tag === 'oa') return id === undefined ? { type: 'openAll', service } : undefined;
   if (tag === 'pp' || tag === 'pq') return id !== undefined && PRINT.test(id) ? { type: 'placedPrint', service, printId: id, differently: tag === 'pq' } : undefined;
   if (tag === 'pa') {
     const again = /^([0-9a-z]{1,12})(?::(-?\d{1,16}):(\d{1,10}))?$/.exec(id ?? '');

@@ -55,5 +55,7 @@ export function firstReadSummary(items: readonly Opportunity[], service: Service
     if (row && row.length < 5) row.push(button);
     else buttons.push([button]);
   });
+  const all = encodeAlertAction({ type: 'openAll', service });
+  if (all !== undefined && shown.length > 1) buttons.push([{ text: tr('btn_first_summary_all', { n: shown.length }), callbackData: all }]);
   return { text, buttons };
 }

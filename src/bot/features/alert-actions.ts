@@ -7,6 +7,7 @@
 import { Composer } from 'grammy';
 import { eventMuteKey } from '../../store/mutes.js';
 import { subscriptionKey } from '../../store/schema.js';
+import { SUMMARY_LINES } from '../../alerts/first-read.js';
 import { alertItem, lookup } from '../actions/lookup.js';
 import { decodeAlertAction, kindPattern, type AlertAction } from '../callback-data/index.js';
 import { askWhereAnswerable } from '../ask-private.js';
@@ -164,6 +165,21 @@ export function alertActionsFeature(rt: BotRuntime): Composer<BotContext> {
         await ctx.answerCallbackQuery();
         const { req, result } = await alertItem(rt, userId, action.service, action.itemId);
         await sendLookupResult(rt, ctx, req, result);
+        return;
+      }
+      case 'openAll': {
+        // The pressed summary names its items through the presser's own alert entries: nothing in the button to forge.
+        const pressed = ctx.callbackQuery?.message;
+        const listed = rt.store.alerts
+          .entries(subscriptionKey(userId, action.service))
+          .filter(([, e]) => e.summary === true && e.messageId === pressed?.message_id && e.chatId === pressed?.chat.id && e.goneAt === null)
+          .slice(0, SUMMARY_LINES);
+        if (listed.length === 0) return void (await ctx.answerCallbackQuery({ text: ctx.tp('first_summary_all_gone'), show_alert: true }));
+        await ctx.answerCallbackQuery();
+        for (const [itemId] of listed) {
+          const { req, result } = await alertItem(rt, userId, action.service, itemId);
+          await sendLookupResult(rt, ctx, req, result);
+        }
         return;
       }
       case 'placed':
