@@ -20,6 +20,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import type { Service } from '../../src/service/services.js';
 import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../../test/support/cluster.js';
 import { freePorts } from '../../test/support/ports.js';
+import { watchCommission } from './busy-commission.js';
 import { cpuMs } from './proc.js';
 import { tempDataDir } from './setup.js';
 
@@ -141,6 +142,9 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     seed: 7,
   });
   const telegram = await startFakeTelegram({});
+  // As in the busy world: an arb counts from when stakes on the users' grid win in every outcome; the
+  // bot never pushes one before (lib/busy-commission.ts).
+  const worth = watchCommission(sandbox, SERVICES);
   const children = new Set<ChildProcess>();
   const data = await tempDataDir('cluster');
   const monitor = redisServer ? new Redis(redisServer.url) : undefined;
@@ -212,18 +216,20 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const readsByAddress: Record<string, number> = {};
     for (const r of inWindow) readsByAddress[r.address] = (readsByAddress[r.address] ?? 0) + 1;
 
+    worth.stop();
+    const noArb = worth.losing();
     const latencies: number[] = [];
     const bornBy = to - spec.latencyTailSeconds * 1_000;
     const alerted = new Set<string>();
     for (const [key, at] of firstSends) {
       const id = key.slice(key.indexOf('|') + 1);
-      const born = sandbox.world.appearedAt(id);
-      if (born === undefined || born < from || born >= bornBy) continue;
-      latencies.push(at - born);
+      const appeared = sandbox.world.appearedAt(id);
+      if (appeared === undefined || appeared < from || appeared >= bornBy || noArb.has(id)) continue;
+      latencies.push(at - Math.max(appeared, worth.worthFrom().get(id) ?? appeared));
       alerted.add(id);
     }
     latencies.sort((a, b) => a - b);
-    const births = sandbox.world.changes(from).filter((c) => c.type === 'appeared' && c.at < bornBy && SERVICES.includes(c.service));
+    const births = sandbox.world.changes(from).filter((c) => c.type === 'appeared' && c.at < bornBy && SERVICES.includes(c.service) && !noArb.has(c.id));
     const itemsBorn = spec.latencyTailSeconds > 0 ? births.length : 0;
     return {
       spec,
@@ -244,6 +250,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       itemsAlerted: alerted.size,
     };
   } finally {
+    worth.stop();
     for (const child of children) child.kill('SIGTERM');
     await waitUntil('the bot processes stopped', () => children.size === 0, 30_000).catch(() => {
       for (const child of children) child.kill('SIGKILL');

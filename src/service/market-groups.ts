@@ -2,8 +2,7 @@
  * Market groups: what a bettor says when they never bet odd/even, team totals or corners. Every
  * item falls into one group by its legs' odds types and, when the service tags it with an odds
  * group other than the match itself, into a second by that group (a half, a set, corners, cards).
- * A filter leaves out an item when any of its groups is left out (docs/settings.md, "Market
- * groups").
+ * A filter leaves out an item when any of its groups is left out (the README's `/filter`, "Markets").
  *
  * The legs' group comes from the dictionary entry of their odds type: its name first (odd/even is
  * sold under "additional" or under totals, depending on the service), then its section, whose ids
