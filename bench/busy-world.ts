@@ -8,7 +8,9 @@
  * move every 15–40 s (`BUSY_WORLD`).
  *
  * Everything is measured from outside both processes: latency from an item's appearance (sandbox
- * time) to the first sendMessage naming it at the fake Bot API; the share of qualifying alerts
+ * time; from the move that made it an arb for the user, lib/busy-commission.ts) to the first
+ * message naming it at the fake Bot API (sent, or the user's alert of the same arb revived for it,
+ * lib/busy-figures.ts); the share of qualifying alerts
  * delivered (an item that lived ≥ 3 s while the user's key held a token for its service; under the
  * address scope, while any key of the user's read group did, since one read serves them all); reads
  * and tokens per key from the sandbox's counters; 429s and early requests from the fake Bot API's
@@ -21,10 +23,11 @@
  * Settings: BENCH_BUSY_SCENARIOS (live, live+prematch, address; default all three, each in a
  * fresh process), BENCH_BUSY_SECONDS (measured window, default 360), BENCH_BUSY_WARMUP_SECONDS
  * (after onboarding, before the window; default 45), BENCH_BUSY_USERS (default 20),
- * BENCH_BUSY_SEED (default 11).
+ * BENCH_BUSY_SEED (default 11), BENCH_BUSY_DUMP (a JSON file: every user × item counted, slowest first).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { z } from 'zod';
 import { startFakeTelegram, type FakeTelegram, type FakeUser, type FloodStats } from '../src/fake-telegram/server.js';
@@ -156,6 +159,8 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
       bot: delivery(watches.bot, items, sends.bot.firsts, usable, window),
       poller: delivery(watches.poller, items, sends.poller.firsts, usable, window),
     };
+    const dumpFile = process.env.BENCH_BUSY_DUMP?.trim();
+    if (dumpFile) writeFileSync(dumpFile, JSON.stringify(pairsOf(items, sends, window), null, 1));
     const readLog = window1.counters.readLog;
     const explain = (side: 'bot' | 'poller') =>
       explainMisses({
@@ -220,6 +225,7 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
       poller: ` (${dUsable.poller.delivered}/${dUsable.poller.qualifying})`,
     });
     row('alerts delivered of all that lived ≥ 3 s', shareLived(d.bot), shareLived(d.poller), pct);
+    row('alerts sent before the item was an arb for the user (left out of the latencies)', d.bot.early, d.poller.early, String);
     row('token coverage (time the keys could read)', d.bot.coverage, d.poller.coverage, pct);
     row('item reads per key and host per minute (address scope: per host)', readRate(fig.bot), readRate(fig.poller), (v) => v.toFixed(1));
     row(`quota use (reads / ${READS_PER_MINUTE})`, readRate(fig.bot) / READS_PER_MINUTE, readRate(fig.poller) / READS_PER_MINUTE, (v) => v.toFixed(2));
@@ -240,6 +246,8 @@ export async function runBusyWorld(name: ScenarioName): Promise<BenchResult> {
     });
     const unnamed = (x: { unnamed: number[] }) => x.unnamed.filter((t) => t >= window.start && t <= window.graceEnd).length;
     figures.push({ metric: 'messages in the window naming no item (digests, summaries) [bot]', value: String(unnamed(sends.bot)) });
+    const revived = [...sends.bot.byEdit].filter((k) => (sends.bot.firsts.get(k) ?? 0) >= window.start).length;
+    figures.push({ metric: 'alerts delivered by reviving the message of the same arb under an earlier id [bot]', value: String(revived) });
     figures.push({
       metric: 'sends / edits at the fake Bot API [poller]',
       value: pollerStats
@@ -313,6 +321,33 @@ async function onboard(telegram: FakeTelegram, keys: SandboxKey[], services: Ser
 }
 
 // ---- arithmetic -------------------------------------------------------------------------------
+
+/**
+ * Every (side, chat, item) delivered that the latency counts, for BENCH_BUSY_DUMP: when the item counts from (its
+ * appearance, or the move that made it an arb for the user), when a message first named it in that
+ * chat and whether that was an edit, so a percentile can be traced to the items behind it.
+ */
+function pairsOf(
+  items: ReturnType<typeof itemsOf>,
+  sends: Record<'bot' | 'poller', ReturnType<typeof recordFirstSends>>,
+  window: Window,
+): { side: string; chat: number; item: string; service: Service; from: number; goneAt?: number; firstAt: number; latencyMs: number; byEdit?: true }[] {
+  const out: ReturnType<typeof pairsOf> = [];
+  for (const side of ['bot', 'poller'] as const) {
+    for (const [key, at] of sends[side].firsts) {
+      const [chat, id] = key.split('|') as [string, string];
+      for (const [service, list] of items) {
+        const item = list.get(id);
+        if (!item || at > window.graceEnd) continue;
+        out.push({
+          side, chat: Number(chat), item: id, service, from: item.at, ...(item.goneAt !== undefined ? { goneAt: item.goneAt } : {}),
+          firstAt: at, latencyMs: at - item.at, ...(sends[side].byEdit.has(key) ? { byEdit: true as const } : {}),
+        });
+      }
+    }
+  }
+  return out.sort((x, y) => y.latencyMs - x.latencyMs);
+}
 
 function readsOf(byKeyHost: Record<string, number>, keys: SandboxKey[]): number {
   let n = 0;

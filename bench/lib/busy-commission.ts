@@ -14,9 +14,10 @@
  * round(u (L − 1)) and wins round(u (1 − c)); the best worst case is searched over every grid point
  * of the other legs, the last leg set where its two sides cross (`bestWorstCents`). The world is
  * sampled every SAMPLE_MS; an item counts as worth alerting if any sample of it (its odds move) had
- * a positive best worst case, and one that became so only after a move counts from that sample
- * (`worthFrom`): its latency is from when it became an arb for the user, not from its birth (up to
- * SAMPLE_MS late, so its latency may read up to that much short).
+ * a positive best worst case, and one that became so only after a move counts from that move
+ * (`worthFrom`, timed by the world's own log, not by the sample that found it): its latency is from
+ * when it became an arb for the user, not from its birth. One that was an arb from its birth counts
+ * from its appearance (timing it by its first sample would read every latency up to SAMPLE_MS short).
  */
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { EXCHANGE_BOOKMAKERS, isLayType } from '../../src/sandbox/dictionaries.js';
@@ -104,23 +105,26 @@ export function bestWorstCents(legs: readonly Leg[]): number {
 export interface CommissionWatch {
   /** Items never seen with stakes on the users' grid that win in every outcome. */
   losing(): Set<string>;
-  /** Items that had such stakes: the (sandbox) time of the first sample that saw it. */
+  /** Items that had such stakes only after a move: the (sandbox) time of that move. */
   worthFrom(): ReadonlyMap<string, number>;
   stop(): void;
 }
 
-export function watchCommission(sandbox: Sandbox, services: readonly Service[]): CommissionWatch {
+export function watchCommission(sandbox: Pick<Sandbox, 'currentEnvelope' | 'world'>, services: readonly Service[]): CommissionWatch {
   const seen = new Set<string>();
-  const worthIt = new Map<string, number>();
+  const worthIt = new Set<string>();
+  const worthFrom = new Map<string, number>();
   /** Odds move every 15–40 s: each set of legs is searched once. */
   const verdicts = new Map<string, boolean>();
   const sample = () => {
+    const now = Date.now();
     for (const service of services) {
       // What a reader of the service sees: each leg's bookmaker is its sub-event's.
       const envelope = sandbox.currentEnvelope(service);
       const bookmakerOf = new Map(envelope.events.flatMap((e) => e.sub_events.map((s) => [s.id, s.bookmaker_id] as const)));
       for (const item of envelope.items) {
         const legs = item.odds.map((o) => ({ bookmakerId: bookmakerOf.get(o.sub_event_id) ?? 0, typeId: o.type_id, odds: o.value }));
+        const firstSight = !seen.has(item.id);
         seen.add(item.id);
         if (worthIt.has(item.id)) continue;
         const key = JSON.stringify(legs);
@@ -129,7 +133,13 @@ export function watchCommission(sandbox: Sandbox, services: readonly Service[]):
           worth = worstCaseAfterCommission(legs) >= 0 && bestWorstCents(legs) > 0;
           verdicts.set(key, worth);
         }
-        if (worth) worthIt.set(item.id, Date.now());
+        if (!worth) continue;
+        worthIt.add(item.id);
+        // An arb for the user from its birth counts from its appearance; one made so by a move, from that move.
+        if (!firstSight) {
+          const moves = sandbox.world.changes(now - 10 * SAMPLE_MS, service).filter((c) => c.id === item.id && c.at <= now);
+          worthFrom.set(item.id, moves[moves.length - 1]?.at ?? now);
+        }
       }
     }
   };
@@ -137,7 +147,7 @@ export function watchCommission(sandbox: Sandbox, services: readonly Service[]):
   timer.unref();
   return {
     losing: () => new Set([...seen].filter((id) => !worthIt.has(id))),
-    worthFrom: () => worthIt,
+    worthFrom: () => worthFrom,
     stop: () => clearInterval(timer),
   };
 }

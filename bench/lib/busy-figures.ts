@@ -26,7 +26,7 @@ export interface Window {
 }
 
 export interface Delivery {
-  /** Appearance → first sendMessage naming the item, ms, per (user, item) delivered. */
+  /** Appearance → first message naming the item (sent, or an alert revived for it), ms, per (user, item) delivered. */
   latencies: number[];
   /** (user, item) pairs that lived ≥ 3 s while the user's key held a token for the service. */
   qualifying: number;
@@ -34,6 +34,11 @@ export interface Delivery {
   /** (user, item) pairs that lived ≥ 3 s, whatever the tokens. */
   lived: number;
   deliveredOfLived: number;
+  /**
+   * Pairs first named before the item counted (before the move that made it an arb for the user):
+   * a push for what was then no arb. Delivered, but left out of the latencies (they would read negative).
+   */
+  early: number;
   /** Mean share of the window in which the users' keys held a token for their services. */
   coverage: number;
 }
@@ -41,25 +46,43 @@ export interface Delivery {
 const ITEM_ID = /\b[0-9a-f]{16}\b/g;
 
 /**
- * When each (chat, item id) was first named by a sent message, recorded as the sends arrive (a
+ * When each (chat, item id) was first named by a message, recorded as the messages arrive (a
  * message's buttons change when its item goes, so they are read as first sent). An alert names
  * its item in its text or in its buttons' callback data; both are scanned for a 16-hex id.
+ *
+ * A message edited into naming an item the chat never saw named is that item's delivery, timed at
+ * the edit: one message per arb (issue 31) revives the "⛔ Gone" alert of the same arb (same event,
+ * market, line and bookmakers) when it comes back under a new item id, instead of sending a new
+ * one. Those are counted apart (`byEdit`) so the figure shows how many there were.
  */
 export function recordFirstSends(telegram: Pick<FakeTelegram, 'onActivity'>): {
   firsts: Map<string, number>;
+  /** The (chat, item) keys of `firsts` first named by an edit. */
+  byEdit: Set<string>;
   unnamed: number[];
   unnamedByChat: Map<number, number[]>;
   stop: () => void;
 } {
   const firsts = new Map<string, number>();
+  const byEdit = new Set<string>();
   /** When messages naming no item were sent (command replies, digests, summaries). */
   const unnamed: number[] = [];
   const unnamedByChat = new Map<number, number[]>();
   const stop = telegram.onActivity((e) => {
-    if (e.kind !== 'sent' || !e.message) return;
+    if ((e.kind !== 'sent' && e.kind !== 'edited') || !e.message) return;
     const m = e.message;
     const text = `${m.text} ${JSON.stringify(m.reply_markup ?? null)}`;
     const ids = text.match(ITEM_ID) ?? [];
+    if (e.kind === 'edited') {
+      const at = m.edited_at ?? m.at;
+      for (const id of ids) {
+        const key = `${m.chat_id}|${id}`;
+        if (firsts.has(key)) continue;
+        firsts.set(key, at);
+        byEdit.add(key);
+      }
+      return;
+    }
     if (ids.length === 0) {
       unnamed.push(m.at);
       const list = unnamedByChat.get(m.chat_id) ?? [];
@@ -69,10 +92,13 @@ export function recordFirstSends(telegram: Pick<FakeTelegram, 'onActivity'>): {
     for (const id of ids) {
       const key = `${m.chat_id}|${id}`;
       const at = firsts.get(key);
-      if (at === undefined || m.at < at) firsts.set(key, m.at);
+      if (at === undefined || m.at < at) {
+        firsts.set(key, m.at);
+        byEdit.delete(key);
+      }
     }
   });
-  return { firsts, unnamed, unnamedByChat, stop };
+  return { firsts, byEdit, unnamed, unnamedByChat, stop };
 }
 
 /** Merged [from, to) intervals in which each key held a token for each service. */
@@ -136,7 +162,7 @@ export function delivery(
   coverage: Map<string, [number, number][]>,
   window: Window,
 ): Delivery {
-  const d: Delivery = { latencies: [], qualifying: 0, delivered: 0, lived: 0, deliveredOfLived: 0, coverage: 0 };
+  const d: Delivery = { latencies: [], qualifying: 0, delivered: 0, lived: 0, deliveredOfLived: 0, early: 0, coverage: 0 };
   let covered = 0;
   for (const w of watches) {
     const intervals = coverage.get(`${w.coverKey}|${w.service}`) ?? [];
@@ -145,7 +171,8 @@ export function delivery(
       const lifeEnd = Math.min(item.goneAt ?? window.graceEnd, window.graceEnd);
       const sentAt = sends.get(`${w.chatId}|${id}`);
       const sent = sentAt !== undefined && sentAt <= window.graceEnd;
-      if (sent) d.latencies.push(sentAt - item.at);
+      if (sent && sentAt < item.at) d.early += 1;
+      else if (sent) d.latencies.push(sentAt - item.at);
       if (lifeEnd - item.at < QUALIFY_MS) continue;
       d.lived += 1;
       if (sent) d.deliveredOfLived += 1;

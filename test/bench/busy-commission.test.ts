@@ -3,8 +3,10 @@
  * against the worked examples of the stake maths (docs/maths.md; stake-maths.md §2, outputs 2.3 and 2.6): what it counts as "lost after commission" is what
  * a user's min_profit=0 filter leaves out.
  */
-import { describe, expect, it } from 'vitest';
-import { bestWorstCents, worstCaseAfterCommission } from '../../bench/lib/busy-commission.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { bestWorstCents, watchCommission, worstCaseAfterCommission } from '../../bench/lib/busy-commission.js';
+import type { SandboxWorld, WireEnvelope } from '../../src/sandbox/index.js';
+import type { WorldChange } from '../../src/sandbox/world-model.js';
 import { solveStakes } from '../../src/alerts/stake-solver.js';
 import { TYPE } from '../../src/sandbox/dictionaries.js';
 
@@ -84,5 +86,59 @@ describe('an arb on the busy world users’ grid (bankroll 100, whole units, lay
     // Both kinds were tried.
     expect(worth).toBeGreaterThan(40);
     expect(worth).toBeLessThan(360);
+  });
+});
+
+describe('when an item counts from', () => {
+  /** A world of one item whose home odds the test sets; `moves` is the world's log of its moves. */
+  function fakeWorld() {
+    const state = { home: 1.5, moves: [] as WorldChange[] };
+    const envelope = () =>
+      ({
+        items: [
+          {
+            id: ID,
+            odds: [
+              { sub_event_id: 'a', type_id: TYPE.home, value: state.home },
+              { sub_event_id: 'b', type_id: TYPE.away, value: 3.02 },
+            ],
+          },
+        ],
+        events: [{ sub_events: [{ id: 'a', bookmaker_id: BET365 }, { id: 'b', bookmaker_id: 18 }] }],
+      }) as unknown as WireEnvelope;
+    const sandbox = {
+      currentEnvelope: envelope,
+      world: { changes: (since: number) => state.moves.filter((c) => c.at >= since) } as unknown as SandboxWorld,
+    };
+    return { state, sandbox };
+  }
+  const ID = 'aaaaaaaaaaaaaaa1';
+
+  afterEach(() => vi.useRealTimers());
+
+  it('an arb for the user from its birth: from its appearance (no worthFrom), not from the sample that saw it', () => {
+    vi.useFakeTimers({ now: 100_000 });
+    const { state, sandbox } = fakeWorld();
+    state.home = 1.6;
+    const watch = watchCommission(sandbox, ['arbs_live']);
+    vi.advanceTimersByTime(1_000);
+    watch.stop();
+    expect(watch.losing().size).toBe(0);
+    expect(watch.worthFrom().size).toBe(0);
+  });
+
+  it('one made so by a move: from the move in the world’s log, not from the sample that found it', () => {
+    vi.useFakeTimers({ now: 100_000 });
+    const { state, sandbox } = fakeWorld();
+    // 1.50 / 3.02: no whole-unit stakes within 100 win both ways (above).
+    const watch = watchCommission(sandbox, ['arbs_live']);
+    vi.advanceTimersByTime(1_000);
+    expect(watch.losing()).toEqual(new Set([ID]));
+    state.home = 1.6;
+    state.moves.push({ at: 101_100, service: 'arbs_live', type: 'moved', id: ID });
+    vi.advanceTimersByTime(1_000);
+    watch.stop();
+    expect(watch.losing().size).toBe(0);
+    expect(watch.worthFrom().get(ID)).toBe(101_100);
   });
 });
