@@ -23,7 +23,7 @@
  * Settings: BENCH_BUSY_SCENARIOS (live, live+prematch, address; default all three, each in a
  * fresh process), BENCH_BUSY_SECONDS (measured window, default 360), BENCH_BUSY_WARMUP_SECONDS
  * (after onboarding, before the window; default 45), BENCH_BUSY_USERS (default 20),
- * BENCH_BUSY_SEED (default 11), BENCH_BUSY_DUMP (a JSON file: every user × item counted, slowest first).
+ * BENCH_BUSY_SEED (default 11), BENCH_BUSY_DUMP (a JSON file: every user × item delivered, slowest first).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -323,7 +323,7 @@ async function onboard(telegram: FakeTelegram, keys: SandboxKey[], services: Ser
 // ---- arithmetic -------------------------------------------------------------------------------
 
 /**
- * Every (side, chat, item) delivered that the latency counts, for BENCH_BUSY_DUMP: when the item counts from (its
+ * Every (side, chat, item) delivered, for BENCH_BUSY_DUMP: when the item counts from (its
  * appearance, or the move that made it an arb for the user), when a message first named it in that
  * chat and whether that was an edit, so a percentile can be traced to the items behind it.
  */
