@@ -69,6 +69,8 @@ export interface RunResult {
   processes: ProcessCpu[];
   /** Redis's CPU time in the window (user + sys), ms; undefined for the embedded bot. */
   redisCpuMs: number | undefined;
+  /** Redis commands called in the window, by command (INFO commandstats); undefined for the embedded bot. */
+  redisCommands: Record<string, number> | undefined;
   /** Appearance → first sendMessage to each chat, ms, for items born in the latency part of the window. */
   latencies: number[];
   itemsBorn: number;
@@ -91,6 +93,13 @@ async function stretchOf(port: number): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** Calls so far per command (INFO commandstats). */
+async function redisCommandCalls(redis: Redis): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) out[m[1]!] = Number(m[2]);
+  return out;
 }
 
 interface WorkerView {
@@ -174,10 +183,13 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       }
     });
 
+    // BENCH_CPU_PROF_DIR: every bot process writes a V8 CPU profile there when it stops (bench/cpu-profile-top.ts reads them).
+    const profDir = process.env.BENCH_CPU_PROF_DIR;
+    const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
     const started = Date.now();
     const processes: { name: string; pid: number; port: number; address?: string }[] = [];
     const spawn = (name: string, env: NodeJS.ProcessEnv, address?: string) => {
-      const child = startBotProcess({ ...common, ...env }, name, children);
+      const child = startBotProcess({ ...common, ...env }, name, children, nodeArgs);
       if (child.pid !== undefined) processes.push({ name, pid: child.pid, port: Number(env.HTTP_PORT), ...(address ? { address } : {}) });
     };
     if (!cluster) {
@@ -197,10 +209,15 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const from = Date.now();
     const cpuBefore = processes.map((p) => cpuMs(p.pid));
     const redisBefore = monitor ? await redisCpuMs(monitor) : undefined;
+    const commandsBefore = monitor ? await redisCommandCalls(monitor) : undefined;
     await sleep(spec.seconds * 1_000);
     const to = Date.now();
     const cpuAfter = processes.map((p) => cpuMs(p.pid));
     const redisCpu = monitor && redisBefore !== undefined ? (await redisCpuMs(monitor)) - redisBefore : undefined;
+    const commandsAfter = monitor ? await redisCommandCalls(monitor) : undefined;
+    const redisCommands = commandsAfter && commandsBefore
+      ? Object.fromEntries(Object.entries(commandsAfter).map(([c, n]) => [c, n - (commandsBefore[c] ?? 0)]).filter(([, n]) => (n as number) > 0))
+      : undefined;
     const stretches = await Promise.all(processes.map((p) => (p.address ? stretchOf(p.port) : Promise.resolve(undefined))));
     await sleep(spec.latencyTailSeconds * 1_000);
     stopRecording();
@@ -237,6 +254,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
         ...(stretches[i] !== undefined ? { stretch: stretches[i] } : {}),
       })),
       redisCpuMs: redisCpu,
+      redisCommands,
       latencies,
       itemsBorn,
       itemsAlerted: alerted.size,

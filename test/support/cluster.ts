@@ -51,8 +51,8 @@ const tails = new WeakMap<ChildProcess, string>();
 export const stderrOf = (child: ChildProcess): string => tails.get(child) ?? '';
 
 /** One bot process; its last 4 KB of stderr are printed if it fails on its own. */
-export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>, nodeArgs: readonly string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(child);
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
