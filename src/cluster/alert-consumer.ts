@@ -26,9 +26,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { SendingOutboxPort } from '../outbox/port.js';
-import { ALERT_QUEUE, alertJobSchema, bullPrefix, type SendAlertJob } from './alert-jobs.js';
+import { ALERT_QUEUE, alertJobSchema, answerChannel, bullPrefix, replyToOf, type SendAlertJob } from './alert-jobs.js';
 import { createClaims, type ClaimOutcome, type Claims, type RedisConnection } from './claims.js';
 import { MAX_JOB_AGE_MS, MAX_JOB_SKEW_MS, type JobGuard } from './job-guard.js';
 import type { DestinationConfirmer } from './destination-confirm.js';
@@ -108,6 +109,16 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
   /** Sends of this consumer between claim and answer, by key: a second delivery here joins the first. */
   const sending = new Map<string, Promise<number | undefined>>();
   const inHand = new Set<Promise<unknown>>();
+  // The answers go back on the asking worker's channel (remote-outbox.ts): one PUBLISH a job.
+  const answers = new Redis(opts.connection.url, { connectionName: 'bb-alerts-answers', maxRetriesPerRequest: 3 });
+  answers.on('error', () => undefined);
+  const answer = (job: Job, message: { ok: true; value: unknown } | { ok: false; error: string }) => {
+    const replyTo = replyToOf(job.name);
+    if (replyTo === undefined || job.id === undefined) return;
+    answers.publish(answerChannel(opts.prefix, replyTo), JSON.stringify({ id: job.id, ...message })).catch((err: unknown) =>
+      log.warn({ err, jobId: job.id }, 'alert queue: could not send the answer to its worker (it reads the job instead)'),
+    );
+  };
 
   /** A claim someone else holds: wait a little for their answer; none means they stopped mid-send. */
   const answerOfHeld = async (key: string, jobId: string | undefined, heldBy: string): Promise<number | undefined> => {
@@ -222,7 +233,10 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
   const worker = new Worker(
     ALERT_QUEUE,
     (job: Job) => {
-      const run = handle(job);
+      const run = handle(job).then((value) => {
+        answer(job, { ok: true, value });
+        return value;
+      });
       inHand.add(run);
       void run.then(
         () => inHand.delete(run),
@@ -241,6 +255,10 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
     },
   );
   worker.on('error', (err) => log.warn({ err }, 'alert queue: Redis connection trouble (retrying)'));
+  worker.on('failed', (job, err) => {
+    // Only a failure for good is an answer: a job BullMQ retries answers later.
+    if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) answer(job, { ok: false, error: err.message });
+  });
 
   let closed: Promise<void> | undefined;
   return {
@@ -257,6 +275,7 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
         clearTimeout(timer);
         if (!inTime) log.warn({ left: inHand.size }, 'alert queue: closing with jobs the outbox has not answered; they will be replayed (and claimed ones counted unsure)');
         await worker.close(!inTime);
+        await answers.quit().catch(() => answers.disconnect());
         if (ownClaims) await claims.close();
       })();
       return closed;
