@@ -102,6 +102,26 @@ async function redisCommandCalls(redis: Redis): Promise<Record<string, number>> 
   return out;
 }
 
+/**
+ * BENCH_REDIS_MONITOR_MS: Redis's MONITOR for that long, its commands counted by command and key
+ * (numbers and ids in the key folded to `#`), scripts' inner commands included; the top 25 printed.
+ */
+async function monitorSample(url: string, ms: number): Promise<void> {
+  const m = new Redis(url);
+  const counts = new Map<string, number>();
+  const mon = await m.monitor();
+  mon.on('monitor', (_time: string, args: string[]) => {
+    const key = args[1] === undefined ? '' : args[1].replace(/[0-9a-f]{16,}|[0-9]+|k-[A-Za-z0-9_-]{32}/g, '#');
+    const name = `${(args[0] ?? '').toLowerCase()} ${args[0]?.toLowerCase().startsWith('eval') ? '' : key}`;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  });
+  await sleep(ms);
+  mon.disconnect();
+  m.disconnect();
+  const all = [...counts.values()].reduce((a, b) => a + b, 0);
+  console.log(`  MONITOR ${ms} ms: ${all} commands; top: ${[...counts].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, n]) => `${k.trim()} ${n}`).join(', ')}`);
+}
+
 interface WorkerView {
   held: number;
   ready: number;
@@ -210,7 +230,9 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const cpuBefore = processes.map((p) => cpuMs(p.pid));
     const redisBefore = monitor ? await redisCpuMs(monitor) : undefined;
     const commandsBefore = monitor ? await redisCommandCalls(monitor) : undefined;
-    await sleep(spec.seconds * 1_000);
+    const monitorMs = Number(process.env.BENCH_REDIS_MONITOR_MS ?? 0);
+    if (redisServer && monitorMs > 0) await monitorSample(redisServer.url, monitorMs);
+    await sleep(spec.seconds * 1_000 - (redisServer ? monitorMs : 0));
     const to = Date.now();
     const cpuAfter = processes.map((p) => cpuMs(p.pid));
     const redisCpu = monitor && redisBefore !== undefined ? (await redisCpuMs(monitor)) - redisBefore : undefined;

@@ -11,7 +11,7 @@
  * not through BullMQ's QueueEvents: those read the queue's whole event stream (several events a
  * job) in every worker, so each worker added raised the cost of every alert of the cluster. An
  * answer missed (a reconnect of the channel, a repeat of a job another worker enqueued) is found
- * by reading the job itself after `answerPollMs`, and every `answerPollMs` after that.
+ * by reading the job itself after `answerPollMs` (30 s), and every `answerPollMs` after that.
  *
  * A call named by an idempotency key gets a fixed job id, so the same alert enqueued twice is one
  * job, and the second caller waits for the first job's answer (found by reading the job, when the
@@ -42,6 +42,14 @@ import { ALERT_QUEUE, answerChannel, answerSchema, bullPrefix, editJob, editResu
 import type { RedisConnection } from './claims.js';
 import type { JobGuard } from './job-guard.js';
 
+/**
+ * How long a call waits for its answer on the channel before reading the job itself, and again as
+ * often. Long: an edit may wait for its chat's turn in the front's outbox for many seconds, and
+ * with 5 s every such wait cost a read of the job (4.6 HGETALL a service read in the cluster-scale
+ * benchmark); a missed answer is rare (the channel reconnecting, a repeat of another worker's job).
+ */
+export const ANSWER_POLL_MS = 30_000;
+
 /** BullMQ priority of an edit: after every send (no priority), FIFO among edits. */
 export const EDIT_PRIORITY = 10;
 
@@ -56,7 +64,7 @@ export interface RemoteOutboxOptions {
   keepCompletedMs?: number;
   /** Signs each job (job-guard.ts), so a front that checks signatures takes it; without it jobs go unsigned. */
   guard?: Pick<JobGuard, 'sign'>;
-  /** How long a call waits for its answer on the channel before it reads the job itself, and again as often (default 5 s). */
+  /** How long a call waits for its answer on the channel before it reads the job itself, and again as often (default ANSWER_POLL_MS). */
   answerPollMs?: number;
 }
 
@@ -104,7 +112,7 @@ export class RemoteOutbox implements OutboxPort {
     this.resultTimeoutMs = opts.resultTimeoutMs ?? 10 * 60_000;
     this.keepCompletedS = Math.max(1, Math.ceil((opts.keepCompletedMs ?? 60 * 60_000) / 1000));
     const prefix = bullPrefix(opts.prefix);
-    this.answerPollMs = opts.answerPollMs ?? 5_000;
+    this.answerPollMs = opts.answerPollMs ?? ANSWER_POLL_MS;
     this.queue = new Queue(ALERT_QUEUE, { connection: { url: opts.connection.url, connectionName: 'bb-alerts-producer' }, prefix });
     const onError = (err: unknown) => this.logger.warn({ err }, 'alert queue: Redis connection trouble (retrying)');
     this.queue.on('error', onError);
