@@ -3,7 +3,7 @@
  * A worker reads the service and runs the notifier but never talks to Telegram; its notifier's
  * sends and edits become jobs that the front's consumer (alert-consumer.ts) hands to the one
  * outbox that does. `send` resolves with the message id the front got (the job's return value,
- * through QueueEvents), `edit` with whether it was applied — as the in-process outbox does, so
+ * on its own pub/sub channel), `edit` with whether it was applied — as the in-process outbox does, so
  * the notifier keeps message ids and stops editing a vanished message the same way.
  *
  * The answer comes back on this outbox's own pub/sub channel (`{prefix}alert-answers:<replyTo>`,
