@@ -19,7 +19,7 @@
  * locally, then releases them; nobody takes a map-2 bucket while any map-1 lease is still held by a
  * worker (released, or lapsed after its TTL: a worker's local validity always ends first), so each
  * user goes from their map-1 worker to their map-2 worker once, after a gap of at most a TTL and a
- * round. From then on the ticks keep every map-1 lease held by the marker `retired:2`, so an older
+ * round. From then on every map-1 lease is held by the marker `retired:2` (an hour, renewed each half hour), so an older
  * worker started by mistake finds no free bucket and reads nobody (the last worker to stop cleanly
  * deletes the markers; an older worker that then starts alone holds map-1 leases, and the workers
  * that know map 2 take none until it stops: a stall, never a user read twice).
@@ -31,6 +31,12 @@ import { LATEST_BUCKET_MAP, LEASE_BUCKETS, type BucketMap } from './buckets.js';
 
 /** What holds every map-1 lease once map 2 is in force: no worker id, so no older worker can take one. */
 const RETIRED = 'retired:2';
+/**
+ * How long the markers on map 1's leases live. A round renews them only when the key
+ * `{prefix}bucket-map-retired` (set with them, for half as long) is gone: a lease round under map 2
+ * costs 64 GET and 64 SET only every half hour, not every 3 s.
+ */
+const RETIRED_TTL_MS = 3_600_000;
 
 const TICK = `
 local t = redis.call('TIME')
@@ -58,7 +64,7 @@ end
 if map > maxMap then return {live, share, map} end
 local base = 2 + (map - 1) * n
 local takeOk = ARGV[3] == '1'
-if map == 2 then
+if map == 2 and redis.call('EXISTS', KEYS[#KEYS]) == 0 then
   local blocked = false
   for i = 3, n + 2 do
     local v = redis.call('GET', KEYS[i])
@@ -67,7 +73,8 @@ if map == 2 then
   if blocked then
     takeOk = false
   else
-    for i = 3, n + 2 do redis.call('SET', KEYS[i], '${RETIRED}', 'PX', ttl) end
+    for i = 3, n + 2 do redis.call('SET', KEYS[i], '${RETIRED}', 'PX', ${RETIRED_TTL_MS}) end
+    redis.call('SET', KEYS[#KEYS], '${RETIRED}', 'PX', ${RETIRED_TTL_MS / 2})
   end
 end
 local held = {}
@@ -162,7 +169,8 @@ export function createLeaseScripts(redis: Redis, prefix: string, buckets = LEASE
   const workersKey = `${prefix}workers`;
   const leaseKey = (map: number, b: number) => (map === 1 ? `${prefix}lease:${b}` : `${prefix}lease${map}:${b}`);
   const mapKeys = (map: number) => Array.from({ length: buckets }, (_, b) => leaseKey(map, b));
-  const allKeys = [workersKey, `${prefix}bucket-map`, ...mapKeys(1), ...mapKeys(2)];
+  const retiredKey = `${prefix}bucket-map-retired`;
+  const allKeys = [workersKey, `${prefix}bucket-map`, ...mapKeys(1), ...mapKeys(2), retiredKey];
   return {
     async tick({ workerId, ttlMs, take, offset, maxMap = LATEST_BUCKET_MAP }) {
       const args = [workerId, ttlMs, take ? '1' : '0', offset, memberOf(workerId, maxMap), maxMap, buckets];
@@ -172,7 +180,7 @@ export function createLeaseScripts(redis: Redis, prefix: string, buckets = LEASE
     async release({ workerId, buckets: which, leave, map, maxMap = LATEST_BUCKET_MAP }) {
       if (which.length === 0 && !leave) return 0;
       // The last worker to leave under map 2 also clears the markers on map 1's leases: nothing is left behind.
-      const retired = leave && map === 2 ? mapKeys(1) : [];
+      const retired = leave && map === 2 ? [...mapKeys(1), retiredKey] : [];
       const keys = [workersKey, ...which.map((b) => leaseKey(map, b)), ...retired];
       return releaseReply.parse(await run(redis, releaseScript, keys, [workerId, leave ? '1' : '0', memberOf(workerId, maxMap), retired.length]));
     },
