@@ -1,6 +1,6 @@
 /**
  * What one BullMQ job costs: the cluster's alert queue (RemoteOutbox → BullMQ → the front's
- * consumer → answer back through QueueEvents) on a private redis-server, with an outbox that answers
+ * consumer → answer back on the worker's pub/sub channel) on a private redis-server, with an outbox that answers
  * at once, so only the queue is measured. The figure the design rests on: reads are leased to
  * workers instead of being one job per read (a read every 2 s per subscription), because each job
  * costs this many Redis commands and this much CPU.
@@ -159,7 +159,7 @@ export async function runAlertQueueBench(opts: { jobs: number; burst: number }):
     }
     return {
       bench: 'Alert queue: the cost of one BullMQ job',
-      setup: `RemoteOutbox → BullMQ → consumer → instant outbox → answer via QueueEvents, private redis-server, one producer and one consumer in one process; ${count(opts.jobs)} jobs one at a time, ${count(opts.burst)} at once`,
+      setup: `RemoteOutbox → BullMQ → consumer → instant outbox → answer on the worker's channel, private redis-server, one producer and one consumer in one process; ${count(opts.jobs)} jobs one at a time, ${count(opts.burst)} at once`,
       figures,
     };
   } finally {

@@ -99,6 +99,12 @@ function cpuTable(rows: RunResult[]): void {
         `${r.redisCpuMs === undefined ? '–' : `${f2(perRead(r.redisCpuMs, r.reads))} ms`} | ${f2(all)} ms | × ${f2(all / basePerRead)} | ${readers(r).map((p) => f2(p.stretch ?? Number.NaN)).join(' / ')} | ${r.breaches} |`,
     );
   }
+  for (const r of rows) {
+    if (!r.redisCommands) continue;
+    const calls = Object.entries(r.redisCommands).sort((a, b) => b[1] - a[1]);
+    const sum = calls.reduce((s, [, n]) => s + n, 0);
+    console.log(`${label(r.spec.workers)}: Redis commands a read ${f2(perRead(sum, r.reads))} (${calls.slice(0, 8).map(([c, n]) => `${c} ${f2(perRead(n, r.reads))}`).join(', ')})`);
+  }
 }
 
 console.log(`cluster-scale: phases ${phases.join(', ')}; sizes ${sizes.join(', ')} (load average ${load()})`);

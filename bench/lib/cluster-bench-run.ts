@@ -70,6 +70,8 @@ export interface RunResult {
   processes: ProcessCpu[];
   /** Redis's CPU time in the window (user + sys), ms; undefined for the embedded bot. */
   redisCpuMs: number | undefined;
+  /** Redis commands called in the window, by command (INFO commandstats); undefined for the embedded bot. */
+  redisCommands: Record<string, number> | undefined;
   /** Appearance → first sendMessage to each chat, ms, for items born in the latency part of the window. */
   latencies: number[];
   itemsBorn: number;
@@ -92,6 +94,33 @@ async function stretchOf(port: number): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** Calls so far per command (INFO commandstats). */
+async function redisCommandCalls(redis: Redis): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) out[m[1]!] = Number(m[2]);
+  return out;
+}
+
+/**
+ * BENCH_REDIS_MONITOR_MS: Redis's MONITOR for that long, its commands counted by command and key
+ * (numbers and ids in the key folded to `#`), scripts' inner commands included; the top 25 printed.
+ */
+async function monitorSample(url: string, ms: number): Promise<void> {
+  const m = new Redis(url);
+  const counts = new Map<string, number>();
+  const mon = await m.monitor();
+  mon.on('monitor', (_time: string, args: string[]) => {
+    const key = args[1] === undefined ? '' : args[1].replace(/[0-9a-f]{16,}|[0-9]+|k-[A-Za-z0-9_-]{32}/g, '#');
+    const name = `${(args[0] ?? '').toLowerCase()} ${args[0]?.toLowerCase().startsWith('eval') ? '' : key}`;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  });
+  await sleep(ms);
+  mon.disconnect();
+  m.disconnect();
+  const all = [...counts.values()].reduce((a, b) => a + b, 0);
+  console.log(`  MONITOR ${ms} ms: ${all} commands; top: ${[...counts].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, n]) => `${k.trim()} ${n}`).join(', ')}`);
 }
 
 interface WorkerView {
@@ -166,8 +195,6 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       LIMIT_SCOPE: spec.scope,
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
-      // BENCH_CPU_PROF_DIR: every bot process writes a V8 CPU profile there when it stops (docs/benchmarks.md).
-      ...(process.env.BENCH_CPU_PROF_DIR ? { BENCH_CPU_PROF_DIR: process.env.BENCH_CPU_PROF_DIR } : {}),
       ...(redisServer ? { REDIS_URL: redisServer.url, REDIS_PREFIX: prefix } : {}),
     };
     const firstSends = new Map<string, number>();
@@ -180,10 +207,13 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       }
     });
 
+    // BENCH_CPU_PROF_DIR: every bot process writes a V8 CPU profile there when it stops (bench/cpu-profile-top.ts reads them).
+    const profDir = process.env.BENCH_CPU_PROF_DIR;
+    const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
     const started = Date.now();
     const processes: { name: string; pid: number; port: number; address?: string }[] = [];
     const spawn = (name: string, env: NodeJS.ProcessEnv, address?: string) => {
-      const child = startBotProcess({ ...common, ...env }, name, children);
+      const child = startBotProcess({ ...common, ...env }, name, children, nodeArgs);
       if (child.pid !== undefined) processes.push({ name, pid: child.pid, port: Number(env.HTTP_PORT), ...(address ? { address } : {}) });
     };
     if (!cluster) {
@@ -203,10 +233,17 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const from = Date.now();
     const cpuBefore = processes.map((p) => cpuMs(p.pid));
     const redisBefore = monitor ? await redisCpuMs(monitor) : undefined;
-    await sleep(spec.seconds * 1_000);
+    const commandsBefore = monitor ? await redisCommandCalls(monitor) : undefined;
+    const monitorMs = Number(process.env.BENCH_REDIS_MONITOR_MS ?? 0);
+    if (redisServer && monitorMs > 0) await monitorSample(redisServer.url, monitorMs);
+    await sleep(spec.seconds * 1_000 - (redisServer ? monitorMs : 0));
     const to = Date.now();
     const cpuAfter = processes.map((p) => cpuMs(p.pid));
     const redisCpu = monitor && redisBefore !== undefined ? (await redisCpuMs(monitor)) - redisBefore : undefined;
+    const commandsAfter = monitor ? await redisCommandCalls(monitor) : undefined;
+    const redisCommands = commandsAfter && commandsBefore
+      ? Object.fromEntries(Object.entries(commandsAfter).map(([c, n]) => [c, n - (commandsBefore[c] ?? 0)]).filter(([, n]) => (n as number) > 0))
+      : undefined;
     const stretches = await Promise.all(processes.map((p) => (p.address ? stretchOf(p.port) : Promise.resolve(undefined))));
     await sleep(spec.latencyTailSeconds * 1_000);
     stopRecording();
@@ -245,6 +282,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
         ...(stretches[i] !== undefined ? { stretch: stretches[i] } : {}),
       })),
       redisCpuMs: redisCpu,
+      redisCommands,
       latencies,
       itemsBorn,
       itemsAlerted: alerted.size,

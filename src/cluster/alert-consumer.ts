@@ -26,9 +26,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { SendingOutboxPort } from '../outbox/port.js';
-import { ALERT_QUEUE, alertJobSchema, bullPrefix, type SendAlertJob } from './alert-jobs.js';
+import { ALERT_QUEUE, alertJobSchema, answerChannel, bullPrefix, replyToOf, type SendAlertJob } from './alert-jobs.js';
 import { createClaims, type ClaimOutcome, type Claims, type RedisConnection } from './claims.js';
 import { MAX_JOB_AGE_MS, MAX_JOB_SKEW_MS, type JobGuard } from './job-guard.js';
 import type { DestinationConfirmer } from './destination-confirm.js';
@@ -49,7 +50,12 @@ export interface AlertConsumerOptions {
    * the outbox folds them and keeps up (its depth held at 300–600 where it had been pinned at 256).
    */
   concurrency?: number;
-  /** BullMQ's job lock (default 30 s): how long a dead front's jobs stay active before another consumer replays them. */
+  /**
+   * BullMQ's job lock (default CONSUMER_LOCK_MS): how long a dead front's jobs stay active before
+   * another consumer replays them. Renewed for every job in hand, each at most every
+   * CONSUMER_LOCK_RENEW_MS: with a busy front's 2,048 jobs in hand, a 30 s lock renewed each
+   * 7.5–15 s was a third of the cluster's Redis commands (GET, SET and SREM for every job).
+   */
   lockDurationMs?: number;
   /** How often BullMQ looks for jobs whose lock lapsed (default 30 s). */
   stalledIntervalMs?: number;
@@ -94,6 +100,10 @@ export interface AlertConsumer {
 }
 
 const CLAIM_POLL_MS = 100;
+/** The job lock of a consumer: how long a dead front's jobs wait before another front replays them. */
+export const CONSUMER_LOCK_MS = 60_000;
+/** How often the lock of each job in hand is renewed at most (BullMQ looks every half of it): a third of the lock left at worst. */
+export const CONSUMER_LOCK_RENEW_MS = 40_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The front side's factory: starts consuming at once. */
@@ -108,6 +118,16 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
   /** Sends of this consumer between claim and answer, by key: a second delivery here joins the first. */
   const sending = new Map<string, Promise<number | undefined>>();
   const inHand = new Set<Promise<unknown>>();
+  // The answers go back on the asking worker's channel (remote-outbox.ts): one PUBLISH a job.
+  const answers = new Redis(opts.connection.url, { connectionName: 'bb-alerts-answers', maxRetriesPerRequest: 3 });
+  answers.on('error', () => undefined);
+  const answer = (job: Job, message: { ok: true; value: unknown } | { ok: false; error: string }) => {
+    const replyTo = replyToOf(job.name);
+    if (replyTo === undefined || job.id === undefined) return;
+    answers.publish(answerChannel(opts.prefix, replyTo), JSON.stringify({ id: job.id, ...message })).catch((err: unknown) =>
+      log.warn({ err, jobId: job.id }, 'alert queue: could not send the answer to its worker (it reads the job instead)'),
+    );
+  };
 
   /** A claim someone else holds: wait a little for their answer; none means they stopped mid-send. */
   const answerOfHeld = async (key: string, jobId: string | undefined, heldBy: string): Promise<number | undefined> => {
@@ -222,7 +242,10 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
   const worker = new Worker(
     ALERT_QUEUE,
     (job: Job) => {
-      const run = handle(job);
+      const run = handle(job).then((value) => {
+        answer(job, { ok: true, value });
+        return value;
+      });
       inHand.add(run);
       void run.then(
         () => inHand.delete(run),
@@ -234,13 +257,18 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
       connection: { url: opts.connection.url, connectionName: 'bb-alerts-consumer', maxRetriesPerRequest: null },
       prefix: bullPrefix(opts.prefix),
       concurrency: opts.concurrency ?? 2048,
-      lockDuration: opts.lockDurationMs ?? 30_000,
+      lockDuration: opts.lockDurationMs ?? CONSUMER_LOCK_MS,
+      lockRenewTime: Math.round(((opts.lockDurationMs ?? CONSUMER_LOCK_MS) * CONSUMER_LOCK_RENEW_MS) / CONSUMER_LOCK_MS),
       stalledInterval: opts.stalledIntervalMs ?? 30_000,
       // A job replayed after a front died more than this often is given up (its caller gets undefined).
       maxStalledCount: 3,
     },
   );
   worker.on('error', (err) => log.warn({ err }, 'alert queue: Redis connection trouble (retrying)'));
+  worker.on('failed', (job, err) => {
+    // Only a failure for good is an answer: a job BullMQ retries answers later.
+    if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) answer(job, { ok: false, error: err.message });
+  });
 
   let closed: Promise<void> | undefined;
   return {
@@ -257,6 +285,7 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
         clearTimeout(timer);
         if (!inTime) log.warn({ left: inHand.size }, 'alert queue: closing with jobs the outbox has not answered; they will be replayed (and claimed ones counted unsure)');
         await worker.close(!inTime);
+        await answers.quit().catch(() => answers.disconnect());
         if (ownClaims) await claims.close();
       })();
       return closed;

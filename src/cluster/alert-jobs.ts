@@ -30,6 +30,28 @@ const MAX_TEXT = 16 * 4096;
  * BullMQ's `prefix` option: it joins prefix and queue name with ':' itself, so the cluster's
  * prefix ("bb:") loses its trailing colon and the keys read `bb:alert-queue:…`.
  */
+/**
+ * A job's BullMQ name: its type and the worker outbox its answer goes to (remote-outbox.ts). A
+ * consumer answers on that outbox's channel; a job whose name names none (an older worker's)
+ * is answered through BullMQ's return value alone.
+ */
+export function jobName(type: 'send' | 'edit', replyTo: string): string {
+  return `${type}|${replyTo}`;
+}
+
+/** Where a job's answer goes (its name's outbox), or undefined when its name names none. */
+export function replyToOf(name: string): string | undefined {
+  return /^(?:send|edit)\|([A-Za-z0-9_-]{8,64})$/.exec(name)?.[1];
+}
+
+/** The pub/sub channel of a worker outbox's answers. */
+export function answerChannel(prefix: string, replyTo: string): string {
+  return `${prefix}alert-answers:${replyTo}`;
+}
+
+/** A job's answer on the channel: the job id and the consumer's return value, or why it failed for good. */
+export const answerSchema = z.object({ id: z.string().min(1), ok: z.boolean(), value: z.unknown().optional(), error: z.string().optional() });
+
 export function bullPrefix(prefix: string): string {
   return prefix.endsWith(':') ? prefix.slice(0, -1) : prefix;
 }

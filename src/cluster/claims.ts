@@ -18,6 +18,7 @@
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { idempotencyId } from './alert-jobs.js';
+import { defineScript } from './redis-calls.js';
 
 /** How long a claim is kept: longer than any job could wait in the queue or be replayed. */
 export const CLAIM_TTL_MS = 7 * 24 * 60 * 60_000;
@@ -91,6 +92,9 @@ export function createClaims(opts: ClaimsOptions): Claims {
   redis.on('error', () => undefined);
   const ttlMs = opts.ttlMs ?? CLAIM_TTL_MS;
   const keyOf = (key: string) => `${opts.prefix}claim:${idempotencyId(key)}`;
+  // EVALSHA: two of them a job, and the scripts' text is sent once, not with every call.
+  const settleScript = defineScript(redis, 'bbClaimSettle', 1, SETTLE);
+  const takeNonceScript = defineScript(redis, 'bbClaimTakeNonce', 1, TAKE_NONCE);
   return {
     async claim(key, holder) {
       // SET … NX GET (Redis 7): sets when absent and answers what was there, in one round trip.
@@ -102,11 +106,11 @@ export function createClaims(opts: ClaimsOptions): Claims {
       return value === null ? undefined : parseClaim(value);
     },
     async settle(key, holder, messageId) {
-      const done = settledSchema.parse(await redis.eval(SETTLE, 1, keyOf(key), `p:${holder}`, `s:${messageId ?? ''}`));
+      const done = settledSchema.parse(await settleScript([keyOf(key)], [`p:${holder}`, `s:${messageId ?? ''}`]));
       return done === 1;
     },
     async takeNonce(nonce, jobId, nonceTtlMs) {
-      const taken = settledSchema.parse(await redis.eval(TAKE_NONCE, 1, `${opts.prefix}job-nonce:${nonce}`, jobId, String(nonceTtlMs)));
+      const taken = settledSchema.parse(await takeNonceScript([`${opts.prefix}job-nonce:${nonce}`], [jobId, String(nonceTtlMs)]));
       return taken === 1;
     },
     async close() {

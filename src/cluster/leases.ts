@@ -22,7 +22,7 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { systemClock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import { LEASE_BUCKETS } from './buckets.js';
+import { LATEST_BUCKET_MAP, LEASE_BUCKETS, type BucketMap } from './buckets.js';
 import { createLeaseScripts, type LeaseScripts } from './lease-scripts.js';
 
 export interface LeaseTimings {
@@ -50,6 +50,8 @@ export interface LeasesOptions extends Partial<LeaseTimings> {
   buckets?: number;
   /** A monotonic clock in ms (default performance.now); never the wall clock, which can jump. */
   now?: () => number;
+  /** The newest bucket map this worker may use (default the latest); tests pass 1 for a worker of an older version. */
+  maxMap?: BucketMap;
   /** The wait between rounds (default a timer); tests pass one they can hold, like a paused process. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -70,11 +72,14 @@ export interface LeaseState {
 
 export interface Leases {
   readonly workerId: string;
-  /** Whether this worker may act for `bucket` now (its lease renewed recently enough). */
+  /** Whether this worker may act for `bucket` of the current map now (its lease renewed recently enough). */
   holds(bucket: number): boolean;
+  /** The bucket map the held buckets belong to (buckets.ts): 1 until a round learns another. */
+  map(): BucketMap;
   /** The buckets held now. */
   held(): Set<number>;
-  on(event: LeaseEvent, listener: (buckets: number[]) => void): void;
+  /** `map`: the bucket map `buckets` belong to (a switch of maps loses every bucket of the old one). */
+  on(event: LeaseEvent, listener: (buckets: number[], map: BucketMap) => void): void;
   /** Starts the rounds: the first at once, then every `renewEveryMs`. */
   start(): void;
   /** One round (start() runs them; tests may drive them by hand). */
@@ -105,7 +110,9 @@ export function createLeases(opts: LeasesOptions): Leases {
 
   /** Held buckets and, for each, the local monotonic time its validity ends. */
   const valid = new Map<number, number>();
-  const listeners: Record<LeaseEvent, ((buckets: number[]) => void)[]> = { gained: [], lost: [] };
+  const listeners: Record<LeaseEvent, ((buckets: number[], map: BucketMap) => void)[]> = { gained: [], lost: [] };
+  const maxMap = opts.maxMap ?? LATEST_BUCKET_MAP;
+  let map: BucketMap = 1;
   let live = 0;
   let share = 0;
   let redisOk = false;
@@ -123,7 +130,7 @@ export function createLeases(opts: LeasesOptions): Leases {
     log.info({ buckets: buckets.length, held: valid.size }, event === 'gained' ? 'leases gained' : 'leases lost');
     for (const listener of listeners[event]) {
       try {
-        listener(buckets);
+        listener(buckets, map);
       } catch (err) {
         log.error({ err, event }, 'a lease listener failed');
       }
@@ -168,7 +175,7 @@ export function createLeases(opts: LeasesOptions): Leases {
     const sentAt = now();
     let answer;
     try {
-      answer = await withTimeout(scripts.tick({ workerId, ttlMs: t.ttlMs, take: true, offset }), t.ttlMs - t.marginMs);
+      answer = await withTimeout(scripts.tick({ workerId, ttlMs: t.ttlMs, take: true, offset, maxMap }), t.ttlMs - t.marginMs);
     } catch (err) {
       if (redisOk) log.warn({ err }, 'leases: Redis did not answer the renewal; the leases lapse unless a later round reaches it');
       redisOk = false;
@@ -184,6 +191,20 @@ export function createLeases(opts: LeasesOptions): Leases {
     live = answer.live;
     share = answer.share;
     expire();
+    if (answer.map !== map) {
+      // Another bucket map is in force: every bucket of the old one is dropped here first, then
+      // released, and the new map's are taken once no old lease is left (lease-scripts.ts).
+      const old = [...valid.keys()];
+      valid.clear();
+      emit('lost', old);
+      const oldMap = map;
+      map = answer.map === 2 ? 2 : 1;
+      log.info({ from: oldMap, to: answer.map }, answer.map > maxMap ? 'leases: the cluster uses a newer bucket map than this worker knows: it reads nobody' : 'leases: the cluster moved to another bucket map');
+      await scripts.release({ workerId, buckets: old, leave: false, map: oldMap, maxMap }).catch((err: unknown) => {
+        log.warn({ err }, 'leases: could not release the old map\'s buckets; they lapse instead');
+      });
+      if (answer.map > maxMap || stopped) return;
+    }
     const until = sentAt + t.ttlMs - t.marginMs;
     // An answer that came too late gives no validity; the next round renews what Redis kept.
     const got = until > now() ? new Set(answer.held) : new Set<number>();
@@ -198,7 +219,7 @@ export function createLeases(opts: LeasesOptions): Leases {
     armExpiry();
     if (surplus.length > 0) {
       // Dropped locally above (lost): only now may another worker take them.
-      await scripts.release({ workerId, buckets: surplus, leave: false }).catch((err: unknown) => {
+      await scripts.release({ workerId, buckets: surplus, leave: false, map, maxMap }).catch((err: unknown) => {
         log.warn({ err }, 'leases: could not give up the surplus buckets; they lapse instead');
       });
     }
@@ -217,6 +238,7 @@ export function createLeases(opts: LeasesOptions): Leases {
       const until = valid.get(bucket);
       return until !== undefined && until > now();
     },
+    map: () => map,
     held: () => {
       const at = now();
       return new Set([...valid].filter(([, until]) => until > at).map(([b]) => b));
@@ -249,7 +271,7 @@ export function createLeases(opts: LeasesOptions): Leases {
       emit('lost', mine);
       // Everything that is still ours in Redis, held locally or not.
       const all = Array.from({ length: total }, (_, b) => b);
-      await scripts.release({ workerId, buckets: all, leave: true }).catch((err: unknown) => {
+      await scripts.release({ workerId, buckets: all, leave: true, map, maxMap }).catch((err: unknown) => {
         log.warn({ err }, 'leases: could not release the leases at stop; they lapse within their TTL');
       });
     },

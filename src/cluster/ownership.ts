@@ -14,7 +14,7 @@
  * bumps its generation, and a load whose generation moved on is ignored.
  */
 import type { Logger } from '../logger.js';
-import { bucketOf, usersInBuckets } from './buckets.js';
+import { bucketOf, usersInBuckets, type BucketMap } from './buckets.js';
 import type { Leases } from './leases.js';
 
 /** What ownership needs of the shared store (the RedisStore fits). */
@@ -29,7 +29,7 @@ export interface AlertStateLoader {
 }
 
 export interface OwnershipOptions {
-  leases: Pick<Leases, 'holds' | 'on'>;
+  leases: Pick<Leases, 'holds' | 'on' | 'map'>;
   /** Every user id the store knows (the buckets' members are taken from it). */
   userIds: () => Iterable<number>;
   store: AlertStateLoader;
@@ -64,17 +64,17 @@ export function createOwnership(opts: OwnershipOptions): Ownership {
   const bump = (buckets: readonly number[]) => {
     for (const b of buckets) generation.set(b, (generation.get(b) ?? 0) + 1);
   };
-  const members = (buckets: readonly number[]) => usersInBuckets(opts.userIds(), new Set(buckets));
+  const members = (buckets: readonly number[], map: BucketMap) => usersInBuckets(opts.userIds(), new Set(buckets), map);
 
-  const load = (buckets: number[]) => {
+  const load = (buckets: number[], map: BucketMap) => {
     const gens = new Map(buckets.map((b) => [b, generation.get(b) ?? 0]));
-    const current = () => buckets.filter((b) => generation.get(b) === gens.get(b) && leases.holds(b));
-    const users = members(buckets);
+    const current = () => buckets.filter((b) => generation.get(b) === gens.get(b) && leases.map() === map && leases.holds(b));
+    const users = members(buckets, map);
     const task = store.loadAlerts(users).then(
       () => {
         const done = current();
         for (const b of done) ready.add(b);
-        if (done.length > 0) refresh(members(done));
+        if (done.length > 0) refresh(members(done, map));
       },
       (err: unknown) => {
         const again = current();
@@ -82,7 +82,7 @@ export function createOwnership(opts: OwnershipOptions): Ownership {
         log.warn({ err, buckets: again.length }, 'could not load the alert state of gained buckets: trying again');
         const timer = setTimeout(() => {
           const still = current();
-          if (!closed && still.length > 0) load(still);
+          if (!closed && still.length > 0) load(still, map);
         }, retryMs);
         timer.unref();
       },
@@ -91,19 +91,21 @@ export function createOwnership(opts: OwnershipOptions): Ownership {
     void task.finally(() => loads.delete(task));
   };
 
-  leases.on('gained', (buckets) => {
+  leases.on('gained', (buckets, map) => {
     bump(buckets);
-    load(buckets);
+    load(buckets, map);
   });
-  leases.on('lost', (buckets) => {
+  leases.on('lost', (buckets, map) => {
     bump(buckets);
     for (const b of buckets) ready.delete(b);
-    const users = members(buckets);
+    const users = members(buckets, map);
     refresh(users);
     const gens = new Map(buckets.map((b) => [b, generation.get(b) ?? 0]));
+    // Under the map in force now (a switch of maps loses every bucket of the old one first).
     const stillAway = (userId: number) => {
-      const b = bucketOf(userId);
-      return !leases.holds(b) && generation.get(b) === gens.get(b);
+      const now = leases.map();
+      const b = bucketOf(userId, now);
+      return !leases.holds(b) && (now !== map || generation.get(b) === gens.get(b));
     };
     // Not kept for users another worker now polls: its entries would grow stale here (audit 2, N10).
     store.forgetAlerts?.(users, stillAway).catch((err: unknown) => log.debug({ err }, 'could not write the alert state of lost buckets before forgetting it'));
@@ -111,7 +113,7 @@ export function createOwnership(opts: OwnershipOptions): Ownership {
 
   return {
     owns: (userId) => {
-      const b = bucketOf(userId);
+      const b = bucketOf(userId, leases.map());
       return ready.has(b) && leases.holds(b);
     },
     attach(fn) {

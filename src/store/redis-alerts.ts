@@ -192,8 +192,11 @@ export class RedisAlerts implements AlertStateStore {
       if (fields.length > 0) pipeline.hset(key, ...fields);
       if (gone.length > 0) pipeline.hdel(key, ...gone);
       if (current.size === 0) {
-        pipeline.srem(keys.alertSubs, subKey);
-        unlisted.push(subKey);
+        // Only a listed one (or one removed): a subscription with nothing alerted was written an SREM at every read.
+        if (this.listed.has(subKey) || marked === null) {
+          pipeline.srem(keys.alertSubs, subKey);
+          unlisted.push(subKey);
+        }
       } else if (!this.listed.has(subKey)) {
         pipeline.sadd(keys.alertSubs, subKey);
         listedNow.push(subKey);

@@ -46,9 +46,9 @@ async function front(prefix: string, opts: Partial<AlertConsumerOptions> & { api
 }
 
 /** A worker's outbox. */
-function worker(prefix: string, resultTimeoutMs?: number) {
+function worker(prefix: string, resultTimeoutMs?: number, answerPollMs?: number) {
   const logs = captureLogs();
-  const remote = createRemoteOutbox({ connection: { url: redis.url }, prefix, logger: logs.logger, ...(resultTimeoutMs ? { resultTimeoutMs } : {}) });
+  const remote = createRemoteOutbox({ connection: { url: redis.url }, prefix, logger: logs.logger, ...(resultTimeoutMs ? { resultTimeoutMs } : {}), ...(answerPollMs ? { answerPollMs } : {}) });
   stopAfter(remote);
   return { remote, logs };
 }
@@ -110,12 +110,33 @@ describe('the alert queue (real Redis)', () => {
     expect(methods.filter((m) => m === 'editMessageText')).toHaveLength(40);
   });
 
+  it('answers each worker on its own channel, not through the queue\'s event stream that every worker would read', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake } = await front(prefix);
+    // Reading the job itself only after a minute: an answer within seconds came on the channel.
+    const a = worker(prefix, undefined, 60_000).remote;
+    const b = worker(prefix, undefined, 60_000).remote;
+    const started = performance.now();
+    const [ida, idb] = await Promise.all([a.send(511, 'to a'), b.send(512, 'to b')]);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(ida).toBe(fake.messages(511)[0]!.message_id);
+    expect(idb).toBe(fake.messages(512)[0]!.message_id);
+    const check = new Redis(redis.url);
+    try {
+      expect(await check.pubsub('CHANNELS', `${prefix}alert-answers:*`)).toHaveLength(2);
+    } finally {
+      check.disconnect();
+    }
+  });
+
   it('sends one message for the same key enqueued twice, and answers both callers with its id', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const { fake, consumer } = await front(prefix);
-    const first = worker(prefix).remote;
-    const second = worker(prefix).remote;
+    // The second caller's job is the first's: its answer goes to the first worker's channel, and the second reads the job.
+    const first = worker(prefix, undefined, 200).remote;
+    const second = worker(prefix, undefined, 200).remote;
     const key = '502:arbs:b:new:1';
     const ids = await Promise.all([first.send(502, 'one alert', { idempotencyKey: key }), second.send(502, 'one alert', { idempotencyKey: key })]);
     expect(fake.calls('sendMessage')).toHaveLength(1);

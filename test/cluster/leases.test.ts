@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
-import { LEASE_BUCKETS } from '../../src/cluster/buckets.js';
+import { bucketOf, LEASE_BUCKETS } from '../../src/cluster/buckets.js';
 import { createLeases, type Leases, type LeasesOptions } from '../../src/cluster/leases.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
 
@@ -112,7 +112,7 @@ describe('bucket leases', () => {
     }
     // Each bucket in Redis names the worker that counts it as held, and no other.
     for (let bucket = 0; bucket < LEASE_BUCKETS; bucket++) {
-      const holder = await conn.get(`${prefix}lease:${bucket}`);
+      const holder = await conn.get(`${prefix}lease2:${bucket}`);
       expect([a, b, c].filter((w) => w.holds(bucket)).map((w) => w.workerId)).toEqual([holder]);
     }
     // The buckets given up were announced as lost, the ones taken as gained.
@@ -127,7 +127,7 @@ describe('bucket leases', () => {
     await a.stop();
     expect(a.held().size).toBe(0);
     expect(a.events.lost).toHaveLength(a.events.gained.length);
-    expect(await conn.zrange(`${prefix}workers`, 0, -1)).toEqual(['b']);
+    expect(await conn.zrange(`${prefix}workers`, 0, -1)).toEqual(['b|m2']);
     await b.round();
     expect(sizes(b)).toEqual([64]);
   });
@@ -300,4 +300,75 @@ describe('bucket leases', () => {
     // Every hand-over (join, pause, leave) leaves buckets unheld for at most about a TTL plus a round.
     expect(maxUnheldMs).toBeLessThan(FAST.ttlMs + 2 * FAST.renewEveryMs);
   }, 20_000);
+
+  it('moves a running cluster from bucket map 1 to map 2 once no older worker is live: no user owned by two workers, none moved twice', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    // An older worker (map 1 only) and two that know map 2: the map stays 1 while the older one lives.
+    const old = worker('old', { maxMap: 1 });
+    const a = worker('a');
+    const b = worker('b');
+    const all = [old, a, b];
+    const users = Array.from({ length: 600 }, (_, i) => 5_000 + i);
+    const owners = new Map<number, string[]>();
+    const check = () => {
+      for (const u of users) {
+        const by = all.filter((w) => w.holds(bucketOf(u, w.map()))).map((w) => w.workerId);
+        expect(by.length, `user ${u} owned by ${by.join(', ')}`).toBeLessThanOrEqual(1);
+        const seen = owners.get(u) ?? [];
+        if (by[0] !== undefined && seen.at(-1) !== by[0]) seen.push(by[0]);
+        owners.set(u, seen);
+      }
+    };
+    for (let i = 0; i < 4; i++) for (const w of all) {
+      await w.round();
+      check();
+    }
+    expect(await conn.get(`${prefix}bucket-map`)).toBeNull();
+    expect(all.map((w) => w.map())).toEqual([1, 1, 1]);
+    expect(sizes(...all).reduce((x, y) => x + y, 0)).toBe(LEASE_BUCKETS);
+    // Only the users' first owners so far: each user counted from here on.
+    owners.clear();
+    check();
+
+    await old.stop();
+    check();
+    for (let i = 0; i < 6; i++) for (const w of [a, b]) {
+      await w.round();
+      check();
+    }
+    expect(await conn.get(`${prefix}bucket-map`)).toBe('2');
+    expect([a.map(), b.map()]).toEqual([2, 2]);
+    expect(sizes(a, b)).toEqual([32, 32]);
+    // Each user went from their map-1 worker to their map-2 worker at most once (old's users once, necessarily).
+    for (const u of users) expect(owners.get(u)!.length, `user ${u}: ${owners.get(u)!.join(' → ')}`).toBeLessThanOrEqual(2);
+    expect(users.filter((u) => owners.get(u)![0] === 'old').every((u) => owners.get(u)!.length === 2)).toBe(true);
+    // Map 1's leases are held by a marker: an older worker finds none free, and reads nobody.
+    expect(await conn.get(`${prefix}lease:0`)).toBe('retired:2');
+    const late = worker('late', { maxMap: 1 });
+    for (let i = 0; i < 3; i++) await late.round();
+    expect(late.held().size).toBe(0);
+    // The last clean stop leaves nothing behind.
+    await a.stop();
+    await b.stop();
+    await late.stop();
+    expect(await conn.keys(`${prefix}lease*`)).toEqual([]);
+  });
+
+  it('a worker that knows map 2 waits while an older worker holds map-1 leases under map 2: a stall, never a user read twice', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    prefix = `${redis.prefix}${++suite}:`;
+    await conn.set(`${prefix}bucket-map`, '2');
+    // An older worker's leases, as its code writes them (it knows no map).
+    await conn.set(`${prefix}lease:7`, 'older', 'PX', 60_000);
+    const a = worker('a');
+    await a.round();
+    await a.round();
+    expect(a.map()).toBe(2);
+    expect(a.held().size).toBe(0);
+    await conn.del(`${prefix}lease:7`);
+    await a.round();
+    expect(a.held().size).toBe(LEASE_BUCKETS);
+  });
 });
+

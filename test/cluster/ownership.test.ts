@@ -5,23 +5,26 @@
  */
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
+import type { BucketMap } from '../../src/cluster/buckets.js';
 import type { LeaseEvent } from '../../src/cluster/leases.js';
 import { createOwnership } from '../../src/cluster/ownership.js';
 
+/** Leases under bucket map 1 (id mod 64), so the tests can name a user's bucket. */
 function fakeLeases() {
   const held = new Set<number>();
-  const listeners: Record<LeaseEvent, ((b: number[]) => void)[]> = { gained: [], lost: [] };
+  const listeners: Record<LeaseEvent, ((b: number[], map: BucketMap) => void)[]> = { gained: [], lost: [] };
   return {
     held,
     holds: (b: number) => held.has(b),
-    on: (event: LeaseEvent, fn: (b: number[]) => void) => void listeners[event].push(fn),
+    map: (): BucketMap => 1,
+    on: (event: LeaseEvent, fn: (b: number[], map: BucketMap) => void) => void listeners[event].push(fn),
     gain(...buckets: number[]) {
       for (const b of buckets) held.add(b);
-      for (const fn of listeners.gained) fn(buckets);
+      for (const fn of listeners.gained) fn(buckets, 1);
     },
     lose(...buckets: number[]) {
       for (const b of buckets) held.delete(b);
-      for (const fn of listeners.lost) fn(buckets);
+      for (const fn of listeners.lost) fn(buckets, 1);
     },
   };
 }

@@ -52,6 +52,25 @@ describe.skipIf(!redis.available)('the Redis store: alert state written behind',
   });
 });
 
+describe.skipIf(!redis.available)('the Redis store: alert state kept listed', () => {
+  it('writes no SREM for a subscription this process never listed (an item set and gone within one write): it was one every read', async () => {
+    const a = await stores.open({ alertsDebounceMs: 200 });
+    const prefix = stores.prefixOf(a);
+    // Listed by another process, behind this one's back: only a subscription this process listed is unlisted by it.
+    await stores.raw().sadd(stores.keys(prefix).alertSubs, SUB2);
+    a.alerts.set(SUB2, 'x', entry());
+    a.alerts.delete(SUB2, 'x');
+    await a.flush();
+    expect(await stores.raw().smembers(stores.keys(prefix).alertSubs)).toEqual([SUB2]);
+    // One it listed is unlisted when its last entry goes.
+    a.alerts.set(SUB1, 'a', entry());
+    await a.flush();
+    a.alerts.delete(SUB1, 'a');
+    await a.flush();
+    expect(await stores.raw().smembers(stores.keys(prefix).alertSubs)).toEqual([SUB2]);
+  });
+});
+
 describe.skipIf(!redis.available)('the Redis store: alert state of users taken over', () => {
   it('loadAlerts reads those users\' entries (and no one else\'s), again after another process changed them', async () => {
     const a = await stores.open();

@@ -51,10 +51,8 @@ const tails = new WeakMap<ChildProcess, string>();
 export const stderrOf = (child: ChildProcess): string => tails.get(child) ?? '';
 
 /** One bot process; its last 4 KB of stderr are printed if it fails on its own. */
-export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>): ChildProcess {
-  // A benchmark's BENCH_CPU_PROF_DIR: a V8 CPU profile of the process when it stops (not allowed in NODE_OPTIONS).
-  const profile = env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>, nodeArgs: readonly string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(child);
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
