@@ -57,6 +57,11 @@ export interface LedgerStore {
   updateSettings(userId: number, change: Partial<LedgerSettings>): Promise<LedgerSettings>;
   /** Takes the next position id (base 36). */
   takeId(userId: number): Promise<string>;
+  /**
+   * Gives `id` back when it is still the last one taken (a refused record, or 🗑 on the newest
+   * position), so the numbers users see stay contiguous; true when it was given back.
+   */
+  giveBackId(userId: number, id: string): Promise<boolean>;
   /** Records a valuebet leg's last-seen odds (the bot's bookkeeping: written lazily). */
   noteClose(userId: number, positionId: string, leg: number, close: Close): void;
   /** Unsettled positions by `${service}:${itemId}` (see `markKey`). */

@@ -126,6 +126,14 @@ export function writeBookCommands(pipeline: ReturnType<Redis['pipeline']>, keys:
   pipeline.sadd(k.users, String(userId));
 }
 
+/** Decrements the book's last id `n` only while it is still ARGV[1]. */
+const GIVE_BACK_ID = `
+if redis.call('HGET', KEYS[1], 'n') == ARGV[1] then
+  redis.call('HINCRBY', KEYS[1], 'n', -1)
+  return 1
+end
+return 0`;
+
 export class RedisLedger implements LedgerStore {
   private readonly k: ReturnType<typeof ledgerKeys>;
   private readonly held = new Map<number, Map<string, PlacedMark>>();
@@ -235,6 +243,14 @@ export class RedisLedger implements LedgerStore {
     const n = await this.opts.redis.hincrby(this.k.book(userId), 'n', 1);
     await this.opts.redis.sadd(this.k.users, String(userId));
     return n.toString(36);
+  }
+
+  async giveBackId(userId: number, id: string): Promise<boolean> {
+    this.opts.guard();
+    const n = parseInt(id, 36);
+    // Atomic: a number taken meanwhile by another front is the last one now, and keeps its place.
+    const given = await this.opts.redis.eval(GIVE_BACK_ID, 1, this.k.book(userId), String(n));
+    return given === 1;
   }
 
   noteClose(userId: number, positionId: string, leg: number, close: Close): void {

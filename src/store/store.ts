@@ -349,6 +349,13 @@ class LowdbStore implements JsonStore {
         books.updateSettings(userId, { nextId: n + 1 });
         return changed(n.toString(36));
       },
+      giveBackId: async (userId, id) => {
+        this.assertOpen();
+        const n = parseInt(id, 36);
+        if (books.book(userId).settings.nextId !== n + 1) return false;
+        books.updateSettings(userId, { nextId: n });
+        return changed(true);
+      },
       noteClose: (userId, positionId, leg, close) => {
         if (this.closed) return;
         if (books.noteClose(userId, positionId, leg, close)) this.writer.markDirtyLater();

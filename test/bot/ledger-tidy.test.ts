@@ -152,6 +152,34 @@ describe('dates, currency and CLV in the ledger', () => {
   });
 });
 
+describe('position numbers stay contiguous', () => {
+  const ids = async () => (await h.store.ledger.book(ALICE.id)).positions.map((p) => p.id).sort();
+  const deleteVia = async (id: string) => {
+    await h.say(ALICE, '/positions');
+    const list = h.last(ALICE.id);
+    await h.press(ALICE, list, h.button(list, `🗑 #${id}`));
+    const ask = h.last(ALICE.id);
+    await h.press(ALICE, ask, h.button(ask, `Yes, delete #${id}`));
+  };
+  it('🗑 on the newest position gives its number back; one in the middle keeps its hole', async () => {
+    await setUp();
+    for (const id of ['a1', 'a2']) {
+      const alert = await h.plant(ALICE.id, 'alert', [['✅ Placed', placed(id)]]);
+      await h.press(ALICE, alert, placed(id));
+    }
+    expect(await ids()).toEqual(['1', '2']);
+    await deleteVia('2');
+    expect(await ids()).toEqual(['1']);
+    const again = await h.plant(ALICE.id, 'alert', [['✅ Placed', placed('a3')]]);
+    await h.press(ALICE, again, placed('a3'));
+    expect(await ids()).toEqual(['1', '2']);
+    await deleteVia('1');
+    const third = await h.plant(ALICE.id, 'alert', [['✅ Placed', placed('a1')]]);
+    await h.press(ALICE, third, placed('a1'));
+    expect(await ids()).toEqual(['2', '3']);
+  });
+});
+
 describe('bounds', () => {
   it('/archive sends the settled positions as a gzip CSV, then moves them out; unsettled ones stay', async () => {
     await setUp();
@@ -193,6 +221,8 @@ describe('bounds', () => {
     expect(full).toContain('Your ledger holds 10 positions, the most it keeps, so this one was not recorded');
     expect(full).toContain('/archive');
     expect((await h.store.ledger.book(ALICE.id)).positions).toHaveLength(10);
+    // The refused record took no number: the next position will be #b (11), as if it had never been tried.
+    expect((await h.store.ledger.book(ALICE.id)).settings.nextId).toBe(11);
     expect(h.logs.join('\n')).not.toContain('update failed');
     await h.say(ALICE, '/open');
     const list = h.last(ALICE.id);

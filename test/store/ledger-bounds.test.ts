@@ -42,6 +42,17 @@ function contract(name: string, sut: Sut, skip = false): void {
       expect(await s.ledger.size(4, 'b1')).toEqual({ positions: 4, has: true });
     });
 
+    it('gives a position number back only while it is the last one taken', async () => {
+      const s = await sut.open();
+      expect(await s.ledger.takeId(6)).toBe('1');
+      expect(await s.ledger.takeId(6)).toBe('2');
+      expect(await s.ledger.giveBackId(6, '1')).toBe(false);
+      expect(await s.ledger.giveBackId(6, '2')).toBe(true);
+      expect(await s.ledger.giveBackId(6, '2')).toBe(false);
+      expect(await s.ledger.takeId(6)).toBe('2');
+      expect(await s.ledger.takeId(6)).toBe('3');
+    });
+
     it('a bounded ledger refuses a new position past the bound, never a change to a held one', async () => {
       const s = await sut.open();
       const ledger = boundedLedger(s.ledger, 3);

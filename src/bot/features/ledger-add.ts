@@ -19,6 +19,7 @@ import { dictionariesFor } from '../ui/cards.js';
 import { digestOf } from './typed-bookmaker.js';
 import { editRow } from '../ui/ledger-buttons.js';
 import { positionLines } from '../ui/ledger-text.js';
+import { giveBack } from './position-ids.js';
 
 type AddInput = Extract<PendingInput, { kind: 'ledger-add' }>;
 
@@ -47,14 +48,17 @@ export async function matchBook(rt: BotRuntime, ctx: BotContext, typed: string):
 async function record(rt: BotRuntime, ctx: BotContext, event: string, legs: readonly ManualLeg[]): Promise<void> {
   const userId = ctx.from!.id;
   const user = rt.store.getUser(userId);
+  let id: string | undefined;
   try {
     const book = await rt.store.ledger.book(userId);
-    const id = await rt.store.ledger.takeId(userId);
+    id = await rt.store.ledger.takeId(userId);
     const stored = await rt.store.ledger.put(userId, manualPosition(id, rt.clock.now(), event, legs, user?.currency ?? book.settings.currency ?? ''));
+    id = undefined;
     if (book.settings.startBank === null && user) await rt.store.ledger.updateSettings(userId, { startBank: user.bankroll });
     const lines = positionLines(stored, ctx.lang, user?.timeZone ?? 'UTC', ctx.t).join('\n');
     await ctx.reply(`${ctx.t('add_recorded', { id: stored.id })}\n\n${lines}`, { reply_markup: { inline_keyboard: [editRow(stored, ctx.t)] } });
   } catch (err) {
+    if (id !== undefined) await giveBack(rt, userId, id);
     ctx.log.warn({ err }, 'recording an /add position failed');
     await ctx.reply(ctx.t('ledger_store_failed'));
   }

@@ -21,6 +21,7 @@ import type { BotRuntime } from '../deps.js';
 import type { PendingInput } from '../pending.js';
 import { editCard, positionsPage, resultEditor } from '../ui/ledger-edit-text.js';
 import { periodWords, positionLines } from '../ui/ledger-text.js';
+import { giveBack } from './position-ids.js';
 import { chooseSide, matchBook } from './ledger-add.js';
 
 type Buttons = { text: string; callback_data: string }[][];
@@ -166,6 +167,8 @@ export function ledgerEditFeature(rt: BotRuntime): Composer<BotContext> {
       }
       case 'deleteYes': {
         const removed = await rt.store.ledger.remove(userId, p.id);
+        // The newest position's number goes back: the next one takes it, and /open shows no gap.
+        if (removed) await giveBack(rt, userId, p.id);
         await ctx.answerCallbackQuery({ text: removed ? ctx.tp('ledger_deleted', { id: p.id }) : ctx.tp('ledger_not_found') });
         return editInPlace(ctx, { text: ctx.t('ledger_deleted', { id: p.id }), buttons: [] });
       }

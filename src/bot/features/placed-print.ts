@@ -24,6 +24,7 @@ import { translator } from '../../locales/i18n.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { askLeg, markAlert } from './placed.js';
+import { giveBack } from './position-ids.js';
 
 /** Where the pressed message is: a chat's message, or an inline message (no chat known). */
 type Where = { chatId: number; messageId: number } | { inline: string } | undefined;
@@ -148,15 +149,18 @@ export async function placeFromPrint(
   const currency = user.currency ?? book.settings.currency ?? '';
   if (!positionOf(print, '0', now, where, stakes, currency)) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_cannot_place'), show_alert: true }));
   let position: Position;
+  let id: string | undefined;
   try {
-    const id = await rt.store.ledger.takeId(userId);
+    id = await rt.store.ledger.takeId(userId);
     position = await rt.store.ledger.put(userId, positionOf(print, id, now, where, stakes, currency)!);
+    id = undefined;
     if (book.settings.startBank === null) await rt.store.ledger.updateSettings(userId, { startBank: user.bankroll });
     if (position.kind === 'valuebets') {
       const held = (await rt.scheduler.latestItems(userId, print.service as Service)).find((o) => o.id === print.itemId);
       rt.store.ledger.noteClose(userId, position.id, 0, { odds: position.legs[0]!.odds, at: now, fairOdds: held ? serviceFairOdds(held) : null, market: null, index: 0 });
     }
   } catch (err) {
+    if (id !== undefined) await giveBack(rt, userId, id);
     ctx.log.warn({ err }, 'recording a position failed');
     return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_store_failed'), show_alert: true }));
   }

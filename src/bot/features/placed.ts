@@ -10,6 +10,7 @@ import { answerLedgerFull } from './ledger-reports.js';
 import type { Api } from 'grammy';
 import { formatAlert } from '../../alerts/format.js';
 import { fmtMoney, fmtOdds, withUnit } from '../../alerts/printed.js';
+import { giveBack } from './position-ids.js';
 import { escapeHtml } from '../../lib/html.js';
 import { refuse, takeLeg, parseTaken } from '../../ledger/actions.js';
 import { resolveAround } from '../../alerts/resolve-placed.js';
@@ -125,16 +126,23 @@ export async function placeFromAlert(rt: BotRuntime, ctx: BotContext, action: { 
     positionFromAlert(item, names, { bankroll: user.bankroll, roundingStep: user.roundingStep, books: user.books, stakingMode: user.stakingMode }, { id, now, chatId: message?.chat.id ?? null, messageId: message?.message_id ?? null, currency: user.currency ?? '' });
   // Made once with a stand-in id first: an alert that cannot be recorded takes no position number.
   if ('ok' in make('0')) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_cannot_place'), show_alert: true }));
+  let id: string | undefined;
   try {
-    const made = make(await rt.store.ledger.takeId(userId));
-    if ('ok' in made) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_cannot_place'), show_alert: true }));
+    id = await rt.store.ledger.takeId(userId);
+    const made = make(id);
+    if ('ok' in made) {
+      await giveBack(rt, userId, id);
+      return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_cannot_place'), show_alert: true }));
+    }
     position = await rt.store.ledger.put(userId, made);
+    id = undefined;
     const book = await rt.store.ledger.book(userId);
     if (book.settings.startBank === null) await rt.store.ledger.updateSettings(userId, { startBank: user.bankroll });
     if (position.kind === 'valuebets') {
       rt.store.ledger.noteClose(userId, position.id, 0, { odds: position.legs[0]!.odds, at: now, fairOdds: serviceFairOdds(item), market: null, index: 0 });
     }
   } catch (err) {
+    if (id !== undefined) await giveBack(rt, userId, id);
     if (isLedgerFull(err)) return answerLedgerFull(ctx, err.max);
     ctx.log.warn({ err }, 'recording a position failed');
     return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_store_failed'), show_alert: true }));
