@@ -11,6 +11,7 @@ import { lookupsHelpEn } from './parts/lookups-help.js';
 import { numbersEn } from './parts/numbers.js';
 import { wordsEn } from './parts/words.js';
 import { ledgerRecordEn } from './parts/ledger-record.js';
+import { ledgerFlowLeftEn } from './parts/ledger-flow-left.js';
 import { ledgerEditEn } from './parts/ledger-edit.js';
 import { ledgerTidyEn } from './parts/ledger-tidy.js';
 import { alertFreshEn } from './parts/alert-fresh.js';
@@ -549,6 +550,7 @@ export const en = {
   ...numbersEn,
   ...wordsEn,
   ...ledgerRecordEn,
+  ...ledgerFlowLeftEn,
   ...ledgerEditEn,
   ...ledgerTidyEn,
   ...alertFreshEn,

@@ -8,6 +8,7 @@ import { lookupsHelpRu } from './parts/lookups-help.js';
 import { numbersRu } from './parts/numbers.js';
 import { wordsRu } from './parts/words.js';
 import { ledgerRecordRu } from './parts/ledger-record.js';
+import { ledgerFlowLeftRu } from './parts/ledger-flow-left.js';
 import { ledgerEditRu } from './parts/ledger-edit.js';
 import { ledgerTidyRu } from './parts/ledger-tidy.js';
 import { alertFreshRu } from './parts/alert-fresh.js';
@@ -548,6 +549,7 @@ export const ru: Record<MessageKey, string> = {
   ...numbersRu,
   ...wordsRu,
   ...ledgerRecordRu,
+  ...ledgerFlowLeftRu,
   ...ledgerEditRu,
   ...ledgerTidyRu,
   ...alertFreshRu,

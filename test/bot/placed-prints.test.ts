@@ -419,6 +419,27 @@ describe('✏️ Placed differently re-solves (#36)', () => {
     await h.say(ALICE, '2.05 470');
     expect(await legsOf()).toEqual([[2, 495], [2.05, 470]]);
   });
+
+  it('abandoned half-way (a command that ends flows, /item): the alert keeps its own stakes, the ✅ line what is recorded, and the user is told', async () => {
+    const item = makeItem({ id: 'a1' });
+    const m = await alert(item);
+    expect(printedStakes(m)).toEqual([495, 505]);
+    await h.press(ALICE, m, h.button(m, '✏️ Placed differently'));
+    await h.say(ALICE, '2.00 480');
+    const resolved = h.last(ALICE.id).text;
+    expect(resolved).toContain('Re-solved');
+    await h.say(ALICE, '/item a1');
+    // Leg 2 was never answered: it stays as shown (505 at 2.05), not the re-solved stake only offered.
+    expect(await legsOf()).toEqual([[2, 480], [2.05, 505]]);
+    expect(h.sent(ALICE.id).some((x) => x.text.includes('Position #1 was left at leg 2') && x.text.includes('480 / 505 · worst case −25.00'))).toBe(true);
+    // The question is closed: a later "2.05 470" answers nothing.
+    await h.say(ALICE, '2.05 470');
+    expect(await legsOf()).toEqual([[2, 480], [2.05, 505]]);
+    // The next edit prints the stakes for the bankroll at the new odds (2.12: 490 / 505), never the flow's.
+    const moved = await edit(movedTo(item, 2.12), 'moved', item, (x) => x.text.includes('2.12'));
+    expect(printedStakes(moved)).toEqual([490, 505]);
+    expect(moved.text).toContain('✅ Placed 480 / 505 · worst case −25.00 · #1');
+  });
 });
 
 describe.skipIf(!redis.available)('on the cluster\'s store', () => {

@@ -5,6 +5,7 @@
  * While the secret is expected, every message (a command too, an edit too) is deleted first; for
  * an hour after that question expired unanswered, a message that looks like a secret is too.
  */
+import { tellFlowLeft } from './flow-left.js';
 import { Composer } from 'grammy';
 import { KNOWN_COMMANDS, leadingCommand } from '../commands.js';
 import type { BotContext } from '../context.js';
@@ -55,6 +56,8 @@ export function pendingInputFeature(rt: BotRuntime): Composer<BotContext> {
     if (command !== undefined && KNOWN_COMMANDS.has(command)) {
       await rt.pending.clear(ctx.chat.id, ctx.from.id);
       if (secretExpected && command !== 'connect') await ctx.reply(ctx.t('secret_question_closed'));
+      // A ✏️ flow's answered legs were saved: "nothing was saved" would be false; what is recorded is said.
+      else if (pending.kind === 'ledger-leg' && pending.flow) await tellFlowLeft(rt, ctx, ctx.from.id, pending.positionId, pending.leg);
       else if (command !== 'connect') await ctx.reply(ctx.t('flow_closed'));
       return next();
     }
