@@ -4,7 +4,7 @@
  * showed them, and the user is told so with the figures the alert's ✅ line now carries; never the
  * re-solved suggestions, which were only offered. The alert's own stakes are never changed by the flow.
  */
-import { fmtMoney, withCurrency } from '../../alerts/printed.js';
+import { fmtMoney, withUnit } from '../../alerts/printed.js';
 import { placedLegs } from '../../ledger/model.js';
 import { worstCase } from '../../ledger/settle.js';
 import type { BotContext } from '../context.js';
@@ -15,9 +15,9 @@ export async function tellFlowLeft(rt: BotRuntime, ctx: BotContext, userId: numb
     const p = (await rt.store.ledger.book(userId)).positions.find((x) => x.id === positionId);
     if (!p) return;
     const currency = p.currency || (rt.store.getUser(userId)?.currency ?? '');
-    const stakes = withCurrency(placedLegs(p).map((l) => fmtMoney(l.stake, { whole: true })).join(' / '), currency);
+    const stakes = withUnit(placedLegs(p).map((l) => fmtMoney(l.stake, { whole: true })).join(' / '), currency);
     const worst = worstCase(p);
-    const shown = worst === undefined || !Number.isFinite(worst) ? stakes : `${stakes} · ${ctx.t('ledger_flow_left_worst', { worst: withCurrency(fmtMoney(worst, { signed: true }), currency) })}`;
+    const shown = worst === undefined || !Number.isFinite(worst) ? stakes : `${stakes} · ${ctx.t('ledger_flow_left_worst', { worst: withUnit(fmtMoney(worst, { signed: true }), currency) })}`;
     await ctx.reply(ctx.t('ledger_flow_left', { id: p.id, n: leg + 1, shown }));
   } catch (err) {
     ctx.log.warn({ err }, 'the half-way ✏️ flow could not be summed up');
