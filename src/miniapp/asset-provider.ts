@@ -1,0 +1,35 @@
+/**
+ * The Mini App's static files as the HTTP server asks for them (`get(name)`), read once from the
+ * directory `npm run build` wrote (dist/miniapp-assets); the server does not care how they were built.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Asset {
+  body: Buffer;
+  type: string;
+  gzip?: Buffer;
+}
+
+export interface AssetProvider {
+  get(name: string): Asset | undefined;
+}
+
+const TYPES: Record<string, string | undefined> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', html: 'text/html; charset=utf-8' };
+
+/** The content type the server sends for a built file, by its extension. */
+export function assetType(name: string): string | undefined {
+  return TYPES[name.split('.').pop() ?? ''];
+}
+
+export function assetsFromFiles(dir: string): AssetProvider {
+  const assets = new Map<string, Asset>();
+  const names = readdirSync(dir);
+  for (const name of names) {
+    const type = assetType(name);
+    if (!type) continue;
+    const gz = names.includes(name + '.gz') ? readFileSync(join(dir, name + '.gz')) : undefined;
+    assets.set(name, { body: readFileSync(join(dir, name)), type, ...(gz ? { gzip: gz } : {}) });
+  }
+  return { get: (name) => assets.get(name) };
+}
