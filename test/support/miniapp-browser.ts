@@ -51,6 +51,8 @@ export const SCREENSHOT_DIR = join(process.env.TEST_OUTPUT_DIR ?? join(process.c
 /** Runs `body` on a fresh page; on failure saves a full-page screenshot named for the test, then rethrows. */
 export async function withPage(browser: Browser, name: string, body: (page: Page) => Promise<void>): Promise<void> {
   const page = await browser.context.newPage();
+  // Shorter than the test's own timeout, so a stuck step fails here and leaves its screenshot.
+  page.setDefaultTimeout(8_000);
   try {
     await body(page);
   } catch (err) {

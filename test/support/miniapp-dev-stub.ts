@@ -65,6 +65,7 @@ export async function startDevStub(assets: AssetProvider, initData: string): Pro
   const filters = sampleFilters();
   const books = sampleBooks();
   const calls: DevStub['calls'] = [];
+  const settled = new Map<string, OpenPosition>();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
@@ -88,12 +89,14 @@ export async function startDevStub(assets: AssetProvider, initData: string): Pro
       if (api === 'ledger.csv') return void res.writeHead(200, { 'content-type': 'text/csv' }).end('date,pnl\n');
       const pos = /^positions\/(\w+)\/(settle|undo|edit)$/.exec(api);
       if (pos) {
-        const p = ledger.open.find((x) => x.id === pos[1]);
+        const p = ledger.open.find((x) => x.id === pos[1]) ?? (pos[2] === 'undo' ? settled.get(pos[1]!) : undefined);
         if (!p) return json(404, { error: { code: 'not_found', message: 'This position is no longer open.' } });
         if (pos[2] === 'settle') {
           ledger.open = ledger.open.filter((x) => x !== p);
+          settled.set(p.id, p);
           return json(200, { position: p, undo: { until: new Date(Date.now() + 60_000).toISOString() } });
         }
+        if (pos[2] === 'undo' && settled.delete(p.id)) ledger.open = [...ledger.open, p];
         return json(200, p satisfies OpenPosition);
       }
       if (api === 'filters') return json(200, filters);
