@@ -33,9 +33,9 @@ describe('Mini App page', () => {
       await page.goto(open('ledger'));
       await page.locator('[data-testid=chart] canvas').waitFor();
       const position = page.locator('[data-position="41"]');
-      await position.getByRole('button', { name: 'Won' }).click();
-      await page.getByText('Position #41 settled as Won.').waitFor();
-      expect(stub.calls).toContainEqual({ method: 'POST', path: 'positions/p41/settle', body: { result: 'win' } });
+      await position.getByRole('button', { name: 'Over 2.5 won' }).click();
+      await page.getByText('Position #41 settled: Over 2.5 won.').waitFor();
+      expect(stub.calls).toContainEqual({ method: 'POST', path: 'positions/41/settle', body: { result: { outcome: 0 } } });
       await expect.poll(() => position.count()).toBe(0);
       await page.getByRole('button', { name: 'Undo #41' }).click();
       await page.getByText('Position #41 is open again.').waitFor();
@@ -53,7 +53,7 @@ describe('Mini App page', () => {
       await form.getByRole('button', { name: 'Save' }).click();
       await form.getByText('Saved. The bot uses this filter now.').waitFor();
       const put = stub.calls.find((c) => c.method === 'PUT' && c.path === 'filters/arbs_prematch');
-      expect(put?.body).toMatchObject({ sports: ['Football', 'Tennis', 'Basketball'], minProfit: 2.5 });
+      expect(put?.body).toMatchObject({ filter: { sports: [1, 2, 3], minProfit: 2.5 } });
     });
   });
 
@@ -64,7 +64,7 @@ describe('Mini App page', () => {
       await row.locator('input[name=max]').fill('800');
       await row.getByRole('button', { name: 'Save' }).click();
       await page.getByText('Pinnacle saved.').waitFor();
-      expect(stub.calls.find((c) => c.path === 'books/Pinnacle')?.body).toMatchObject({ bookmaker: 'Pinnacle', max: 800, min: 5, step: 1 });
+      expect(stub.calls.find((c) => c.path === 'books/1')?.body).toEqual({ settings: { status: 'ok', max: 800, min: 5, step: 1 } });
     });
   });
 

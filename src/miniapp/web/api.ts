@@ -1,7 +1,5 @@
 /** The only place in the page that knows the API's URLs; every call carries `Authorization: tma <initData>`. */
-import type {
-  BookRow, BooksView, Coverage, FiltersView, LedgerQuery, LedgerView, Me, OpenPosition, SaveFilterAnswer, ServiceFilter, SettleAnswer,
-} from './types.js';
+import type { BookRow, BookSaved, BooksView, Coverage, EditBody, Filter, FilterSaved, FiltersView, LedgerQuery, LedgerView, Me, PositionAnswer, SettleBody } from './types.js';
 
 /** An answer that is not 2xx: the server's words when it sent some, else the status. */
 export class ApiFailure extends Error {
@@ -12,54 +10,50 @@ export class ApiFailure extends Error {
 
 const BASE = 'api/';
 
-function query(q: object): string {
-  const pairs = Object.entries(q).filter(([, v]) => v !== undefined && v !== '');
-  return pairs.length === 0 ? '' : '?' + new URLSearchParams(pairs as [string, string][]).toString();
+function query(q: LedgerQuery): string {
+  const pairs = Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '');
+  return pairs.length === 0 ? '' : '?' + new URLSearchParams(pairs).toString();
 }
 
 export function createApi(initData: string, fetcher: typeof fetch = fetch.bind(globalThis)) {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const auth = { authorization: `tma ${initData}` };
+  async function send(method: string, path: string, body?: unknown): Promise<Response> {
     let res: Response;
     try {
       res = await fetcher(BASE + path, {
         method,
-        headers: { authorization: `tma ${initData}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     } catch {
       throw new ApiFailure(0, 'network', '');
     }
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
     if (!res.ok) {
-      const err = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
+      let err: { code?: string; message?: string } | undefined;
+      try {
+        err = ((await res.json()) as { error?: { code?: string; message?: string } }).error;
+      } catch {
+        err = undefined;
+      }
       throw new ApiFailure(res.status, err?.code ?? String(res.status), err?.message ?? '');
     }
-    return json as T;
+    return res;
   }
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => (await (await send(method, path, body)).json()) as T;
+  const pos = (id: string) => `positions/${encodeURIComponent(id)}/`;
   return {
     me: () => call<Me>('GET', 'me'),
     ledger: (q: LedgerQuery) => call<LedgerView>('GET', 'ledger' + query(q)),
-    settle: (id: string, result: string) => call<SettleAnswer>('POST', `positions/${encodeURIComponent(id)}/settle`, { result }),
-    undo: (id: string) => call<OpenPosition>('POST', `positions/${encodeURIComponent(id)}/undo`, {}),
-    edit: (id: string, change: { leg: number; odds?: number; stake?: number; bookmaker?: string }) =>
-      call<OpenPosition>('POST', `positions/${encodeURIComponent(id)}/edit`, change),
+    settle: (id: string, body: SettleBody) => call<PositionAnswer>('POST', pos(id) + 'settle', body),
+    undo: (id: string, n: number) => call<PositionAnswer>('POST', pos(id) + 'undo', { n }),
+    edit: (id: string, body: EditBody) => call<PositionAnswer>('POST', pos(id) + 'edit', body),
     /** The CSV as a blob: a plain link could not carry the Authorization header. */
-    async csv(q: LedgerQuery): Promise<Blob> {
-      const res = await fetcher(BASE + 'ledger.csv' + query(q), { headers: { authorization: `tma ${initData}` } });
-      if (!res.ok) throw new ApiFailure(res.status, String(res.status), '');
-      return res.blob();
-    },
+    csv: async (q: LedgerQuery): Promise<Blob> => (await send('GET', 'ledger.csv' + query(q))).blob(),
     filters: () => call<FiltersView>('GET', 'filters'),
-    coverage: (service: string, filter: ServiceFilter) => call<Coverage>('POST', 'filters/coverage', { service, filter }),
-    saveFilter: (service: string, filter: ServiceFilter) => call<SaveFilterAnswer>('PUT', `filters/${encodeURIComponent(service)}`, filter),
+    coverage: (service: string, filter: Filter) => call<Coverage>('POST', 'filters/coverage', { service, filter }),
+    saveFilter: (service: string, filter: Filter) => call<FilterSaved>('PUT', `filters/${encodeURIComponent(service)}`, { filter }),
     books: () => call<BooksView>('GET', 'books'),
-    saveBook: (row: BookRow) => call<BookRow>('PUT', `books/${encodeURIComponent(row.bookmaker)}`, row),
+    saveBook: (id: string, settings: BookRow['settings']) => call<BookSaved>('PUT', `books/${encodeURIComponent(id)}`, { settings }),
   };
 }
 

@@ -1,6 +1,6 @@
 /** The P&L curve (line) over the turnover (bars) with uPlot; drag to zoom, double-click resets (uPlot's own). */
 import uPlot from 'uplot';
-import type { LedgerDay } from './types.js';
+import type { Day } from './types.js';
 
 export interface ChartLabels { date: string; pnl: string; turnover: string }
 
@@ -8,11 +8,11 @@ function cssVar(el: HTMLElement, name: string, fallback: string): string {
   return getComputedStyle(el).getPropertyValue(name).trim() || fallback;
 }
 
-export function drawChart(el: HTMLElement, series: LedgerDay[], labels: ChartLabels): () => void {
+export function drawChart(el: HTMLElement, series: Day[], labels: ChartLabels): () => void {
   const text = cssVar(el, '--text', '#222');
   const accent = cssVar(el, '--accent', '#2481cc');
   const muted = cssVar(el, '--hint', '#999');
-  const xs = series.map((d) => Date.parse(d.date + 'T00:00:00Z') / 1000);
+  const xs = series.map((d) => Date.parse(d.day + 'T00:00:00Z') / 1000);
   const axis = { stroke: text, grid: { stroke: muted + '33', width: 1 }, ticks: { stroke: muted + '55' } };
   const width = Math.max(280, el.clientWidth);
   const plot = new uPlot(

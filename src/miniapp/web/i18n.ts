@@ -20,12 +20,20 @@ export function describeError(t: T, err: unknown): string {
   return t('err_generic', { code: 'page' });
 }
 
-export function formatMoney(lang: Lang, v: number, currency: string): string {
-  return new Intl.NumberFormat(lang, { style: 'currency', currency, maximumFractionDigits: 2 }).format(v);
+export function formatMoney(lang: Lang, v: number, currency: string | null): string {
+  try {
+    if (currency) return new Intl.NumberFormat(lang, { style: 'currency', currency, maximumFractionDigits: 2 }).format(v);
+  } catch {
+    // A code Intl does not know (a crypto coin, say): the number, then the code.
+  }
+  return new Intl.NumberFormat(lang, { maximumFractionDigits: 2 }).format(v) + (currency ? ` ${currency}` : '');
 }
 
-export function formatPct(lang: Lang, v: number | null): string {
-  return v === null ? '—' : new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 2, signDisplay: 'exceptZero' }).format(v);
+/** `pct` in percent (the API's unit: 2.5 means 2.5 %). */
+export function formatPct(lang: Lang, pct: number | null | undefined, signed = true): string {
+  return pct === null || pct === undefined
+    ? '—'
+    : new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 2, signDisplay: signed ? 'exceptZero' : 'auto' }).format(pct / 100);
 }
 
 /** Accepts "2.05" and "2,05" (Russian keyboards); undefined for anything that is not a finite number. */

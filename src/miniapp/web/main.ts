@@ -45,9 +45,9 @@ async function boot(root: HTMLElement) {
   }
   try {
     const me = await api.me();
-    t = translator(me.language);
-    document.documentElement.lang = me.language;
-    render(html`<${App} base=${{ api, t, lang: me.language }} me=${me} />`, root);
+    t = translator(me.lang);
+    document.documentElement.lang = me.lang;
+    render(html`<${App} base=${{ api, t, lang: me.lang }} me=${me} />`, root);
   } catch (e) {
     render(html`<div class="error fatal" role="alert">${describeError(t, e)}</div>`, root);
   }
