@@ -12,8 +12,14 @@ import { gzipSync } from 'node:zlib';
 import { assetType, type Asset, type AssetProvider } from './asset-provider.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The page's sources: beside this file under src/, or back in src/ when this runs from dist/. */
-const webDir = existsSync(join(here, 'web', 'main.ts')) ? join(here, 'web') : join(here, '..', '..', 'src', 'miniapp', 'web');
+/** The page's sources: beside this file under src/, else up from dist/ or .bench-build/src/ to the repository's src/. */
+function findWebDir(): string {
+  for (let dir = here; ; dir = dirname(dir)) {
+    for (const candidate of [join(dir, 'web'), join(dir, 'src', 'miniapp', 'web')]) if (existsSync(join(candidate, 'main.ts'))) return candidate;
+    if (dirname(dir) === dir) throw new Error('the Mini App sources (src/miniapp/web) are not beside the build');
+  }
+}
+const webDir = findWebDir();
 
 export async function buildAssets(opts: { minify?: boolean } = {}): Promise<Map<string, Buffer>> {
   const result = await build({

@@ -17,9 +17,12 @@ export function Ledger() {
   const [undoable, setUndoable] = useState<Undo | null>(null);
   const chartEl = useRef<HTMLDivElement>(null);
 
+  const first = useRef(ctx.firstLedger);
   const load = () => {
     setError('');
-    api.ledger(q).then(setView, (e: unknown) => setError(describeError(t, e)));
+    const pending = first.current && Object.keys(q).length === 0 ? first.current : api.ledger(q);
+    first.current = undefined;
+    pending.then(setView, (e: unknown) => setError(describeError(t, e)));
   };
   useEffect(load, [q]);
   useEffect(() => {

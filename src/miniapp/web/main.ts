@@ -43,11 +43,14 @@ async function boot(root: HTMLElement) {
     render(html`<div class="error fatal" role="alert">${t('err_auth')}</div>`, root);
     return;
   }
+  // The ledger (the first screen) is asked for beside `me`, not after it: one round trip less on a slow network.
+  const firstLedger = api.ledger({});
+  firstLedger.catch(() => undefined);
   try {
     const me = await api.me();
     t = translator(me.lang);
     document.documentElement.lang = me.lang;
-    render(html`<${App} base=${{ api, t, lang: me.lang }} me=${me} />`, root);
+    render(html`<${App} base=${{ api, t, lang: me.lang, firstLedger }} me=${me} />`, root);
   } catch (e) {
     render(html`<div class="error fatal" role="alert">${describeError(t, e)}</div>`, root);
   }
