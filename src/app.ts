@@ -122,7 +122,7 @@ async function startOnStore(
     logger,
     metrics,
     ...(front.running && { running: front.running }),
-    ...miniAppOf(mountMiniApp({ config, store, clock, logger, client })),
+    ...miniAppOf(mountMiniApp(front.runtime)),
     checks: [
       front.check,
       storeCheck(store),

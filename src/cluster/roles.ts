@@ -97,7 +97,7 @@ export async function startClusterRole(opts: ClusterRoleOptions): Promise<App> {
     metrics,
     ...(running && { running }),
     // The Mini App needs the bot's token and acts as the chat does: a front's, never a worker's.
-    ...(front ? miniAppOf(mountMiniApp({ config, store, clock, logger, client })) : {}),
+    ...(front ? miniAppOf(mountMiniApp(front.front.runtime)) : {}),
     checks: [...(front?.checks ?? []), storeCheck(store), ...(worker?.checks ?? [])],
     details: () => ({ role, ...(worker && { worker: worker.details() }), ...(front && { front: front.details() }) }),
   });

@@ -22,6 +22,9 @@ import {
   API_PREFIX,
   bookIdSchema,
   bookPutBodySchema,
+  coverageBodySchema,
+  filterPutBodySchema,
+  type Coverage,
   editBodySchema,
   ledgerQuerySchema,
   MAX_BODY_BYTES,
@@ -36,6 +39,10 @@ import {
 } from './contract.js';
 import { checkInitData, initDataOf } from './init-data.js';
 import type { ZodType } from 'zod';
+import type { SaveOutcome } from '../bot/actions/save-filter.js';
+import type { FilterSettings } from '../service/filter-model.js';
+import { isService, SERVICES, type Service } from '../service/services.js';
+import type { ServiceCoverage } from '../scheduler/port.js';
 
 /** Requests one user may make in a minute (a page load makes 2 or 3; a busy minute of edits a few dozen). */
 export const REQUESTS_PER_MINUTE = 120;
@@ -48,6 +55,13 @@ export interface MiniAppApiOptions {
   maxAgeSeconds: number;
   /** The dictionaries' bookmakers (id → name), in the user's language when the client has them. */
   bookmakers(lang: Lang): Readonly<Record<string, string>>;
+  /** The dictionaries' sports (id → name). */
+  sports(lang: Lang): Readonly<Record<string, string>>;
+  /** /filter's save path (drafts when the budget refuses) and the planner's coverage, as the chat uses them. */
+  filters: {
+    save(userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome>;
+    coverage(userId: number, extra?: Service): Partial<Record<Service, ServiceCoverage>>;
+  };
 }
 
 type Code = (typeof ERROR_CODES)[number];
@@ -289,6 +303,40 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
       const stored = await opts.store.ledger.put(userId, next);
       return sendJson(res, 200, { position: apiPosition(stored, await opts.store.ledger.book(userId), now) });
     }
+    if (route === '/filters') {
+      only('GET');
+      const coverage = opts.filters.coverage(userId);
+      const names = (m: Readonly<Record<string, string>>) => Object.entries(m).map(([id, name]) => ({ id: Number(id), name }));
+      const services = SERVICES.filter((s) => user?.filters[s] !== undefined || user?.drafts[s] !== undefined);
+      return sendJson(res, 200, {
+        services: services.map((s) => ({
+          service: s,
+          filter: (user?.filters[s] ?? user?.drafts[s])!.settings,
+          draft: user?.drafts[s]?.settings ?? null,
+          coverage: coverageOf(coverage[s] ?? opts.filters.coverage(userId, s)[s]),
+        })),
+        dictionaries: { sports: names(opts.sports(lang.value)), bookmakers: names(opts.bookmakers(lang.value)) },
+      });
+    }
+    if (route === '/filters/coverage') {
+      only('POST');
+      const b = parse(coverageBodySchema, await readJson(req, t), t);
+      if (!isService(b.service)) throw new ApiFailure('not_found', t('miniapp_err_not_found', { what: b.service }));
+      return sendJson(res, 200, coverageOf(opts.filters.coverage(userId, b.service)[b.service]));
+    }
+    const filterRoute = /^\/filters\/([^/]+)$/.exec(route);
+    if (filterRoute) {
+      only('PUT');
+      const body = await readJson(req, t);
+      const service = filterRoute[1]!;
+      if (!isService(service)) throw new ApiFailure('not_found', t('miniapp_err_not_found', { what: service.slice(0, 32) }));
+      const b = parse(filterPutBodySchema, body, t);
+      const outcome = await opts.filters.save(userId, service, b.filter);
+      if (outcome.kind === 'no_key') throw new ApiFailure('conflict', t('miniapp_filter_no_key'));
+      if (outcome.kind === 'capped') throw new ApiFailure('too_many', t('miniapp_filter_capped', { min: Math.ceil(outcome.waitMs / 60_000) }));
+      if (outcome.kind === 'error') throw new ApiFailure('conflict', t('miniapp_filter_error', { kind: outcome.errorKind }));
+      return sendJson(res, 200, { saved: outcome.kind, filter: b.filter, coverage: coverageOf(opts.filters.coverage(userId)[service]) });
+    }
     if (route === '/books') {
       only('GET');
       const names = opts.bookmakers(lang.value);
@@ -326,6 +374,12 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
       sendJson(res, 500, { error: { code: 'internal', message: translator(lang.value)('miniapp_err_internal') } });
     });
   };
+}
+
+/** The planner's figure as the page shows it (the same share /filter's summary prints). */
+function coverageOf(c: ServiceCoverage | undefined): Coverage {
+  if (!c) return { share: null, intervalSeconds: null, fits: false };
+  return { share: c.share, intervalSeconds: Math.round(c.intervalMs / 1000), fits: c.state === 'active' && c.share > 0 && c.draft !== true };
 }
 
 type UserBooks = Readonly<Record<string, { commission?: number; max?: number; min?: number; step?: number; status?: 'ok' | 'limited' | 'closed' }>>;

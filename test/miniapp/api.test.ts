@@ -16,6 +16,10 @@ import { CSP, createMiniAppRoutes, type AssetProvider } from '../../src/miniapp/
 import { signInitData } from '../../src/miniapp/init-data.js';
 import { openStore } from '../../src/store/store.js';
 import type { Store } from '../../src/store/port.js';
+import type { SaveOutcome } from '../../src/bot/actions/save-filter.js';
+import type { FilterSettings } from '../../src/service/filter-model.js';
+import type { Service } from '../../src/service/services.js';
+import type { ServiceCoverage } from '../../src/scheduler/port.js';
 
 const TOKEN = '999:api-test-token';
 const ME = 501;
@@ -35,6 +39,8 @@ let store: Store;
 let clock: ManualClock;
 let server: HealthServer;
 let base: string;
+let saves: { userId: number; service: Service; settings: FilterSettings }[];
+let budgetRefuses: boolean;
 
 const initData = (userId: number, atMs = clock.now(), token = TOKEN, lang = 'en') =>
   signInitData({ auth_date: String(Math.floor(atMs / 1000)), query_id: 'q', user: JSON.stringify({ id: userId, first_name: 'U', language_code: lang }) }, token);
@@ -66,7 +72,16 @@ beforeEach(async () => {
   store.updateUser(ME, () => {}, { chatId: ME, lang: 'en' });
   await store.ledger.put(ME, arb('1', clock.now() - 3_600_000));
   await store.ledger.put(OTHER, arb('7', clock.now() - 3_600_000));
-  const api = createMiniAppApi({ store, clock, logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600, bookmakers: () => BOOKS });
+  saves = [];
+  const filters = {
+    save: async (userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> => {
+      saves.push({ userId, service, settings });
+      return budgetRefuses ? { kind: 'draft' } : { kind: 'saved' };
+    },
+    coverage: (): Partial<Record<Service, ServiceCoverage>> => ({ arbs_prematch: { share: 0.5, intervalMs: 4000, state: 'active' } }),
+  };
+  budgetRefuses = false;
+  const api = createMiniAppApi({ store, clock, logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600, bookmakers: () => BOOKS, sports: () => ({ '1': 'Football' }), filters });
   server = await startHealthServer({ port: 0, checks: [], metrics: { render: async () => '', contentType: 'text/plain' }, miniApp: createMiniAppRoutes(api, assets) });
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -191,6 +206,23 @@ describe('Mini App bookmakers', () => {
     const bad = await call('/app/api/books/3', { method: 'PUT', body: JSON.stringify({ settings: { min: 500, max: 300 } }) });
     expect(bad.status).toBe(409);
     expect(store.getUser(ME)!.books['3']).toEqual({ max: 300, step: 5 });
+  });
+});
+
+describe('Mini App filters', () => {
+  it("saves through /filter's path as the signed user, says draft when the budget refuses, and refuses a bad filter or service", async () => {
+    const filter = { sports: [1], bookmakers: [1, 3], minProfit: 1.5 };
+    const put = await call('/app/api/filters/arbs_prematch', { method: 'PUT', body: JSON.stringify({ filter }) });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ saved: 'saved', coverage: { share: 0.5, intervalSeconds: 4, fits: true } });
+    expect(saves).toMatchObject([{ userId: ME, service: 'arbs_prematch', settings: { sports: [1], bookmakers: [1, 3], minProfit: 1.5 } }]);
+    budgetRefuses = true;
+    expect(await (await call('/app/api/filters/arbs_prematch', { method: 'PUT', body: JSON.stringify({ filter }) })).json()).toMatchObject({ saved: 'draft' });
+    expect((await call('/app/api/filters/arbs_prematch', { method: 'PUT', body: JSON.stringify({ filter: { minProfit: 'x' } }) })).status).toBe(400);
+    expect((await call('/app/api/filters/nope', { method: 'PUT', body: JSON.stringify({ filter }) })).status).toBe(404);
+    expect(saves).toHaveLength(2);
+    const cov = await call('/app/api/filters/coverage', { method: 'POST', body: JSON.stringify({ service: 'arbs_prematch', filter }) });
+    expect(await cov.json()).toEqual({ share: 0.5, intervalSeconds: 4, fits: true });
   });
 });
 

@@ -16,6 +16,9 @@ export const miniappEn = {
   miniapp_not_editable: 'Leg {n} of position {id} cannot be edited (no such leg, or it was refused).',
   miniapp_undo_refused: 'That change of position {id} can no longer be undone (a later change, or over {min} minutes ago).',
   miniapp_book_unknown: 'No bookmaker {value} in the dictionaries. Reload the page.',
+  miniapp_filter_no_key: 'No key is connected: send /connect in the chat first, then save again.',
+  miniapp_filter_capped: 'Too many filter saves this hour. Try again in about {min} min.',
+  miniapp_filter_error: 'The service refused the filter ({kind}); nothing was saved. Try again later or check /status in the chat.',
 };
 
 export const miniappRu: Record<keyof typeof miniappEn, string> = {
@@ -32,4 +35,7 @@ export const miniappRu: Record<keyof typeof miniappEn, string> = {
   miniapp_not_editable: 'Ногу {n} позиции {id} нельзя изменить (нет такой ноги или её не приняли).',
   miniapp_undo_refused: 'Это изменение позиции {id} уже нельзя отменить (было более позднее или прошло больше {min} минут).',
   miniapp_book_unknown: 'Букмекера {value} нет в справочниках. Обновите страницу.',
+  miniapp_filter_no_key: 'Ключ не подключён: сначала отправьте /connect в чате, затем сохраните снова.',
+  miniapp_filter_capped: 'Слишком много сохранений фильтра за час. Повторите примерно через {min} мин.',
+  miniapp_filter_error: 'Сервис отклонил фильтр ({kind}); ничего не сохранено. Повторите позже или проверьте /status в чате.',
 };
