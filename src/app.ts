@@ -21,6 +21,7 @@ import { createFront } from './roles/front.js';
 import { createPolling } from './roles/polling.js';
 import { watchDictionaries } from './roles/dictionaries.js';
 import { openOperatorPort } from './roles/operator-port.js';
+import { miniAppOf, mountMiniApp } from './miniapp/mount.js';
 import { openCheckedVault } from './roles/open-vault.js';
 import { appHandle, type App } from './roles/handle.js';
 import { clusterParts, type ClusterParts } from './cluster/parts.js';
@@ -121,6 +122,7 @@ async function startOnStore(
     logger,
     metrics,
     ...(front.running && { running: front.running }),
+    ...miniAppOf(mountMiniApp(front.runtime)),
     checks: [
       front.check,
       storeCheck(store),

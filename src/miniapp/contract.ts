@@ -130,8 +130,8 @@ export const MAX_OPEN_LISTED = 200;
 // POST /app/api/positions/:id/settle
 export const positionIdSchema = z.string().regex(/^[0-9a-z]{1,10}$/);
 export const settleBodySchema = z.union([
-  /** The whole position as /open's buttons: one outcome won, all void, a middle hit. */
-  z.object({ result: z.union([z.literal('void'), z.literal('hit'), z.object({ outcome: z.number().int().min(0).max(15) })]) }).strict(),
+  /** The whole position as /open's buttons: one outcome won (arbs, middles), a middle hit, all void, a valuebet's result. */
+  z.object({ result: z.union([z.enum(['won', 'half_won', 'void', 'half_lost', 'lost', 'hit']), z.object({ outcome: z.number().int().min(0).max(15) }).strict()]) }).strict(),
   /** Every placed leg its own result (null for a leg not placed), as /open's per-leg settle. */
   z.object({ legs: z.array(z.enum(LEG_RESULTS).nullable()).min(1).max(16) }).strict(),
 ]);
