@@ -13,6 +13,7 @@
  */
 import type { UserFromGetMe } from 'grammy/types';
 import type { Clock } from '../clock.js';
+import { builtMiniAppAssets } from '../miniapp/asset-provider.js';
 import { miniAppOf, mountMiniApp } from '../miniapp/mount.js';
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -97,7 +98,7 @@ export async function startClusterRole(opts: ClusterRoleOptions): Promise<App> {
     metrics,
     ...(running && { running }),
     // The Mini App needs the bot's token and acts as the chat does: a front's, never a worker's.
-    ...(front ? miniAppOf(mountMiniApp(front.front.runtime)) : {}),
+    ...(front ? miniAppOf(mountMiniApp(front.front.runtime, builtMiniAppAssets())) : {}),
     checks: [...(front?.checks ?? []), storeCheck(store), ...(worker?.checks ?? [])],
     details: () => ({ role, ...(worker && { worker: worker.details() }), ...(front && { front: front.details() }) }),
   });

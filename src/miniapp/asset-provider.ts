@@ -2,8 +2,9 @@
  * The Mini App's static files as the HTTP server asks for them (`get(name)`), read once from the
  * directory `npm run build` wrote (dist/miniapp-assets); the server does not care how they were built.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface Asset {
   body: Buffer;
@@ -32,4 +33,10 @@ export function assetsFromFiles(dir: string): AssetProvider {
     assets.set(name, { body: readFileSync(join(dir, name)), type, ...(gz ? { gzip: gz } : {}) });
   }
   return { get: (name) => assets.get(name) };
+}
+
+/** What `npm run build` wrote beside dist/ (dist/miniapp-assets), when it did; the bot then serves it. */
+export function builtMiniAppAssets(): AssetProvider | undefined {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'miniapp-assets');
+  return existsSync(join(dir, 'index.html')) ? assetsFromFiles(dir) : undefined;
 }
