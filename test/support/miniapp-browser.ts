@@ -48,8 +48,14 @@ export async function launchChromium(opts: { width?: number; height?: number; co
 /** Where failure screenshots go: test-output/miniapp (gitignored), or TEST_OUTPUT_DIR. */
 export const SCREENSHOT_DIR = join(process.env.TEST_OUTPUT_DIR ?? join(process.cwd(), 'test-output'), 'miniapp');
 
+/** The browser, or why it could not start: kept so every test fails with the reason instead of being skipped. */
+export function launchOrReason(): Promise<Browser | Error> {
+  return launchChromium().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+}
+
 /** Runs `body` on a fresh page; on failure saves a full-page screenshot named for the test, then rethrows. */
-export async function withPage(browser: Browser, name: string, body: (page: Page) => Promise<void>): Promise<void> {
+export async function withPage(browser: Browser | Error, name: string, body: (page: Page) => Promise<void>): Promise<void> {
+  if (browser instanceof Error) throw browser;
   const page = await browser.context.newPage();
   // Shorter than the test's own timeout, so a stuck step fails here and leaves its screenshot.
   page.setDefaultTimeout(8_000);
