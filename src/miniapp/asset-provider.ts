@@ -6,15 +6,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export interface Asset {
-  body: Buffer;
-  type: string;
-  gzip?: Buffer;
-}
+import type { Asset, AssetProvider } from './server.js';
 
-export interface AssetProvider {
-  get(name: string): Asset | undefined;
-}
+export type { Asset, AssetProvider };
 
 const TYPES: Record<string, string | undefined> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', html: 'text/html; charset=utf-8' };
 
