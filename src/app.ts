@@ -21,6 +21,8 @@ import { createFront } from './roles/front.js';
 import { createPolling } from './roles/polling.js';
 import { watchDictionaries } from './roles/dictionaries.js';
 import { openOperatorPort } from './roles/operator-port.js';
+import { builtMiniAppAssets, type AssetProvider } from './miniapp/asset-provider.js';
+import { miniAppOf, mountMiniApp } from './miniapp/mount.js';
 import { openCheckedVault } from './roles/open-vault.js';
 import { appHandle, type App } from './roles/handle.js';
 import { clusterParts, type ClusterParts } from './cluster/parts.js';
@@ -42,6 +44,8 @@ export interface AppOptions {
   leaseTimings?: Partial<LeaseTimings>;
   /** With REDIS_URL, tests: added to Redis's clock in the fronts' shared state (questions and caps expire on it). */
   stateClockOffsetMs?: () => number;
+  /** The Mini App's page (default: what `npm run build` wrote; the playground and tests build it in memory). */
+  miniAppAssets?: AssetProvider;
 }
 
 export async function startApp(opts: AppOptions): Promise<App> {
@@ -50,7 +54,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
 }
 
 /** One process, lowdb, no Redis: what `npm start` runs without REDIS_URL. */
-async function startEmbedded({ config: settings, logger, clock = systemClock, botInfo }: AppOptions): Promise<App> {
+async function startEmbedded({ config: settings, logger, clock = systemClock, botInfo, miniAppAssets }: AppOptions): Promise<App> {
   const token = settings.BOT_TOKEN;
   if (token === undefined) throw new ConfigError('BOT_TOKEN: expected the token from @BotFather (set it in .env or the environment)');
   const config = { ...settings, BOT_TOKEN: token };
@@ -60,7 +64,7 @@ async function startEmbedded({ config: settings, logger, clock = systemClock, bo
     logger.warn({ file: store.loadReport.movedAside }, 'the database file was unreadable: moved aside, starting empty');
   }
   try {
-    return await startOnStore({ config, logger, clock, ...(botInfo && { botInfo }) }, store);
+    return await startOnStore({ config, logger, clock, ...(botInfo && { botInfo }), ...(miniAppAssets && { miniAppAssets }) }, store);
   } catch (err) {
     // A start that fails (Telegram refusing the token, a port taken) releases DATA_DIR/bot.lock,
     // so the next start is not refused over this one.
@@ -71,7 +75,7 @@ async function startEmbedded({ config: settings, logger, clock = systemClock, bo
 
 /** The embedded bot on its opened store; `startEmbedded` closes the store when this throws. */
 async function startOnStore(
-  { config, logger, clock, botInfo }: { config: Config & { BOT_TOKEN: string }; logger: Logger; clock: Clock; botInfo?: UserFromGetMe | undefined },
+  { config, logger, clock, botInfo, miniAppAssets }: { config: Config & { BOT_TOKEN: string }; logger: Logger; clock: Clock; botInfo?: UserFromGetMe | undefined; miniAppAssets?: AssetProvider },
   store: Awaited<ReturnType<typeof openStore>>,
 ): Promise<App> {
   const vault = await openCheckedVault(config, store, logger);
@@ -121,6 +125,7 @@ async function startOnStore(
     logger,
     metrics,
     ...(front.running && { running: front.running }),
+    ...miniAppOf(mountMiniApp(front.runtime, miniAppAssets ?? builtMiniAppAssets())),
     checks: [
       front.check,
       storeCheck(store),

@@ -147,6 +147,11 @@ export const configSchema = z.object({
       .refine((n) => n >= 1 && n <= 65535, { error: PORT_ERROR })
       .optional(),
   ),
+  // The Mini App (issue 34): the public https:// URL that reaches HTTP_PORT's /app/; empty = off
+  // (no menu button, no button mentions it).
+  MINI_APP_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'an https:// URL that reaches HTTP_PORT (e.g. https://bot.example.com/app/)' }).optional()),
+  // initData signed longer ago than this is refused (Telegram signs it when the app opens).
+  MINI_APP_MAX_AGE_SECONDS: int(3600, 60, 86_400),
   // On a public interface /healthz shows its reasons and details only with this bearer token.
   HEALTH_TOKEN: optionalString.pipe(
     z
@@ -209,6 +214,12 @@ export const configSchema = z.object({
         message: `rediss:// (TLS) for a Redis on another host (${url.hostname}); on a private network you trust, keep redis:// and set REDIS_PLAINTEXT=allow`,
       });
     }
+  }
+  if (c.MINI_APP_URL !== undefined) {
+    const url = new URL(c.MINI_APP_URL);
+    // Telegram opens Mini Apps over https only; plain http is for this machine (the playground).
+    if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) ctx.addIssue({ code: 'custom', path: ['MINI_APP_URL'], message: 'https:// (Telegram opens Mini Apps only over https)' });
+    if (c.HTTP_PORT === undefined) ctx.addIssue({ code: 'custom', path: ['HTTP_PORT'], message: 'a port to serve the Mini App on (MINI_APP_URL is set)' });
   }
   if (c.TELEGRAM_WEBHOOK_URL !== undefined && c.HTTP_PORT === undefined) {
     ctx.addIssue({ code: 'custom', path: ['HTTP_PORT'], message: 'a port for the webhook to listen on (TELEGRAM_WEBHOOK_URL is set)' });

@@ -86,6 +86,10 @@ async function onFeatureError(err: BotError<BotContext>): Promise<void> {
   }
 }
 
+const runtimes = new WeakMap<Bot<BotContext>, BotRuntime>();
+/** The runtime the bot's features use (the Mini App's API acts through the same store, caps and scheduler). */
+export const runtimeOf = (bot: Bot<BotContext>): BotRuntime => runtimes.get(bot)!;
+
 export function createBot(deps: BotDeps): Bot<BotContext> {
   const { config } = deps;
   if (!config.BOT_TOKEN) throw new Error('BOT_TOKEN is not set: get one from @BotFather');
@@ -98,6 +102,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
     ...(deps.botInfo ? { botInfo: deps.botInfo } : {}),
     client: { apiRoot: config.TELEGRAM_API_ROOT, ...deps.telegramClient },
   });
+  runtimes.set(bot, rt);
   // Innermost (closest to Telegram): the chat gate, so each try of auto-retry waits for its slot.
   const gate = deps.chatGate ? [chatGateTransformer(deps.chatGate)] : [];
   bot.api.config.use(...gate, retryTransformer(RETRY_MAX_DELAY_S), ...(deps.apiTransformers ?? []), htmlByDefault());

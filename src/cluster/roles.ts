@@ -13,6 +13,8 @@
  */
 import type { UserFromGetMe } from 'grammy/types';
 import type { Clock } from '../clock.js';
+import { builtMiniAppAssets } from '../miniapp/asset-provider.js';
+import { miniAppOf, mountMiniApp } from '../miniapp/mount.js';
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { appHandle, type App } from '../roles/handle.js';
@@ -95,6 +97,8 @@ export async function startClusterRole(opts: ClusterRoleOptions): Promise<App> {
     logger,
     metrics,
     ...(running && { running }),
+    // The Mini App needs the bot's token and acts as the chat does: a front's, never a worker's.
+    ...(front ? miniAppOf(mountMiniApp(front.front.runtime, builtMiniAppAssets())) : {}),
     checks: [...(front?.checks ?? []), storeCheck(store), ...(worker?.checks ?? [])],
     details: () => ({ role, ...(worker && { worker: worker.details() }), ...(front && { front: front.details() }) }),
   });

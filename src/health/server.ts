@@ -37,6 +37,8 @@ export interface HealthServerOptions {
   detailsToken?: string;
   /** Whether reasons and details need `detailsToken` (default: `host` is not loopback). */
   guarded?: boolean;
+  /** The Mini App's routes (`/app/…`, src/miniapp/server.ts): true when it answered. */
+  miniApp?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export interface HealthServer {
@@ -54,6 +56,7 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
       opts.webhook.handle(req, res);
       return;
     }
+    if (opts.miniApp?.(req, res)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       req.resume();
       res.writeHead(405, { allow: 'GET, HEAD' }).end();

@@ -8,6 +8,7 @@ import { budgetEn } from './parts/budget.js';
 import { filterInputEn } from './parts/filter-input.js';
 import { marketsEn } from './parts/markets.js';
 import { lookupsHelpEn } from './parts/lookups-help.js';
+import { miniappEn } from './parts/miniapp.js';
 import { numbersEn } from './parts/numbers.js';
 import { wordsEn } from './parts/words.js';
 import { ledgerRecordEn } from './parts/ledger-record.js';
@@ -544,6 +545,7 @@ export const en = {
   state_unavailable_short: 'Busy for a moment: nothing was done, please try again.',
   // Areas kept in parts/ (one file per area, both languages)
   ...budgetEn,
+  ...miniappEn,
   ...filterInputEn,
   ...marketsEn,
   ...lookupsHelpEn,

@@ -2,6 +2,7 @@
 /** Every user-facing string of the bot in Russian; the same keys and placeholders as `en.ts`. */
 import type { MessageKey } from './en.js';
 import { budgetRu } from './parts/budget.js';
+import { miniappRu } from './parts/miniapp.js';
 import { filterInputRu } from './parts/filter-input.js';
 import { marketsRu } from './parts/markets.js';
 import { lookupsHelpRu } from './parts/lookups-help.js';
@@ -543,6 +544,7 @@ export const ru: Record<MessageKey, string> = {
   state_unavailable_short: 'Минуту: ничего не сделано, повторите попытку.',
   // Areas kept in parts/ (one file per area, both languages)
   ...budgetRu,
+  ...miniappRu,
   ...filterInputRu,
   ...marketsRu,
   ...lookupsHelpRu,

@@ -17,6 +17,7 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger } from '../logger.js';
 import { startApp, type App } from '../app.js';
+import { buildAssetProvider } from '../miniapp/build-assets.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { startFakeTelegram, type FakeTelegram, type InlineAnswer, type SentMessage } from '../fake-telegram/server.js';
 import { KeyboardRouter } from './keyboards.js';
@@ -71,7 +72,8 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
   const logger = createLogger(config.LOG_LEVEL, pino.destination({ dest: logFile, sync: false }));
   let app: App;
   try {
-    app = await startApp({ config: { ...config, BOT_TOKEN: telegram.token }, logger });
+    // The Mini App's page built in memory from src/, so the playground needs no `npm run build`.
+    app = await startApp({ config: { ...config, BOT_TOKEN: telegram.token }, logger, miniAppAssets: await buildAssetProvider() });
   } catch (err) {
     // A start that fails leaves nothing behind either (the folder holds an encryption key).
     await telegram.close();

@@ -24,7 +24,8 @@ import { chatGateTransformer } from '../outbox/chat-gate.js';
 import { DestinationWatch } from '../outbox/destinations.js';
 import { latestReadCheck } from '../outbox/quiet-summary.js';
 import { htmlByDefault } from '../lib/parse-mode.js';
-import { createBot } from '../bot/bot.js';
+import { createBot, runtimeOf } from '../bot/bot.js';
+import type { BotRuntime } from '../bot/deps.js';
 import type { BotStats, ChatTurns } from '../bot/deps.js';
 import { runBot, type BotHandle } from '../bot/run.js';
 import type { FirstSeen } from '../bot/webhook.js';
@@ -74,6 +75,8 @@ export interface Front {
   readonly api: Api;
   /** Starts sending, receiving updates and watching destinations. */
   start(): Promise<void>;
+  /** What the bot's features act through (the Mini App's API uses the same). */
+  readonly runtime: BotRuntime;
   /** The bot's update intake, once started. */
   readonly running: BotHandle | undefined;
   /** `telegram`: updates reach the bot. */
@@ -155,6 +158,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
   return {
     outbox,
     api: checkApi,
+    runtime: runtimeOf(bot),
     get running() {
       return running;
     },

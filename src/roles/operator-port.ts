@@ -2,6 +2,7 @@
  * Opens the operator port (HTTP_PORT): `/healthz` with the checks of the roles this process runs,
  * `/metrics`, and in webhook mode the webhook's path. Nothing when HTTP_PORT is not set.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { BotHandle } from '../bot/run.js';
@@ -16,6 +17,8 @@ export interface OperatorPortOptions {
   /** The front's intake: in webhook mode its receiver is served here. */
   running?: BotHandle;
   details?: () => Record<string, unknown>;
+  /** The Mini App's routes (src/miniapp/mount.ts), when MINI_APP_URL is set and this process holds the bot. */
+  miniApp?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export async function openOperatorPort(opts: OperatorPortOptions): Promise<HealthServer | undefined> {
@@ -29,10 +32,11 @@ export async function openOperatorPort(opts: OperatorPortOptions): Promise<Healt
     metrics: opts.metrics,
     ...(webhook && { webhook: { path: webhook.path, handle: (req, res) => webhook.receiver.handle(req, res) } }),
     ...(opts.details && { details: opts.details }),
+    ...(opts.miniApp && { miniApp: opts.miniApp }),
     ...(config.HEALTH_TOKEN !== undefined && { detailsToken: config.HEALTH_TOKEN }),
   });
   logger.info(
-    { host: config.HTTP_HOST, port: health.port, ...(webhook && { webhookPath: webhook.path }) },
+    { host: config.HTTP_HOST, port: health.port, ...(webhook && { webhookPath: webhook.path }), ...(opts.miniApp && { miniApp: '/app/' }) },
     webhook ? 'operator port open: /healthz, /metrics and the webhook' : 'operator port open: /healthz and /metrics',
   );
   return health;

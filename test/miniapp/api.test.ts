@@ -1,0 +1,239 @@
+/**
+ * The Mini App's API over real HTTP on the bot's own server (startHealthServer with the routes),
+ * against the embedded store: each defence refuses what it must (forged, expired, future initData,
+ * another user's position, an oversized body, a wrong method, a path out of /app/assets).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { startHealthServer, type HealthServer } from '../../src/health/server.js';
+import { makeLeg, positionSchema, type Position } from '../../src/ledger/model.js';
+import { silentLogger } from '../../src/logger.js';
+import { createMiniAppApi, REQUESTS_PER_MINUTE } from '../../src/miniapp/api.js';
+import { CSP, createMiniAppRoutes, type AssetProvider } from '../../src/miniapp/server.js';
+import { signInitData } from '../../src/miniapp/init-data.js';
+import { openStore } from '../../src/store/store.js';
+import type { Store } from '../../src/store/port.js';
+import type { SaveOutcome } from '../../src/bot/actions/save-filter.js';
+import type { FilterSettings } from '../../src/service/filter-model.js';
+import type { Service } from '../../src/service/services.js';
+import type { ServiceCoverage } from '../../src/scheduler/port.js';
+
+const TOKEN = '999:api-test-token';
+const ME = 501;
+const OTHER = 502;
+const BOOKS = { '1': 'Pinnacle', '2': 'Betfair Exchange', '3': 'Bet365' };
+const assets: AssetProvider = {
+  get: (name) =>
+    name === 'index.html'
+      ? { body: Buffer.from('<!doctype html><title>app</title>'), type: 'text/html; charset=utf-8' }
+      : name === 'app-abc123.js'
+        ? { body: Buffer.from('console.log(1)'), type: 'text/javascript' }
+        : undefined,
+};
+
+let dir: string;
+let store: Store;
+let clock: ManualClock;
+let server: HealthServer;
+let base: string;
+let saves: { userId: number; service: Service; settings: FilterSettings }[];
+let budgetRefuses: boolean;
+
+const initData = (userId: number, atMs = clock.now(), token = TOKEN, lang = 'en') =>
+  signInitData({ auth_date: String(Math.floor(atMs / 1000)), query_id: 'q', user: JSON.stringify({ id: userId, first_name: 'U', language_code: lang }) }, token);
+
+const call = (path: string, init: RequestInit & { user?: number; auth?: string } = {}) =>
+  fetch(`${base}${path}`, {
+    ...init,
+    headers: { ...(init.auth !== '' ? { authorization: init.auth ?? `tma ${initData(init.user ?? ME)}` } : {}), ...(init.body ? { 'content-type': 'application/json' } : {}) },
+  });
+
+function arb(id: string, placedAt: number): Position {
+  return positionSchema.parse({
+    id,
+    kind: 'arbs',
+    service: 'prematch',
+    itemId: `i${id}`,
+    eventId: `e${id}`,
+    sport: 'Football',
+    event: 'A vs B',
+    placedAt,
+    legs: [makeLeg({ outcome: 0, bookmaker: 'Pinnacle', market: 'P1', odds: 2.1, stake: 100 }), makeLeg({ outcome: 1, bookmaker: 'Bet365', market: 'X2', odds: 2.1, stake: 100 })],
+  });
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'miniapp-api-'));
+  clock = new ManualClock();
+  store = await openStore({ dataDir: dir, logger: silentLogger, clock, debounceMs: 20 });
+  store.updateUser(ME, () => {}, { chatId: ME, lang: 'en' });
+  await store.ledger.put(ME, arb('1', clock.now() - 3_600_000));
+  await store.ledger.put(OTHER, arb('7', clock.now() - 3_600_000));
+  saves = [];
+  const filters = {
+    save: async (userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> => {
+      saves.push({ userId, service, settings });
+      return budgetRefuses ? { kind: 'draft' } : { kind: 'saved' };
+    },
+    coverage: (): Partial<Record<Service, ServiceCoverage>> => ({ arbs_prematch: { share: 0.5, intervalMs: 4000, state: 'active' } }),
+  };
+  budgetRefuses = false;
+  const api = createMiniAppApi({ store, clock, logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600, bookmakers: () => BOOKS, sports: () => ({ '1': 'Football' }), filters });
+  server = await startHealthServer({ port: 0, checks: [], metrics: { render: async () => '', contentType: 'text/plain' }, miniApp: createMiniAppRoutes(api, assets) });
+  base = `http://127.0.0.1:${server.port}`;
+});
+
+afterEach(async () => {
+  await server.close();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('Mini App API auth', () => {
+  it('answers the signed user, with the strict CSP, nosniff and no cookie', async () => {
+    const res = await call('/app/api/me');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ userId: ME, lang: 'en', keyStored: false });
+    expect(res.headers.get('content-security-policy')).toBe(CSP);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('refuses a forged hash, another bot token, no header: 401 in words', async () => {
+    const forged = initData(ME).replace(/hash=([0-9a-f])/, (_m, c: string) => `hash=${c === '0' ? '1' : '0'}`);
+    for (const auth of [`tma ${forged}`, `tma ${initData(ME, clock.now(), '999:other')}`, '']) {
+      const res = await call('/app/api/me', { auth });
+      expect(res.status).toBe(401);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('unauthorized');
+      expect(body.error.message).toMatch(/open it again/);
+    }
+  });
+
+  it('refuses expired initData and initData from the future', async () => {
+    const old = await call('/app/api/me', { auth: `tma ${initData(ME, clock.now() - 3601_000)}` });
+    expect(old.status).toBe(401);
+    expect(((await old.json()) as { error: { code: string } }).error.code).toBe('expired');
+    const future = await call('/app/api/me', { auth: `tma ${initData(ME, clock.now() + 120_000)}` });
+    expect(future.status).toBe(401);
+  });
+
+  it('answers in Russian when the user is unknown and Telegram says ru', async () => {
+    const res = await call('/app/api/nothing', { auth: `tma ${initData(777, clock.now(), TOKEN, 'ru')}` });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/Не найдено/);
+  });
+
+  it('caps a user at REQUESTS_PER_MINUTE, then lets them in the next minute', async () => {
+    for (let i = 0; i < REQUESTS_PER_MINUTE; i++) expect((await call('/app/api/me')).status).toBe(200);
+    expect((await call('/app/api/me')).status).toBe(429);
+    expect((await call('/app/api/me', { user: OTHER })).status).toBe(200);
+    await clock.advance(60_001);
+    expect((await call('/app/api/me')).status).toBe(200);
+  });
+});
+
+describe('Mini App ledger', () => {
+  it('lists the open position with its results; settles it, with an undo the chat honours; undoes it', async () => {
+    const view = (await (await call('/app/api/ledger')).json()) as { open: { id: string; legs: { results: string[] }[] }[]; openTotal: number };
+    expect(view.openTotal).toBe(1);
+    expect(view.open[0]!.legs[0]!.results).toContain('won');
+    const settled = await call('/app/api/positions/1/settle', { method: 'POST', body: JSON.stringify({ result: { outcome: 0 } }) });
+    expect(settled.status).toBe(200);
+    const s = (await settled.json()) as { position: { settled: boolean; pnl: number; undo: { n: number } } };
+    expect(s.position.settled).toBe(true);
+    expect(s.position.pnl).toBeCloseTo(10);
+    expect((await store.ledger.book(ME)).positions[0]!.settledAt).toBe(clock.now());
+    const undone = await call('/app/api/positions/1/undo', { method: 'POST', body: JSON.stringify({ n: s.position.undo.n }) });
+    expect(undone.status).toBe(200);
+    expect((await store.ledger.book(ME)).positions[0]!.settledAt).toBeNull();
+  });
+
+  it("refuses the undo once the chat's window is over", async () => {
+    const s = (await (await call('/app/api/positions/1/settle', { method: 'POST', body: JSON.stringify({ result: 'void' }) })).json()) as { position: { undo: { n: number } } };
+    await clock.advance(15 * 60_000 + 1);
+    const res = await call('/app/api/positions/1/undo', { method: 'POST', body: JSON.stringify({ n: s.position.undo.n }) });
+    expect(res.status).toBe(409);
+  });
+
+  it("finds no other user's position: 404, and their ledger is unchanged", async () => {
+    const res = await call('/app/api/positions/7/settle', { method: 'POST', body: JSON.stringify({ result: 'void' }) });
+    expect(res.status).toBe(404);
+    expect((await store.ledger.book(OTHER)).positions[0]!.settledAt).toBeNull();
+  });
+
+  it('edits a leg, and refuses bad input in words without changing anything', async () => {
+    const ok = await call('/app/api/positions/1/edit', { method: 'POST', body: JSON.stringify({ leg: 1, odds: 2.2, stake: 95 }) });
+    expect(ok.status).toBe(200);
+    expect((await store.ledger.book(ME)).positions[0]!.legs[1]).toMatchObject({ odds: 2.2, stake: 95 });
+    for (const body of [{ leg: 1, odds: 0.5 }, { leg: 1, stake: 10, extra: 1 }, { leg: 'x' }]) {
+      const bad = await call('/app/api/positions/1/edit', { method: 'POST', body: JSON.stringify(body) });
+      expect(bad.status).toBe(400);
+      const text = await bad.text();
+      expect(text).not.toMatch(/at .*\.ts|node_modules/);
+    }
+    expect((await store.ledger.book(ME)).positions[0]!.legs[1]).toMatchObject({ odds: 2.2, stake: 95 });
+  });
+
+  it('refuses an oversized body with 413 before reading it', async () => {
+    const res = await call('/app/api/positions/1/edit', { method: 'POST', body: JSON.stringify({ leg: 0, pad: 'x'.repeat(70_000) }) });
+    expect(res.status).toBe(413);
+  });
+
+  it('refuses a wrong method with 405', async () => {
+    expect((await call('/app/api/positions/1/settle')).status).toBe(405);
+    expect((await call('/app/api/ledger', { method: 'DELETE' })).status).toBe(405);
+  });
+
+  it('serves the CSV of settled positions', async () => {
+    await call('/app/api/positions/1/settle', { method: 'POST', body: JSON.stringify({ result: 'void' }) });
+    const res = await call('/app/api/ledger.csv');
+    expect(res.headers.get('content-type')).toMatch(/text\/csv/);
+    expect((await res.text()).split('\n').length).toBeGreaterThan(2);
+  });
+});
+
+describe('Mini App bookmakers', () => {
+  it('lists exchanges with their default commission and saves a row through the /book store rules', async () => {
+    const list = (await (await call('/app/api/books')).json()) as { books: { id: string; defaultCommission: number | null }[] };
+    expect(list.books.find((b) => b.id === '2')?.defaultCommission).toBeGreaterThan(0);
+    const put = await call('/app/api/books/3', { method: 'PUT', body: JSON.stringify({ settings: { max: 300, step: 5 } }) });
+    expect(put.status).toBe(200);
+    expect(store.getUser(ME)!.books['3']).toEqual({ max: 300, step: 5 });
+    const bad = await call('/app/api/books/3', { method: 'PUT', body: JSON.stringify({ settings: { min: 500, max: 300 } }) });
+    expect(bad.status).toBe(409);
+    expect(store.getUser(ME)!.books['3']).toEqual({ max: 300, step: 5 });
+  });
+});
+
+describe('Mini App filters', () => {
+  it("saves through /filter's path as the signed user, says draft when the budget refuses, and refuses a bad filter or service", async () => {
+    const filter = { sports: [1], bookmakers: [1, 3], minProfit: 1.5 };
+    const put = await call('/app/api/filters/arbs_prematch', { method: 'PUT', body: JSON.stringify({ filter }) });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ saved: 'saved', coverage: { share: 0.5, intervalSeconds: 4, fits: true } });
+    expect(saves).toMatchObject([{ userId: ME, service: 'arbs_prematch', settings: { sports: [1], bookmakers: [1, 3], minProfit: 1.5 } }]);
+    budgetRefuses = true;
+    expect(await (await call('/app/api/filters/arbs_prematch', { method: 'PUT', body: JSON.stringify({ filter }) })).json()).toMatchObject({ saved: 'draft' });
+    expect((await call('/app/api/filters/arbs_prematch', { method: 'PUT', body: JSON.stringify({ filter: { minProfit: 'x' } }) })).status).toBe(400);
+    expect((await call('/app/api/filters/nope', { method: 'PUT', body: JSON.stringify({ filter }) })).status).toBe(404);
+    expect(saves).toHaveLength(2);
+    const cov = await call('/app/api/filters/coverage', { method: 'POST', body: JSON.stringify({ service: 'arbs_prematch', filter }) });
+    expect(await cov.json()).toEqual({ share: 0.5, intervalSeconds: 4, fits: true });
+  });
+});
+
+describe('Mini App assets', () => {
+  it('serves the page and a hashed asset, and refuses path traversal', async () => {
+    expect((await fetch(`${base}/app/`)).status).toBe(200);
+    const js = await fetch(`${base}/app/assets/app-abc123.js`);
+    expect(js.headers.get('cache-control')).toMatch(/immutable/);
+    expect(js.headers.get('content-security-policy')).toBe(CSP);
+    for (const p of ['/app/assets/..%2f..%2fpackage.json', '/app/assets/../../package.json', '/app/assets/%2e%2e/index.html', '/app/assets/.env']) {
+      expect((await fetch(`${base}${p}`)).status).toBe(404);
+    }
+  });
+});

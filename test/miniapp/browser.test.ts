@@ -1,0 +1,147 @@
+/**
+ * The Mini App in headless Chromium against the real bot (startApp on a local embedded store, the
+ * fake Telegram, the sandbox service), opened with initData signed by the bot's token: what the
+ * page does reaches the chat, and initData that is forged, expired or for another user is refused
+ * in words. A missing Chromium fails this file (.ci/run installs it).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { en } from '../../src/locales/en.js';
+import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
+import { makeLeg, positionSchema } from '../../src/ledger/model.js';
+import { defaultFilter } from '../../src/service/filter-model.js';
+import { silentLogger } from '../../src/logger.js';
+import { buildAssetProvider } from '../../src/miniapp/build-assets.js';
+import { signInitData } from '../../src/miniapp/init-data.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { openStore } from '../../src/store/store.js';
+import { launchOrReason, withPage, type Browser } from '../support/miniapp-browser.js';
+import { freePort } from '../support/ports.js';
+
+const ME = 7301;
+const OTHER = 7302;
+let sandbox: Sandbox;
+let telegram: FakeTelegram;
+let app: App;
+let dataDir: string;
+let base: string;
+let browser: Browser | Error;
+const pageErrors: string[] = [];
+
+const initData = (userId: number, atMs = Date.now(), token = telegram.token) =>
+  signInitData({ auth_date: String(Math.floor(atMs / 1000)), query_id: 'q', user: JSON.stringify({ id: userId, first_name: 'Ann', language_code: 'en' }) }, token);
+/** Sends `text` in the private chat; resolves with the bot's first later answer containing `expect`. */
+async function say(text: string, expectText: string): Promise<string> {
+  const before = telegram.messages(ME).length;
+  telegram.sendText({ id: ME, first_name: 'Ann' }, text);
+  let found = '';
+  await expect.poll(() => (found = telegram.messages(ME).slice(before).map((m) => m.text).find((m) => m.includes(expectText)) ?? ''), { timeout: 10_000 }).not.toBe('');
+  return found;
+}
+const open = (data: string, screen = 'ledger') => `${base}?screen=${screen}#tgWebAppData=${encodeURIComponent(data)}&tgWebAppThemeParams=${encodeURIComponent('{"bg_color":"#ffffff"}')}`;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({});
+  telegram = await startFakeTelegram({});
+  dataDir = await mkdtemp(join(tmpdir(), 'miniapp-browser-'));
+  // The user and one open arb, written to the store the bot then opens.
+  const store = await openStore({ dataDir, logger: silentLogger });
+  store.updateUser(ME, (u) => void (u.filters.arbs_prematch = { settings: defaultFilter(), paused: false, pausedReason: null, savedAt: Date.now() }), { chatId: ME, lang: 'en' });
+  await store.ledger.put(ME, positionSchema.parse({
+    id: '1', kind: 'arbs', service: 'prematch', itemId: 'i1', eventId: 'e1', sport: 'Football', event: 'Arsenal vs Chelsea', placedAt: Date.now() - 3_600_000,
+    legs: [makeLeg({ outcome: 0, bookmaker: 'Pinnacle', market: 'P1', odds: 2.1, stake: 100 }), makeLeg({ outcome: 1, bookmaker: 'Bet365', market: 'X2', odds: 2.1, stake: 100 })],
+  }));
+  await store.close();
+  const port = await freePort();
+  const config = loadConfig({ ...sandbox.urls, BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot, DATA_DIR: dataDir, HTTP_PORT: String(port), MINI_APP_URL: `http://127.0.0.1:${port}/app/` });
+  app = await startApp({ config: { ...config, BOT_TOKEN: telegram.token }, logger: silentLogger, miniAppAssets: await buildAssetProvider() });
+  base = `http://127.0.0.1:${app.healthPort}/app/`;
+  browser = await launchOrReason();
+  if (!(browser instanceof Error)) browser.context.on('weberror', (e) => pageErrors.push(String(e.error())));
+}, 40_000);
+
+afterAll(async () => {
+  if (browser && !(browser instanceof Error)) await browser.close();
+  await app?.stop(1_000);
+  await telegram?.close();
+  await sandbox?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the Mini App against the real bot', () => {
+  it('settles an open position from the ledger, draws the P&L chart, and /open in the chat agrees', async () => {
+    await withPage(browser, 'real-ledger-settle', async (page) => {
+      await page.goto(open(initData(ME)));
+      const position = page.locator('[data-position="1"]');
+      await position.getByRole('button', { name: 'P1 won' }).click();
+      await page.getByText('Position #1 settled: P1 won.').waitFor();
+      await page.locator('[data-testid=chart] canvas').waitFor();
+      await page.getByText('No open positions.').waitFor();
+      // The undo the chat would offer, from the page: the position is open again.
+      await page.getByRole('button', { name: 'Undo #1' }).click();
+      await page.getByText('Position #1 is open again.').waitFor();
+      await page.locator('[data-position="1"]').getByRole('button', { name: 'P1 won' }).click();
+      await page.getByText('No open positions.').waitFor();
+    });
+    const before = telegram.messages(ME).length;
+    telegram.sendText({ id: ME, first_name: 'Ann' }, '/open');
+    await expect.poll(() => telegram.messages(ME).slice(before).map((m) => m.text).join('\n'), { timeout: 10_000 }).toContain('No unsettled positions');
+  });
+
+  it('saves a filter from the form, and /filters in the chat agrees', async () => {
+    await say('/connect ' + sandbox.demoKey.accessKey + ' ' + sandbox.demoKey.secret, 'connected');
+    await withPage(browser, 'real-filters-save', async (page) => {
+      await page.goto(open(initData(ME), 'filters'));
+      const form = page.locator('form[data-service="arbs_prematch"]');
+      await form.locator('input[name="arbs_prematch-minProfit"]').fill('2,5');
+      await form.locator('input[name="arbs_prematch-maxOdds"]').fill('4.2');
+      await form.getByText(/Coverage from the token budget|Coverage: no figure/).waitFor();
+      await form.getByRole('button', { name: 'Save' }).click();
+      await form.getByText('Saved. The bot uses this filter now.').waitFor();
+    });
+    const text = await say('/filters', '4.2');
+    expect(text).toContain('2.5');
+  });
+
+  it('edits a bookmaker cap in the table, and /books in the chat agrees', async () => {
+    await withPage(browser, 'real-books-edit', async (page) => {
+      await page.goto(open(initData(ME), 'books'));
+      const row = page.locator('tr[data-book="Betfair Exchange"]');
+      await row.locator('input[name=max]').fill('80');
+      await row.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Betfair Exchange saved.').waitFor();
+    });
+    const text = await say('/books', 'Betfair Exchange');
+    expect(text).toMatch(/Betfair Exchange[^\n]*80/);
+  });
+
+  it('refuses forged and expired initData with the server\'s words on the page', async () => {
+    const cases = [
+      { name: 'forged', data: initData(ME, Date.now(), '1:not-the-bot-token'), words: en.miniapp_err_unauthorized },
+      { name: 'expired', data: initData(ME, Date.now() - 2 * 3600_000), words: en.miniapp_err_expired },
+    ];
+    for (const c of cases) {
+      await withPage(browser, `real-refused-${c.name}`, async (page) => {
+        await page.goto(open(c.data));
+        await page.getByRole('alert').getByText(c.words).waitFor();
+      });
+    }
+  });
+
+  it("opens another user's own desk from their initData, never this user's positions", async () => {
+    await withPage(browser, 'real-other-user', async (page) => {
+      await page.goto(open(initData(OTHER)));
+      await page.getByText('No open positions.').waitFor();
+      expect(await page.locator('[data-position]').count()).toBe(0);
+    });
+  });
+
+  it('ran every page above under the server\'s CSP without a script error', () => {
+    if (browser instanceof Error) throw browser;
+    expect(pageErrors).toEqual([]);
+  });
+});
