@@ -59,7 +59,7 @@ const named = (names: string[]) => names.map((name, i) => ({ id: i + 1, name }))
 const coverageOf = (share: number) => ({ share, intervalSeconds: 20, fits: share >= 0.5 });
 
 function sampleFilters(): FiltersView {
-  const f = (sports: number[], bookmakers: number[], minProfit: number): Filter => ({ sports, bookmakers, minProfit, maxProfit: 15, minOdds: 1.3, maxOdds: 6, hoursToStart: 48, minOvervalue: null });
+  const f = (sports: number[], bookmakers: number[], minProfit: number): Filter => ({ sports, bookmakers, minProfit, maxProfit: 15, minOdds: 1.3, maxOdds: 6, hoursToStart: 48, minOvervalue: null, marketsOff: [], minProfitBySport: {} });
   return {
     services: [
       { service: 'arbs_prematch', filter: f([1, 2], [1, 2, 3], 1.5), draft: null, coverage: coverageOf(1) },
