@@ -32,7 +32,7 @@ const START = Date.UTC(2026, 0, 1);
 const BOUND_MS = 200;
 
 /** Two-leg arbs, one every 30 minutes, settled two hours after they were placed. */
-function position(n: number): Position {
+export function position(n: number): Position {
   const at = START + n * 1_800_000;
   const win = n % 2 === 0;
   return positionSchema.parse({

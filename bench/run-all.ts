@@ -24,6 +24,7 @@ const BENCHES: URL[] = [
   siblingUrl('leases', import.meta.url),
   siblingUrl('ledger', import.meta.url),
   siblingUrl('ledger-bound', import.meta.url),
+  siblingUrl('miniapp-api', import.meta.url),
 ];
 
 const startedAt = Date.now();
