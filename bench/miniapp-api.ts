@@ -7,11 +7,7 @@
  *
  *   npx tsc -p tsconfig.bench.json && node .bench-build/bench/miniapp-api.js
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ManualClock } from '../src/clock.js';
-import { redisServerAvailable, startPrivateRedis, type PrivateRedis } from '../src/cluster/redis-server.js';
 import { startHealthServer } from '../src/health/server.js';
 import type { Position } from '../src/ledger/model.js';
 import { silentLogger } from '../src/logger.js';
@@ -20,9 +16,8 @@ import { signInitData } from '../src/miniapp/init-data.js';
 import { notBuiltAssets } from '../src/miniapp/mount.js';
 import { createMiniAppRoutes } from '../src/miniapp/server.js';
 import type { Store } from '../src/store/port.js';
-import { openRedisStore } from '../src/store/redis-store.js';
-import { openStore } from '../src/store/store.js';
 import { position } from './ledger-bound.js';
+import { onEachLedgerStore } from './lib/ledger-stores.js';
 import { envInt, isEntryPoint, report, type BenchResult } from './lib/result.js';
 
 const POSITIONS = envInt('BENCH_MINIAPP_POSITIONS', 20_000, 10, 1_000_000);
@@ -100,31 +95,7 @@ async function endpoints(store: Store, name: string): Promise<BenchResult['figur
 
 export async function runMiniAppApiBench(): Promise<BenchResult> {
   const all = Array.from({ length: POSITIONS }, (_, i) => withOpen(position(i + 1), i + 1));
-  const out: BenchResult['figures'] = [];
-  const dir = await mkdtemp(join(tmpdir(), 'bench-miniapp-'));
-  const store = await openStore({ dataDir: dir, logger: silentLogger });
-  try {
-    for (const p of all) await store.ledger.put(USER, p);
-    await store.flush();
-    out.push(...(await endpoints(store, 'embedded')));
-  } finally {
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-  let server: PrivateRedis | undefined;
-  const url = process.env.REDIS_URL ?? (redisServerAvailable() ? (server = await startPrivateRedis()).url : undefined);
-  if (url) {
-    const redis = await openRedisStore({ url, prefix: `bench-miniapp:${process.pid}:`, logger: silentLogger });
-    try {
-      for (const p of all) await redis.ledger.put(USER, p);
-      out.push(...(await endpoints(redis, 'Redis')));
-      await redis.ledger.deleteUser(USER);
-      redis.deleteUser(USER);
-    } finally {
-      await redis.close();
-      await server?.dispose();
-    }
-  }
+  const out = await onEachLedgerStore('miniapp', USER, all, endpoints);
   return { bench: 'miniapp-api', setup: `${POSITIONS} two-leg arbs of one user (every 100th open), ${RUNS} calls each after a warm-up, over HTTP with initData`, figures: out };
 }
 
