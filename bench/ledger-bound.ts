@@ -10,19 +10,13 @@
  *
  *   npx tsx bench/ledger-bound.ts
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { redisServerAvailable, startPrivateRedis, type PrivateRedis } from '../src/cluster/redis-server.js';
 import { createChartDrawer } from '../src/ledger/chart-drawer.js';
 import { ledgerCsvChunks } from '../src/ledger/csv.js';
 import { makeLeg, positionSchema, type Position } from '../src/ledger/model.js';
 import { ledgerFigures } from '../src/ledger/summary.js';
-import { silentLogger } from '../src/logger.js';
 import type { Store } from '../src/store/port.js';
-import { openRedisStore } from '../src/store/redis-store.js';
-import { openStore } from '../src/store/store.js';
+import { onEachLedgerStore } from './lib/ledger-stores.js';
 import { envInt, isEntryPoint, report, type BenchResult } from './lib/result.js';
 
 const POSITIONS = envInt('BENCH_LEDGER_BOUND_POSITIONS', 20_000, 10, 1_000_000);
@@ -32,7 +26,7 @@ const START = Date.UTC(2026, 0, 1);
 const BOUND_MS = 200;
 
 /** Two-leg arbs, one every 30 minutes, settled two hours after they were placed. */
-function position(n: number): Position {
+export function position(n: number): Position {
   const at = START + n * 1_800_000;
   const win = n % 2 === 0;
   return positionSchema.parse({
@@ -97,30 +91,7 @@ async function figures(store: Store, name: string): Promise<BenchResult['figures
 
 export async function runLedgerBoundBench(): Promise<BenchResult> {
   const all = Array.from({ length: POSITIONS }, (_, i) => position(i + 1));
-  const out: BenchResult['figures'] = [];
-  const dir = await mkdtemp(join(tmpdir(), 'bench-ledger-bound-'));
-  const store = await openStore({ dataDir: dir, logger: silentLogger });
-  try {
-    for (const p of all) await store.ledger.put(USER, p);
-    await store.flush();
-    out.push(...(await figures(store, 'embedded')));
-  } finally {
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-  let server: PrivateRedis | undefined;
-  const url = process.env.REDIS_URL ?? (redisServerAvailable() ? (server = await startPrivateRedis()).url : undefined);
-  if (url) {
-    const redis = await openRedisStore({ url, prefix: `bench-ledger-bound:${process.pid}:`, logger: silentLogger });
-    try {
-      for (const p of all) await redis.ledger.put(USER, p);
-      out.push(...(await figures(redis, 'Redis')));
-      await redis.ledger.deleteUser(USER);
-    } finally {
-      await redis.close();
-      await server?.dispose();
-    }
-  }
+  const out = await onEachLedgerStore('ledger-bound', USER, all, figures);
   return { bench: 'ledger-bound', setup: `${POSITIONS} settled two-leg arbs of one user, slowest of ${RUNS} runs after a warm-up`, figures: out };
 }
 

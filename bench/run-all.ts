@@ -25,6 +25,7 @@ const BENCHES: URL[] = [
   siblingUrl('ledger', import.meta.url),
   siblingUrl('ledger-bound', import.meta.url),
   siblingUrl('miniapp-page', import.meta.url),
+  siblingUrl('miniapp-api', import.meta.url),
 ];
 
 const startedAt = Date.now();

@@ -27,6 +27,7 @@ import { filterFeature } from './features/filter-command.js';
 import { filtersFeature } from './features/filters-list.js';
 import { forgetFeature } from './features/forget.js';
 import { booksFeature } from './features/books.js';
+import { miniAppFeature } from './features/mini-app.js';
 import { glossaryFeature } from './features/glossary.js';
 import { ledgerFeature } from './features/ledger.js';
 import { ledgerAddFeature } from './features/ledger-add.js';
@@ -136,6 +137,8 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
   features.use(inlineFeature(rt));
   features.use(privateOnly());
   features.use(flowButtonsGuard());
+  // Before the commands: the menu button is set on the user's first update, whichever it is.
+  features.use(miniAppFeature(rt));
   const conversationStore = deps.conversationStore ?? createConversationStore({ clock });
   features.use(conversations<BotContext, ConvContext>({ plugins: conversationPlugins, storage: { type: 'key', adapter: conversationStore.adapter } }));
   // Before the conversations: /cancel must reach an open flow, and a secret must never enter one.

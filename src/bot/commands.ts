@@ -45,6 +45,7 @@ export const COMMANDS: readonly CommandRow[] = [
   { command: 'resume', group: 'alerts', menu: 'cmd_resume' },
   { command: 'settings', group: 'settings', menu: 'cmd_settings' },
   { command: 'books', group: 'desk', menu: 'cmd_books' },
+  { command: 'app', group: 'desk', menu: 'cmd_app' },
   { command: 'book', group: 'desk', menu: 'cmd_book', help: 'help_book' },
   { command: 'staking', group: 'desk', menu: 'cmd_staking', help: 'help_staking' },
   { command: 'item', group: 'lookups', menu: 'cmd_item', help: 'help_item' },

@@ -1,3 +1,4 @@
+// Over 400 lines: every Bot API method the fake answers is registered in one table here (setChatMenuButton made it 415); splitting the table would scatter what one method does.
 /**
  * The fake Bot API's behaviour, without HTTP: `call` runs the methods grammY calls, and the rest is
  * what tests do and read (a user types, presses, queries inline; the bot's messages, the calls,
@@ -32,6 +33,9 @@ import {
   sendDocumentSchema,
   setDescriptionSchema,
   setMyCommandsSchema,
+  setChatMenuButtonSchema,
+  getChatMenuButtonSchema,
+  type menuButtonSchema,
   setWebhookSchema,
 } from './schemas.js';
 import type {
@@ -47,7 +51,7 @@ import type {
   UserMessage,
 } from './types.js';
 import { UpdateQueue, type WebhookState } from './update-queue.js';
-import { botAsUser, callbackQueryUpdate, inlineQueryUpdate, myChatMemberUpdate, textMessageUpdate, toChat, toUser } from './updates.js';
+import { botAsUser, chatTypeOf, callbackQueryUpdate, inlineQueryUpdate, myChatMemberUpdate, textMessageUpdate, toChat, toUser } from './updates.js';
 import { inlineOf, parse } from './validate.js';
 
 interface Handler {
@@ -69,6 +73,8 @@ export class FakeBotApi {
   private nextQueryId = 1;
   private readonly listeners = new Set<(e: ActivityEvent) => void>();
   private readonly commandSets = new Map<string, { command: string; description: string }[]>();
+  /** setChatMenuButton's buttons by chat id ('' for the bot's default). */
+  private readonly menuButtons = new Map<string, z.infer<typeof menuButtonSchema>>();
   private readonly descriptionSets = new Map<string, { description?: string; short_description?: string }>();
 
   constructor(
@@ -308,6 +314,16 @@ export class FakeBotApi {
     add('setMyCommands', setMyCommandsSchema, (p) => {
       this.commandSets.set(commandKey(p.scope, p.language_code), p.commands);
       return true;
+    });
+    add('setChatMenuButton', setChatMenuButtonSchema, (p) => {
+      // Menu buttons are per private chat (or the default); a group has none.
+      if (p.chat_id !== undefined && chatTypeOf(p.chat_id) !== 'private') throw new ApiFailure(400, 'Bad Request: chat not found');
+      this.menuButtons.set(p.chat_id === undefined ? '' : String(p.chat_id), p.menu_button ?? { type: 'default' });
+      return true;
+    });
+    add('getChatMenuButton', getChatMenuButtonSchema, (p) => {
+      const own = p.chat_id === undefined ? undefined : this.menuButtons.get(String(p.chat_id));
+      return own ?? this.menuButtons.get('') ?? { type: 'commands' };
     });
     add('getMyCommands', commandScopeSchema, (p) => this.commandSets.get(commandKey(p.scope, p.language_code)) ?? []);
     add('deleteMyCommands', commandScopeSchema, (p) => {

@@ -12,6 +12,7 @@ import { ApiFailure } from './errors.js';
 import type { editMessageTextSchema, editReplyMarkupSchema, InlineKeyboard, sendDocumentSchema, sendMessageSchema, sendPhotoSchema } from './schemas.js';
 import type { ActivityEvent, SentMessage, UserMessage } from './types.js';
 import { botAsUser } from './updates.js';
+import { chatTypeOf } from './updates.js';
 import { checkKeyboard, checkText, inlineOf, markupKey } from './validate.js';
 
 /** Telegram's limit on a photo's or document's caption. */
@@ -94,7 +95,7 @@ export class FakeMessages {
     if (text.trim() === '') throw new ApiFailure(400, 'Bad Request: message text is empty');
     checkText(text, p.parse_mode);
     const markup = p.reply_markup;
-    if (markup && 'inline_keyboard' in markup) checkKeyboard(markup as InlineKeyboard);
+    if (markup && 'inline_keyboard' in markup) checkKeyboard(markup as InlineKeyboard, chatTypeOf(chatId) === 'private');
 
     const replyTo = p.reply_parameters?.message_id ?? p.reply_to_message_id;
     const allowMissing = p.reply_parameters?.allow_sending_without_reply ?? p.allow_sending_without_reply ?? false;
@@ -136,7 +137,7 @@ export class FakeMessages {
     const bytes = typeof file === 'string' ? Buffer.alloc(0) : file.bytes;
     if (typeof file !== 'string' && file.size === 0) throw new ApiFailure(400, 'Bad Request: file must be non-empty');
     const markup = p.reply_markup;
-    if (markup && 'inline_keyboard' in markup) checkKeyboard(markup as InlineKeyboard);
+    if (markup && 'inline_keyboard' in markup) checkKeyboard(markup as InlineKeyboard, chatTypeOf(chatId) === 'private');
     const stored: StoredMessage = {
       message_id: this.newMessageId(chatId),
       chat_id: chatId,
@@ -168,7 +169,7 @@ export class FakeMessages {
     const text = p.text ?? '';
     if (text.trim() === '') throw new ApiFailure(400, 'Bad Request: message text is empty');
     checkText(text, p.parse_mode);
-    if (p.reply_markup) checkKeyboard(p.reply_markup);
+    if (p.reply_markup) checkKeyboard(p.reply_markup, chatTypeOf(stored.chat_id) === 'private');
     // An edit that does not repeat the keyboard removes it, as on Telegram.
     const sameMarkup = markupKey(stored.reply_markup) === markupKey(p.reply_markup);
     if (stored.text === text && stored.parse_mode === p.parse_mode && sameMarkup) {
@@ -185,7 +186,7 @@ export class FakeMessages {
   editReplyMarkup(p: z.infer<typeof editReplyMarkupSchema>): Message | true {
     if (p.inline_message_id !== undefined) return true;
     const stored = this.editTarget(p.chat_id, p.message_id);
-    if (p.reply_markup) checkKeyboard(p.reply_markup);
+    if (p.reply_markup) checkKeyboard(p.reply_markup, chatTypeOf(stored.chat_id) === 'private');
     if (markupKey(stored.reply_markup) === markupKey(p.reply_markup)) throw new ApiFailure(400, NOT_MODIFIED);
     stored.reply_markup = p.reply_markup;
     return this.markEdited(stored);

@@ -168,3 +168,12 @@ export const setWebhookSchema = z.object({
   drop_pending_updates: bool.optional(),
   max_connections: int.optional(),
 });
+
+/** MenuButton (Bot API): commands, default, or web_app with its text and an https WebAppInfo. */
+export const menuButtonSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('commands') }),
+  z.object({ type: z.literal('default') }),
+  z.object({ type: z.literal('web_app'), text: z.string().min(1).max(64), web_app: z.object({ url: z.string().regex(/^https:\/\/\S+$/, { error: 'BUTTON_URL_INVALID' }) }) }),
+]);
+export const setChatMenuButtonSchema = z.object({ chat_id: z.coerce.number().int().optional(), menu_button: json(menuButtonSchema).optional() });
+export const getChatMenuButtonSchema = z.object({ chat_id: z.coerce.number().int().optional() });

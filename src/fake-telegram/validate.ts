@@ -38,8 +38,11 @@ export function checkText(text: string, parseMode: string | undefined): void {
   if (length > MAX_MESSAGE_LENGTH) throw new ApiFailure(400, 'Bad Request: message is too long');
 }
 
-/** Refuses the inline keyboards Telegram refuses. */
-export function checkKeyboard(markup: InlineKeyboard): void {
+/**
+ * Refuses the inline keyboards Telegram refuses. `private`: whether the chat is a private chat with
+ * the bot (web_app buttons are available only there; WebAppInfo.url must be https).
+ */
+export function checkKeyboard(markup: InlineKeyboard, inPrivate = true): void {
   const actions = [
     'callback_data',
     'url',
@@ -55,6 +58,10 @@ export function checkKeyboard(markup: InlineKeyboard): void {
     const set = actions.filter((a) => button[a] !== undefined);
     if (set.length !== 1) {
       throw new ApiFailure(400, "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
+    }
+    if (button.web_app !== undefined) {
+      if (!inPrivate) throw new ApiFailure(400, 'Bad Request: BUTTON_TYPE_INVALID');
+      if (!/^https:\/\/\S+$/.test(button.web_app.url)) throw new ApiFailure(400, 'Bad Request: BUTTON_URL_INVALID');
     }
     const data = button.callback_data;
     if (data !== undefined && (data.length === 0 || Buffer.byteLength(data, 'utf8') > 64)) {

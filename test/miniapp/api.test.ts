@@ -25,9 +25,10 @@ const TOKEN = '999:api-test-token';
 const ME = 501;
 const OTHER = 502;
 const BOOKS = { '1': 'Pinnacle', '2': 'Betfair Exchange', '3': 'Bet365' };
+const asked: string[] = [];
 const assets: AssetProvider = {
   get: (name) =>
-    name === 'index.html'
+    asked.push(name) && name === 'index.html'
       ? { body: Buffer.from('<!doctype html><title>app</title>'), type: 'text/html; charset=utf-8' }
       : name === 'app-abc123.js'
         ? { body: Buffer.from('console.log(1)'), type: 'text/javascript' }
@@ -235,5 +236,7 @@ describe('Mini App assets', () => {
     for (const p of ['/app/assets/..%2f..%2fpackage.json', '/app/assets/../../package.json', '/app/assets/%2e%2e/index.html', '/app/assets/.env']) {
       expect((await fetch(`${base}${p}`)).status).toBe(404);
     }
+    // A provider reading files by name never sees a path: nothing with a slash or a dot-dot reaches it.
+    expect(asked.filter((n) => n.includes('/') || n.includes('..') || n.startsWith('.'))).toEqual([]);
   });
 });
