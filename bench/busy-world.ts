@@ -34,7 +34,7 @@ import { startFakeTelegram, type FakeTelegram, type FakeUser, type FloodStats } 
 import { basePathOf, BUSY_TEMPO, BUSY_WORLD, startSandbox, type SandboxKey } from '../src/sandbox/index.js';
 import type { Service } from '../src/service/services.js';
 import { DEFAULT_TUNING } from '../src/scheduler/tuning.js';
-import { coverageOf, delivery, itemsOf, recordFirstSends, type Delivery, type Watch, type Window } from './lib/busy-figures.js';
+import { coverageOf, delivery, itemsOf, pairsOf, readsOf, recordFirstSends, type Delivery, type Watch, type Window } from './lib/busy-figures.js';
 import { watchCommission } from './lib/busy-commission.js';
 import { explainMisses, usableCoverage } from './lib/busy-misses.js';
 import { askPoller, FIRST_CHAT, POLLER_ADDRESS, reportBotLog, startBot, startPoller, stopChild } from './lib/busy-processes.js';
@@ -321,39 +321,6 @@ async function onboard(telegram: FakeTelegram, keys: SandboxKey[], services: Ser
 }
 
 // ---- arithmetic -------------------------------------------------------------------------------
-
-/**
- * Every (side, chat, item) delivered, for BENCH_BUSY_DUMP: when the item counts from (its
- * appearance, or the move that made it an arb for the user), when a message first named it in that
- * chat and whether that was an edit, so a percentile can be traced to the items behind it.
- */
-function pairsOf(
-  items: ReturnType<typeof itemsOf>,
-  sends: Record<'bot' | 'poller', ReturnType<typeof recordFirstSends>>,
-  window: Window,
-): { side: string; chat: number; item: string; service: Service; from: number; goneAt?: number; firstAt: number; latencyMs: number; byEdit?: true }[] {
-  const out: ReturnType<typeof pairsOf> = [];
-  for (const side of ['bot', 'poller'] as const) {
-    for (const [key, at] of sends[side].firsts) {
-      const [chat, id] = key.split('|') as [string, string];
-      for (const [service, list] of items) {
-        const item = list.get(id);
-        if (!item || at > window.graceEnd) continue;
-        out.push({
-          side, chat: Number(chat), item: id, service, from: item.at, ...(item.goneAt !== undefined ? { goneAt: item.goneAt } : {}),
-          firstAt: at, latencyMs: at - item.at, ...(sends[side].byEdit.has(key) ? { byEdit: true as const } : {}),
-        });
-      }
-    }
-  }
-  return out.sort((x, y) => y.latencyMs - x.latencyMs);
-}
-
-function readsOf(byKeyHost: Record<string, number>, keys: SandboxKey[]): number {
-  let n = 0;
-  for (const k of keys) for (const [name, v] of Object.entries(byKeyHost)) if (name.startsWith(`${k.accessKey}|`) && name.endsWith('|items')) n += v;
-  return n;
-}
 
 /** Uses of `kind` in the window per (key, host) that had any. */
 function diff(after: Record<string, number>, before: Record<string, number>, keys: SandboxKey[], services: Service[], kind: 'items' | 'token'): Map<string, number> {

@@ -5,7 +5,7 @@
  * its item id). The same arithmetic serves the bot and the poller, so the two compare line by line.
  */
 import type { FakeTelegram } from '../../src/fake-telegram/server.js';
-import type { TokenGrant, WorldChange } from '../../src/sandbox/index.js';
+import type { SandboxKey, TokenGrant, WorldChange } from '../../src/sandbox/index.js';
 import type { Service } from '../../src/service/services.js';
 
 /** An item that lived at least this long, while its service was readable, should be alerted. */
@@ -183,4 +183,38 @@ export function delivery(
   }
   d.coverage = watches.length > 0 ? covered / watches.length : 0;
   return d;
+}
+
+/**
+ * Every (side, chat, item) delivered, for BENCH_BUSY_DUMP: when the item counts from (its
+ * appearance, or the move that made it an arb for the user), when a message first named it in that
+ * chat and whether that was an edit, so a percentile can be traced to the items behind it.
+ */
+export function pairsOf(
+  items: ReturnType<typeof itemsOf>,
+  sends: Record<'bot' | 'poller', ReturnType<typeof recordFirstSends>>,
+  window: Window,
+): { side: string; chat: number; item: string; service: Service; from: number; goneAt?: number; firstAt: number; latencyMs: number; byEdit?: true }[] {
+  const out: ReturnType<typeof pairsOf> = [];
+  for (const side of ['bot', 'poller'] as const) {
+    for (const [key, at] of sends[side].firsts) {
+      const [chat, id] = key.split('|') as [string, string];
+      for (const [service, list] of items) {
+        const item = list.get(id);
+        if (!item || at > window.graceEnd) continue;
+        out.push({
+          side, chat: Number(chat), item: id, service, from: item.at, ...(item.goneAt !== undefined ? { goneAt: item.goneAt } : {}),
+          firstAt: at, latencyMs: at - item.at, ...(sends[side].byEdit.has(key) ? { byEdit: true as const } : {}),
+        });
+      }
+    }
+  }
+  return out.sort((x, y) => y.latencyMs - x.latencyMs);
+}
+
+/** Item reads in the window by `keys`, from the sandbox's uses per (key, host, kind). */
+export function readsOf(byKeyHost: Record<string, number>, keys: SandboxKey[]): number {
+  let n = 0;
+  for (const k of keys) for (const [name, v] of Object.entries(byKeyHost)) if (name.startsWith(`${k.accessKey}|`) && name.endsWith('|items')) n += v;
+  return n;
 }
