@@ -24,6 +24,8 @@ const BENCHES: URL[] = [
   siblingUrl('leases', import.meta.url),
   siblingUrl('ledger', import.meta.url),
   siblingUrl('ledger-bound', import.meta.url),
+  // Last: 30 minutes of the cluster with workers killed and Redis restarted (BENCH_SOAK_MINUTES).
+  siblingUrl('soak', import.meta.url),
 ];
 
 const startedAt = Date.now();

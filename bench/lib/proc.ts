@@ -30,3 +30,13 @@ export function peakRssBytes(pid: number): number {
     return Number.NaN;
   }
 }
+
+/** The process's resident memory now (VmRSS), bytes. */
+export function rssBytes(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
