@@ -26,6 +26,8 @@ const BENCHES: URL[] = [
   siblingUrl('ledger-bound', import.meta.url),
   siblingUrl('miniapp-page', import.meta.url),
   siblingUrl('miniapp-api', import.meta.url),
+  // Last: 30 minutes of the cluster with workers killed and Redis restarted (BENCH_SOAK_MINUTES).
+  siblingUrl('soak', import.meta.url),
 ];
 
 const startedAt = Date.now();

@@ -15,7 +15,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startPrivateRedis, type PrivateRedis } from '../../src/cluster/redis-server.js';
-import { startFakeTelegram } from '../../src/fake-telegram/server.js';
+import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { Service } from '../../src/service/services.js';
 import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../../test/support/cluster.js';
@@ -26,7 +26,7 @@ import { tempDataDir } from './setup.js';
 
 export const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
 export const SERVICES: Service[] = ['arbs_live', 'arbs_prematch'];
-const ITEM_ID = /\b[0-9a-f]{16}\b/g;
+export const ITEM_ID = /\b[0-9a-f]{16}\b/g;
 /** Nothing may move for this long (two lease rounds) before the leases count as settled. */
 const STABLE_MS = 6_000;
 
@@ -45,6 +45,31 @@ export interface RunSpec {
    * as long after the window; 0: no latency (the window ends the run).
    */
   latencyTailSeconds: number;
+  /** The sandbox's world; default 12 items per service living 90 s on average, moving every 30 s. */
+  world?: { itemsPerService: number; meanLifetimeMs: number; moveEveryMs: number };
+  /** The sandbox's token lifetime (default its own, 5 minutes). */
+  tokenTtlMs?: number;
+  /** Seed every user with this plan already learnt, so read groups form without a read alone each. */
+  plan?: 'full' | 'masked';
+}
+
+/**
+ * Every sendMessage of the fake Bot API by chat and item (the item ids its text and buttons carry):
+ * when each pair was first sent, and how many messages carried it (more than one: a duplicate alert).
+ */
+export function recordSends(telegram: FakeTelegram): { firstSends: Map<string, number>; sendCounts: Map<string, number>; stop: () => void } {
+  const firstSends = new Map<string, number>();
+  const sendCounts = new Map<string, number>();
+  const stop = telegram.onActivity((e) => {
+    if (e.kind !== 'sent' || !e.message) return;
+    const text = `${e.message.text} ${JSON.stringify(e.message.reply_markup ?? null)}`;
+    for (const id of new Set(text.match(ITEM_ID) ?? [])) {
+      const key = `${e.message.chat_id}|${id}`;
+      if (!firstSends.has(key)) firstSends.set(key, Date.now());
+      sendCounts.set(key, (sendCounts.get(key) ?? 0) + 1);
+    }
+  });
+  return { firstSends, sendCounts, stop };
 }
 
 export interface ProcessCpu {
@@ -79,7 +104,7 @@ export interface RunResult {
   itemsAlerted: number;
 }
 
-async function redisCpuMs(redis: Redis): Promise<number> {
+export async function redisCpuMs(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   const num = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
   return (num('used_cpu_sys') + num('used_cpu_user')) * 1000;
@@ -140,7 +165,7 @@ async function workerViews(ports: readonly number[]): Promise<(WorkerView | unde
 }
 
 /** Waits until the workers' leases have settled (see the header); throws after `timeoutMs`. */
-async function leasesSettled(ports: readonly number[], timeoutMs: number): Promise<void> {
+export async function leasesSettled(ports: readonly number[], timeoutMs: number): Promise<void> {
   let last = '';
   let since = Date.now();
   await waitUntil(
@@ -167,8 +192,9 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
   const sandbox = await startSandbox({
     keys: Array.from({ length: spec.users }, (_, i) => ({ accessKey: `scale-key-${i + 1}`, secret: `scale-secret-${i + 1}` })),
     limits: { scope: spec.scope, tokenScope: 'key' },
-    world: { itemsPerService: 12, meanLifetimeMs: 90_000, moveEveryMs: 30_000 },
+    world: spec.world ?? { itemsPerService: 12, meanLifetimeMs: 90_000, moveEveryMs: 30_000 },
     seed: 7,
+    ...(spec.tokenTtlMs ? { tokenTtlMs: spec.tokenTtlMs } : {}),
   });
   const telegram = await startFakeTelegram({});
   // As in the busy world: an arb counts from when stakes on the users' grid win in every outcome; the
@@ -184,7 +210,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       id: 2001 + n, accessKey: `scale-key-${n + 1}`, secret: `scale-secret-${n + 1}`, service: SERVICES[n % SERVICES.length] as Service,
     }));
     const embeddedDir = `${data.dir}/embedded`;
-    await seedUsers(redisServer ? { url: redisServer.url, prefix, encryptionKey, users } : { dataDir: embeddedDir, encryptionKey, users });
+    const plan = spec.plan ? { plan: spec.plan } : {};
+    await seedUsers(redisServer ? { url: redisServer.url, prefix, encryptionKey, users, ...plan } : { dataDir: embeddedDir, encryptionKey, users, ...plan });
     const basePort = await freePorts(1 + spec.workers);
     const common: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -197,15 +224,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       LOG_FORMAT: 'json',
       ...(redisServer ? { REDIS_URL: redisServer.url, REDIS_PREFIX: prefix } : {}),
     };
-    const firstSends = new Map<string, number>();
-    const stopRecording = telegram.onActivity((e) => {
-      if (e.kind !== 'sent' || !e.message) return;
-      const text = `${e.message.text} ${JSON.stringify(e.message.reply_markup ?? null)}`;
-      for (const id of new Set(text.match(ITEM_ID) ?? [])) {
-        const key = `${e.message.chat_id}|${id}`;
-        if (!firstSends.has(key)) firstSends.set(key, Date.now());
-      }
-    });
+    const { firstSends, stop: stopRecording } = recordSends(telegram);
 
     // BENCH_CPU_PROF_DIR: every bot process writes a V8 CPU profile there when it stops (bench/cpu-profile-top.ts reads them).
     const profDir = process.env.BENCH_CPU_PROF_DIR;

@@ -21,12 +21,18 @@ export function cpuMs(pid: number): number {
   }
 }
 
-/** The process's peak resident memory so far (VmHWM), bytes. */
-export function peakRssBytes(pid: number): number {
+/** A memory line of /proc/<pid>/status (VmHWM, VmRSS), bytes; NaN when unreadable. */
+function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   try {
-    const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : Number.NaN;
   } catch {
     return Number.NaN;
   }
 }
+
+/** The process's peak resident memory so far (VmHWM), bytes. */
+export const peakRssBytes = (pid: number): number => statusBytes(pid, 'VmHWM');
+
+/** The process's resident memory now (VmRSS), bytes. */
+export const rssBytes = (pid: number): number => statusBytes(pid, 'VmRSS');

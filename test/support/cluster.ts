@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/logger.js';
 import { defaultFilter } from '../../src/service/filter-model.js';
 import type { Service } from '../../src/service/services.js';
+import { planStatus, type PlanTier } from '../../src/scheduler/plan-tier.js';
 import type { Store } from '../../src/store/port.js';
 import { openRedisStore } from '../../src/store/redis-store.js';
 import { openStore } from '../../src/store/store.js';
@@ -26,7 +27,7 @@ export interface SeedUser {
 export type SeedTarget = { url: string; prefix: string } | { dataDir: string };
 
 /** Writes the users, each with its key and a default filter on its service, and waits until the store has them. */
-export async function seedUsers(opts: SeedTarget & { encryptionKey: string; users: readonly SeedUser[] }): Promise<void> {
+export async function seedUsers(opts: SeedTarget & { encryptionKey: string; users: readonly SeedUser[]; plan?: PlanTier }): Promise<void> {
   const vault = await Vault.open({ dataDir: await mkdtemp(join(tmpdir(), 'bb-seed-')), envKey: opts.encryptionKey, logger: silentLogger });
   const store: Store = 'dataDir' in opts
     ? await openStore({ dataDir: opts.dataDir, logger: silentLogger })
@@ -37,6 +38,8 @@ export async function seedUsers(opts: SeedTarget & { encryptionKey: string; user
       (draft) => {
         draft.key = { accessKey: u.accessKey, secretEnc: vault.encrypt(u.secret, { userId: u.id, accessKey: u.accessKey }), connectedAt: Date.now() };
         draft.filters[u.service] = { settings: defaultFilter(), paused: false, pausedReason: null, savedAt: Date.now() };
+        // A plan stored as a previous read would have left it: the user may join a read group at once.
+        if (opts.plan) draft.status[u.service] = { lastGoodReadAt: null, lastAlertAt: null, lastError: null, ...planStatus(opts.plan, u.accessKey) };
       },
       { chatId: u.id, lang: 'en' },
     );
