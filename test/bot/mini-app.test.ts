@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { checkKeyboard } from '../../src/fake-telegram/validate.js';
+import { miniAppRow } from '../../src/bot/features/mini-app.js';
+import { translator } from '../../src/locales/i18n.js';
 import { silentLogger } from '../../src/logger.js';
 import { createServiceClient, type ServiceClientWithLimits } from '../../src/service/client.js';
 import { botOnClient, type BotOnClient } from '../support/bot-on-client.js';
@@ -48,6 +50,26 @@ describe('the Mini App in the chat', () => {
     await front.say(ANN, '/app');
     expect(fake.messages(ANN.id).at(-1)!.text).toContain('MINI_APP_URL');
     expect(await api('getChatMenuButton', { chat_id: ANN.id })).toEqual({ ok: true, result: { type: 'commands' } });
+  });
+
+  it('/filters ends with ⚙️ opening the filters screen; without MINI_APP_URL no button mentions it', async () => {
+    await start({ MINI_APP_URL: URL, HTTP_PORT: '8080' });
+    await front.say(ANN, '/filters');
+    const rows = (fake.messages(ANN.id).at(-1)!.reply_markup as { inline_keyboard: unknown[][] }).inline_keyboard;
+    expect(rows.at(-1)).toEqual([{ text: '⚙️ Все фильтры на одном экране', web_app: { url: `${URL}?screen=filters` } }]);
+    await front.close();
+    await client.close();
+    await fake.close();
+    await start({});
+    await front.say(ANN, '/filters');
+    expect(JSON.stringify(fake.messages(ANN.id).at(-1)!.reply_markup ?? null)).not.toMatch(/web_app|screen=/);
+  });
+
+  it('📊 under /pnl and 📚 under /books open their screens; a group gets a plain link', () => {
+    const t = translator('en');
+    expect(miniAppRow(URL, { t, chat: { id: 1, type: 'private', first_name: 'A' } }, 'ledger')).toEqual([[{ text: '📊 The ledger on one screen', web_app: { url: `${URL}?screen=ledger` } }]]);
+    expect(miniAppRow(URL, { t, chat: { id: -5, type: 'group', title: 'G' } }, 'books')).toEqual([[{ text: '📚 The bookmakers in one table', url: `${URL}?screen=books` }]]);
+    expect(miniAppRow(undefined, { t, chat: { id: 1, type: 'private', first_name: 'A' } }, 'books')).toEqual([]);
   });
 
   it('the fake Telegram refuses web_app buttons in a group and a non-https Web App URL', async () => {

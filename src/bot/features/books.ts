@@ -25,6 +25,7 @@ import { clipEcho, MAX_SHORT_TEXT } from '../parse/values.js';
 import { BOOK_LIMITS } from '../../store/book-settings.js';
 import { dictionariesFor } from '../ui/cards.js';
 import { editInPlace } from '../ui/rendered.js';
+import { miniAppRow } from './mini-app.js';
 
 /** At most this many bookmakers get buttons (a keyboard stays usable on a phone). */
 const MAX_BUTTON_ROWS = 12;
@@ -213,7 +214,7 @@ export function booksFeature(rt: BotRuntime): Composer<BotContext> {
       return;
     }
     const view = booksView(ctx.user, dicts.bookmakers, await alertedBookmakers(rt, ctx.user), ctx.t);
-    await ctx.reply(view.text, { reply_markup: { inline_keyboard: view.keyboard } });
+    await ctx.reply(view.text, { reply_markup: { inline_keyboard: [...view.keyboard, ...miniAppRow(rt.config.MINI_APP_URL, ctx, 'books')] } });
   });
 
   composer.command('book', async (ctx) => {

@@ -20,6 +20,7 @@ import { leaveFlows, refuseWhileSecretExpected } from '../flows.js';
 import { editInPlace } from '../ui/rendered.js';
 import { formatClockTime } from '../ui/time-words.js';
 import { draftWhen } from '../ui/budget-text.js';
+import { miniAppRow } from './mini-app.js';
 
 type View = { text: string; markup: InlineKeyboardMarkup };
 
@@ -95,7 +96,7 @@ export function filtersFeature(rt: BotRuntime): Composer<BotContext> {
 
   composer.command('filters', async (ctx) => {
     const view = await renderList(rt, ctx, ctx.user);
-    await ctx.reply(view.text, { reply_markup: view.markup });
+    await ctx.reply(view.text, { reply_markup: { inline_keyboard: [...view.markup.inline_keyboard, ...miniAppRow(rt.config.MINI_APP_URL, ctx, 'filters')] } });
   });
 
   composer.callbackQuery(kindPattern('filters'), async (ctx) => {

@@ -27,6 +27,7 @@ import { CAP_RULES } from '../caps.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
 import { periodWords, pnlText } from '../ui/ledger-text.js';
+import { miniAppRow } from './mini-app.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -145,7 +146,8 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
     if (s.totals.count === 0) return void (await ctx.reply(`${ctx.t('pnl_empty')}${s.open > 0 ? `\n/open: ${s.open}` : ''}`));
     const currency = book.settings.currency ?? book.positions.find((p) => p.currency)?.currency ?? '';
     const name = (svc: string) => (isService(svc) ? serviceLabel(svc, ctx.t) : svc === MANUAL_SERVICE ? ctx.t('ledger_manual_service') : svc);
-    await ctx.reply(pnlText(s, period, book.settings.devig, currency, ctx.t, name));
+    const app = miniAppRow(rt.config.MINI_APP_URL, ctx, 'ledger');
+    await ctx.reply(pnlText(s, period, book.settings.devig, currency, ctx.t, name), app.length > 0 ? { reply_markup: { inline_keyboard: app } } : {});
     let png: Buffer;
     try {
       png = await charts.draw(days, { title: ctx.t('chart_title'), pnl: ctx.t('chart_pnl'), turnover: ctx.t('chart_turnover'), clv: ctx.t('chart_clv') }, currency);

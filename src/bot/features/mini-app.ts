@@ -15,6 +15,17 @@ export function miniAppButton(url: string, text: string, privateChat: boolean): 
   return privateChat && url.startsWith('https://') ? { text, web_app: { url } } : { text, url };
 }
 
+/**
+ * The row under /pnl, /filters or /books that opens that screen of the Mini App (📊, ⚙️, 📚), or no
+ * row while it is off (MINI_APP_URL unset): no button ever mentions an app that is not there.
+ */
+export function miniAppRow(url: string | undefined, ctx: Pick<BotContext, 't' | 'chat'>, screen: 'ledger' | 'filters' | 'books'): InlineKeyboardButton[][] {
+  if (url === undefined) return [];
+  const at = new URL(url);
+  at.searchParams.set('screen', screen);
+  return [[miniAppButton(at.toString(), ctx.t(`miniapp_btn_${screen}`), ctx.chat?.type === 'private')]];
+}
+
 export function miniAppFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   const url = rt.config.MINI_APP_URL;
