@@ -203,13 +203,18 @@ describe('✏️ Edit and 🗑 Delete', () => {
     expect(await csvPnl()).toEqual([['1', 'won', '110.00']]);
   });
 
-  it('sets each leg’s result in the editor, a dead heat for the user’s own market', async () => {
-    await h.say(ALICE, '/add pinnacle top scorer 6.00 50');
+  /** Records `add` (position #1), then opens /positions → ✏️ #1 → 🏁 Result: the editor's message. */
+  async function resultEditorOf(add: string) {
+    await h.say(ALICE, add);
     await h.say(ALICE, '/positions');
     await h.press(ALICE, h.last(ALICE.id), h.button(h.last(ALICE.id), '✏️ #1'));
     const card = h.last(ALICE.id);
     await h.press(ALICE, card, h.button(card, 'Result'));
-    const editor = h.sent(ALICE.id).find((m) => m.message_id === card.message_id)!;
+    return h.sent(ALICE.id).find((m) => m.message_id === card.message_id)!;
+  }
+
+  it('sets each leg’s result in the editor, a dead heat for the user’s own market', async () => {
+    const editor = await resultEditorOf('/add pinnacle top scorer 6.00 50');
     expect(h.labels(editor)).toContain('1) dead heat 1/2');
     await h.press(ALICE, editor, h.button(editor, '1) dead heat 1/2'));
     // 50 × ½ × 6 − 50.
@@ -227,12 +232,7 @@ describe('✏️ Edit and 🗑 Delete', () => {
   });
 
   it('a dead heat for more places than one: 3 tied for 2 places pays ⅔ of the stake at the full odds', async () => {
-    await h.say(ALICE, '/add pinnacle top 3 finish 4.00 30');
-    await h.say(ALICE, '/positions');
-    await h.press(ALICE, h.last(ALICE.id), h.button(h.last(ALICE.id), '✏️ #1'));
-    const card = h.last(ALICE.id);
-    await h.press(ALICE, card, h.button(card, 'Result'));
-    const editor = h.sent(ALICE.id).find((m) => m.message_id === card.message_id)!;
+    const editor = await resultEditorOf('/add pinnacle top 3 finish 4.00 30');
     expect(h.labels(editor)).toEqual(expect.arrayContaining(['1) dead heat 2/3', '1) dead heat 3/4', '1) dead heat 1/4']));
     await h.press(ALICE, editor, h.button(editor, '1) dead heat 2/3'));
     // 30 × (⅔ × 4 − 1) = 50.00.
