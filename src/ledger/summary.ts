@@ -8,8 +8,8 @@
  * One pass over the positions: 10,000 legs take milliseconds.
  */
 import { clv, devig } from './devig.js';
-import { closeKey, effectiveBackOdds, isSettled, layAsBackOdds, placedLegs, type Close, type DevigMethod, type LedgerBook, type LedgerLeg, type Position } from './model.js';
-import { legPnls, positionPnl, positionRisk, worstCase } from './settle.js';
+import { closeKey, effectiveBackOdds, isSettled, layAsBackOdds, type Close, type DevigMethod, type LedgerBook, type LedgerLeg, type Position } from './model.js';
+import { positionFigures } from './position-figures.js';
 
 export interface Totals {
   pnl: number;
@@ -116,14 +116,15 @@ export function summaryBuilder(book: LedgerBook, from: number, to: number): Buil
   const clvs: { clv: number; stake: number }[] = [];
   const legClvs: { clv: number; stake: number }[] = [];
   const take = (p: Position): void => {
-    if (!isSettled(p)) {
-      if (placedLegs(p).length > 0 || p.legs.some((l) => l.status === 'open')) open += 1;
+    const f = positionFigures(p);
+    if (!f.settled) {
+      if (f.open) open += 1;
       return;
     }
     if (p.settledAt === null || p.settledAt < from || p.settledAt >= to) return;
-    const perLeg = legPnls(p);
-    const pnl = perLeg.reduce<number>((sum, x) => sum + (x ?? 0), 0);
-    const risk = positionRisk(p);
+    const perLeg = f.perLeg;
+    const pnl = f.pnl;
+    const risk = f.risk;
     totals.pnl += pnl;
     totals.turnover += risk;
     totals.count += 1;
@@ -133,15 +134,16 @@ export function summaryBuilder(book: LedgerBook, from: number, to: number): Buil
     }
     add(byService, p.service, pnl, risk);
     add(bySport, p.sport || '—', pnl, risk);
+    const closes = book.closes.size > 0;
     p.legs.forEach((leg, i) => {
       if (leg.status !== 'placed') return;
       add(byBookmaker, leg.bookmaker, perLeg[i] ?? 0, leg.liability);
-      const c = legClv(leg, book.closes.get(closeKey(p.id, i)), book.settings.devig);
+      const c = closes ? legClv(leg, book.closes.get(closeKey(p.id, i)), book.settings.devig) : undefined;
       if (c !== undefined) (p.kind === 'valuebets' ? clvs : legClvs).push({ clv: c, stake: leg.liability });
     });
     if (p.kind === 'arbs') {
       arbs.count += 1;
-      arbs.expected += worstCase(p) ?? 0;
+      arbs.expected += f.worst ?? 0;
       arbs.realised += pnl;
     }
   };
@@ -202,12 +204,13 @@ export function dailySeries(book: LedgerBook, from: number, to: number): DayPoin
 export function seriesBuilder(book: LedgerBook, from: number, to: number): Builder<DayPoint[]> {
   const days = new Map<string, { pnl: number; turnover: number; clv: number[] }>();
   const add = (p: Position): void => {
-    if (p.settledAt === null || p.settledAt < from || p.settledAt >= to || !isSettled(p)) return;
-    const day = new Date(p.settledAt).toISOString().slice(0, 10);
+    const f = positionFigures(p);
+    if (p.settledAt === null || p.settledAt < from || p.settledAt >= to || f.day === null) return;
+    const day = f.day;
     const d = days.get(day) ?? { pnl: 0, turnover: 0, clv: [] };
-    d.pnl += positionPnl(p) ?? 0;
-    d.turnover += positionRisk(p);
-    if (p.kind === 'valuebets') {
+    d.pnl += f.pnl;
+    d.turnover += f.risk;
+    if (p.kind === 'valuebets' && book.closes.size > 0) {
       p.legs.forEach((leg, i) => {
         const c = legClv(leg, book.closes.get(closeKey(p.id, i)), book.settings.devig);
         if (c !== undefined) d.clv.push(c);
