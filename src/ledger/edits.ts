@@ -10,6 +10,7 @@
  * do the same by hand.
  */
 import { legAt } from './actions.js';
+import { legResultChoices } from './markets.js';
 import { isSettled, type LedgerLeg, type LegResult, type Position } from './model.js';
 
 /** How long a change can be undone with its button. */
@@ -47,6 +48,24 @@ export function applyResults(p: Position, outcomes: ReadonlyMap<number, LegOutco
   // A corrected result keeps the day it was settled on (its period in /pnl and /export).
   const settledBefore = isSettled(p) && p.settledAt !== null ? p.settledAt : now;
   return { ...next, settledAt: isSettled(next) ? settledBefore : null };
+}
+
+/**
+ * An unsettled position settled leg by leg in one go (the chat's per-leg settle buttons, the Mini
+ * App's settle): `results` in leg order, null exactly for the legs not placed, each a result its
+ * market allows. Undefined when they do not fit.
+ */
+export function settleLegs(p: Position, results: readonly (LegOutcome | null)[], now: number): Position | undefined {
+  if (isSettled(p) || results.length !== p.legs.length) return undefined;
+  const outcomes = new Map<number, LegOutcome>();
+  for (const [i, o] of results.entries()) {
+    const leg = p.legs[i]!;
+    if ((o === null) !== (leg.status !== 'placed')) return undefined;
+    if (o === null) continue;
+    if (!legResultChoices(leg).includes(o.result)) return undefined;
+    outcomes.set(i, o);
+  }
+  return applyResults(p, outcomes, now);
 }
 
 /** Every result taken back: the position is open again (undefined when no leg had one). */

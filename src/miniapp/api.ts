@@ -8,11 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../clock.js';
 import { settle } from '../ledger/actions.js';
 import { ledgerCsv } from '../ledger/csv.js';
-import { applyResults, editLegValues, undoChange, withUndo, UNDO_WINDOW_MS, type LegOutcome } from '../ledger/edits.js';
-import { legResultChoices } from '../ledger/markets.js';
-import { currencyOf, isEmpty, isSettled, type LedgerBook, type Position } from '../ledger/model.js';
-import { positionPnl } from '../ledger/settle.js';
-import { dailySeries, summarize } from '../ledger/summary.js';
+import { editLegValues, settleLegs, undoChange, withUndo, UNDO_WINDOW_MS } from '../ledger/edits.js';
+import type { Position } from '../ledger/model.js';
 import { pickLang, translator } from '../locales/i18n.js';
 import type { Logger } from '../logger.js';
 import { applyBookChange } from '../bot/parse/book-args.js';
@@ -27,15 +24,14 @@ import {
   type Coverage,
   editBodySchema,
   ledgerQuerySchema,
-  MAX_OPEN_LISTED,
   positionIdSchema,
   settleBodySchema,
   undoBodySchema,
-  type ApiPosition,
   type BookRow,
   type Lang,
 } from './contract.js';
 import { ApiFailure, parse, readJson, sendJson, STATUS } from './api-http.js';
+import { apiPosition, keptBy, ledgerAnswer, queryRange } from './ledger-answer.js';
 import { checkInitData, initDataOf } from './init-data.js';
 import type { SaveOutcome } from '../bot/actions/save-filter.js';
 import type { FilterSettings } from '../service/filter-model.js';
@@ -59,42 +55,6 @@ export interface MiniAppApiOptions {
   filters: {
     save(userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome>;
     coverage(userId: number, extra?: Service): Partial<Record<Service, ServiceCoverage>>;
-  };
-}
-
-const DAY_MS = 86_400_000;
-const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`);
-
-/** A position as the page shows it; the undo handle only while the chat's ↩️ would still work. */
-export function apiPosition(p: Position, book: LedgerBook, now: number): ApiPosition {
-  const u = p.undo;
-  const undoable = u && u.legs.length > 0 && now - u.at <= UNDO_WINDOW_MS;
-  return {
-    id: p.id,
-    kind: p.kind,
-    service: p.service,
-    sport: p.sport,
-    league: p.league,
-    event: p.event,
-    eventStart: p.eventStart,
-    placedAt: p.placedAt,
-    settledAt: p.settledAt,
-    settled: isSettled(p),
-    currency: currencyOf(p, book.settings),
-    pnl: positionPnl(p) ?? null,
-    legs: p.legs.map((l, index) => ({
-      index,
-      outcome: l.outcome,
-      bookmaker: l.bookmaker,
-      market: l.market,
-      odds: l.odds,
-      stake: l.stake,
-      lay: l.lay,
-      status: l.status,
-      result: l.result,
-      results: l.status === 'placed' ? legResultChoices(l) : [],
-    })),
-    undo: undoable ? { n: u.n, until: u.at + UNDO_WINDOW_MS } : null,
   };
 }
 
@@ -151,7 +111,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
       return sendJson(res, 200, {
         userId,
         lang: lang.value,
-        currency: (await opts.store.ledger.book(userId)).settings.currency,
+        currency: (await opts.store.ledger.settings(userId)).currency,
         services,
         keyStored: user?.key !== null && user?.key !== undefined,
         timeZone: user?.timeZone ?? 'UTC',
@@ -161,59 +121,27 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
       only('GET');
       const q = parse(ledgerQuerySchema, Object.fromEntries(query), t);
       const book = await opts.store.ledger.book(userId);
-      const from = q.from ? dayStart(q.from) : 0;
-      const to = q.to ? dayStart(q.to) + DAY_MS : now + 1;
-      const positions = book.positions.filter(
-        (p) => (!q.service || p.service === q.service) && (!q.sport || p.sport === q.sport) && (!q.bookmaker || p.legs.some((l) => l.bookmaker === q.bookmaker)),
-      );
-      const view: LedgerBook = { ...book, positions };
       if (route === '/ledger.csv') {
-        const rows = positions.filter((p) => p.settledAt !== null && p.settledAt >= from && p.settledAt < to);
+        const { from, to } = queryRange(q, now);
+        const rows = book.positions.filter((p) => keptBy(q)(p) && p.settledAt !== null && p.settledAt >= from && p.settledAt < to);
         res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="ledger.csv"', 'cache-control': 'no-store' });
         res.end(ledgerCsv(book, rows));
         return;
       }
-      const s = summarize(view, from, to);
-      const open = positions.filter((p) => !isSettled(p) && !isEmpty(p)).sort((a, b) => a.placedAt - b.placedAt);
-      const uniq = (xs: string[]) => [...new Set(xs.filter((x) => x !== ''))].sort();
-      return sendJson(res, 200, {
-        from,
-        to,
-        currency: book.settings.currency ?? '',
-        summary: s,
-        days: dailySeries(view, from, to),
-        choices: {
-          services: uniq(book.positions.map((p) => p.service)),
-          bookmakers: uniq(book.positions.flatMap((p) => p.legs.map((l) => l.bookmaker))),
-          sports: uniq(book.positions.map((p) => p.sport)),
-        },
-        open: open.slice(0, MAX_OPEN_LISTED).map((p) => apiPosition(p, book, now)),
-        openTotal: open.length,
-      });
+      return sendJson(res, 200, ledgerAnswer(book, await opts.store.ledger.open(userId), q, now));
     }
     const action = /^\/positions\/([^/]+)\/(settle|undo|edit)$/.exec(route);
     if (action) {
       only('POST');
       const body = await readJson(req, t);
       const id = parse(positionIdSchema, action[1], t);
-      const book = await opts.store.ledger.book(userId);
       // Only this user's book is read: another user's id is simply not found here.
-      const p = book.positions.find((x) => x.id === id);
+      const p = await opts.store.ledger.position(userId, id);
       if (!p) throw new ApiFailure('not_found', t('miniapp_err_not_found', { what: `#${id}` }));
       let next: Position | undefined;
       if (action[2] === 'settle') {
         const b = parse(settleBodySchema, body, t);
-        if ('result' in b) next = settle(p, b.result, now);
-        else if (!isSettled(p) && b.legs.length === p.legs.length) {
-          const outcomes = new Map<number, LegOutcome>();
-          let fits = true;
-          b.legs.forEach((r, i) => {
-            const leg = p.legs[i]!;
-            if ((r === null) !== (leg.status !== 'placed') || (r !== null && (r === 'dead_heat' || !legResultChoices(leg).includes(r)))) fits = false;
-            else if (r !== null) outcomes.set(i, { result: r });
-          });
-          next = fits ? applyResults(p, outcomes, now) : undefined;
-        }
+        next = 'result' in b ? settle(p, b.result, now) : settleLegs(p, b.legs.map((r) => (r === null ? null : { result: r })), now);
         if (!next) throw new ApiFailure('conflict', t('miniapp_not_settleable', { id }));
         next = withUndo(p, next, now);
       } else if (action[2] === 'undo') {
@@ -233,7 +161,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
         next = withUndo(p, next, now);
       }
       const stored = await opts.store.ledger.put(userId, next);
-      return sendJson(res, 200, { position: apiPosition(stored, await opts.store.ledger.book(userId), now) });
+      return sendJson(res, 200, { position: apiPosition(stored, await opts.store.ledger.settings(userId), now) });
     }
     if (route === '/filters') {
       only('GET');

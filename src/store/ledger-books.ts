@@ -20,12 +20,15 @@ import {
   type LedgerSettings,
   type Position,
 } from '../ledger/model.js';
+import { positionFigures } from '../ledger/position-figures.js';
 import { StoreError } from './errors.js';
 import { describeIssues } from './migrations.js';
 
 interface Held {
   settings: LedgerSettings;
   positions: Map<string, Position>;
+  /** The unsettled positions (`positionFigures(p).open`), apart: /open and the Mini App list them without the settled ones. */
+  open: Map<string, Position>;
   closes: Map<string, Close>;
   marks: Map<string, PlacedMark>;
 }
@@ -51,7 +54,7 @@ export class LedgerBooks {
 
   /** Loads a user's stored book (already validated by the caller's schema), replacing what was held. */
   load(userId: number, record: BookRecord): void {
-    const held: Held = { settings: { ...record.settings }, positions: new Map(), closes: new Map(Object.entries(record.closes)), marks: new Map() };
+    const held: Held = { settings: { ...record.settings }, positions: new Map(), open: new Map(), closes: new Map(Object.entries(record.closes)), marks: new Map() };
     for (const p of record.positions) this.hold(userId, held, checkedPosition(p));
     this.books.set(userId, held);
     this.texts.delete(userId);
@@ -67,6 +70,19 @@ export class LedgerBooks {
     return { settings: { ...held.settings }, positions: [...held.positions.values()], closes: new Map(held.closes) };
   }
 
+  position(userId: number, positionId: string): Position | undefined {
+    return this.books.get(userId)?.positions.get(positionId);
+  }
+
+  settings(userId: number): LedgerSettings {
+    return { ...(this.books.get(userId)?.settings ?? defaultLedgerSettings()) };
+  }
+
+  /** Unsettled positions with something placed or a hedge open, oldest first. */
+  open(userId: number): Position[] {
+    return [...(this.books.get(userId)?.open.values() ?? [])].sort((a, b) => a.placedAt - b.placedAt);
+  }
+
   put(userId: number, position: Position): Position {
     const p = checkedPosition(position);
     this.hold(userId, this.held(userId), p);
@@ -79,6 +95,7 @@ export class LedgerBooks {
     const p = held?.positions.get(positionId);
     if (!held || !p) return false;
     held.positions.delete(positionId);
+    held.open.delete(positionId);
     for (const key of [...held.closes.keys()]) if (key.startsWith(`${positionId}:`)) held.closes.delete(key);
     const key = markKey(p.service, p.itemId);
     if (held.marks.get(key)?.positionId === positionId) held.marks.delete(key);
@@ -120,6 +137,7 @@ export class LedgerBooks {
       const p = held.positions.get(id);
       if (!p) continue;
       held.positions.delete(id);
+      held.open.delete(id);
       removed += 1;
       p.legs.forEach((_, i) => held.closes.delete(closeKey(id, i)));
       const key = markKey(p.service, p.itemId);
@@ -205,7 +223,7 @@ export class LedgerBooks {
   private held(userId: number): Held {
     let held = this.books.get(userId);
     if (!held) {
-      held = { settings: defaultLedgerSettings(), positions: new Map(), closes: new Map(), marks: new Map() };
+      held = { settings: defaultLedgerSettings(), positions: new Map(), open: new Map(), closes: new Map(), marks: new Map() };
       this.books.set(userId, held);
     }
     return held;
@@ -213,6 +231,8 @@ export class LedgerBooks {
 
   private hold(_userId: number, held: Held, p: Position): void {
     held.positions.set(p.id, p);
+    if (positionFigures(p).open) held.open.set(p.id, p);
+    else held.open.delete(p.id);
     const key = markKey(p.service, p.itemId);
     const mark = placedMark(p);
     if (mark) held.marks.set(key, mark);

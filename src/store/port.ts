@@ -49,6 +49,12 @@ export interface AlertStateStore {
 export interface LedgerStore {
   /** The user's book (an empty one when they have none). */
   book(userId: number): Promise<LedgerBook>;
+  /** One position of the user's (undefined when they have none by that id), without reading the rest of the book. */
+  position(userId: number, positionId: string): Promise<Position | undefined>;
+  /** The user's ledger settings alone. */
+  settings(userId: number): Promise<LedgerSettings>;
+  /** Unsettled positions with something placed or a hedge open (what /open lists), oldest first; settled ones are not read. */
+  open(userId: number): Promise<Position[]>;
   /** Adds or replaces a position (validated with positionSchema; refused: StoreError 'invalid-position'). */
   put(userId: number, position: Position): Promise<Position>;
   /** Removes one position with its closing lines and its alert mark (the user's 🗑 Delete); false when there was none. */

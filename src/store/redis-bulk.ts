@@ -60,7 +60,7 @@ export async function checkSchemaVersion(redis: Redis, keys: RedisKeys, where: s
 export async function clearStored(redis: Redis, keys: RedisKeys): Promise<void> {
   const [ids, subKeys, ledgerIds] = await Promise.all([redis.smembers(keys.users), redis.smembers(keys.alertSubs), redis.smembers(keys.ledgerUsers)]);
   const doomed = [
-    ...ledgerIds.flatMap((id) => [keys.ledger(Number(id)), keys.ledgerOpen(Number(id))]),
+    ...ledgerIds.flatMap((id) => [keys.ledger(Number(id)), keys.ledgerOpen(Number(id)), keys.ledgerLog(Number(id))]),
     keys.ledgerUsers,
     ...ids.map((id) => keys.user(Number(id))),
     ...subKeys.map((subKey) => keys.alerts(subKey)),

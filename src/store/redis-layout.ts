@@ -13,7 +13,7 @@
  *   {p}alert-subs           set of subscription keys that have alert state
  *   {p}alerts:{uid}:{svc}   hash: item id → alert entry (JSON)
  *   {p}users:changed        pub/sub channel: `{"from":…,"ids":[…],"subs":[…],"ledger":[…]}` after writes
- *   {p}ledger-users, {p}ledger:{id}, {p}ledger-open:{id}   the bettor's ledger (`redis-ledger.ts`)
+ *   {p}ledger-users, {p}ledger:{id}, {p}ledger-open:{id}, {p}ledger-log:{id}   the bettor's ledger (`redis-ledger.ts`)
  *   {p}print:{id}:{print}   what a sent message printed, expiring after a week (`redis-prints.ts`)
  *
  * Why statuses have fields of their own: the worker that reads a subscription writes its status
@@ -37,6 +37,7 @@ export interface RedisKeys {
   readonly ledgerUsers: string;
   ledger(id: number): string;
   ledgerOpen(id: number): string;
+  ledgerLog(id: number): string;
   /** Every print's key starts with this (`{p}print:`). */
   readonly prints: string;
 }
@@ -53,6 +54,7 @@ export function redisKeys(prefix: string): RedisKeys {
     ledgerUsers: `${prefix}ledger-users`,
     ledger: (id) => `${prefix}ledger:${id}`,
     ledgerOpen: (id) => `${prefix}ledger-open:${id}`,
+    ledgerLog: (id) => `${prefix}ledger-log:${id}`,
     prints: `${prefix}print:`,
   };
 }

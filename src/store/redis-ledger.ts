@@ -3,112 +3,41 @@
  *
  *   {p}ledger-users         set of user ids with a ledger
  *   {p}ledger:{id}          hash: `s` settings (JSON), `n` the last position number (HINCRBY),
- *                           `p:{position}` one position (JSON), `c:{position}:{leg}` a closing line
+ *                           `p:{position}` one position (JSON), `c:{position}:{leg}` a closing line,
+ *                           `e` the book's epoch and `v` its version (+1 per write)
  *   {p}ledger-open:{id}     hash: `${service}:${itemId}` → the mark of an unsettled position (JSON)
+ *   {p}ledger-log:{id}      sorted set: field → the version that last wrote it (redis-book-cache.ts)
  *
  * Each change writes only its field, so a front placing or settling and a worker recording a
- * closing line never overwrite each other. Books are read from Redis when asked for (they change
- * in any process); the marks, which the notifier and the scheduler read synchronously, are held by
+ * closing line never overwrite each other. Books change in any process: each read asks Redis what
+ * changed since this process last read the book, and reads only that (`redis-book-cache.ts`); the marks, which the notifier and the scheduler read synchronously, are held by
  * every process, loaded at open and again for a user whenever another process announces a change
  * of their ledger on `{p}users:changed`.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { markKey, placedMark, type PlacedMark } from '../ledger/marks.js';
-import {
-  closeKey,
-  closeSchema,
-  defaultLedgerSettings,
-  ledgerSettingsSchema,
-  positionSchema,
-  type BookRecord,
-  type Close,
-  type LedgerBook,
-  type LedgerSettings,
-  type Position,
-} from '../ledger/model.js';
+import { closeKey, closeSchema, ledgerSettingsSchema, type BookRecord, type Close, type LedgerBook, type LedgerSettings, type Position } from '../ledger/model.js';
+import { BookCache, BUMP, BUMP_FN, HeldBook, newEpoch } from './redis-book-cache.js';
 import { checkedPosition } from './ledger-books.js';
 import { StoreError } from './errors.js';
 import { describeIssues } from './migrations.js';
 import type { LedgerStore } from './port.js';
 import { execPipeline, type RedisKeys } from './redis-layout.js';
 
-const ledgerKeys = (keys: RedisKeys) => ({ users: keys.ledgerUsers, book: keys.ledger, open: keys.ledgerOpen });
+const ledgerKeys = (keys: RedisKeys) => ({ users: keys.ledgerUsers, book: keys.ledger, open: keys.ledgerOpen, log: keys.ledgerLog });
 
-const NOTE_CLOSE = "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) end return 0";
+/** KEYS book, log; ARGV position field, close field, close JSON, epoch. */
+const NOTE_CLOSE = `${BUMP_FN}
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+bump(KEYS[1], KEYS[2], ARGV[4], {ARGV[2]}, 1)
+return 1`;
 
 /** Positions in a book (fields `p:…`) and whether ARGV[1] is one, counted inside Redis: no book crosses the wire. */
 const SIZE = "local n = 0 for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do if string.sub(f, 1, 2) == 'p:' then n = n + 1 end end return {n, redis.call('HEXISTS', KEYS[1], ARGV[1])}";
 
 const EMPTY: ReadonlyMap<string, PlacedMark> = new Map();
-
-/** Positions already parsed, by field, with the text they came from (a field whose text is unchanged is not parsed again). */
-export type ParsedFields = Map<string, { text: string; position: Position }>;
-
-/**
- * A stored hash as a book record; fields that fail the schema are left out (and counted). The book
- * of a busy user has thousands of positions and /pnl reads it whole: with `cache`, only fields
- * whose text changed since the last read go through JSON.parse and the schema again.
- */
-export function bookFromHash(hash: Record<string, string>, log: Logger, userId: number, cache: ParsedFields = new Map()): BookRecord {
-  const reader = bookReader(cache);
-  for (const [field, text] of Object.entries(hash)) reader.add(field, text);
-  return reader.result(log, userId);
-}
-
-/** `bookFromHash` a field at a time, so that a big book can be read in batches (`RedisLedger.record`). */
-function bookReader(cache: ParsedFields): { add(field: string, text: string): void; result(log: Logger, userId: number): BookRecord } {
-  const okPositions: Position[] = [];
-  const closes: Record<string, unknown> = {};
-  let settings: unknown = undefined;
-  let next = 0;
-  let skipped = 0;
-  const seen = new Set<string>();
-  return {
-    add(field, text) {
-      try {
-        if (field === 's') settings = JSON.parse(text);
-        else if (field === 'n') next = Number(text);
-        else if (field.startsWith('p:')) {
-          seen.add(field);
-          const hit = cache.get(field);
-          if (hit?.text === text) {
-            okPositions.push(hit.position);
-            return;
-          }
-          const parsed = positionSchema.safeParse(JSON.parse(text));
-          if (parsed.success) {
-            okPositions.push(parsed.data);
-            cache.set(field, { text, position: parsed.data });
-          } else {
-            skipped += 1;
-          }
-        } else if (field.startsWith('c:')) closes[field.slice(2)] = JSON.parse(text);
-      } catch {
-        skipped += 1;
-      }
-    },
-    result(log, userId) {
-      for (const field of cache.keys()) if (!seen.has(field)) cache.delete(field);
-      const okCloses: Record<string, Close> = {};
-      for (const [key, raw] of Object.entries(closes)) {
-        const parsed = closeSchema.safeParse(raw);
-        if (parsed.success) okCloses[key] = parsed.data;
-      }
-      skipped += Object.keys(closes).length - Object.keys(okCloses).length;
-      if (skipped > 0) log.warn({ userId, skipped }, 'ledger fields that fail the schema were left out');
-      const parsedSettings = ledgerSettingsSchema.safeParse(settings ?? {});
-      const record: BookRecord = { settings: parsedSettings.success ? parsedSettings.data : defaultLedgerSettings(), positions: okPositions, closes: okCloses };
-      if (Number.isSafeInteger(next) && next + 1 > record.settings.nextId) record.settings.nextId = next + 1;
-      // Positions in the order placed: ids are base-36 counters.
-      record.positions.sort((a, b) => a.placedAt - b.placedAt || parseInt(a.id, 36) - parseInt(b.id, 36));
-      return record;
-    },
-  };
-}
-
-/** Fields of a book asked for per HSCAN call. */
-const SCAN_COUNT = 250;
 
 /** The commands that write a whole book (migrate, replaceAll). */
 export function writeBookCommands(pipeline: ReturnType<Redis['pipeline']>, keys: RedisKeys, userId: number, book: BookRecord): void {
@@ -121,24 +50,34 @@ export function writeBookCommands(pipeline: ReturnType<Redis['pipeline']>, keys:
     if (mark) open.push(markKey(p.service, p.itemId), JSON.stringify(mark));
   }
   for (const [key, close] of Object.entries(book.closes)) fields.push(`c:${key}`, JSON.stringify(close));
+  // A new epoch: a process holding this user's book reads it whole again.
+  fields.push('e', newEpoch(), 'v', '0');
+  pipeline.del(k.log(userId));
   pipeline.hset(k.book(userId), ...fields);
   if (open.length > 0) pipeline.hset(k.open(userId), ...open);
   pipeline.sadd(k.users, String(userId));
 }
 
-/** Decrements the book's last id `n` only while it is still ARGV[1]. */
-const GIVE_BACK_ID = `
+/** Decrements the book's last id `n` only while it is still ARGV[1] (KEYS book, log; ARGV[2] epoch). */
+const GIVE_BACK_ID = `${BUMP_FN}
 if redis.call('HGET', KEYS[1], 'n') == ARGV[1] then
   redis.call('HINCRBY', KEYS[1], 'n', -1)
+  bump(KEYS[1], KEYS[2], ARGV[2], {'n'}, 1)
   return 1
 end
 return 0`;
 
+/** Takes the next id (KEYS book, log; ARGV epoch). */
+const TAKE_ID = `${BUMP_FN}
+local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+bump(KEYS[1], KEYS[2], ARGV[1], {'n'}, 1)
+return n`;
+
 export class RedisLedger implements LedgerStore {
   private readonly k: ReturnType<typeof ledgerKeys>;
   private readonly held = new Map<number, Map<string, PlacedMark>>();
-  /** Positions parsed at the last read of a user's book (see `bookFromHash`); dropped with the user. */
-  private readonly parsed = new Map<number, ParsedFields>();
+  /** The books this process read, brought up to date by what changed at each read. */
+  private readonly cache: BookCache;
   private readonly writes = new Set<Promise<unknown>>();
   private failures = 0;
 
@@ -146,6 +85,7 @@ export class RedisLedger implements LedgerStore {
     private readonly opts: { redis: Redis; keys: RedisKeys; origin: string; log: Logger; guard: () => void },
   ) {
     this.k = ledgerKeys(opts.keys);
+    this.cache = new BookCache({ redis: opts.redis, keys: this.k, log: opts.log });
   }
 
   healthy(): boolean {
@@ -174,17 +114,40 @@ export class RedisLedger implements LedgerStore {
     });
   }
 
-  /** Every stored book (migrate). */
+  /** Every stored book (migrate), read whole and not kept. */
   async all(): Promise<Record<string, BookRecord>> {
     const ids = (await this.opts.redis.smembers(this.k.users)).map(Number).filter(Number.isSafeInteger);
     const out: Record<string, BookRecord> = {};
-    for (const id of ids) out[String(id)] = await this.record(id);
+    for (const id of ids) {
+      const b = (await this.cache.readWhole(id)).book();
+      out[String(id)] = { settings: b.settings, positions: [...b.positions], closes: Object.fromEntries(b.closes) };
+    }
     return out;
   }
 
   async book(userId: number): Promise<LedgerBook> {
-    const r = await this.record(userId);
-    return { settings: r.settings, positions: r.positions, closes: new Map(Object.entries(r.closes)) };
+    return (await this.cache.get(userId)).book();
+  }
+
+  async position(userId: number, positionId: string): Promise<Position | undefined> {
+    if (this.cache.holds(userId)) return (await this.cache.get(userId)).position(positionId);
+    // A book this process does not hold is not read whole for one position.
+    const one = new HeldBook();
+    one.set(`p:${positionId}`, await this.opts.redis.hget(this.k.book(userId), `p:${positionId}`));
+    return one.position(positionId);
+  }
+
+  async settings(userId: number): Promise<LedgerSettings> {
+    if (this.cache.holds(userId)) return (await this.cache.get(userId)).settings();
+    const [s, n] = await this.opts.redis.hmget(this.k.book(userId), 's', 'n');
+    const one = new HeldBook();
+    one.set('s', s ?? null);
+    one.set('n', n ?? null);
+    return one.settings();
+  }
+
+  async open(userId: number): Promise<Position[]> {
+    return (await this.cache.get(userId)).open();
   }
 
   async put(userId: number, position: Position): Promise<Position> {
@@ -194,6 +157,7 @@ export class RedisLedger implements LedgerStore {
     const mark = placedMark(p);
     const pipeline = this.opts.redis.multi();
     pipeline.hset(this.k.book(userId), `p:${p.id}`, JSON.stringify(p));
+    this.bump(pipeline, userId, [`p:${p.id}`]);
     pipeline.sadd(this.k.users, String(userId));
     const marks = this.marksOf(userId);
     if (mark) {
@@ -214,7 +178,9 @@ export class RedisLedger implements LedgerStore {
     if (text === null) return false;
     const pipeline = this.opts.redis.multi();
     // A position has at most 16 legs: their closing lines go with it.
-    pipeline.hdel(this.k.book(userId), `p:${positionId}`, ...Array.from({ length: 16 }, (_, leg) => `c:${closeKey(positionId, leg)}`));
+    const fields = [`p:${positionId}`, ...Array.from({ length: 16 }, (_, leg) => `c:${closeKey(positionId, leg)}`)];
+    pipeline.hdel(this.k.book(userId), ...fields);
+    this.bump(pipeline, userId, fields);
     const marks = this.marksOf(userId);
     for (const [key, mark] of marks) {
       if (mark.positionId !== positionId) continue;
@@ -228,11 +194,12 @@ export class RedisLedger implements LedgerStore {
 
   async updateSettings(userId: number, change: Partial<LedgerSettings>): Promise<LedgerSettings> {
     this.opts.guard();
-    const current = (await this.record(userId)).settings;
+    const current = await this.settings(userId);
     const next = ledgerSettingsSchema.safeParse({ ...current, ...change });
     if (!next.success) throw new StoreError('invalid-position', `ledger settings failed the schema (${describeIssues(next.error)}); nothing was changed`);
     const pipeline = this.opts.redis.multi();
     pipeline.hset(this.k.book(userId), 's', JSON.stringify(next.data));
+    this.bump(pipeline, userId, ['s']);
     pipeline.sadd(this.k.users, String(userId));
     await this.run(pipeline);
     return next.data;
@@ -240,7 +207,7 @@ export class RedisLedger implements LedgerStore {
 
   async takeId(userId: number): Promise<string> {
     this.opts.guard();
-    const n = await this.opts.redis.hincrby(this.k.book(userId), 'n', 1);
+    const n = Number(await this.opts.redis.eval(TAKE_ID, 2, this.k.book(userId), this.k.log(userId), newEpoch()));
     await this.opts.redis.sadd(this.k.users, String(userId));
     return n.toString(36);
   }
@@ -249,7 +216,7 @@ export class RedisLedger implements LedgerStore {
     this.opts.guard();
     const n = parseInt(id, 36);
     // Atomic: a number taken meanwhile by another front is the last one now, and keeps its place.
-    const given = await this.opts.redis.eval(GIVE_BACK_ID, 1, this.k.book(userId), String(n));
+    const given = await this.opts.redis.eval(GIVE_BACK_ID, 2, this.k.book(userId), this.k.log(userId), String(n), newEpoch());
     return given === 1;
   }
 
@@ -257,7 +224,7 @@ export class RedisLedger implements LedgerStore {
     const parsed = closeSchema.safeParse(close);
     if (!parsed.success) return;
     // Only beside its position: a late line for a deleted ledger (after /forget) must not bring the hash back.
-    this.track(this.opts.redis.eval(NOTE_CLOSE, 1, this.k.book(userId), `p:${positionId}`, `c:${closeKey(positionId, leg)}`, JSON.stringify(parsed.data)));
+    this.track(this.opts.redis.eval(NOTE_CLOSE, 2, this.k.book(userId), this.k.log(userId), `p:${positionId}`, `c:${closeKey(positionId, leg)}`, JSON.stringify(parsed.data), newEpoch()));
   }
 
   async size(userId: number, positionId: string): Promise<{ positions: number; has: boolean }> {
@@ -268,13 +235,14 @@ export class RedisLedger implements LedgerStore {
   async archive(userId: number, positionIds: readonly string[]): Promise<number> {
     this.opts.guard();
     if (positionIds.length === 0) return 0;
-    const book = await this.record(userId);
-    const doomed = book.positions.filter((p) => positionIds.includes(p.id));
+    const held = await this.cache.get(userId);
+    const doomed = positionIds.map((id) => held.position(id)).filter((p): p is Position => p !== undefined);
     if (doomed.length === 0) return 0;
     const fields = doomed.flatMap((p) => [`p:${p.id}`, ...p.legs.map((_, i) => `c:${closeKey(p.id, i)}`)]);
     const marks = this.marksOf(userId);
     const pipeline = this.opts.redis.multi();
     for (let i = 0; i < fields.length; i += 1_000) pipeline.hdel(this.k.book(userId), ...fields.slice(i, i + 1_000));
+    this.bump(pipeline, userId, fields);
     for (const p of doomed) {
       const key = markKey(p.service, p.itemId);
       if (marks.get(key)?.positionId === p.id) {
@@ -297,9 +265,9 @@ export class RedisLedger implements LedgerStore {
 
   async deleteUser(userId: number): Promise<void> {
     this.held.delete(userId);
-    this.parsed.delete(userId);
+    this.cache.drop(userId);
     const pipeline = this.opts.redis.multi();
-    pipeline.del(this.k.book(userId), this.k.open(userId));
+    pipeline.del(this.k.book(userId), this.k.open(userId), this.k.log(userId));
     pipeline.srem(this.k.users, String(userId));
     this.announce(pipeline, userId);
     // Tracked, so that `flush` (after /forget) waits for it.
@@ -311,45 +279,16 @@ export class RedisLedger implements LedgerStore {
   /** Removes every ledger key under the prefix. */
   async clear(): Promise<void> {
     const ids = await this.opts.redis.smembers(this.k.users);
-    const doomed = ids.flatMap((id) => [this.k.book(Number(id)), this.k.open(Number(id))]);
+    const doomed = ids.flatMap((id) => [this.k.book(Number(id)), this.k.open(Number(id)), this.k.log(Number(id))]);
     for (let i = 0; i < doomed.length; i += 1_000) await this.opts.redis.del(...doomed.slice(i, i + 1_000));
     await this.opts.redis.del(this.k.users);
     this.held.clear();
-    this.parsed.clear();
+    this.cache.clear();
   }
 
   /** Waits for the closing lines written behind. */
   async flush(): Promise<void> {
     while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
-  }
-
-  /**
-   * The user's book, read in HSCAN batches of SCAN_COUNT fields, each batch's new positions parsed
-   * before the next is asked for: a book of 20,000 positions (8 MB) read with one HGETALL and
-   * parsed at once stopped the event loop for about 0.4 s. A small book (a listpack) comes in one
-   * batch, as HGETALL would give it.
-   */
-  private async record(userId: number): Promise<BookRecord> {
-    let cache = this.parsed.get(userId);
-    if (!cache) {
-      cache = new Map();
-      this.parsed.set(userId, cache);
-    }
-    const reader = bookReader(cache);
-    // HSCAN may give a field twice: each is read once.
-    const read = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, flat] = await this.opts.redis.hscan(this.k.book(userId), cursor, 'COUNT', SCAN_COUNT);
-      for (let i = 0; i + 1 < flat.length; i += 2) {
-        const field = flat[i]!;
-        if (read.has(field)) continue;
-        read.add(field);
-        reader.add(field, flat[i + 1]!);
-      }
-      cursor = next;
-    } while (cursor !== '0');
-    return reader.result(this.opts.log, userId);
   }
 
   private marksOf(userId: number): Map<string, PlacedMark> {
@@ -359,6 +298,11 @@ export class RedisLedger implements LedgerStore {
       this.held.set(userId, marks);
     }
     return marks;
+  }
+
+  /** The book's version up and `fields` logged, in the write's own MULTI (see redis-book-cache.ts). */
+  private bump(pipeline: ReturnType<Redis['multi']>, userId: number, fields: readonly string[]): void {
+    pipeline.eval(BUMP, 2, this.k.book(userId), this.k.log(userId), newEpoch(), ...fields);
   }
 
   private announce(pipeline: ReturnType<Redis['multi']>, userId: number): void {

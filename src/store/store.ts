@@ -331,6 +331,9 @@ class LowdbStore implements JsonStore {
     };
     return {
       book: async (userId) => books.book(userId),
+      position: async (userId, positionId) => books.position(userId, positionId),
+      settings: async (userId) => books.settings(userId),
+      open: async (userId) => books.open(userId),
       put: async (userId, position) => {
         this.assertOpen();
         return changed(books.put(userId, position));
@@ -345,14 +348,14 @@ class LowdbStore implements JsonStore {
       },
       takeId: async (userId) => {
         this.assertOpen();
-        const n = books.book(userId).settings.nextId;
+        const n = books.settings(userId).nextId;
         books.updateSettings(userId, { nextId: n + 1 });
         return changed(n.toString(36));
       },
       giveBackId: async (userId, id) => {
         this.assertOpen();
         const n = parseInt(id, 36);
-        if (books.book(userId).settings.nextId !== n + 1) return false;
+        if (books.settings(userId).nextId !== n + 1) return false;
         books.updateSettings(userId, { nextId: n });
         return changed(true);
       },

@@ -130,8 +130,8 @@ describe.skipIf(!redis.available)('the Redis ledger between processes', () => {
     worker.ledger.noteClose(9, p.id, 0, { odds: 2.2, at: 1, fairOdds: null, market: [1.7, 2.2], index: 1 });
     await worker.flush();
     expect((await front.ledger.book(9)).closes.get(`${p.id}:0`)?.odds).toBe(2.2);
-    // Only fields of its own: the whole book is never rewritten.
+    // Only fields of its own (and the book's epoch and version): the whole book is never rewritten.
     const fields = await stores.raw().hkeys(stores.keys(front).ledger(9));
-    expect(fields.sort()).toEqual([`c:${p.id}:0`, `p:${p.id}`]);
+    expect(fields.sort()).toEqual([`c:${p.id}:0`, 'e', `p:${p.id}`, 'v']);
   });
 });

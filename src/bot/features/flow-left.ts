@@ -12,7 +12,7 @@ import type { BotRuntime } from '../deps.js';
 
 export async function tellFlowLeft(rt: BotRuntime, ctx: BotContext, userId: number, positionId: string, leg: number): Promise<void> {
   try {
-    const p = (await rt.store.ledger.book(userId)).positions.find((x) => x.id === positionId);
+    const p = await rt.store.ledger.position(userId, positionId);
     if (!p) return;
     const currency = p.currency || (rt.store.getUser(userId)?.currency ?? '');
     const stakes = withUnit(placedLegs(p).map((l) => fmtMoney(l.stake, { whole: true })).join(' / '), currency);

@@ -43,8 +43,6 @@ export async function replyChanged(ctx: BotContext, p: Position, what: string): 
 
 const UNDO_REFUSED = { none: 'ledger_undo_none', 'later-change': 'ledger_undo_later', done: 'ledger_undo_done', expired: 'ledger_undo_expired' } as const;
 
-const by = (positions: readonly Position[], id: string) => positions.find((p) => p.id === id);
-
 async function showPositions(rt: BotRuntime, ctx: BotContext, periodRaw: string, page: number, edit: boolean): Promise<void> {
   const period = parsePeriod(periodRaw);
   if (!period) return void (await ctx.reply(ctx.t('positions_usage', { value: periodRaw.slice(0, 40) })));
@@ -76,7 +74,7 @@ export async function acceptLegFix(rt: BotRuntime, ctx: BotContext, text: string
   const userId = ctx.from!.id;
   const taken = parseTaken(text);
   if (!taken) return void (await ctx.reply(ctx.t('ledger_fix_bad', { value: text.slice(0, 60) })));
-  const p = by((await rt.store.ledger.book(userId)).positions, pending.positionId);
+  const p = await rt.store.ledger.position(userId, pending.positionId);
   let book: { bookmaker?: string; commission?: number } = {};
   if (taken.bookmaker !== undefined) {
     const found = await matchBook(rt, ctx, taken.bookmaker);
@@ -108,7 +106,7 @@ export function ledgerEditFeature(rt: BotRuntime): Composer<BotContext> {
       return chooseSide(rt, ctx, action.lay);
     }
     const userId = ctx.from.id;
-    const p = by((await rt.store.ledger.book(userId)).positions, action.positionId);
+    const p = await rt.store.ledger.position(userId, action.positionId);
     if (!p) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_not_found'), show_alert: true }));
     const tz = ctx.user?.timeZone ?? 'UTC';
     const now = rt.clock.now();

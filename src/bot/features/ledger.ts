@@ -7,7 +7,7 @@
 import { Composer } from 'grammy';
 import { fmtMoney, withUnit } from '../../alerts/printed.js';
 import { giveUp, settle, type SettleResult } from '../../ledger/actions.js';
-import { applyResults, withUndo, type LegOutcome } from '../../ledger/edits.js';
+import { settleLegs, withUndo, type LegOutcome } from '../../ledger/edits.js';
 import { DEVIG_METHODS, isEmpty, isSettled, type DevigMethod, type Position } from '../../ledger/model.js';
 import { positionPnl } from '../../ledger/settle.js';
 import { decodeLedgerAction, encodeLedgerAction, kindPattern, legOutcome, type SettleCode } from '../callback-data/index.js';
@@ -20,15 +20,9 @@ import { editLeg, keepLeg, refuseLeg } from './placed.js';
 const SETTLE_RESULTS: Record<string, SettleResult> = { w: 'won', hw: 'half_won', v: 'void', hl: 'half_lost', l: 'lost', h: 'hit' };
 
 /** Each leg's own result (`m` codes: one character per leg, in leg order); every placed leg must get one. */
-function settleLegs(p: Position, codes: string, now: number): Position | undefined {
-  if (isSettled(p) || codes.length !== p.legs.length) return undefined;
-  const outcomes = new Map<number, LegOutcome>();
-  for (const [i, code] of [...codes].entries()) {
-    const o = legOutcome(code);
-    if (o === undefined || (o === null) !== (p.legs[i]!.status !== 'placed')) return undefined;
-    if (o) outcomes.set(i, o);
-  }
-  return applyResults(p, outcomes, now);
+function settleByCodes(p: Position, codes: string, now: number): Position | undefined {
+  const outcomes = [...codes].map(legOutcome);
+  return outcomes.includes(undefined) ? undefined : settleLegs(p, outcomes as (LegOutcome | null)[], now);
 }
 
 function settleResult(code: SettleCode): SettleResult {
@@ -65,8 +59,8 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
   ];
 
   composer.command('clv', async (ctx) => {
-    const book = await rt.store.ledger.book(ctx.from!.id);
-    await ctx.reply(ctx.t('clv_method', { method: ctx.t(`devig_${book.settings.devig}`) }), { reply_markup: { inline_keyboard: devigButtons(book.settings.devig, ctx.t) } });
+    const { devig } = await rt.store.ledger.settings(ctx.from!.id);
+    await ctx.reply(ctx.t('clv_method', { method: ctx.t(`devig_${devig}`) }), { reply_markup: { inline_keyboard: devigButtons(devig, ctx.t) } });
   });
 
   composer.callbackQuery(kindPattern('ledger'), async (ctx) => {
@@ -88,7 +82,7 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
       return;
     }
     const userId = ctx.from.id;
-    const p = (await rt.store.ledger.book(userId)).positions.find((x) => x.id === action.positionId);
+    const p = await rt.store.ledger.position(userId, action.positionId);
     if (!p) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_not_found'), show_alert: true }));
     switch (action.type) {
       case 'keep':
@@ -114,7 +108,7 @@ export function ledgerFeature(rt: BotRuntime): Composer<BotContext> {
       case 'settle': {
         if (isSettled(p)) return void (await ctx.answerCallbackQuery({ text: ctx.tp('ledger_already_settled', { id: p.id }), show_alert: true }));
         const now = rt.clock.now();
-        const next = action.result.startsWith('m') ? settleLegs(p, action.result.slice(1), now) : settle(p, settleResult(action.result), now);
+        const next = action.result.startsWith('m') ? settleByCodes(p, action.result.slice(1), now) : settle(p, settleResult(action.result), now);
         if (!next) return void (await ctx.answerCallbackQuery({ text: ctx.tp('stale_button') }));
         const stored = await rt.store.ledger.put(userId, withUndo(p, next, now));
         const pnl = withUnit(fmtMoney(positionPnl(stored) ?? 0, { signed: true }), stored.currency);

@@ -156,7 +156,7 @@ export async function placeFromAlert(rt: BotRuntime, ctx: BotContext, action: { 
 export async function acceptLedgerLeg(rt: BotRuntime, ctx: BotContext, text: string, pending: LedgerLegInput): Promise<void> {
   const userId = ctx.from!.id;
   const chatId = ctx.chat!.id;
-  const p = (await rt.store.ledger.book(userId)).positions.find((x) => x.id === pending.positionId);
+  const p = await rt.store.ledger.position(userId, pending.positionId);
   const leg = p?.legs[pending.leg];
   const wasOpen = leg?.status === 'open';
   // A stake alone is taken at the leg's printed odds (a hedge needs its odds).

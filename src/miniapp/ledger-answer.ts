@@ -1,0 +1,87 @@
+/**
+ * GET /app/api/ledger's answer: the figures and chart series of the period for the positions the
+ * filters keep, the choices the filters offer, and the open positions. One pass over the book,
+ * with each position's settle maths kept by the position (`position-figures.ts`) and the open ones
+ * read from the store's index: at 20,000 positions an answer takes milliseconds.
+ */
+import { currencyOf, isSettled, type LedgerBook, type Position } from '../ledger/model.js';
+import { UNDO_WINDOW_MS } from '../ledger/edits.js';
+import { legResultChoices } from '../ledger/markets.js';
+import { positionPnl } from '../ledger/settle.js';
+import { seriesBuilder, summaryBuilder } from '../ledger/summary.js';
+import { MAX_OPEN_LISTED, type ApiPosition, type LedgerQuery, type LedgerView } from './contract.js';
+
+const DAY_MS = 86_400_000;
+const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`);
+
+/** A position as the page shows it; the undo handle only while the chat's ↩️ would still work. */
+export function apiPosition(p: Position, settings: LedgerBook['settings'], now: number): ApiPosition {
+  const u = p.undo;
+  const undoable = u && u.legs.length > 0 && now - u.at <= UNDO_WINDOW_MS;
+  return {
+    id: p.id,
+    kind: p.kind,
+    service: p.service,
+    sport: p.sport,
+    league: p.league,
+    event: p.event,
+    eventStart: p.eventStart,
+    placedAt: p.placedAt,
+    settledAt: p.settledAt,
+    settled: isSettled(p),
+    currency: currencyOf(p, settings),
+    pnl: positionPnl(p) ?? null,
+    legs: p.legs.map((l, index) => ({
+      index,
+      outcome: l.outcome,
+      bookmaker: l.bookmaker,
+      market: l.market,
+      odds: l.odds,
+      stake: l.stake,
+      lay: l.lay,
+      status: l.status,
+      result: l.result,
+      results: l.status === 'placed' ? legResultChoices(l) : [],
+    })),
+    undo: undoable ? { n: u.n, until: u.at + UNDO_WINDOW_MS } : null,
+  };
+}
+
+/** [from, to) of the query: whole UTC days, to today by default. */
+export function queryRange(q: LedgerQuery, now: number): { from: number; to: number } {
+  return { from: q.from ? dayStart(q.from) : 0, to: q.to ? dayStart(q.to) + DAY_MS : now + 1 };
+}
+
+/** The positions the query's service, sport and bookmaker keep. */
+export const keptBy = (q: LedgerQuery) => (p: Position): boolean =>
+  (!q.service || p.service === q.service) && (!q.sport || p.sport === q.sport) && (!q.bookmaker || p.legs.some((l) => l.bookmaker === q.bookmaker));
+
+export function ledgerAnswer(book: LedgerBook, open: readonly Position[], q: LedgerQuery, now: number): LedgerView {
+  const { from, to } = queryRange(q, now);
+  const keeps = keptBy(q);
+  const summary = summaryBuilder(book, from, to);
+  const series = seriesBuilder(book, from, to);
+  const services = new Set<string>();
+  const bookmakers = new Set<string>();
+  const sports = new Set<string>();
+  for (const p of book.positions) {
+    services.add(p.service);
+    sports.add(p.sport);
+    for (const l of p.legs) bookmakers.add(l.bookmaker);
+    if (!keeps(p)) continue;
+    summary.add(p);
+    series.add(p);
+  }
+  const listed = open.filter(keeps);
+  const sorted = (xs: Set<string>) => [...xs].filter((x) => x !== '').sort();
+  return {
+    from,
+    to,
+    currency: book.settings.currency ?? '',
+    summary: summary.result(),
+    days: series.result(),
+    choices: { services: sorted(services), bookmakers: sorted(bookmakers), sports: sorted(sports) },
+    open: listed.slice(0, MAX_OPEN_LISTED).map((p) => apiPosition(p, book.settings, now)),
+    openTotal: listed.length,
+  };
+}
