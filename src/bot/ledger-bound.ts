@@ -22,8 +22,11 @@ export const isLedgerFull = (err: unknown): err is LedgerFullError => err instan
 /** `ledger` whose put refuses a new position past `max` held ones. */
 export function boundedLedger(ledger: LedgerStore, max: number): LedgerStore {
   const put: LedgerStore['put'] = async (userId, position) => {
-    const { positions, has } = await ledger.size(userId, position.id);
-    if (!has && positions >= max) throw new LedgerFullError(max);
+    // A settle or an edit changes a position held: only a new one is counted against the bound (in Redis, a count of the whole hash).
+    if ((await ledger.position(userId, position.id)) === undefined) {
+      const { positions, has } = await ledger.size(userId, position.id);
+      if (!has && positions >= max) throw new LedgerFullError(max);
+    }
     return ledger.put(userId, position);
   };
   return new Proxy(ledger, {

@@ -104,17 +104,85 @@ function build<T>(b: Builder<T>, positions: readonly Position[]): T {
   return b.result();
 }
 
-export function summaryBuilder(book: LedgerBook, from: number, to: number): Builder<LedgerSummary> {
-  const totals = empty();
-  const byService = new Map<string, Totals>();
-  const byBookmaker = new Map<string, Totals>();
-  const bySport = new Map<string, Totals>();
-  const arbs = { count: 0, expected: 0, realised: 0 };
-  let wins = 0;
-  let decided = 0;
+/** The figures of some settled positions, mergeable: a builder's own, and the ledger index's of each day (`ledger-index.ts`). */
+export interface SummaryPart {
+  totals: Totals;
+  byService: Map<string, Totals>;
+  byBookmaker: Map<string, Totals>;
+  bySport: Map<string, Totals>;
+  arbs: { count: number; expected: number; realised: number };
+  wins: number;
+  decided: number;
+  clvs: { clv: number; stake: number }[];
+  legClvs: { clv: number; stake: number }[];
+}
+
+const emptyPart = (): SummaryPart => ({
+  totals: empty(), byService: new Map(), byBookmaker: new Map(), bySport: new Map(), arbs: { count: 0, expected: 0, realised: 0 }, wins: 0, decided: 0, clvs: [], legClvs: [],
+});
+
+/** What a position's CLV is worked out from: the book's closing lines and de-vig method. */
+export interface ClvSource {
+  closes: ReadonlyMap<string, Close>;
+  settings: { devig: DevigMethod };
+}
+
+/** A settled position's figures added to `s` (closing lines and de-vig method from `book`). */
+function addSettled(s: SummaryPart, book: ClvSource, p: Position): void {
+  const f = positionFigures(p);
+  const perLeg = f.perLeg;
+  const pnl = f.pnl;
+  const risk = f.risk;
+  s.totals.pnl += pnl;
+  s.totals.turnover += risk;
+  s.totals.count += 1;
+  if (Math.abs(pnl) >= 0.005) {
+    s.decided += 1;
+    if (pnl > 0) s.wins += 1;
+  }
+  add(s.byService, p.service, pnl, risk);
+  add(s.bySport, p.sport || '—', pnl, risk);
+  const closes = book.closes.size > 0;
+  p.legs.forEach((leg, i) => {
+    if (leg.status !== 'placed') return;
+    add(s.byBookmaker, leg.bookmaker, perLeg[i] ?? 0, leg.liability);
+    const c = closes ? legClv(leg, book.closes.get(closeKey(p.id, i)), book.settings.devig) : undefined;
+    if (c !== undefined) (p.kind === 'valuebets' ? s.clvs : s.legClvs).push({ clv: c, stake: leg.liability });
+  });
+  if (p.kind === 'arbs') {
+    s.arbs.count += 1;
+    s.arbs.expected += f.worst ?? 0;
+    s.arbs.realised += pnl;
+  }
+}
+
+/** The part of settled `positions` (all of them, whatever their settle time). */
+export function summaryPart(book: ClvSource, positions: Iterable<Position>): SummaryPart {
+  const s = emptyPart();
+  for (const p of positions) addSettled(s, book, p);
+  return s;
+}
+
+function mergeTotals(into: Map<string, Totals>, from: ReadonlyMap<string, Totals>): void {
+  for (const [key, t] of from) {
+    const x = into.get(key) ?? empty();
+    x.pnl += t.pnl;
+    x.turnover += t.turnover;
+    x.count += t.count;
+    into.set(key, x);
+  }
+}
+
+export interface SummaryBuilder extends Builder<LedgerSummary> {
+  /** A part of positions all settled inside [from, to) (not taken again by `add`). */
+  merge(part: SummaryPart): void;
+  /** Unsettled positions counted elsewhere (the index's). */
+  addOpen(n: number): void;
+}
+
+export function summaryBuilder(book: LedgerBook, from: number, to: number): SummaryBuilder {
+  const s = emptyPart();
   let open = 0;
-  const clvs: { clv: number; stake: number }[] = [];
-  const legClvs: { clv: number; stake: number }[] = [];
   const take = (p: Position): void => {
     const f = positionFigures(p);
     if (!f.settled) {
@@ -122,48 +190,40 @@ export function summaryBuilder(book: LedgerBook, from: number, to: number): Buil
       return;
     }
     if (p.settledAt === null || p.settledAt < from || p.settledAt >= to) return;
-    const perLeg = f.perLeg;
-    const pnl = f.pnl;
-    const risk = f.risk;
-    totals.pnl += pnl;
-    totals.turnover += risk;
-    totals.count += 1;
-    if (Math.abs(pnl) >= 0.005) {
-      decided += 1;
-      if (pnl > 0) wins += 1;
-    }
-    add(byService, p.service, pnl, risk);
-    add(bySport, p.sport || '—', pnl, risk);
-    const closes = book.closes.size > 0;
-    p.legs.forEach((leg, i) => {
-      if (leg.status !== 'placed') return;
-      add(byBookmaker, leg.bookmaker, perLeg[i] ?? 0, leg.liability);
-      const c = closes ? legClv(leg, book.closes.get(closeKey(p.id, i)), book.settings.devig) : undefined;
-      if (c !== undefined) (p.kind === 'valuebets' ? clvs : legClvs).push({ clv: c, stake: leg.liability });
-    });
-    if (p.kind === 'arbs') {
-      arbs.count += 1;
-      arbs.expected += f.worst ?? 0;
-      arbs.realised += pnl;
-    }
+    addSettled(s, book, p);
+  };
+  const merge = (part: SummaryPart): void => {
+    s.totals.pnl += part.totals.pnl;
+    s.totals.turnover += part.totals.turnover;
+    s.totals.count += part.totals.count;
+    s.wins += part.wins;
+    s.decided += part.decided;
+    mergeTotals(s.byService, part.byService);
+    mergeTotals(s.byBookmaker, part.byBookmaker);
+    mergeTotals(s.bySport, part.bySport);
+    s.arbs.count += part.arbs.count;
+    s.arbs.expected += part.arbs.expected;
+    s.arbs.realised += part.arbs.realised;
+    for (const x of part.clvs) s.clvs.push(x);
+    for (const x of part.legClvs) s.legClvs.push(x);
   };
   const result = (): LedgerSummary => {
     const startBank = book.settings.startBank;
     return {
-      totals: withYield(totals),
+      totals: withYield(s.totals),
       startBank,
-      roiOnBankPct: startBank ? (totals.pnl / startBank) * 100 : null,
-      winRatePct: decided > 0 ? (wins / decided) * 100 : null,
-      byService: rows(byService),
-      byBookmaker: rows(byBookmaker),
-      bySport: rows(bySport),
-      arbs,
-      clv: clvStats(clvs),
-      legsClv: clvStats(legClvs),
+      roiOnBankPct: startBank ? (s.totals.pnl / startBank) * 100 : null,
+      winRatePct: s.decided > 0 ? (s.wins / s.decided) * 100 : null,
+      byService: rows(s.byService),
+      byBookmaker: rows(s.byBookmaker),
+      bySport: rows(s.bySport),
+      arbs: { ...s.arbs },
+      clv: clvStats(s.clvs),
+      legsClv: clvStats(s.legClvs),
       open,
     };
   };
-  return { add: take, result };
+  return { add: take, result, merge, addOpen: (n) => void (open += n) };
 }
 
 /** Positions a slice of the figures takes before the event loop runs again (a few ms). */
@@ -177,6 +237,11 @@ const FIGURES_SLICE = 1_000;
 export async function ledgerFigures(book: LedgerBook, from: number, to: number): Promise<[LedgerSummary, DayPoint[]]> {
   const figures = summaryBuilder(book, from, to);
   const series = seriesBuilder(book, from, to);
+  if (book.index) {
+    book.index.fill(figures, series, from, to);
+    figures.addOpen(book.index.openCount());
+    return [figures.result(), series.result()];
+  }
   for (let i = 0; i < book.positions.length; i += FIGURES_SLICE) {
     if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     for (const p of book.positions.slice(i, i + FIGURES_SLICE)) {
@@ -201,7 +266,12 @@ export function dailySeries(book: LedgerBook, from: number, to: number): DayPoin
   return build(seriesBuilder(book, from, to), book.positions);
 }
 
-export function seriesBuilder(book: LedgerBook, from: number, to: number): Builder<DayPoint[]> {
+export interface SeriesBuilder extends Builder<DayPoint[]> {
+  /** A whole day's part (positions all settled on `day`, inside [from, to), not taken again by `add`). */
+  addDay(day: string, part: SummaryPart): void;
+}
+
+export function seriesBuilder(book: LedgerBook, from: number, to: number): SeriesBuilder {
   const days = new Map<string, { pnl: number; turnover: number; clv: number[] }>();
   const add = (p: Position): void => {
     const f = positionFigures(p);
@@ -227,5 +297,13 @@ export function seriesBuilder(book: LedgerBook, from: number, to: number): Build
         return { day, pnl: d.pnl, cumulative: running, turnover: d.turnover, clvPct: d.clv.length ? (d.clv.reduce((s, x) => s + x, 0) / d.clv.length) * 100 : null };
       });
   };
-  return { add, result };
+  const addDay = (day: string, part: SummaryPart): void => {
+    if (part.totals.count === 0) return;
+    const d = days.get(day) ?? { pnl: 0, turnover: 0, clv: [] };
+    d.pnl += part.totals.pnl;
+    d.turnover += part.totals.turnover;
+    for (const x of part.clvs) d.clv.push(x.clv);
+    days.set(day, d);
+  };
+  return { add, result, addDay };
 }

@@ -120,6 +120,8 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
     if (route === '/ledger' || route === '/ledger.csv') {
       only('GET');
       const q = parse(ledgerQuerySchema, Object.fromEntries(query), t);
+      // The open ones first: the book's index is read before anything else awaits.
+      const open = route === '/ledger' ? await opts.store.ledger.open(userId) : [];
       const book = await opts.store.ledger.book(userId);
       if (route === '/ledger.csv') {
         const { from, to } = queryRange(q, now);
@@ -128,7 +130,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
         res.end(ledgerCsv(book, rows));
         return;
       }
-      return sendJson(res, 200, ledgerAnswer(book, await opts.store.ledger.open(userId), q, now));
+      return sendJson(res, 200, ledgerAnswer(book, open, q, now));
     }
     const action = /^\/positions\/([^/]+)\/(settle|undo|edit)$/.exec(route);
     if (action) {

@@ -56,31 +56,42 @@ export function queryRange(q: LedgerQuery, now: number): { from: number; to: num
 export const keptBy = (q: LedgerQuery) => (p: Position): boolean =>
   (!q.service || p.service === q.service) && (!q.sport || p.sport === q.sport) && (!q.bookmaker || p.legs.some((l) => l.bookmaker === q.bookmaker));
 
+const filtered = (q: LedgerQuery): boolean => q.service !== undefined || q.sport !== undefined || q.bookmaker !== undefined;
+
+/** `open` and `book` as read, with nothing awaited since `book` (its index is live). */
 export function ledgerAnswer(book: LedgerBook, open: readonly Position[], q: LedgerQuery, now: number): LedgerView {
   const { from, to } = queryRange(q, now);
   const keeps = keptBy(q);
   const summary = summaryBuilder(book, from, to);
   const series = seriesBuilder(book, from, to);
-  const services = new Set<string>();
-  const bookmakers = new Set<string>();
-  const sports = new Set<string>();
-  for (const p of book.positions) {
-    services.add(p.service);
-    sports.add(p.sport);
-    for (const l of p.legs) bookmakers.add(l.bookmaker);
-    if (!keeps(p)) continue;
-    summary.add(p);
-    series.add(p);
+  const listed = filtered(q) ? open.filter(keeps) : open;
+  let choices: LedgerView['choices'];
+  if (book.index) {
+    book.index.fill(summary, series, from, to, filtered(q) ? keeps : undefined);
+    summary.addOpen(listed.length);
+    choices = book.index.choices();
+  } else {
+    const services = new Set<string>();
+    const bookmakers = new Set<string>();
+    const sports = new Set<string>();
+    for (const p of book.positions) {
+      services.add(p.service);
+      sports.add(p.sport);
+      for (const l of p.legs) bookmakers.add(l.bookmaker);
+      if (!keeps(p)) continue;
+      summary.add(p);
+      series.add(p);
+    }
+    const sorted = (xs: Set<string>) => [...xs].filter((x) => x !== '').sort();
+    choices = { services: sorted(services), bookmakers: sorted(bookmakers), sports: sorted(sports) };
   }
-  const listed = open.filter(keeps);
-  const sorted = (xs: Set<string>) => [...xs].filter((x) => x !== '').sort();
   return {
     from,
     to,
     currency: book.settings.currency ?? '',
     summary: summary.result(),
     days: series.result(),
-    choices: { services: sorted(services), bookmakers: sorted(bookmakers), sports: sorted(sports) },
+    choices,
     open: listed.slice(0, MAX_OPEN_LISTED).map((p) => apiPosition(p, book.settings, now)),
     openTotal: listed.length,
   };

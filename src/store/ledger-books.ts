@@ -20,17 +20,22 @@ import {
   type LedgerSettings,
   type Position,
 } from '../ledger/model.js';
-import { positionFigures } from '../ledger/position-figures.js';
+import { LedgerIndex } from '../ledger/ledger-index.js';
 import { StoreError } from './errors.js';
 import { describeIssues } from './migrations.js';
 
 interface Held {
   settings: LedgerSettings;
   positions: Map<string, Position>;
-  /** The unsettled positions (`positionFigures(p).open`), apart: /open and the Mini App list them without the settled ones. */
-  open: Map<string, Position>;
+  /** Settled positions by day with each day's figures, the unsettled apart (`ledger-index.ts`). */
+  index: LedgerIndex;
   closes: Map<string, Close>;
   marks: Map<string, PlacedMark>;
+}
+
+function emptyHeld(settings: LedgerSettings, closes: Map<string, Close>): Held {
+  const held: Held = { settings, positions: new Map(), closes, marks: new Map(), index: new LedgerIndex(() => held) };
+  return held;
 }
 
 const EMPTY_MARKS: ReadonlyMap<string, PlacedMark> = new Map();
@@ -54,7 +59,7 @@ export class LedgerBooks {
 
   /** Loads a user's stored book (already validated by the caller's schema), replacing what was held. */
   load(userId: number, record: BookRecord): void {
-    const held: Held = { settings: { ...record.settings }, positions: new Map(), open: new Map(), closes: new Map(Object.entries(record.closes)), marks: new Map() };
+    const held = emptyHeld({ ...record.settings }, new Map(Object.entries(record.closes)));
     for (const p of record.positions) this.hold(userId, held, checkedPosition(p));
     this.books.set(userId, held);
     this.texts.delete(userId);
@@ -67,7 +72,7 @@ export class LedgerBooks {
   book(userId: number): LedgerBook {
     const held = this.books.get(userId);
     if (!held) return { settings: defaultLedgerSettings(), positions: [], closes: new Map() };
-    return { settings: { ...held.settings }, positions: [...held.positions.values()], closes: new Map(held.closes) };
+    return { settings: { ...held.settings }, positions: [...held.positions.values()], closes: new Map(held.closes), index: held.index };
   }
 
   position(userId: number, positionId: string): Position | undefined {
@@ -80,7 +85,7 @@ export class LedgerBooks {
 
   /** Unsettled positions with something placed or a hedge open, oldest first. */
   open(userId: number): Position[] {
-    return [...(this.books.get(userId)?.open.values() ?? [])].sort((a, b) => a.placedAt - b.placedAt);
+    return this.books.get(userId)?.index.openPositions() ?? [];
   }
 
   put(userId: number, position: Position): Position {
@@ -95,7 +100,7 @@ export class LedgerBooks {
     const p = held?.positions.get(positionId);
     if (!held || !p) return false;
     held.positions.delete(positionId);
-    held.open.delete(positionId);
+    held.index.set(positionId, undefined);
     for (const key of [...held.closes.keys()]) if (key.startsWith(`${positionId}:`)) held.closes.delete(key);
     const key = markKey(p.service, p.itemId);
     if (held.marks.get(key)?.positionId === positionId) held.marks.delete(key);
@@ -119,6 +124,7 @@ export class LedgerBooks {
     const parsed = closeSchema.safeParse(close);
     if (!parsed.success) return false;
     held.closes.set(closeKey(positionId, leg), parsed.data);
+    held.index.closeChanged(positionId);
     this.texts.delete(userId);
     return true;
   }
@@ -137,7 +143,7 @@ export class LedgerBooks {
       const p = held.positions.get(id);
       if (!p) continue;
       held.positions.delete(id);
-      held.open.delete(id);
+      held.index.set(id, undefined);
       removed += 1;
       p.legs.forEach((_, i) => held.closes.delete(closeKey(id, i)));
       const key = markKey(p.service, p.itemId);
@@ -223,7 +229,7 @@ export class LedgerBooks {
   private held(userId: number): Held {
     let held = this.books.get(userId);
     if (!held) {
-      held = { settings: defaultLedgerSettings(), positions: new Map(), open: new Map(), closes: new Map(), marks: new Map() };
+      held = emptyHeld(defaultLedgerSettings(), new Map());
       this.books.set(userId, held);
     }
     return held;
@@ -231,8 +237,7 @@ export class LedgerBooks {
 
   private hold(_userId: number, held: Held, p: Position): void {
     held.positions.set(p.id, p);
-    if (positionFigures(p).open) held.open.set(p.id, p);
-    else held.open.delete(p.id);
+    held.index.set(p.id, p);
     const key = markKey(p.service, p.itemId);
     const mark = placedMark(p);
     if (mark) held.marks.set(key, mark);

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { closeSchema, defaultLedgerSettings, ledgerSettingsSchema, type Close, type LedgerBook, type LedgerSettings, type Position } from '../ledger/model.js';
-import { positionFigures } from '../ledger/position-figures.js';
+import { LedgerIndex } from '../ledger/ledger-index.js';
 import { checkedPosition } from './ledger-books.js';
 
 /** Versions whose changed fields the log keeps: a reader further behind reads the book whole. */
@@ -71,9 +71,10 @@ export class HeldBook {
   skipped = 0;
   private settingsRead: unknown = undefined;
   private next = 0;
+  private parsedSettings: LedgerSettings = defaultLedgerSettings();
   private readonly positions = new Map<string, Position>();
-  private readonly openOnes = new Map<string, Position>();
   private closes = new Map<string, Close>();
+  private readonly index = new LedgerIndex(() => ({ closes: this.closes, settings: this.parsedSettings }));
   /** Handed out by `book()` since it last changed: copied before the next change. */
   private closesLent = false;
   /** The positions in the order placed, and each one's place (null: sort again when asked). */
@@ -83,9 +84,13 @@ export class HeldBook {
   /** One field as stored (null: removed). */
   set(field: string, text: string | null): void {
     try {
-      if (field === 's') this.settingsRead = text === null ? undefined : JSON.parse(text);
-      else if (field === 'n') this.next = text === null ? 0 : Number(text);
-      else if (field.startsWith('p:')) this.setPosition(field.slice(2), text === null ? undefined : checkedPosition(JSON.parse(text) as Position));
+      if (field === 's') {
+        this.settingsRead = text === null ? undefined : JSON.parse(text);
+        this.parseSettings();
+      } else if (field === 'n') {
+        this.next = text === null ? 0 : Number(text);
+        this.parseSettings();
+      } else if (field.startsWith('p:')) this.setPosition(field.slice(2), text === null ? undefined : checkedPosition(JSON.parse(text) as Position));
       else if (field.startsWith('c:')) this.setClose(field.slice(2), text);
     } catch {
       if (field.startsWith('p:')) this.setPosition(field.slice(2), undefined);
@@ -94,10 +99,14 @@ export class HeldBook {
   }
 
   settings(): LedgerSettings {
+    return { ...this.parsedSettings };
+  }
+
+  private parseSettings(): void {
     const parsed = ledgerSettingsSchema.safeParse(this.settingsRead ?? {});
     const settings = parsed.success ? parsed.data : defaultLedgerSettings();
     if (Number.isSafeInteger(this.next) && this.next + 1 > settings.nextId) settings.nextId = this.next + 1;
-    return settings;
+    this.parsedSettings = settings;
   }
 
   position(id: string): Position | undefined {
@@ -107,12 +116,12 @@ export class HeldBook {
   /** The book (positions in the order placed); its parts are not changed by later reads. */
   book(): LedgerBook {
     this.closesLent = true;
-    return { settings: this.settings(), positions: this.inOrder().slice(), closes: this.closes };
+    return { settings: this.settings(), positions: this.inOrder().slice(), closes: this.closes, index: this.index };
   }
 
   /** Unsettled positions with something placed or a hedge open, oldest first. */
   open(): Position[] {
-    return [...this.openOnes.values()].sort(byPlaced);
+    return this.index.openPositions();
   }
 
   private inOrder(): Position[] {
@@ -129,13 +138,12 @@ export class HeldBook {
     if (p === undefined) {
       if (before === undefined) return;
       this.positions.delete(id);
-      this.openOnes.delete(id);
+      this.index.set(id, undefined);
       this.sorted = null;
       return;
     }
     this.positions.set(id, p);
-    if (positionFigures(p).open) this.openOnes.set(id, p);
-    else this.openOnes.delete(id);
+    this.index.set(id, p);
     if (this.sorted === null) return;
     const at = this.place.get(id);
     const last = this.sorted[this.sorted.length - 1];
@@ -152,6 +160,7 @@ export class HeldBook {
       this.closes = new Map(this.closes);
       this.closesLent = false;
     }
+    this.index.closeChanged(key.slice(0, key.indexOf(':')));
     if (text === null) return void this.closes.delete(key);
     const parsed = closeSchema.safeParse(JSON.parse(text));
     if (parsed.success) this.closes.set(key, parsed.data);
