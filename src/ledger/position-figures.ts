@@ -41,7 +41,7 @@ function workOut(p: Position): PositionFigures {
 }
 
 /** Frozen down to its legs: nothing can change it after its figures are kept. */
-const immutable = (p: Position): boolean => Object.isFrozen(p) && Object.isFrozen(p.legs) && p.legs.every((l) => Object.isFrozen(l));
+export const immutable = (p: Position): boolean => Object.isFrozen(p) && Object.isFrozen(p.legs) && p.legs.every((l) => Object.isFrozen(l));
 
 export function positionFigures(p: Position): PositionFigures {
   const hit = kept.get(p);

@@ -7,12 +7,35 @@
 import { currencyOf, isSettled, type LedgerBook, type Position } from '../ledger/model.js';
 import { UNDO_WINDOW_MS } from '../ledger/edits.js';
 import { legResultChoices } from '../ledger/markets.js';
+import { immutable } from '../ledger/position-figures.js';
 import { positionPnl } from '../ledger/settle.js';
 import { seriesBuilder, summaryBuilder } from '../ledger/summary.js';
 import { MAX_OPEN_LISTED, type ApiPosition, type LedgerQuery, type LedgerView } from './contract.js';
 
 const DAY_MS = 86_400_000;
 const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`);
+
+const keptLegs = new WeakMap<Position, ApiPosition['legs']>();
+
+/** The legs as the page shows them, kept by a stored (frozen) position: the market's result choices are parsed once. */
+function apiLegs(p: Position): ApiPosition['legs'] {
+  const kept = keptLegs.get(p);
+  if (kept) return kept;
+  const legs = p.legs.map((l, index) => ({
+    index,
+    outcome: l.outcome,
+    bookmaker: l.bookmaker,
+    market: l.market,
+    odds: l.odds,
+    stake: l.stake,
+    lay: l.lay,
+    status: l.status,
+    result: l.result,
+    results: l.status === 'placed' ? legResultChoices(l) : [],
+  }));
+  if (immutable(p)) keptLegs.set(p, legs);
+  return legs;
+}
 
 /** A position as the page shows it; the undo handle only while the chat's ↩️ would still work. */
 export function apiPosition(p: Position, settings: LedgerBook['settings'], now: number): ApiPosition {
@@ -31,18 +54,7 @@ export function apiPosition(p: Position, settings: LedgerBook['settings'], now: 
     settled: isSettled(p),
     currency: currencyOf(p, settings),
     pnl: positionPnl(p) ?? null,
-    legs: p.legs.map((l, index) => ({
-      index,
-      outcome: l.outcome,
-      bookmaker: l.bookmaker,
-      market: l.market,
-      odds: l.odds,
-      stake: l.stake,
-      lay: l.lay,
-      status: l.status,
-      result: l.result,
-      results: l.status === 'placed' ? legResultChoices(l) : [],
-    })),
+    legs: apiLegs(p),
     undo: undoable ? { n: u.n, until: u.at + UNDO_WINDOW_MS } : null,
   };
 }
