@@ -10,7 +10,6 @@
  * Results follow the position's owner: a lay "won" means the selection lost.
  */
 import { z } from 'zod';
-import type { LedgerIndex } from './ledger-index.js';
 
 /** Largest odds and money the ledger accepts (typed values past these are typos, not bets). */
 export const MAX_ODDS = 1_000;
@@ -122,8 +121,6 @@ export interface LedgerBook {
   settings: LedgerSettings;
   positions: readonly Position[];
   closes: ReadonlyMap<string, Close>;
-  /** The store's index of the book (`ledger-index.ts`), live: read it before anything else awaits. */
-  index?: LedgerIndex;
 }
 
 export const closeKey = (positionId: string, leg: number): string => `${positionId}:${leg}`;

@@ -226,6 +226,23 @@ export function summaryBuilder(book: LedgerBook, from: number, to: number): Summ
   return { add: take, result, merge, addOpen: (n) => void (open += n) };
 }
 
+/** What a store keeps indexed of a book for its figures (`ledger-index.ts`). */
+export interface FiguresIndex {
+  /** The positions settled in [from, to) (with `keeps`, only those it keeps) into the builders. */
+  fill(summary: SummaryBuilder, series: SeriesBuilder, from: number, to: number, keeps?: (p: Position) => boolean): void;
+  /** Works out ahead, in slices with the event loop let run between, what `fill` of [from, to) would. */
+  prepare(from: number, to: number, slice: number): Promise<void>;
+  /** Unsettled positions with something placed or a hedge open. */
+  openCount(): number;
+  /** The services, bookmakers and sports the book names, sorted. */
+  choices(): { services: string[]; bookmakers: string[]; sports: string[] };
+}
+
+/** A book as a store gives it: with the store's index, live (read it before anything else awaits). */
+export interface IndexedBook extends LedgerBook {
+  index?: FiguresIndex;
+}
+
 /** Positions a slice of the figures takes before the event loop runs again (a few ms). */
 const FIGURES_SLICE = 1_000;
 
@@ -234,10 +251,12 @@ const FIGURES_SLICE = 1_000;
  * FIGURES_SLICE positions with the event loop let run between them: a 20,000-position ledger
  * never holds the process at once.
  */
-export async function ledgerFigures(book: LedgerBook, from: number, to: number): Promise<[LedgerSummary, DayPoint[]]> {
+export async function ledgerFigures(book: IndexedBook, from: number, to: number): Promise<[LedgerSummary, DayPoint[]]> {
   const figures = summaryBuilder(book, from, to);
   const series = seriesBuilder(book, from, to);
   if (book.index) {
+    await book.index.prepare(from, to, FIGURES_SLICE);
+    // What changed meanwhile is in the index too: it is read whole here, as it is now.
     book.index.fill(figures, series, from, to);
     figures.addOpen(book.index.openCount());
     return [figures.result(), series.result()];

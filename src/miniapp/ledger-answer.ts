@@ -9,7 +9,7 @@ import { UNDO_WINDOW_MS } from '../ledger/edits.js';
 import { legResultChoices } from '../ledger/markets.js';
 import { immutable } from '../ledger/position-figures.js';
 import { positionPnl } from '../ledger/settle.js';
-import { seriesBuilder, summaryBuilder } from '../ledger/summary.js';
+import { seriesBuilder, summaryBuilder, type IndexedBook } from '../ledger/summary.js';
 import { MAX_OPEN_LISTED, type ApiPosition, type LedgerQuery, type LedgerView } from './contract.js';
 
 const DAY_MS = 86_400_000;
@@ -71,7 +71,7 @@ export const keptBy = (q: LedgerQuery) => (p: Position): boolean =>
 const filtered = (q: LedgerQuery): boolean => q.service !== undefined || q.sport !== undefined || q.bookmaker !== undefined;
 
 /** `open` and `book` as read, with nothing awaited since `book` (its index is live). */
-export function ledgerAnswer(book: LedgerBook, open: readonly Position[], q: LedgerQuery, now: number): LedgerView {
+export function ledgerAnswer(book: IndexedBook, open: readonly Position[], q: LedgerQuery, now: number): LedgerView {
   const { from, to } = queryRange(q, now);
   const keeps = keptBy(q);
   const summary = summaryBuilder(book, from, to);

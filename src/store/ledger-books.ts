@@ -16,11 +16,11 @@ import {
   positionSchema,
   type BookRecord,
   type Close,
-  type LedgerBook,
   type LedgerSettings,
   type Position,
 } from '../ledger/model.js';
 import { LedgerIndex } from '../ledger/ledger-index.js';
+import type { IndexedBook } from '../ledger/summary.js';
 import { StoreError } from './errors.js';
 import { describeIssues } from './migrations.js';
 
@@ -71,7 +71,7 @@ export class LedgerBooks {
     return this.books.has(userId);
   }
 
-  book(userId: number): LedgerBook {
+  book(userId: number): IndexedBook {
     const held = this.books.get(userId);
     if (!held) return { settings: defaultLedgerSettings(), positions: [], closes: new Map() };
     held.ordered ??= [...held.positions.values()];

@@ -10,8 +10,9 @@
  * `flush()` waits for them.
  */
 import type { Service } from '../service/services.js';
-import type { Close, LedgerBook, LedgerSettings, Position } from '../ledger/model.js';
+import type { Close, LedgerSettings, Position } from '../ledger/model.js';
 import type { PlacedMark } from '../ledger/marks.js';
+import type { IndexedBook } from '../ledger/summary.js';
 import type { AlertPrint } from '../ledger/prints.js';
 import type { AlertEntry, Lang, ServiceStatus, UserRecord } from './schema.js';
 
@@ -47,8 +48,8 @@ export interface AlertStateStore {
  * scheduler read synchronously.
  */
 export interface LedgerStore {
-  /** The user's book (an empty one when they have none). */
-  book(userId: number): Promise<LedgerBook>;
+  /** The user's book (an empty one when they have none), with the store's index of it. */
+  book(userId: number): Promise<IndexedBook>;
   /** One position of the user's (undefined when they have none by that id), without reading the rest of the book. */
   position(userId: number, positionId: string): Promise<Position | undefined>;
   /** The user's ledger settings alone. */

@@ -14,7 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
-import { closeSchema, defaultLedgerSettings, ledgerSettingsSchema, type Close, type LedgerBook, type LedgerSettings, type Position } from '../ledger/model.js';
+import { closeSchema, defaultLedgerSettings, ledgerSettingsSchema, type Close, type LedgerSettings, type Position } from '../ledger/model.js';
+import type { IndexedBook } from '../ledger/summary.js';
 import { LedgerIndex } from '../ledger/ledger-index.js';
 import { checkedPosition } from './ledger-books.js';
 
@@ -114,7 +115,7 @@ export class HeldBook {
   }
 
   /** The book (positions in the order placed); its parts are not changed by later reads. */
-  book(): LedgerBook {
+  book(): IndexedBook {
     this.closesLent = true;
     return { settings: this.settings(), positions: this.inOrder().slice(), closes: this.closes, index: this.index };
   }

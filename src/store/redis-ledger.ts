@@ -17,7 +17,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { markKey, placedMark, type PlacedMark } from '../ledger/marks.js';
-import { closeKey, closeSchema, ledgerSettingsSchema, type BookRecord, type Close, type LedgerBook, type LedgerSettings, type Position } from '../ledger/model.js';
+import { closeKey, closeSchema, ledgerSettingsSchema, type BookRecord, type Close, type LedgerSettings, type Position } from '../ledger/model.js';
+import type { IndexedBook } from '../ledger/summary.js';
 import { BookCache, BUMP, BUMP_FN, HeldBook, newEpoch } from './redis-book-cache.js';
 import { checkedPosition } from './ledger-books.js';
 import { StoreError } from './errors.js';
@@ -125,7 +126,7 @@ export class RedisLedger implements LedgerStore {
     return out;
   }
 
-  async book(userId: number): Promise<LedgerBook> {
+  async book(userId: number): Promise<IndexedBook> {
     return (await this.cache.get(userId)).book();
   }
 
