@@ -6,7 +6,7 @@
  * machine. The figure is the process's CPU time per call.
  *
  *   npx tsc -p tsconfig.bench.json && node .bench-build/bench/bot-api-sends.js
- *   BENCH_SENDS=3000 BENCH_ROUNDS=4 node .bench-build/bench/bot-api-sends.js
+ *   BENCH_API_CALLS=3000 BENCH_API_ROUNDS=4 node .bench-build/bench/bot-api-sends.js
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { Api } from 'grammy';
@@ -68,5 +68,5 @@ export async function runBotApiSends(opts: { calls: number; rounds: number }): P
 }
 
 if (isEntryPoint(import.meta.url)) {
-  await report([await runBotApiSends({ calls: envInt('BENCH_SENDS', 2_000, 100, 100_000), rounds: envInt('BENCH_ROUNDS', 4, 1, 20) })]);
+  await report([await runBotApiSends({ calls: envInt('BENCH_API_CALLS', 2_000, 100, 100_000), rounds: envInt('BENCH_API_ROUNDS', 4, 1, 20) })]);
 }
