@@ -4,7 +4,7 @@
  * (a chart, an export) whole, grammY's timeout ending a call that hangs, a refused connection as an
  * HttpError whose system code the operator's messages read, and the connection kept for the next call.
  */
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, GrammyError, HttpError, InputFile } from 'grammy';
 import { createTelegramAgent, createTelegramFetch, telegramFetch } from '../../src/bot/telegram-fetch.js';
@@ -82,35 +82,17 @@ describe('the Bot API over the bot’s fetch', () => {
   });
 });
 
-/** A server that accepts connections and never answers. */
-async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
-  const server: Server = createServer((socket) => socket.on('error', () => undefined));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return {
-    port: address.port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Connections still open would keep close() waiting.
-      server.unref();
-      setTimeout(resolve, 100);
-    }),
-  };
-}
-
-/** A TCP proxy to 127.0.0.1:`target` that calls `onConnection` for each connection made to it. */
-async function proxyTo(target: number, onConnection: () => void): Promise<{ port: number; close(): Promise<void> }> {
+/** A TCP server on 127.0.0.1 that hands each connection to `onSocket`; `close` cuts the ones still open. */
+async function tcpServer(onSocket: (socket: Socket, track: (s: Socket) => void) => void): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    onConnection();
-    const upstream = connect(target, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on('error', () => undefined);
+    s.on('close', () => sockets.delete(s));
+  };
+  const server = createServer((socket) => {
+    track(socket);
+    onSocket(socket, track);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -123,3 +105,15 @@ async function proxyTo(target: number, onConnection: () => void): Promise<{ port
     }),
   };
 }
+
+/** A server that accepts connections and never answers. */
+const silentServer = () => tcpServer(() => undefined);
+
+/** A TCP proxy to 127.0.0.1:`target` that calls `onConnection` for each connection made to it. */
+const proxyTo = (target: number, onConnection: () => void) =>
+  tcpServer((client, track) => {
+    onConnection();
+    const upstream = connect(target, '127.0.0.1');
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+  });
