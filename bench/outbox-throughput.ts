@@ -1,9 +1,9 @@
 /**
  * Outbox throughput: the real Outbox on grammY's Api (on the bot's fetch, as the bot sends it)
- * against the fake Bot API over loopback. Many alerts for many chats are queued at once; the figures are the rate achieved against the
- * 25-a-second global cap, the most messages seen in any one second, and the closest two messages
- * to one chat came (one a second per private chat), all measured where they arrive: at the fake
- * Bot API.
+ * against the fake Bot API over loopback. Many alerts for many chats are queued at once; the
+ * figures are the rate achieved against the 25-a-second global cap, the most messages seen in any
+ * one second, and the closest two messages to one chat came (one a second per private chat), all
+ * measured where they arrive: at the fake Bot API.
  *
  *   npx tsx bench/outbox-throughput.ts
  *   BENCH_MESSAGES=500 BENCH_CHATS=200 npx tsx bench/outbox-throughput.ts
