@@ -36,6 +36,7 @@ import {
   type Lang,
 } from './contract.js';
 import { ApiFailure, parse, readJson, sendJson, STATUS } from './api-http.js';
+import { withBoot } from './api-boot.js';
 import { checkInitData, initDataOf } from './init-data.js';
 import type { SaveOutcome } from '../bot/actions/save-filter.js';
 import type { FilterSettings } from '../service/filter-model.js';
@@ -296,7 +297,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
     throw new ApiFailure('not_found', t('miniapp_err_not_found', { what: path }));
   };
 
-  return (req, res, path, query) => {
+  return withBoot((req, res, path, query) => {
     const lang = { value: 'en' as Lang };
     handle(req, res, path, query, lang).catch((err: unknown) => {
       if (res.headersSent) return void res.end();
@@ -305,7 +306,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
       opts.logger.error({ err, path }, 'mini app API failed');
       sendJson(res, 500, { error: { code: 'internal', message: translator(lang.value)('miniapp_err_internal') } });
     });
-  };
+  });
 }
 
 /** The planner's figure as the page shows it (the same share /filter's summary prints). */
