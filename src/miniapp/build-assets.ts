@@ -61,6 +61,7 @@ function indexHtml(early: string, js: string, css: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <meta name="color-scheme" content="light dark">
 <title>Desk</title>
+<link rel="icon" href="data:,">
 <script>${inlineSafe(early, 'script')}</script>
 <style>${inlineSafe(css, 'style')}</style>
 </head><body><div id="app"></div>

@@ -35,6 +35,8 @@ function App({ base, me, start }: { base: Base; me: Me; start: Screen }) {
 }
 
 async function boot(root: HTMLElement) {
+  // When the bundle began: the boot call (started in <head>) should be older than this (test/miniapp/page-load.test.ts).
+  performance.mark('desk-bundle');
   const launch = readLaunch(location.hash, navigator.language);
   applyTheme(document.documentElement, launch.theme);
   document.documentElement.lang = launch.lang;
@@ -60,6 +62,7 @@ async function boot(root: HTMLElement) {
     render(html`<${App} base=${{ api, t: translator(me.lang), lang: me.lang, takeFirstLedger }} me=${me} start=${screen} />`, root);
   };
   if (last) show(last.me);
+  else render(html`<p class="hint">${t('loading')}</p>`, root);
   try {
     const fresh = await answer;
     if (fresh.ledger) {
