@@ -5,9 +5,11 @@
  * A cold open (HTTP cache off, nothing in localStorage) needs two requests in a row: index.html (the
  * script and stylesheet inline), then the boot call its <head> starts (`me` and the ledger) — the
  * initData the call needs is in the URL's fragment, which only the page sees. So the Fast 3G floor is
- * 2 × 562.5 ms plus the bytes, past 1 s. A warm open (the second, cache on) revalidates index.html
- * (304) and draws the ledger this device kept from the last open while the boot call runs; "fresh"
- * is when the boot call's ledger has replaced it. The CPU-only runs show the page's own cost.
+ * 2 × 562.5 ms plus the bytes, past 1 s. A warm open (the second, cache on) draws the ledger this
+ * device kept from the last open while the boot call runs ("fresh": when the boot call's ledger has
+ * replaced it); within the page's max-age (5 min) it asks for nothing else first, past it the page
+ * is revalidated first (a 304; measured as a reload, which asks the same way). The CPU-only runs
+ * show the page's own cost.
  * "Interactive" = the ledger's chart drawn and its settle buttons in the page (Preact has bound their
  * handlers when they render). Also the compressed size of the JavaScript the page carries.
  *
@@ -40,21 +42,24 @@ function launchUrl(base: string, initData: string, screen: string, theme: Record
 
 type Open = { interactive: number; fresh: number };
 type Profile = 'fast3g' | 'cpu';
+/** cold: nothing kept; warm: the HTTP cache and localStorage of the open before; revalidated: warm, the page past its max-age. */
+type Mode = 'cold' | 'warm' | 'revalidated';
 
-/** One open of the ledger as the profile says; `warm` keeps the HTTP cache and localStorage of the open before. */
-async function openLedger(browser: Browser, url: string, profile: Profile, warm: boolean): Promise<Open> {
+async function openLedger(browser: Browser, url: string, profile: Profile, mode: Mode): Promise<Open> {
   const page = await browser.context.newPage();
   const cdp = await browser.context.newCDPSession(page);
   await cdp.send('Network.enable');
-  if (!warm) {
+  if (mode === 'cold') {
     await cdp.send('Network.clearBrowserCache');
     await cdp.send('Storage.clearDataForOrigin', { origin: new URL(url).origin, storageTypes: 'local_storage' });
   }
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: !warm });
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: mode === 'cold' });
+  if (mode === 'revalidated') await page.goto(url);
   if (profile === 'fast3g') await cdp.send('Network.emulateNetworkConditions', FAST_3G);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
   const started = Date.now();
-  await page.goto(url, { waitUntil: 'commit' });
+  if (mode === 'revalidated') await page.reload({ waitUntil: 'commit' });
+  else await page.goto(url, { waitUntil: 'commit' });
   const interactive = await when(page, started, async () => {
     await page.locator('[data-testid=chart] canvas').waitFor({ timeout: 30_000 });
     await page.locator('.position footer button').first().waitFor({ timeout: 30_000 });
@@ -81,13 +86,12 @@ export async function runMiniappPageBench(): Promise<BenchResult> {
   const stub = await startDevStub(await buildAssetProvider(), initData);
   const browser = await launchChromium();
   const url = launchUrl(stub.url, initData, 'ledger', THEMES.light);
-  const runs: Record<`${'cold' | 'warm'}-${Profile}`, Open[]> = { 'cold-fast3g': [], 'cold-cpu': [], 'warm-fast3g': [], 'warm-cpu': [] };
+  const runs: Record<`${Mode}-${Profile}`, Open[]> = { 'cold-fast3g': [], 'cold-cpu': [], 'warm-fast3g': [], 'warm-cpu': [], 'revalidated-fast3g': [], 'revalidated-cpu': [] };
   try {
     for (let i = 0; i < RUNS; i++) {
       for (const profile of ['fast3g', 'cpu'] as const) {
-        runs[`cold-${profile}`].push(await openLedger(browser, url, profile, false));
-        // The cold open just made is the first open; this one is the second.
-        runs[`warm-${profile}`].push(await openLedger(browser, url, profile, true));
+        // In this order: the cold open is the first open, the next two come after it.
+        for (const mode of ['cold', 'warm', 'revalidated'] as const) runs[`${mode}-${profile}`].push(await openLedger(browser, url, profile, mode));
       }
     }
     const shots = process.env.BENCH_MINIAPP_SHOTS;
@@ -109,31 +113,32 @@ export async function runMiniappPageBench(): Promise<BenchResult> {
     await stub.close();
   }
   const p50 = (list: Open[], key: keyof Open) => percentile(list.map((o) => o[key]), 50);
-  const cold = p50(runs['cold-fast3g'], 'interactive');
-  const warm = p50(runs['warm-fast3g'], 'interactive');
-  const cpu = p50(runs['cold-cpu'], 'interactive');
   const msText = (v: number) => `${Math.round(v)} ms`;
+  const cold = p50(runs['cold-fast3g'], 'interactive');
+  const cpu = p50(runs['cold-cpu'], 'interactive');
+  const opened = (mode: Mode, label: string): BenchResult['figures'] => {
+    const g = p50(runs[`${mode}-fast3g`], 'interactive');
+    const c = p50(runs[`${mode}-cpu`], 'interactive');
+    return [
+      { metric: `${label} interactive (kept view), CPU ×4 + Fast 3G / CPU ×4 only, p50`, value: `${msText(g)} / ${msText(c)}`, target: `< ${INTERACTIVE_MS} ms`, pass: g < INTERACTIVE_MS && c < INTERACTIVE_MS },
+      { metric: `${label}, fresh ledger in, CPU ×4 + Fast 3G / CPU ×4 only, p50`, value: `${msText(p50(runs[`${mode}-fast3g`], 'fresh'))} / ${msText(p50(runs[`${mode}-cpu`], 'fresh'))}` },
+    ];
+  };
   return {
     bench: 'miniapp-page',
-    setup: `Mini App first screen (ledger), Chromium headless 360×740, CPU ×4, Fast 3G (562.5 ms RTT, 1.44 Mbit/s); cold (cache off, localStorage empty) and warm (the second open) × ${RUNS}`,
+    setup: `Mini App first screen (ledger), Chromium headless 360×740, CPU ×4, Fast 3G (562.5 ms RTT, 1.44 Mbit/s); cold (cache off, localStorage empty), warm (a second open) and revalidated (a second open past the page's max-age) × ${RUNS}`,
     figures: [
       { metric: 'cold open interactive, CPU ×4 + Fast 3G, p50', value: msText(cold), target: `< ${INTERACTIVE_MS} ms`, pass: cold < INTERACTIVE_MS },
       { metric: 'cold open interactive, CPU ×4 + Fast 3G, worst', value: msText(Math.max(...runs['cold-fast3g'].map((o) => o.interactive))) },
       // The same load with CPU ×4 on loopback: the page's own work, without the network's round trips.
       { metric: 'cold open interactive, CPU ×4 only, p50', value: msText(cpu), target: `< ${INTERACTIVE_MS} ms`, pass: cpu < INTERACTIVE_MS },
-      { metric: 'warm open interactive (last view), CPU ×4 + Fast 3G, p50', value: msText(warm), target: `< ${INTERACTIVE_MS} ms`, pass: warm < INTERACTIVE_MS },
-      { metric: 'warm open, fresh ledger in, CPU ×4 + Fast 3G, p50', value: msText(p50(runs['warm-fast3g'], 'fresh')) },
-      { metric: 'warm open interactive (last view), CPU ×4 only, p50', value: msText(p50(runs['warm-cpu'], 'interactive')) },
-      { metric: 'warm open, fresh ledger in, CPU ×4 only, p50', value: msText(p50(runs['warm-cpu'], 'fresh')) },
+      ...opened('warm', 'second open'),
+      ...opened('revalidated', 'second open past max-age (304)'),
       { metric: 'JavaScript, gzip', value: `${(jsGz / 1024).toFixed(1)} KB`, target: `< ${JS_GZ_BYTES / 1024} KB`, pass: jsGz < JS_GZ_BYTES },
       { metric: 'CSS, gzip', value: `${(cssGz / 1024).toFixed(1)} KB` },
       { metric: 'index.html with both inline, gzip', value: `${(gzipSync(html, { level: 9 }).length / 1024).toFixed(1)} KB` },
     ],
-    values: {
-      coldFast3gP50: cold,
-      coldCpuP50: cpu,
-      warmFast3gP50: warm,
-    },
+    values: { coldFast3gP50: cold, coldCpuP50: cpu, warmFast3gP50: p50(runs['warm-fast3g'], 'interactive'), revalidatedFast3gP50: p50(runs['revalidated-fast3g'], 'interactive') },
   };
 }
 

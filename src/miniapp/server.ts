@@ -2,8 +2,9 @@
  * The Mini App's routes on the bot's HTTP server (src/health/server.ts): `/app/` the page,
  * `/app/assets/<name>` its built files from the provider it is given (hashed names, immutable),
  * `/app/api/*` the API (api.ts). Every answer carries the strict CSP (the page's own names its
- * inline script and style by hash, page-csp.ts) and nosniff; none sets a cookie. The page is
- * revalidated on every open (ETag, 304), so a second open costs a round trip and no bytes.
+ * inline script and style by hash, page-csp.ts) and nosniff; none sets a cookie. The page holds
+ * no user data: a device reuses it for PAGE_MAX_AGE_SECONDS without asking (a second open then
+ * waits for no request before drawing), then revalidates it (ETag, 304: a round trip, no bytes).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MiniAppApi } from './api.js';
@@ -32,6 +33,13 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+/**
+ * How long a device may reuse the page without asking. Chromium revalidates a navigation that is
+ * past its max-age even under stale-while-revalidate, so only max-age spares a second open its
+ * round trip; the price is that a new version reaches a device up to this long after a restart.
+ */
+export const PAGE_MAX_AGE_SECONDS = 300;
+
 /** An asset name as the build writes them: one path segment of safe characters, no dot-dot, no slash. */
 const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+$/;
 
@@ -47,7 +55,8 @@ export function serveAsset(req: IncomingMessage, res: ServerResponse, assets: As
   const headers = {
     ...SECURITY_HEADERS,
     'content-security-policy': asset.csp ?? CSP,
-    'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    // Kept only what can be revalidated: a page without a validator (the "not built" one) is asked for each time.
+    'cache-control': immutable ? 'public, max-age=31536000, immutable' : etag ? `max-age=${PAGE_MAX_AGE_SECONDS}` : 'no-cache',
     vary: 'accept-encoding',
     ...(etag ? { etag } : {}),
   };
