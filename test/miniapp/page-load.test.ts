@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -17,7 +18,8 @@ import { startHealthServer, type HealthServer } from '../../src/health/server.js
 import { makeLeg, positionSchema } from '../../src/ledger/model.js';
 import { silentLogger } from '../../src/logger.js';
 import { createMiniAppApi, type MiniAppApi } from '../../src/miniapp/api.js';
-import { buildAssetProvider } from '../../src/miniapp/build-assets.js';
+import { assetsFromFiles } from '../../src/miniapp/asset-provider.js';
+import { buildAssetProvider, writeAssets } from '../../src/miniapp/build-assets.js';
 import { signInitData } from '../../src/miniapp/init-data.js';
 import { inlineBlocks } from '../../src/miniapp/page-csp.js';
 import { createMiniAppRoutes, PAGE_MAX_AGE_SECONDS } from '../../src/miniapp/server.js';
@@ -35,8 +37,16 @@ let store: Store;
 let server: HealthServer;
 let base: string;
 let browser: Browser | Error;
-/** How long the boot call is held before the API answers it (0: at once). */
-let bootDelayMs = 0;
+/** While set, the boot call waits for it before the API answers (hold() sets it, the function it returns releases it). */
+let gate: Promise<void> | undefined;
+function hold(): () => void {
+  let release = () => {};
+  gate = new Promise<void>((r) => (release = r));
+  return () => {
+    gate = undefined;
+    release();
+  };
+}
 const served: { path: string; status: number }[] = [];
 const cspViolations: string[] = [];
 
@@ -58,7 +68,7 @@ beforeAll(async () => {
     store, clock: systemClock, logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600,
     bookmakers: () => ({}), sports: () => ({}), filters: { save: () => Promise.resolve({ kind: 'saved' }), coverage: () => ({}) },
   });
-  const held: MiniAppApi = (req, res, path, query) => (path.endsWith('/boot') && bootDelayMs > 0 ? void setTimeout(() => api(req, res, path, query), bootDelayMs) : api(req, res, path, query));
+  const held: MiniAppApi = (req, res, path, query) => (path.endsWith('/boot') && gate ? void gate.then(() => api(req, res, path, query)) : api(req, res, path, query));
   const routes = createMiniAppRoutes(held, await buildAssetProvider());
   const logged = (req: IncomingMessage, res: ServerResponse) => {
     res.on('finish', () => served.push({ path: req.url ?? '', status: res.statusCode }));
@@ -78,7 +88,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  bootDelayMs = 0;
+  gate = undefined;
   for (const id of [ME, OTHER]) for (const p of (await store.ledger.book(id)).positions) await store.ledger.remove(id, p.id);
   await store.ledger.put(ME, arb('1', 'Mine vs Theirs'));
   await store.ledger.put(OTHER, arb('7', 'Other user event'));
@@ -115,6 +125,18 @@ describe('the page as served', () => {
     expect(plain.headers.get('etag')).not.toBe(etag);
     expect((await fetch(base, { headers: { 'if-none-match': '"something-else"' } })).status).toBe(200);
   });
+
+  it('reads back from what `npm run build` writes as the same page, with the same CSP and validator', async () => {
+    const out = join(dir, 'built');
+    await writeAssets(out);
+    const fromDisk = assetsFromFiles(out).get('index.html')!;
+    const inMemory = (await buildAssetProvider()).get('index.html')!;
+    expect(fromDisk.body.equals(inMemory.body)).toBe(true);
+    expect(fromDisk.csp).toBe(inMemory.csp);
+    expect(fromDisk.csp).toMatch(/script-src 'self' 'sha256-[^']+' 'sha256-[^']+';/);
+    expect(fromDisk.etag).toBe(inMemory.etag);
+    expect(gunzipSync(fromDisk.gzip!).equals(fromDisk.body)).toBe(true);
+  });
 });
 
 describe('opening the page in Chromium', () => {
@@ -141,19 +163,20 @@ describe('opening the page in Chromium', () => {
     // Settled in the chat meanwhile: the kept view still has #1 open, the server does not.
     const p = (await store.ledger.book(ME)).positions[0]!;
     await store.ledger.put(ME, settle(p, 'void', Date.now())!);
-    bootDelayMs = 1500;
+    const release = hold();
     served.length = 0;
     await withPage(browser, 'page-load-warm-second', async (page) => {
       await page.goto(open(initData(ME)));
-      await page.locator('.refreshing').waitFor({ timeout: 1000 });
-      await page.locator('[data-position="1"] footer button').first().waitFor({ timeout: 1000 });
+      // Drawn while the boot call is still held: the kept view, not an answer.
+      await page.locator('.refreshing').waitFor();
+      await page.locator('[data-position="1"] footer button').first().waitFor();
+      release();
       await page.getByText('No open positions.').waitFor();
       expect(await page.locator('.refreshing').count()).toBe(0);
       expect(await page.locator('[data-position]').count()).toBe(0);
       expect(JSON.parse((await kept(page))!)).toMatchObject({ userId: ME, ledger: { openTotal: 0 } });
       // Within its max-age the device did not ask for the page; past it (a reload asks as an expired page would), a 304.
       expect(served.map((s) => s.path)).toEqual(['/app/api/boot?screen=ledger']);
-      bootDelayMs = 0;
       await page.reload();
       await page.getByText('No open positions.').waitFor();
       expect(served.find((s) => s.path.startsWith('/app/?'))?.status).toBe(304);
@@ -165,12 +188,13 @@ describe('opening the page in Chromium', () => {
       await page.goto(open(initData(ME)));
       await page.locator('[data-position="1"]').waitFor();
     });
-    bootDelayMs = 1500;
+    const release = hold();
     await withPage(browser, 'page-load-user-b', async (page) => {
       await page.goto(open(initData(OTHER)));
-      await page.getByText('Loading…').waitFor({ timeout: 1000 });
+      await page.getByText('Loading…').waitFor();
       expect(await page.getByText('Mine vs Theirs').count()).toBe(0);
       expect(await kept(page)).toBeNull();
+      release();
       await page.locator('[data-position="7"]').waitFor();
       expect(await page.getByText('Mine vs Theirs').count()).toBe(0);
       expect(JSON.parse((await kept(page))!)).toMatchObject({ userId: OTHER });

@@ -1,7 +1,7 @@
 /** The only place in the page that knows the API's URLs; every call carries `Authorization: tma <initData>`. */
 import type { BootAnswer } from '../boot-contract.js';
 import { bootPath, type Screen } from './early-boot.js';
-import type { BookRow, BookSaved, BooksView, Coverage, EditBody, Filter, FilterSaved, FiltersView, LedgerQuery, LedgerView, Me, PositionAnswer, SettleBody } from './types.js';
+import type { BookRow, BookSaved, BooksView, Coverage, EditBody, Filter, FilterSaved, FiltersView, LedgerQuery, LedgerView, PositionAnswer, SettleBody } from './types.js';
 
 /** An answer that is not 2xx: the server's words when it sent some, else the status. */
 export class ApiFailure extends Error {
@@ -63,7 +63,6 @@ export function createApi(initData: string, fetcher: typeof fetch = fetch.bind(g
       primed = screen === 'ledger' ? {} : { [screen]: answer };
       return answer;
     },
-    me: () => call<Me>('GET', 'me'),
     ledger: (q: LedgerQuery) => call<LedgerView>('GET', 'ledger' + query(q)),
     settle: (id: string, body: SettleBody) => call<PositionAnswer>('POST', pos(id) + 'settle', body),
     undo: (id: string, n: number) => call<PositionAnswer>('POST', pos(id) + 'undo', { n }),
