@@ -18,6 +18,7 @@ export function Ledger() {
   const [error, setError] = useState('');
   const [undoable, setUndoable] = useState<Undo | null>(null);
   const chartEl = useRef<HTMLDivElement>(null);
+  const loads = useRef(0);
 
   const load = () => {
     const given = first.current;
@@ -25,13 +26,18 @@ export function Ledger() {
     if (given && !given.next) return;
     setError('');
     const unfiltered = Object.values(q).every((v) => !v);
+    // Only the latest load is shown: an answer overtaken by a later load (a settle tapped on the kept view, a filter changed) is dropped.
+    const mine = ++loads.current;
     (given?.next ?? api.ledger(q)).then(
       (v) => {
-        setView(v);
+        if (mine !== loads.current) return;
+        // The kept view is usually still right: then the chart is not drawn a second time.
+        if (!given || JSON.stringify(v) !== JSON.stringify(given.view)) setView(v);
         setRefreshing(false);
         if (unfiltered && !given) ctx.keepLedger(v);
       },
       (e: unknown) => {
+        if (mine !== loads.current) return;
         setRefreshing(false);
         setError(describeError(t, e));
       },
