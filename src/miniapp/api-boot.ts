@@ -5,9 +5,11 @@
  * errors), and joins their JSON bodies without parsing them again; the first refusal is the answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { MiniAppApi } from './api.js';
 import { API_PREFIX } from './contract.js';
 import { bootScreenSchema } from './boot-contract.js';
+
+/** The API's handler (api.ts's MiniAppApi, spelled out here so the two files do not import each other). */
+type Handler = (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) => void;
 
 interface Answer {
   status: number;
@@ -40,7 +42,7 @@ class Captured {
   }
 }
 
-function run(api: MiniAppApi, req: IncomingMessage, route: string): Promise<Answer> {
+function run(api: Handler, req: IncomingMessage, route: string): Promise<Answer> {
   return new Promise((resolve) => {
     // The routes use only Captured's part of the response (the boot test checks every screen end to end).
     const res = new Captured(resolve) as unknown as ServerResponse;
@@ -49,7 +51,7 @@ function run(api: MiniAppApi, req: IncomingMessage, route: string): Promise<Answ
 }
 
 /** `api` with GET /app/api/boot in front of it; every other path goes to `api` untouched. */
-export function withBoot(api: MiniAppApi): MiniAppApi {
+export function withBoot(api: Handler): Handler {
   return (req, res, path, query) => {
     if (path !== `${API_PREFIX}/boot`) return api(req, res, path, query);
     const screen = bootScreenSchema.parse(query.get('screen') ?? undefined);
