@@ -6,6 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AssetProvider } from '../../src/miniapp/asset-provider.js';
+import { translator } from '../../src/locales/i18n.js';
+import { marketGroupChoices } from '../../src/miniapp/filter-form.js';
 import type { ApiPosition, BookRow, Filter, FiltersView, LedgerView } from '../../src/miniapp/contract.js';
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors https://web.telegram.org https://*.telegram.org";
@@ -68,6 +70,7 @@ function sampleFilters(): FiltersView {
     dictionaries: {
       sports: named(['Football', 'Tennis', 'Basketball', 'Ice hockey', 'Volleyball', 'Handball', 'Baseball', 'Esports', 'Table tennis', 'MMA', 'Boxing', 'Rugby']),
       bookmakers: named(['Pinnacle', 'Bet365', 'Betfair', 'Smarkets', 'Matchbook', '1xBet', 'William Hill', 'Unibet', 'Bwin', 'Marathonbet', 'Betway', 'Sbobet']),
+      markets: marketGroupChoices(translator('en')),
     },
   };
 }
