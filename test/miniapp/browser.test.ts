@@ -152,6 +152,31 @@ describe('the Mini App against the real bot', () => {
     expect(text).toMatch(/Betfair Exchange[^\n]*80/);
   });
 
+  it("caps a bookmaker's max stake in the table, and the next alert's stake there keeps within it", async () => {
+    const CAP = 15;
+    // Pinnacle in the filter puts it in the table (the bookmakers the user meets).
+    await say('/filter arbs_prematch reset bookmakers=pinnacle,bet365,betano min_profit=1', 'Pinnacle');
+    await withPage(browser, 'real-books-cap-alert', async (page) => {
+      await page.goto(open(initData(ME), 'books'));
+      const row = page.locator('tr[data-book="Pinnacle"]');
+      await row.locator('input[name=max]').fill(String(CAP));
+      await row.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Pinnacle saved.').waitFor();
+    });
+    // A read after the save has passed (so the first read's summary cannot take the new arb), then a
+    // 4 % arb appears with Pinnacle on its first leg: on a bankroll of 100 uncapped, its stake there would be about half.
+    const saved = Date.now();
+    await expect.poll(() => sandbox.counters().readLog.some((r) => r.at > saved), { timeout: 15_000 }).toBe(true);
+    const item = sandbox.world.inject('arbs_prematch', { profit: 4, bookmakers: [7, 39, 85] });
+    const sent = () => telegram.calls('sendMessage').map((c) => c.payload).find((p) => p.chat_id === ME && String(p.text).includes(item.id));
+    await expect.poll(sent, { timeout: 20_000 }).toBeDefined();
+    const text = String(sent()!.text).replace(/<[^>]+>/g, '');
+    const stakes = text.slice(text.indexOf('💰'));
+    const stake = Number(/^1\) Pinnacle ([\d.]+)/m.exec(stakes)?.[1]);
+    expect(stake, text).toBeGreaterThan(0);
+    expect(stake, text).toBeLessThanOrEqual(CAP);
+  });
+
   it('refuses forged and expired initData with the server\'s words on the page', async () => {
     const cases = [
       { name: 'forged', data: initData(ME, Date.now(), '1:not-the-bot-token'), words: en.miniapp_err_unauthorized },
