@@ -21,6 +21,7 @@ import { buildAssetProvider } from '../miniapp/build-assets.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { startFakeTelegram, type FakeTelegram, type InlineAnswer, type SentMessage } from '../fake-telegram/server.js';
 import { KeyboardRouter } from './keyboards.js';
+import { freeLoopbackPort, signedAppUrl } from './mini-app-link.js';
 import { formatButtons, htmlToTerminal } from './render.js';
 
 export interface PlaygroundOptions {
@@ -34,6 +35,8 @@ export interface PlaygroundOptions {
   pollIntervalSeconds?: number;
   /** The person in the chat. */
   user?: { id: number; first_name: string; language_code?: string };
+  /** The port of the bot's HTTP server (the Mini App, /healthz) on 127.0.0.1; a free one by default. */
+  httpPort?: number;
 }
 
 export interface Playground {
@@ -45,6 +48,8 @@ export interface Playground {
   /** Where /pnl's charts and /export's CSVs are saved: this run's own temporary folder, removed at stop. */
   readonly mediaDir: string;
   readonly logFile: string;
+  /** The Mini App for the playground's user, with initData signed now (what the start and `/app` print). */
+  miniAppUrl(): string;
   /** Sends a line as the user would type it (`2` / `3.2` press buttons, `@bot words` asks inline). */
   type(line: string): void;
   stop(): Promise<void>;
@@ -61,12 +66,17 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
 
   const sandbox = await startSandbox({});
   const telegram = await startFakeTelegram({});
+  const httpPort = opts.httpPort ?? (await freeLoopbackPort());
+  const appUrl = `http://127.0.0.1:${httpPort}/app/`;
   const config = loadConfig({
     ...sandbox.urls,
     BOT_TOKEN: telegram.token,
     TELEGRAM_API_ROOT: telegram.apiRoot,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
+    // The Mini App on the bot's own HTTP server, on loopback: a browser on this machine opens it over http.
+    HTTP_PORT: String(httpPort),
+    MINI_APP_URL: appUrl,
     ...(opts.pollIntervalSeconds !== undefined && { POLL_INTERVAL_SECONDS: String(opts.pollIntervalSeconds) }),
   });
   const logger = createLogger(config.LOG_LEVEL, pino.destination({ dest: logFile, sync: false }));
@@ -156,6 +166,8 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     }
     if (route.kind === 'text') {
       if (line.startsWith('/')) keyboards.acted({ command: true });
+      // In Telegram /app's button opens the page already signed; a terminal has no such button, so the link is printed.
+      if (/^\/app(@\w+)?$/i.test(line)) print(appLine());
       telegram.sendText(user, line);
       if (route.pressInstead) print(dim(`  (sent as your answer; ${route.pressInstead} presses that button instead)`));
       return;
@@ -168,6 +180,11 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
       print('  (that button is gone: the message changed; use the newest buttons)');
     }
   };
+
+  const miniAppUrl = () => signedAppUrl(appUrl, user, telegram.token, Date.now());
+  const validFor = `${Math.round(config.MINI_APP_MAX_AGE_SECONDS / 60)} min`;
+  const appLine = () =>
+    `Mini App (your ledger, filters and bookmakers on one screen), signed for you as Telegram would sign it, valid for ${validFor} (/app prints a fresh link): ${miniAppUrl()}`;
 
   const rl = createInterface({ input: opts.input, terminal: false });
   rl.on('line', type);
@@ -182,6 +199,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
       `Try: /start, then /connect ${demo.accessKey} ${demo.secret}, then /filter arbs_prematch, then wait for alerts.`,
       'Under an alert, ✅ Placed records it; /open settles, /pnl shows the figures and a chart (saved as a PNG), /export a CSV.',
       `The bot's log: ${logFile}; charts and CSVs: ${mediaDir} (both folders are removed when you quit). Ctrl-C quits.`,
+      appLine(),
     ].join('\n'),
   );
 
@@ -194,6 +212,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     dataDir,
     mediaDir,
     logFile,
+    miniAppUrl,
     type,
     stop() {
       stopped ??= (async () => {
