@@ -28,3 +28,14 @@ export function signedAppUrl(appUrl: string, user: PlaygroundUser, botToken: str
   url.hash = new URLSearchParams({ tgWebAppData: initData, tgWebAppVersion: '8.0', tgWebAppPlatform: 'playground' }).toString();
   return url.toString();
 }
+
+/** The buttons of a message that open the Mini App at `appUrl` (a url or web_app button), with where each opens. */
+export function appButtons(replyMarkup: unknown, appUrl: string): { text: string; url: string }[] {
+  const rows = (replyMarkup as { inline_keyboard?: unknown } | undefined)?.inline_keyboard;
+  if (!Array.isArray(rows)) return [];
+  return rows.flat().flatMap((button: unknown) => {
+    const b = button as { text?: unknown; url?: unknown; web_app?: { url?: unknown } };
+    const url = b.web_app?.url ?? b.url;
+    return typeof b.text === 'string' && typeof url === 'string' && url.startsWith(appUrl) ? [{ text: b.text, url }] : [];
+  });
+}

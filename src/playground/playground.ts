@@ -6,6 +6,8 @@
  * folder (it holds the encryption key) is removed at stop. Photos and documents (/pnl's chart,
  * /export's CSV: the user's ledger) are saved, their path printed, in a temporary folder of this
  * run's own, removed at stop too: nothing of a session is left for the next one to find.
+ * The Mini App is served on a free loopback port; its link, signed for the user as Telegram would
+ * sign it, is printed at start and under every button that opens it (/app, /pnl, /filters, /books).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
@@ -21,7 +23,7 @@ import { buildAssetProvider } from '../miniapp/build-assets.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { startFakeTelegram, type FakeTelegram, type InlineAnswer, type SentMessage } from '../fake-telegram/server.js';
 import { KeyboardRouter } from './keyboards.js';
-import { freeLoopbackPort, signedAppUrl } from './mini-app-link.js';
+import { appButtons, freeLoopbackPort, signedAppUrl } from './mini-app-link.js';
 import { formatButtons, htmlToTerminal } from './render.js';
 
 export interface PlaygroundOptions {
@@ -48,8 +50,6 @@ export interface Playground {
   /** Where /pnl's charts and /export's CSVs are saved: this run's own temporary folder, removed at stop. */
   readonly mediaDir: string;
   readonly logFile: string;
-  /** The Mini App for the playground's user, with initData signed now (what the start and `/app` print). */
-  miniAppUrl(): string;
   /** Sends a line as the user would type it (`2` / `3.2` press buttons, `@bot words` asks inline). */
   type(line: string): void;
   stop(): Promise<void>;
@@ -117,6 +117,8 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     const label = `${edited ? 'bot (edited)' : 'bot'}${keyboard ? ` · ${keyboard.tag}` : ''}${keyboard?.alert ? ' · alert' : ''}`;
     print(`${dim(`── ${label} ──`)}\n${htmlToTerminal(message.text, { ansi })}`);
     if (message.media) saveMedia(message.media);
+    // In Telegram these open the page already signed; here the button's link is printed, signed the same way.
+    for (const b of appButtons(message.reply_markup, appUrl)) print(`  [${b.text}] ${signedAppUrl(b.url, user, telegram.token, Date.now())}`);
     if (!keyboard) return;
     const bare = keyboards.bare(keyboard);
     // What the brackets show is what to type: `2`, `3.2`, or `#3.2` where a typed 3.2 would be an answer.
@@ -166,8 +168,6 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     }
     if (route.kind === 'text') {
       if (line.startsWith('/')) keyboards.acted({ command: true });
-      // In Telegram /app's button opens the page already signed; a terminal has no such button, so the link is printed.
-      if (/^\/app(@\w+)?$/i.test(line)) print(appLine());
       telegram.sendText(user, line);
       if (route.pressInstead) print(dim(`  (sent as your answer; ${route.pressInstead} presses that button instead)`));
       return;
@@ -181,10 +181,8 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     }
   };
 
-  const miniAppUrl = () => signedAppUrl(appUrl, user, telegram.token, Date.now());
   const validFor = `${Math.round(config.MINI_APP_MAX_AGE_SECONDS / 60)} min`;
-  const appLine = () =>
-    `Mini App (your ledger, filters and bookmakers on one screen), signed for you as Telegram would sign it, valid for ${validFor} (/app prints a fresh link): ${miniAppUrl()}`;
+  const appLine = `Mini App (your ledger, filters and bookmakers on one screen), signed for you as Telegram would sign it, valid for ${validFor} (/app prints a fresh link): ${signedAppUrl(appUrl, user, telegram.token, Date.now())}`;
 
   const rl = createInterface({ input: opts.input, terminal: false });
   rl.on('line', type);
@@ -199,7 +197,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
       `Try: /start, then /connect ${demo.accessKey} ${demo.secret}, then /filter arbs_prematch, then wait for alerts.`,
       'Under an alert, ✅ Placed records it; /open settles, /pnl shows the figures and a chart (saved as a PNG), /export a CSV.',
       `The bot's log: ${logFile}; charts and CSVs: ${mediaDir} (both folders are removed when you quit). Ctrl-C quits.`,
-      appLine(),
+      appLine,
     ].join('\n'),
   );
 
@@ -212,7 +210,6 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     dataDir,
     mediaDir,
     logFile,
-    miniAppUrl,
     type,
     stop() {
       stopped ??= (async () => {

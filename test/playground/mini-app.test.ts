@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlayground, type Playground } from '../../src/playground/playground.js';
 import { launchOrReason, withPage, type Browser } from '../support/miniapp-browser.js';
 
-const LINK = /Mini App \(.*?\): (http:\/\/127\.0\.0\.1:\d+\/app\/#\S+)/g;
+const LINK = /(http:\/\/127\.0\.0\.1:\d+\/app\/\S*#tgWebAppData=\S+)/g;
 
 describe('the playground prints a signed Mini App link', () => {
   let playground: Playground;
@@ -55,10 +55,16 @@ describe('the playground prints a signed Mini App link', () => {
     expect(authDate(fresh)).toBeGreaterThan(authDate(before[0]!));
     expect(initDataOf(fresh)).not.toBe(initDataOf(before[0]!));
     expect((await api(fresh, 'filters')).status).toBe(200);
-    // The bot's own answer to /app comes too (in Telegram, its button opens the page already signed).
-    await expect.poll(() => screen, { timeout: 10_000 }).toContain('The desk: your ledger, filters and bookmakers on one screen.');
+    // It is the bot's own answer's button (in Telegram it opens the page already signed), printed with its link.
+    expect(screen).toMatch(/The desk: your ledger, filters and bookmakers on one screen\.\n {2}\[📊 Open the desk\] http/);
+    // So are the buttons under /books, /filters and /pnl: each opens its screen.
+    input.write('/books\n');
+    await expect.poll(() => links().length, { timeout: 10_000 }).toBe(before.length + 2);
+    const books = links().at(-1)!;
+    expect(screen).toContain(`[📚 The bookmakers in one table] ${books}`);
+    expect(books).toContain('/app/?screen=books#tgWebAppData=');
     await withPage(browser, 'playground-link', async (page) => {
-      await page.goto(fresh.replace('/app/#', '/app/?screen=books#'));
+      await page.goto(books);
       await page.getByRole('tab', { name: 'Bookmakers', selected: true }).waitFor();
       await page.getByText('Betfair Exchange').waitFor();
     });
