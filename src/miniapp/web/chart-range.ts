@@ -2,10 +2,13 @@
 const DAY_S = 86_400;
 
 /**
- * The x range for days from `min` to `max`: one day is padded a day each side, since uPlot spreads a
- * zero-width time range over years (a ledger with one settled day showed 2027–2029).
+ * The x range for the days `xs` (ascending): within one day, padded a day each side. From the data,
+ * not from the min and max uPlot hands its range function: for a single point it has already made
+ * the max min + 86400 / 1e-3 s (1,000 days), so one settled day showed 2027–2029.
  */
-export function dayRange(min: number | null, max: number | null): [number, number] {
-  if (min === null || max === null) return [0, DAY_S];
-  return max - min < DAY_S ? [min - DAY_S, max + DAY_S] : [min, max];
+export function dayRange(xs: ArrayLike<number | null | undefined>): [number, number] {
+  const first = xs[0];
+  const last = xs[xs.length - 1];
+  if (first === null || first === undefined || last === null || last === undefined) return [0, DAY_S];
+  return last - first < DAY_S ? [first - DAY_S, last + DAY_S] : [first, last];
 }
