@@ -6,6 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AssetProvider } from '../../src/miniapp/asset-provider.js';
+import { translator } from '../../src/locales/i18n.js';
+import { marketGroupChoices } from '../../src/miniapp/filter-form.js';
 import type { ApiPosition, BookRow, Filter, FiltersView, LedgerView } from '../../src/miniapp/contract.js';
 import { CSP, serveAsset } from '../../src/miniapp/server.js';
 const NOW = Date.UTC(2026, 10, 28);
@@ -67,6 +69,7 @@ function sampleFilters(): FiltersView {
     dictionaries: {
       sports: named(['Football', 'Tennis', 'Basketball', 'Ice hockey', 'Volleyball', 'Handball', 'Baseball', 'Esports', 'Table tennis', 'MMA', 'Boxing', 'Rugby']),
       bookmakers: named(['Pinnacle', 'Bet365', 'Betfair', 'Smarkets', 'Matchbook', '1xBet', 'William Hill', 'Unibet', 'Bwin', 'Marathonbet', 'Betway', 'Sbobet']),
+      markets: marketGroupChoices(translator('en')),
     },
   };
 }
