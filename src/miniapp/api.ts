@@ -36,7 +36,9 @@ import {
   type Lang,
 } from './contract.js';
 import { ApiFailure, parse, readJson, sendJson, STATUS } from './api-http.js';
+import { withBoot } from './api-boot.js';
 import { checkInitData, initDataOf } from './init-data.js';
+import { formFilterProblem, marketGroupChoices } from './filter-form.js';
 import type { SaveOutcome } from '../bot/actions/save-filter.js';
 import type { FilterSettings } from '../service/filter-model.js';
 import { isService, SERVICES, type Service } from '../service/services.js';
@@ -247,7 +249,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
           draft: user?.drafts[s]?.settings ?? null,
           coverage: coverageOf(coverage[s] ?? opts.filters.coverage(userId, s)[s]),
         })),
-        dictionaries: { sports: names(opts.sports(lang.value)), bookmakers: names(opts.bookmakers(lang.value)) },
+        dictionaries: { sports: names(opts.sports(lang.value)), bookmakers: names(opts.bookmakers(lang.value)), markets: marketGroupChoices(t) },
       });
     }
     if (route === '/filters/coverage') {
@@ -263,6 +265,8 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
       const service = filterRoute[1]!;
       if (!isService(service)) throw new ApiFailure('not_found', t('miniapp_err_not_found', { what: service.slice(0, 32) }));
       const b = parse(filterPutBodySchema, body, t);
+      const problem = formFilterProblem(service, b.filter, opts.sports(lang.value), t);
+      if (problem !== undefined) throw new ApiFailure('bad_request', problem);
       const outcome = await opts.filters.save(userId, service, b.filter);
       if (outcome.kind === 'no_key') throw new ApiFailure('conflict', t('miniapp_filter_no_key'));
       if (outcome.kind === 'capped') throw new ApiFailure('too_many', t('miniapp_filter_capped', { min: Math.ceil(outcome.waitMs / 60_000) }));
@@ -296,7 +300,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
     throw new ApiFailure('not_found', t('miniapp_err_not_found', { what: path }));
   };
 
-  return (req, res, path, query) => {
+  return withBoot((req, res, path, query) => {
     const lang = { value: 'en' as Lang };
     handle(req, res, path, query, lang).catch((err: unknown) => {
       if (res.headersSent) return void res.end();
@@ -305,7 +309,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
       opts.logger.error({ err, path }, 'mini app API failed');
       sendJson(res, 500, { error: { code: 'internal', message: translator(lang.value)('miniapp_err_internal') } });
     });
-  };
+  });
 }
 
 /** The planner's figure as the page shows it (the same share /filter's summary prints). */
