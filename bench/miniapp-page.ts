@@ -1,20 +1,30 @@
 /**
  * The Mini App page on a mid-range phone profile: headless Chromium with the CPU throttled ×4
  * (Emulation.setCPUThrottlingRate) and Chrome DevTools' "Fast 3G" network (562.5 ms latency,
- * 1.44 Mbit/s down, 675 kbit/s up; Network.emulateNetworkConditions), cache empty, 360 × 740.
- * The cold load needs four round trips in a row (TCP connect, index.html, the hashed JS and CSS,
- * then `me` and the ledger side by side): 4 × 562.5 ms before a byte of work, so the Fast 3G figure
- * cannot meet 1 s; the CPU-only run shows the page's own cost.
+ * 1.44 Mbit/s down, 675 kbit/s up; Network.emulateNetworkConditions), 360 × 740.
+ * A cold open (HTTP cache off, nothing in localStorage) needs two requests in a row: index.html (the
+ * script and stylesheet inline), then the boot call its <head> starts (`me` and the ledger) — the
+ * initData the call needs is in the URL's fragment, which only the page sees. So the Fast 3G floor is
+ * 2 × 562.5 ms plus the bytes, past 1 s. A warm open (the second, cache on) draws the ledger this
+ * device kept from the last open while the boot call runs ("fresh": when the boot call's ledger has
+ * replaced it); within the page's max-age (5 min) it asks for nothing else first, past it the page
+ * is revalidated first (a 304; measured as a reload, which asks the same way). The CPU-only runs
+ * show the page's own cost. On a shared, loaded machine Chromium's ×4 throttle stretches with the load,
+ * so the bench also counts the page's main-thread CPU time to interactive (the trace's thread time,
+ * without throttle or network: what other jobs on the machine cannot add to).
  * "Interactive" = the ledger's chart drawn and its settle buttons in the page (Preact has bound their
- * handlers when they render). Also the compressed size of the JavaScript the page loads.
+ * handlers when they render). Also the compressed size of the JavaScript the page carries.
  *
  *   npx tsc -p tsconfig.bench.json && node .bench-build/bench/miniapp-page.js
  *   BENCH_MINIAPP_RUNS=5 (default 5)  BENCH_MINIAPP_SHOTS=docs/img (also writes the README screenshots)
  */
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { z } from 'zod';
 import { buildAssetProvider, buildAssets } from '../src/miniapp/build-assets.js';
-import { launchChromium } from '../test/support/miniapp-browser.js';
+import { inlineBlocks } from '../src/miniapp/page-csp.js';
+import { launchChromium, type Browser } from '../test/support/miniapp-browser.js';
 import { startDevStub } from '../test/support/miniapp-dev-stub.js';
 import { envInt, isEntryPoint, report, type BenchResult } from './lib/result.js';
 import { percentile } from './lib/stats.js';
@@ -33,34 +43,92 @@ function launchUrl(base: string, initData: string, screen: string, theme: Record
   return `${base}?screen=${screen}#tgWebAppData=${encodeURIComponent(initData)}&tgWebAppThemeParams=${encodeURIComponent(JSON.stringify(theme))}`;
 }
 
+type Open = { interactive: number; fresh: number };
+type Profile = 'fast3g' | 'cpu';
+/** cold: nothing kept; warm: the HTTP cache and localStorage of the open before; revalidated: warm, the page past its max-age. */
+type Mode = 'cold' | 'warm' | 'revalidated';
+
+async function openLedger(browser: Browser, url: string, profile: Profile, mode: Mode): Promise<Open> {
+  const page = await browser.context.newPage();
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  if (mode === 'cold') {
+    await cdp.send('Network.clearBrowserCache');
+    await cdp.send('Storage.clearDataForOrigin', { origin: new URL(url).origin, storageTypes: 'local_storage' });
+  }
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: mode === 'cold' });
+  if (mode === 'revalidated') await page.goto(url);
+  if (profile === 'fast3g') await cdp.send('Network.emulateNetworkConditions', FAST_3G);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  const started = Date.now();
+  if (mode === 'revalidated') await page.reload({ waitUntil: 'commit' });
+  else await page.goto(url, { waitUntil: 'commit' });
+  const interactive = await when(page, started, async () => {
+    await page.locator('[data-testid=chart] canvas').waitFor({ timeout: 30_000 });
+    await page.locator('.position footer button').first().waitFor({ timeout: 30_000 });
+  });
+  const fresh = await when(page, started, () => page.locator('.refreshing').waitFor({ state: 'detached', timeout: 30_000 }));
+  await cdp.detach();
+  await page.close();
+  return { interactive, fresh };
+}
+
+const traceEventsSchema = z.array(
+  z.object({ name: z.string(), ph: z.string(), pid: z.number(), tid: z.number(), tdur: z.number().optional(), args: z.object({ beginData: z.object({ url: z.string().optional() }).optional() }).optional() }),
+);
+type TraceEvent = z.infer<typeof traceEventsSchema>[number];
+
+/** Main-thread CPU ms (thread time of its top-level tasks) from navigation to interactive, cold, nothing throttled. */
+async function mainThreadCpu(browser: Browser, url: string): Promise<number> {
+  const page = await browser.context.newPage();
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.clearBrowserCache');
+  await cdp.send('Storage.clearDataForOrigin', { origin: new URL(url).origin, storageTypes: 'local_storage' });
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  const events: TraceEvent[] = [];
+  cdp.on('Tracing.dataCollected', (e) => void events.push(...traceEventsSchema.parse(e.value)));
+  const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.locator('[data-testid=chart] canvas').waitFor({ timeout: 30_000 });
+  await page.locator('.position footer button').first().waitFor({ timeout: 30_000 });
+  await cdp.send('Tracing.end');
+  await complete;
+  await cdp.detach();
+  await page.close();
+  // The page's main thread is the one that parsed its HTML.
+  const parse = events.find((e) => e.name === 'ParseHTML' && (e.args?.beginData?.url ?? '').includes('/app/'));
+  if (!parse) throw new Error('the trace has no ParseHTML of the page');
+  const tasks = events.filter((e) => e.pid === parse.pid && e.tid === parse.tid && e.ph === 'X' && (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask'));
+  return tasks.reduce((sum, e) => sum + (e.tdur ?? 0), 0) / 1000;
+}
+
+/** ms from navigation start as the browser counts it (so our own round trip to Chromium is not in it) once `done` resolves. */
+async function when(page: Page, started: number, done: () => Promise<void>): Promise<number> {
+  await done();
+  return Math.min(await page.evaluate(() => performance.now()), Date.now() - started);
+}
+
+const gz = (parts: string[]) => parts.reduce((sum, p) => sum + gzipSync(p, { level: 9 }).length, 0);
+
 export async function runMiniappPageBench(): Promise<BenchResult> {
-  const files = await buildAssets();
-  const jsGz = [...files].filter(([n]) => n.endsWith('.js')).reduce((sum, [, b]) => sum + gzipSync(b, { level: 9 }).length, 0);
-  const cssGz = [...files].filter(([n]) => n.endsWith('.css')).reduce((sum, [, b]) => sum + gzipSync(b, { level: 9 }).length, 0);
+  const html = (await buildAssets()).get('index.html')!.toString('utf8');
+  const jsGz = gz(inlineBlocks(html, 'script'));
+  const cssGz = gz(inlineBlocks(html, 'style'));
   const initData = `user=${encodeURIComponent(JSON.stringify({ id: 1, language_code: 'en' }))}&auth_date=1&hash=bench`;
   const stub = await startDevStub(await buildAssetProvider(), initData);
   const browser = await launchChromium();
-  const times: number[] = [];
-  const cpuOnly: number[] = [];
+  const url = launchUrl(stub.url, initData, 'ledger', THEMES.light);
+  const cpuTimes: number[] = [];
+  const runs: Record<`${Mode}-${Profile}`, Open[]> = { 'cold-fast3g': [], 'cold-cpu': [], 'warm-fast3g': [], 'warm-cpu': [], 'revalidated-fast3g': [], 'revalidated-cpu': [] };
   try {
-    for (let i = 0; i < RUNS * 2; i++) {
-      const throttleNetwork = i % 2 === 0;
-      const page = await browser.context.newPage();
-      const cdp = await browser.context.newCDPSession(page);
-      await cdp.send('Network.enable');
-      await cdp.send('Network.clearBrowserCache');
-      await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-      if (throttleNetwork) await cdp.send('Network.emulateNetworkConditions', FAST_3G);
-      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
-      const started = Date.now();
-      await page.goto(launchUrl(stub.url, initData, 'ledger', THEMES.light), { waitUntil: 'commit' });
-      await page.locator('[data-testid=chart] canvas').waitFor({ timeout: 30_000 });
-      await page.locator('.position footer button').first().waitFor({ timeout: 30_000 });
-      // From navigation start as the browser counts it, so our own round trip to Chromium is not in it.
-      const ms = await page.evaluate(() => performance.now());
-      (throttleNetwork ? times : cpuOnly).push(Math.min(ms, Date.now() - started));
-      await cdp.detach();
-      await page.close();
+    for (let i = 0; i < RUNS; i++) {
+      for (const profile of ['fast3g', 'cpu'] as const) {
+        // In this order: the cold open is the first open, the next two come after it.
+        for (const mode of ['cold', 'warm', 'revalidated'] as const) runs[`${mode}-${profile}`].push(await openLedger(browser, url, profile, mode));
+      }
+      cpuTimes.push(await mainThreadCpu(browser, url));
     }
     const shots = process.env.BENCH_MINIAPP_SHOTS;
     if (shots) {
@@ -70,6 +138,7 @@ export async function runMiniappPageBench(): Promise<BenchResult> {
         for (const screen of ['ledger', 'filters', 'books']) {
           await page.goto(launchUrl(stub.url, initData, screen, theme));
           await page.locator('main[data-screen] :is(.chart canvas, form, table)').first().waitFor();
+          await page.locator('.refreshing').waitFor({ state: 'detached' });
           await page.screenshot({ path: join(shots, `miniapp-${screen}-${scheme}.png`) });
         }
         await page.close();
@@ -79,19 +148,34 @@ export async function runMiniappPageBench(): Promise<BenchResult> {
     await browser.close();
     await stub.close();
   }
-  const p50 = percentile(times, 50);
-  const worst = Math.max(...times);
+  const p50 = (list: Open[], key: keyof Open) => percentile(list.map((o) => o[key]), 50);
+  const msText = (v: number) => `${Math.round(v)} ms`;
+  const cold = p50(runs['cold-fast3g'], 'interactive');
+  const cpu = p50(runs['cold-cpu'], 'interactive');
+  const opened = (mode: Mode, label: string): BenchResult['figures'] => {
+    const g = p50(runs[`${mode}-fast3g`], 'interactive');
+    const c = p50(runs[`${mode}-cpu`], 'interactive');
+    return [
+      { metric: `${label} interactive (kept view), CPU ×4 + Fast 3G / CPU ×4 only, p50`, value: `${msText(g)} / ${msText(c)}`, target: `< ${INTERACTIVE_MS} ms`, pass: g < INTERACTIVE_MS && c < INTERACTIVE_MS },
+      { metric: `${label}, fresh ledger in, CPU ×4 + Fast 3G / CPU ×4 only, p50`, value: `${msText(p50(runs[`${mode}-fast3g`], 'fresh'))} / ${msText(p50(runs[`${mode}-cpu`], 'fresh'))}` },
+    ];
+  };
   return {
     bench: 'miniapp-page',
-    setup: `Mini App first screen (ledger), Chromium headless 360×740, CPU ×4, Fast 3G (562.5 ms RTT, 1.44 Mbit/s), cache off, ${RUNS} loads`,
+    setup: `Mini App first screen (ledger), Chromium headless 360×740, CPU ×4, Fast 3G (562.5 ms RTT, 1.44 Mbit/s); cold (cache off, localStorage empty), warm (a second open) and revalidated (a second open past the page's max-age) × ${RUNS}`,
     figures: [
-      { metric: 'first screen interactive, p50', value: `${Math.round(p50)} ms`, target: `< ${INTERACTIVE_MS} ms`, pass: p50 < INTERACTIVE_MS },
-      { metric: 'first screen interactive, worst', value: `${Math.round(worst)} ms` },
+      { metric: 'cold open interactive, CPU ×4 + Fast 3G, p50', value: msText(cold), target: `< ${INTERACTIVE_MS} ms`, pass: cold < INTERACTIVE_MS },
+      { metric: 'cold open interactive, CPU ×4 + Fast 3G, worst', value: msText(Math.max(...runs['cold-fast3g'].map((o) => o.interactive))) },
       // The same load with CPU ×4 on loopback: the page's own work, without the network's round trips.
-      { metric: 'the same, CPU ×4 only (no network profile), p50', value: `${Math.round(percentile(cpuOnly, 50))} ms`, target: `< ${INTERACTIVE_MS} ms`, pass: percentile(cpuOnly, 50) < INTERACTIVE_MS },
+      { metric: 'cold open interactive, CPU ×4 only, p50', value: msText(cpu), target: `< ${INTERACTIVE_MS} ms`, pass: cpu < INTERACTIVE_MS },
+      { metric: 'cold open, main-thread CPU to interactive (thread time, no throttle), p50', value: msText(percentile(cpuTimes, 50)) },
+      ...opened('warm', 'second open'),
+      ...opened('revalidated', 'second open past max-age (304)'),
       { metric: 'JavaScript, gzip', value: `${(jsGz / 1024).toFixed(1)} KB`, target: `< ${JS_GZ_BYTES / 1024} KB`, pass: jsGz < JS_GZ_BYTES },
       { metric: 'CSS, gzip', value: `${(cssGz / 1024).toFixed(1)} KB` },
+      { metric: 'index.html with both inline, gzip', value: `${(gzipSync(html, { level: 9 }).length / 1024).toFixed(1)} KB` },
     ],
+    values: { coldFast3gP50: cold, coldCpuP50: cpu, warmFast3gP50: p50(runs['warm-fast3g'], 'interactive'), revalidatedFast3gP50: p50(runs['revalidated-fast3g'], 'interactive') },
   };
 }
 

@@ -19,6 +19,7 @@ const BENCHES: URL[] = [
   siblingUrl('alert-latency', import.meta.url),
   siblingUrl('flow-steps', import.meta.url),
   siblingUrl('scheduler-scale', import.meta.url),
+  siblingUrl('bot-api-sends', import.meta.url),
   siblingUrl('outbox-throughput', import.meta.url),
   siblingUrl('shared-limits', import.meta.url),
   siblingUrl('leases', import.meta.url),

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
 import { Api } from 'grammy';
+import { telegramFetch } from '../src/bot/telegram-fetch.js';
 import { Outbox } from '../src/outbox/outbox.js';
 import { systemClock } from '../src/clock.js';
 import type { Logger } from '../src/logger.js';
@@ -116,7 +117,7 @@ async function measure(opts: SchedulerScaleOptions, users: number, backend: Back
   const client = createServiceClient({ config, logger });
   const outbox =
     opts.notifier === 'outbox'
-      ? new Outbox({ api: new Api(backend.telegram.token, { apiRoot: backend.telegram.apiRoot, timeoutSeconds: 30 }), logger })
+      ? new Outbox({ api: new Api(backend.telegram.token, { apiRoot: backend.telegram.apiRoot, timeoutSeconds: 30, fetch: telegramFetch() }), logger })
       : undefined;
   const notifier = outbox ? createNotifier({ store, client, outbox, logger, clock: systemClock }) : new CountingNotifier();
   const queue = new LagRecordingQueue();

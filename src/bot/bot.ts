@@ -54,6 +54,7 @@ import { isStateUnavailable } from './state-unavailable.js';
 import { answerStateUnavailable } from './state-failsafe.js';
 import { isLedgerFull, withBoundedLedger } from './ledger-bound.js';
 import { answerLedgerFull, ledgerReportsFeature } from './features/ledger-reports.js';
+import { telegramFetch } from './telegram-fetch.js';
 
 export type { BotDeps, BotStats } from './deps.js';
 export type { BotContext } from './context.js';
@@ -101,7 +102,7 @@ export function createBot(deps: BotDeps): Bot<BotContext> {
 
   const bot = new Bot<BotContext>(config.BOT_TOKEN, {
     ...(deps.botInfo ? { botInfo: deps.botInfo } : {}),
-    client: { apiRoot: config.TELEGRAM_API_ROOT, ...deps.telegramClient },
+    client: { apiRoot: config.TELEGRAM_API_ROOT, fetch: telegramFetch(), ...deps.telegramClient },
   });
   runtimes.set(bot, rt);
   // Innermost (closest to Telegram): the chat gate, so each try of auto-retry waits for its slot.

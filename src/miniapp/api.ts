@@ -31,8 +31,10 @@ import {
   type Lang,
 } from './contract.js';
 import { ApiFailure, parse, readJson, sendJson, STATUS } from './api-http.js';
+import { withBoot } from './api-boot.js';
 import { apiPosition, keptBy, ledgerAnswer, queryRange } from './ledger-answer.js';
 import { checkInitData, initDataOf } from './init-data.js';
+import { formFilterProblem, marketGroupChoices } from './filter-form.js';
 import type { SaveOutcome } from '../bot/actions/save-filter.js';
 import type { FilterSettings } from '../service/filter-model.js';
 import { isService, SERVICES, type Service } from '../service/services.js';
@@ -177,7 +179,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
           draft: user?.drafts[s]?.settings ?? null,
           coverage: coverageOf(coverage[s] ?? opts.filters.coverage(userId, s)[s]),
         })),
-        dictionaries: { sports: names(opts.sports(lang.value)), bookmakers: names(opts.bookmakers(lang.value)) },
+        dictionaries: { sports: names(opts.sports(lang.value)), bookmakers: names(opts.bookmakers(lang.value)), markets: marketGroupChoices(t) },
       });
     }
     if (route === '/filters/coverage') {
@@ -193,6 +195,8 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
       const service = filterRoute[1]!;
       if (!isService(service)) throw new ApiFailure('not_found', t('miniapp_err_not_found', { what: service.slice(0, 32) }));
       const b = parse(filterPutBodySchema, body, t);
+      const problem = formFilterProblem(service, b.filter, opts.sports(lang.value), t);
+      if (problem !== undefined) throw new ApiFailure('bad_request', problem);
       const outcome = await opts.filters.save(userId, service, b.filter);
       if (outcome.kind === 'no_key') throw new ApiFailure('conflict', t('miniapp_filter_no_key'));
       if (outcome.kind === 'capped') throw new ApiFailure('too_many', t('miniapp_filter_capped', { min: Math.ceil(outcome.waitMs / 60_000) }));
@@ -226,7 +230,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
     throw new ApiFailure('not_found', t('miniapp_err_not_found', { what: path }));
   };
 
-  return (req, res, path, query) => {
+  return withBoot((req, res, path, query) => {
     const lang = { value: 'en' as Lang };
     handle(req, res, path, query, lang).catch((err: unknown) => {
       if (res.headersSent) return void res.end();
@@ -235,7 +239,7 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
       opts.logger.error({ err, path }, 'mini app API failed');
       sendJson(res, 500, { error: { code: 'internal', message: translator(lang.value)('miniapp_err_internal') } });
     });
-  };
+  });
 }
 
 /** The planner's figure as the page shows it (the same share /filter's summary prints). */

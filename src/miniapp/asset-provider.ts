@@ -2,10 +2,12 @@
  * The Mini App's static files as the HTTP server asks for them (`get(name)`), read once from the
  * directory `npm run build` wrote (dist/miniapp-assets); the server does not care how they were built.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { pageCsp } from './page-csp.js';
 import type { Asset, AssetProvider } from './server.js';
 
 export type { Asset, AssetProvider };
@@ -17,14 +19,25 @@ export function assetType(name: string): string | undefined {
   return TYPES[name.split('.').pop() ?? ''];
 }
 
+/** A built file as the server sends it: its type, validator and, for a page, the policy naming its inline blocks. */
+export function assetOf(name: string, body: Buffer, gzip: Buffer | undefined): Asset {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return {
+    body,
+    type: assetType(name) ?? 'application/octet-stream',
+    etag,
+    ...(gzip ? { gzip } : {}),
+    ...(name.endsWith('.html') ? { csp: pageCsp(body.toString('utf8')) } : {}),
+  };
+}
+
 export function assetsFromFiles(dir: string): AssetProvider {
   const assets = new Map<string, Asset>();
   const names = readdirSync(dir);
   for (const name of names) {
-    const type = assetType(name);
-    if (!type) continue;
+    if (!assetType(name)) continue;
     const gz = names.includes(name + '.gz') ? readFileSync(join(dir, name + '.gz')) : undefined;
-    assets.set(name, { body: readFileSync(join(dir, name)), type, ...(gz ? { gzip: gz } : {}) });
+    assets.set(name, assetOf(name, readFileSync(join(dir, name)), gz));
   }
   return { get: (name) => assets.get(name) };
 }

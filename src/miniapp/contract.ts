@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { LEG_RESULTS, LEG_STATUSES, POSITION_KINDS } from '../ledger/model.js';
 import { BOOK_STATUSES, bookSettingsSchema } from '../store/book-settings.js';
 import { filterSettingsSchema } from '../service/filter-model.js';
+import { MARKET_GROUPS } from '../service/market-groups.js';
 
 export const API_PREFIX = '/app/api';
 export const APP_PREFIX = '/app/';
@@ -180,6 +181,8 @@ export const filtersSchema = z.object({
   dictionaries: z.object({
     sports: z.array(z.object({ id: z.number(), name: z.string() })),
     bookmakers: z.array(z.object({ id: z.number(), name: z.string() })),
+    /** Every market group, named as the chat names it (the form's 🎯 Markets). */
+    markets: z.array(z.object({ id: z.enum(MARKET_GROUPS), name: z.string() })),
   }),
 });
 export type FiltersView = z.infer<typeof filtersSchema>;

@@ -6,6 +6,8 @@
  * folder (it holds the encryption key) is removed at stop. Photos and documents (/pnl's chart,
  * /export's CSV: the user's ledger) are saved, their path printed, in a temporary folder of this
  * run's own, removed at stop too: nothing of a session is left for the next one to find.
+ * The Mini App is served on a free loopback port; its link, signed for the user as Telegram would
+ * sign it, is printed at start and under every button that opens it (/app, /pnl, /filters, /books).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { buildAssetProvider } from '../miniapp/build-assets.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { startFakeTelegram, type FakeTelegram, type InlineAnswer, type SentMessage } from '../fake-telegram/server.js';
 import { KeyboardRouter } from './keyboards.js';
+import { appButtons, freeLoopbackPort, signedAppUrl } from './mini-app-link.js';
 import { formatButtons, htmlToTerminal } from './render.js';
 
 export interface PlaygroundOptions {
@@ -34,6 +37,8 @@ export interface PlaygroundOptions {
   pollIntervalSeconds?: number;
   /** The person in the chat. */
   user?: { id: number; first_name: string; language_code?: string };
+  /** The port of the bot's HTTP server (the Mini App, /healthz) on 127.0.0.1; a free one by default. */
+  httpPort?: number;
 }
 
 export interface Playground {
@@ -61,12 +66,17 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
 
   const sandbox = await startSandbox({});
   const telegram = await startFakeTelegram({});
+  const httpPort = opts.httpPort ?? (await freeLoopbackPort());
+  const appUrl = `http://127.0.0.1:${httpPort}/app/`;
   const config = loadConfig({
     ...sandbox.urls,
     BOT_TOKEN: telegram.token,
     TELEGRAM_API_ROOT: telegram.apiRoot,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
+    // The Mini App on the bot's own HTTP server, on loopback: a browser on this machine opens it over http.
+    HTTP_PORT: String(httpPort),
+    MINI_APP_URL: appUrl,
     ...(opts.pollIntervalSeconds !== undefined && { POLL_INTERVAL_SECONDS: String(opts.pollIntervalSeconds) }),
   });
   const logger = createLogger(config.LOG_LEVEL, pino.destination({ dest: logFile, sync: false }));
@@ -107,6 +117,8 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     const label = `${edited ? 'bot (edited)' : 'bot'}${keyboard ? ` · ${keyboard.tag}` : ''}${keyboard?.alert ? ' · alert' : ''}`;
     print(`${dim(`── ${label} ──`)}\n${htmlToTerminal(message.text, { ansi })}`);
     if (message.media) saveMedia(message.media);
+    // In Telegram these open the page already signed; here the button's link is printed, signed the same way.
+    for (const b of appButtons(message.reply_markup, appUrl)) print(`  [${b.text}] ${signedAppUrl(b.url, user, telegram.token, Date.now())}`);
     if (!keyboard) return;
     const bare = keyboards.bare(keyboard);
     // What the brackets show is what to type: `2`, `3.2`, or `#3.2` where a typed 3.2 would be an answer.
@@ -169,6 +181,9 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
     }
   };
 
+  const validFor = `${Math.round(config.MINI_APP_MAX_AGE_SECONDS / 60)} min`;
+  const appLine = `Mini App (your ledger, filters and bookmakers on one screen), signed for you as Telegram would sign it, valid for ${validFor} (/app prints a fresh link): ${signedAppUrl(appUrl, user, telegram.token, Date.now())}`;
+
   const rl = createInterface({ input: opts.input, terminal: false });
   rl.on('line', type);
 
@@ -182,6 +197,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<Playgrou
       `Try: /start, then /connect ${demo.accessKey} ${demo.secret}, then /filter arbs_prematch, then wait for alerts.`,
       'Under an alert, ✅ Placed records it; /open settles, /pnl shows the figures and a chart (saved as a PNG), /export a CSV.',
       `The bot's log: ${logFile}; charts and CSVs: ${mediaDir} (both folders are removed when you quit). Ctrl-C quits.`,
+      appLine,
     ].join('\n'),
   );
 

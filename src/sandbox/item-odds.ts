@@ -17,6 +17,7 @@ import { legKey, type SimEvent, type SimItem, type SimLeg } from './world-model.
  * market drawn has no free bookmaker left for some outcome on this event (the caller tries again).
  * Bookmakers already quoting an outcome for another alive item are not used for it, and the
  * market's chances are the event's (drawn by its first item), so prices never contradict.
+ * `ordered`: the legs take `bookmakers` in their order (a test that chose them), not a random draw.
  */
 export function priceItem(
   rng: Rng,
@@ -25,12 +26,13 @@ export function priceItem(
   event: SimEvent,
   profit: number | undefined,
   at: number,
+  ordered = false,
 ): { legs: SimLeg[]; probability: number } | undefined {
   const sport = event.sport;
   const market = kind === 'middles' ? middleMarket(rng, sport) : coverMarket(rng, sport);
   const pickedLeg = kind === 'valuebets' ? rng.int(0, market.length - 1) : -1;
   const outcomes = pickedLeg >= 0 ? [market[pickedLeg] as Outcome] : market;
-  const books = freeBooks(rng, bookmakers, outcomes, event);
+  const books = freeBooks(ordered ? bookmakers : rng.sample(bookmakers, bookmakers.length), outcomes, event);
   if (!books) return undefined;
   const known = knownChances(event, market);
   let odds: number[];
@@ -131,8 +133,7 @@ export function releaseLegs(item: SimItem): void {
 }
 
 /** A different bookmaker per outcome, each not quoting that outcome for another item; in random order. */
-function freeBooks(rng: Rng, bookmakers: readonly number[], outcomes: readonly Outcome[], event: SimEvent): number[] | undefined {
-  const order = rng.sample(bookmakers, bookmakers.length);
+function freeBooks(order: readonly number[], outcomes: readonly Outcome[], event: SimEvent): number[] | undefined {
   const used = new Set<number>();
   const books: number[] = [];
   for (const o of outcomes) {

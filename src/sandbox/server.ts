@@ -335,7 +335,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     world: {
       step: () => world.advanceAll(clock.now()),
       appearedAt: (id) => world.appearedAt(id),
-      inject: (service, o) => toWireItem(world.inject(service, clock.now(), o?.profit, o?.legAgesMs), false, skew()),
+      inject: (service, o) => toWireItem(world.inject(service, clock.now(), o), false, skew()),
       changes: (sinceMs, service) => {
         world.advanceAll(clock.now());
         return world.changes(sinceMs, service);

@@ -1,7 +1,7 @@
 /** The sandbox's public types (re-exported by `index.ts`). */
 import type { Clock } from '../clock.js';
 import type { Service } from '../service/services.js';
-import type { WorldChange, WorldProfile } from './world-model.js';
+import type { InjectOptions, WorldChange, WorldProfile } from './world-model.js';
 import type { WireEnvelope, WireItem } from './wire.js';
 
 /** An access key pair the sandbox accepts. */
@@ -113,9 +113,10 @@ export interface SandboxWorld {
   appearedAt(itemId: string): number | undefined;
   /**
    * Makes a new item appear now; `profit` sets its value (profit %, miss profit % for middles,
-   * overvalue % for valuebets) to within the rounding of the odds (about ±0.3).
+   * overvalue % for valuebets) to within the rounding of the odds (about ±0.3); `legAgesMs` the legs'
+   * ages (null: no `updated`); `bookmakers` the legs' bookmakers in order (one per outcome).
    */
-  inject(service: Service, opts?: { profit?: number; legAgesMs?: readonly (number | null)[] }): WireItem;
+  inject(service: Service, opts?: InjectOptions): WireItem;
   /** The world's changes (appeared/moved/gone ids) at or after `sinceMs`, oldest first (after stepping to now). */
   changes(sinceMs: number, service?: Service): WorldChange[];
 }

@@ -86,6 +86,16 @@ export interface SimLeg {
   noUpdated?: boolean;
 }
 
+
+/** What a test asks of an injected item (World.inject). */
+export interface InjectOptions {
+  /** Its value (profit %, miss profit % for middles, overvalue % for valuebets). */
+  profit?: number | undefined;
+  /** Each leg's age, ms (negative: in the future; null: sent without `updated`). */
+  legAgesMs?: readonly (number | null)[] | undefined;
+  /** The legs' bookmakers, in order: one per outcome of the market drawn. */
+  bookmakers?: readonly number[] | undefined;
+}
 export interface SimItem {
   id: string;
   service: Service;

@@ -16,7 +16,7 @@ import { holdLegs, moveItem, priceItem, releaseLegs } from './item-odds.js';
 import { createRng, type Rng } from './prng.js';
 import { SERVICES, isLive, kindOf, type Kind, type Service } from '../service/services.js';
 import { valuesOf } from './to-wire.js';
-import type { SimEvent, SimItem, SimSubEvent, WorldChange, WorldOptions } from './world-model.js';
+import type { InjectOptions, SimEvent, SimItem, SimSubEvent, WorldChange, WorldOptions } from './world-model.js';
 
 /** One timed task of the agenda (one monomorphic shape keeps the hot loop fast). */
 interface Task {
@@ -80,11 +80,11 @@ class ServiceWorld {
   }
 
   /** A new item now, outside the natural flow (it is not replaced when it goes). */
-  inject(now: number, profit: number | undefined, legAgesMs?: readonly (number | null)[]): SimItem {
+  inject(now: number, { profit, legAgesMs, bookmakers }: InjectOptions): SimItem {
     this.advance(now);
     const event = this.addEvent(now, false, this.injectRng, this.injectedEvents);
-    const item = this.spawn(now, { injected: true, event, ...(profit === undefined ? {} : { profit }) });
-    if (!item) throw new Error('an injected item found no free bookmaker on its own event');
+    const item = this.spawn(now, { injected: true, event, ...(profit === undefined ? {} : { profit }), ...(bookmakers && { bookmakers }) });
+    if (!item) throw new Error(`an injected item found no free bookmaker on its own event${bookmakers ? ` (${bookmakers.length} given: give one per outcome, 3 for a three-way market)` : ''}`);
     // Legs of known age (a negative age is a time in the future), or none (null).
     legAgesMs?.forEach((age, i) => {
       const leg = item.legs[i];
@@ -155,14 +155,14 @@ class ServiceWorld {
   }
 
   /** A new item, or `undefined` when the events tried have no free bookmaker for the markets drawn. */
-  private spawn(at: number, how: { injected?: boolean; profit?: number; initialAgeMs?: number; event?: SimEvent }): SimItem | undefined {
+  private spawn(at: number, how: { injected?: boolean; profit?: number; initialAgeMs?: number; event?: SimEvent; bookmakers?: readonly number[] }): SimItem | undefined {
     const injected = how.injected === true;
     const pickRng = injected ? this.injectRng : this.birthsRng;
     const label = injected ? `item:${this.service}:inj:${this.injectedCount++}` : `item:${this.service}:${this.naturalCount++}`;
     const rng = createRng(this.opts.seed, label);
     const createdMs = at - (how.initialAgeMs ?? 0);
     let event = how.event ?? pickRng.pick([...this.events.values()]);
-    let legs = priceItem(rng, this.kind, this.bookmakers, event, how.profit, createdMs);
+    let legs = priceItem(rng, this.kind, how.bookmakers ?? this.bookmakers, event, how.profit, createdMs, how.bookmakers !== undefined);
     for (let attempt = 1; !legs && !how.event && attempt < PRICE_ATTEMPTS; attempt++) {
       event = pickRng.pick([...this.events.values()]);
       legs = priceItem(rng, this.kind, this.bookmakers, event, how.profit, createdMs);
@@ -268,8 +268,8 @@ export class World {
     return w.items.get(id);
   }
 
-  inject(service: Service, now: number, profit?: number, legAgesMs?: readonly (number | null)[]): SimItem {
-    return this.of(service).inject(now, profit, legAgesMs);
+  inject(service: Service, now: number, opts: InjectOptions = {}): SimItem {
+    return this.of(service).inject(now, opts);
   }
 
   /** When an item (alive or gone) appeared, ms. */

@@ -126,3 +126,34 @@ export class AbortGroup {
     return shared;
   }
 }
+
+/** The callbacks waiting on each signal that `whenAborted` watches, behind one listener of its own. */
+const watchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Calls `onAbort` once when `signal` aborts; the returned function stops watching. Every read in
+ * flight watches the same run's signal: a listener each would be an `addEventListener` and a
+ * `removeEventListener` per read, each walking the signal's list of listeners (Node's EventTarget
+ * looks for a duplicate on every add), where here it is one entry in a set.
+ */
+export function whenAborted(signal: AbortSignal, onAbort: () => void): () => void {
+  let waiting = watchers.get(signal);
+  if (!waiting) {
+    const fresh = new Set<() => void>();
+    watchers.set(signal, fresh);
+    signal.addEventListener(
+      'abort',
+      () => {
+        watchers.delete(signal);
+        for (const callback of [...fresh]) callback();
+        fresh.clear();
+      },
+      { once: true },
+    );
+    waiting = fresh;
+  }
+  const set = waiting;
+  set.add(onAbort);
+  return () => void set.delete(onAbort);
+}
+

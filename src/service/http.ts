@@ -5,6 +5,7 @@
  * those can hold the access key's secret or a token.
  */
 import { Agent, errors, getGlobalDispatcher, type Dispatcher } from 'undici';
+import { whenAborted } from './abort.js';
 import { ServiceError, type ServiceErrorKind } from './errors.js';
 
 /**
@@ -161,15 +162,16 @@ function exchange(req: HttpRequest, headers: Record<string, string>, body: strin
     const finish = (err: unknown, answer?: RawAnswer) => {
       if (done) return;
       done = true;
-      signal?.removeEventListener('abort', onAbort);
+      unwatch?.();
       if (answer) resolve(answer);
       else reject(err);
     };
-    const onAbort = () => {
-      controller?.abort(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
-      finish(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const unwatch = signal
+      ? whenAborted(signal, () => {
+        controller?.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+        finish(signal.reason);
+      })
+      : undefined;
     let status = 0;
     let retryAfter: string | undefined;
     let date: string | undefined;

@@ -25,21 +25,54 @@ export interface ServiceClock {
 }
 
 export function createServiceClock(): ServiceClock {
-  let bounds: { low: number; high: number }[] = [];
+  // The last SKEW_SAMPLES answers' bounds in a ring, and their intersection kept up as they come and
+  // go: observed on every read, a fresh array of objects and a pass over it each time were a share of
+  // each read's CPU.
+  const lows = new Float64Array(SKEW_SAMPLES);
+  const highs = new Float64Array(SKEW_SAMPLES);
+  /** Where the oldest kept bound is, and how many are kept. */
+  let first = 0;
+  let count = 0;
+  let low = -Infinity;
+  let high = Infinity;
   let estimate = 0;
+  /** The last header read, and the time it gave (answers within one second share their header). */
+  let lastHeader: string | undefined;
+  let lastAt = Number.NaN;
 
-  const recompute = () => {
-    let low = -Infinity;
-    let high = Infinity;
-    for (const b of bounds) {
-      low = Math.max(low, b.low);
-      high = Math.min(high, b.high);
+  const intersect = () => {
+    low = -Infinity;
+    high = Infinity;
+    for (let i = 0; i < count; i++) {
+      const at = (first + i) % SKEW_SAMPLES;
+      low = Math.max(low, lows[at]!);
+      high = Math.min(high, highs[at]!);
+    }
+  };
+
+  const add = (newLow: number, newHigh: number) => {
+    let widens = false;
+    if (count === SKEW_SAMPLES) {
+      // Only a dropped bound that held the intersection where it was can widen it.
+      widens = lows[first] === low || highs[first] === high;
+      first = (first + 1) % SKEW_SAMPLES;
+      count -= 1;
+    }
+    const at = (first + count) % SKEW_SAMPLES;
+    lows[at] = newLow;
+    highs[at] = newHigh;
+    count += 1;
+    if (widens) intersect();
+    else {
+      low = Math.max(low, newLow);
+      high = Math.min(high, newHigh);
     }
     if (low > high) {
       // The clocks were stepped: the newest answer alone says where they stand now.
-      bounds = bounds.slice(-1);
-      low = bounds[0]!.low;
-      high = bounds[0]!.high;
+      first = at;
+      count = 1;
+      low = newLow;
+      high = newHigh;
     }
     const mid = Math.round((low + high) / 2);
     estimate = Math.abs(mid) < SKEW_IGNORED_MS ? 0 : mid;
@@ -48,13 +81,14 @@ export function createServiceClock(): ServiceClock {
   return {
     observe(dateHeader, sentAt, receivedAt) {
       if (dateHeader === undefined) return;
-      // HTTP dates name a weekday or month in letters; a bare number is not one.
-      if (!/[a-z]/i.test(dateHeader)) return;
-      const at = Date.parse(dateHeader);
+      if (dateHeader !== lastHeader) {
+        lastHeader = dateHeader;
+        // HTTP dates name a weekday or month in letters; a bare number is not one.
+        lastAt = /[a-z]/i.test(dateHeader) ? Date.parse(dateHeader) : Number.NaN;
+      }
+      const at = lastAt;
       if (!Number.isFinite(at) || !Number.isFinite(sentAt) || !Number.isFinite(receivedAt) || receivedAt < sentAt) return;
-      bounds.push({ low: at - receivedAt, high: at + 1000 - sentAt });
-      if (bounds.length > SKEW_SAMPLES) bounds.shift();
-      recompute();
+      add(at - receivedAt, at + 1000 - sentAt);
     },
     offsetMs: () => estimate,
   };

@@ -17,9 +17,13 @@ import { signInitData } from '../../src/miniapp/init-data.js';
 import { openStore } from '../../src/store/store.js';
 import type { Store } from '../../src/store/port.js';
 import type { SaveOutcome } from '../../src/bot/actions/save-filter.js';
-import type { FilterSettings } from '../../src/service/filter-model.js';
+import { filterSettingsSchema, type FilterSettings } from '../../src/service/filter-model.js';
 import type { Service } from '../../src/service/services.js';
 import type { ServiceCoverage } from '../../src/scheduler/port.js';
+import { MARKET_GROUPS } from '../../src/service/market-groups.js';
+import type { FiltersView } from '../../src/miniapp/contract.js';
+import { en } from '../../src/locales/en.js';
+import { ru as ruTable } from '../../src/locales/ru.js';
 
 const TOKEN = '999:api-test-token';
 const ME = 501;
@@ -224,6 +228,41 @@ describe('Mini App filters', () => {
     expect(saves).toHaveLength(2);
     const cov = await call('/app/api/filters/coverage', { method: 'POST', body: JSON.stringify({ service: 'arbs_prematch', filter }) });
     expect(await cov.json()).toEqual({ share: 0.5, intervalSeconds: 4, fits: true });
+  });
+});
+
+describe('Mini App filters: market groups and per-sport minimums', () => {
+  it("lists every market group named as the chat names it, in the user's language", async () => {
+    store.updateUser(ME, (u) => void (u.filters.arbs_prematch = { settings: filterSettingsSchema.parse({ marketsOff: ['odd_even'] }), paused: false, pausedReason: null, savedAt: 0 }));
+    const view = (await (await call('/app/api/filters')).json()) as FiltersView;
+    expect(view.dictionaries.markets.map((m) => m.id)).toEqual([...MARKET_GROUPS]);
+    expect(view.dictionaries.markets.find((m) => m.id === 'odd_even')?.name).toBe(en.mg_odd_even);
+    expect(view.services[0]?.filter.marketsOff).toEqual(['odd_even']);
+    store.updateUser(ME, (u) => void (u.lang = 'ru'));
+    const ru = (await (await call('/app/api/filters')).json()) as FiltersView;
+    expect(ru.dictionaries.markets.find((m) => m.id === 'corners')?.name).toBe(ruTable.mg_corners);
+  });
+
+  it('saves groups left out and a per-sport minimum, and refuses what /filter refuses with nothing saved', async () => {
+    const put = (service: string, filter: object) => call(`/app/api/filters/${service}`, { method: 'PUT', body: JSON.stringify({ filter }) });
+    const ok = await put('arbs_prematch', { marketsOff: ['odd_even', 'corners'], minProfitBySport: { '1': 2.5 } });
+    expect(ok.status).toBe(200);
+    expect(saves[0]?.settings).toMatchObject({ marketsOff: ['odd_even', 'corners'], minProfitBySport: { '1': 2.5 } });
+    const refusals: [string, object, string][] = [
+      ['arbs_prematch', { marketsOff: [...MARKET_GROUPS] }, en.miniapp_markets_all_off],
+      ['arbs_prematch', { minProfitBySport: { '1': -1 } }, 'Football: -1 is negative'],
+      ['arbs_prematch', { minProfitBySport: { '99': 2 } }, 'Unknown sport ids: 99'],
+      ['valuebets_prematch', { minProfitBySport: { '1': 2 } }, 'does not apply to valuebets_prematch'],
+      ['arbs_prematch', { marketsOff: ['snooker'] }, 'marketsOff'],
+    ];
+    for (const [service, filter, words] of refusals) {
+      const res = await put(service, filter);
+      expect(res.status, JSON.stringify(filter)).toBe(400);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain(words);
+    }
+    // A middle may lose a little on a miss: the chat takes a negative minimum there, and so does the form.
+    expect((await put('middles_prematch', { minProfitBySport: { '1': -1 } })).status).toBe(200);
+    expect(saves).toHaveLength(2);
   });
 });
 

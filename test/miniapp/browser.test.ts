@@ -107,6 +107,39 @@ describe('the Mini App against the real bot', () => {
     expect(text).toContain('2.5');
   });
 
+  it('leaves a market group out and sets a per-sport minimum in the form, and /filters in the chat agrees; and the reverse', async () => {
+    await withPage(browser, 'real-filters-markets', async (page) => {
+      await page.goto(open(initData(ME), 'filters'));
+      const form = page.locator('form[data-service="arbs_prematch"]');
+      // Coverage follows these edits before the save: the page asks for it with the groups and minimums as edited.
+      const coverageAsked = page.waitForRequest((r) => r.url().endsWith('/api/filters/coverage') && /"marketsOff":\["odd_even"\].*"6":3\.5/.test(r.postData() ?? ''));
+      await form.locator('label.chip', { hasText: en.mg_odd_even }).click();
+      await expect.poll(() => form.locator(`input[name="arbs_prematch-market-odd_even"]`).isChecked()).toBe(false);
+      await form.locator('select[name="arbs_prematch-add-sport"]').selectOption({ label: 'Tennis' });
+      await form.locator('input[name="arbs_prematch-minProfit-6"]').fill('3,5');
+      await coverageAsked;
+      await form.getByText(/Coverage from the token budget|Coverage: no figure/).waitFor();
+      await form.getByRole('button', { name: 'Save' }).click();
+      await form.getByText('Saved. The bot uses this filter now.').waitFor();
+    });
+    const text = await say('/filters', 'Markets left out');
+    expect(text).toContain(`Markets left out: ${en.mg_odd_even}`);
+    expect(text).toContain('Least profit by sport: Tennis 3.5 %');
+
+    // The reverse: set in the chat, shown by the form.
+    await say('/filter arbs_prematch markets=-corners,-cards min_profit.tennis=any min_profit.football=1.5', 'Football 1.5 %');
+    await withPage(browser, 'real-filters-markets-reverse', async (page) => {
+      await page.goto(open(initData(ME), 'filters'));
+      const form = page.locator('form[data-service="arbs_prematch"]');
+      await form.locator('input[name="arbs_prematch-minProfit-1"]').waitFor();
+      expect(await form.locator('input[name="arbs_prematch-minProfit-1"]').inputValue()).toBe('1.5');
+      expect(await form.locator('input[name="arbs_prematch-minProfit-6"]').count()).toBe(0);
+      const on = async (g: string) => form.locator(`input[name="arbs_prematch-market-${g}"]`).isChecked();
+      expect([await on('corners'), await on('cards'), await on('odd_even'), await on('totals')]).toEqual([false, false, true, true]);
+      await form.getByText('7 of 9 selected').waitFor();
+    });
+  });
+
   it('edits a bookmaker cap in the table, and /books in the chat agrees', async () => {
     await withPage(browser, 'real-books-edit', async (page) => {
       await page.goto(open(initData(ME), 'books'));
@@ -117,6 +150,31 @@ describe('the Mini App against the real bot', () => {
     });
     const text = await say('/books', 'Betfair Exchange');
     expect(text).toMatch(/Betfair Exchange[^\n]*80/);
+  });
+
+  it("caps a bookmaker's max stake in the table, and the next alert's stake there keeps within it", async () => {
+    const CAP = 15;
+    // Pinnacle in the filter puts it in the table (the bookmakers the user meets).
+    await say('/filter arbs_prematch reset bookmakers=pinnacle,bet365,betano min_profit=1', 'Pinnacle');
+    await withPage(browser, 'real-books-cap-alert', async (page) => {
+      await page.goto(open(initData(ME), 'books'));
+      const row = page.locator('tr[data-book="Pinnacle"]');
+      await row.locator('input[name=max]').fill(String(CAP));
+      await row.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Pinnacle saved.').waitFor();
+    });
+    // A read after the save has passed (so the first read's summary cannot take the new arb), then a
+    // 4 % arb appears with Pinnacle on its first leg: on a bankroll of 100 uncapped, its stake there would be about half.
+    const saved = Date.now();
+    await expect.poll(() => sandbox.counters().readLog.some((r) => r.at > saved), { timeout: 15_000 }).toBe(true);
+    const item = sandbox.world.inject('arbs_prematch', { profit: 4, bookmakers: [7, 39, 85] });
+    const sent = () => telegram.calls('sendMessage').map((c) => c.payload).find((p) => p.chat_id === ME && String(p.text).includes(item.id));
+    await expect.poll(sent, { timeout: 20_000 }).toBeDefined();
+    const text = String(sent()!.text).replace(/<[^>]+>/g, '');
+    const stakes = text.slice(text.indexOf('💰'));
+    const stake = Number(/^1\) Pinnacle ([\d.]+)/m.exec(stakes)?.[1]);
+    expect(stake, text).toBeGreaterThan(0);
+    expect(stake, text).toBeLessThanOrEqual(CAP);
   });
 
   it('refuses forged and expired initData with the server\'s words on the page', async () => {

@@ -93,7 +93,9 @@ describe('playground', () => {
     input.write(`${won}\n`);
     at = await seen(/Position #1 settled/, at);
     input.write('/pnl\n');
-    at = await seen(/photo saved to (\S+\.png)/, at);
+    // The first chart starts the chart worker (ECharts and resvg through tsx): on a busy machine that alone
+    // took over 15 s, so the wait is the drawer's own limit (CHART_TIMEOUT_MS, 30 s) and a little more.
+    at = await seen(/photo saved to (\S+\.png)/, at, 35_000);
     const png = /photo saved to (\S+\.png)/.exec(screen.slice(at))![1]!;
     expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
     input.write('/export\n');
@@ -108,7 +110,7 @@ describe('playground', () => {
 
     // The whole session stayed within the service's limits.
     expect(playground.sandbox.counters().breaches).toBe(0);
-  }, 60_000);
+  }, 90_000);
 
   /** The number the screen shows in brackets for a button, after `from`. */
   function buttonNumber(label: RegExp, from: number): string {

@@ -119,6 +119,18 @@ describe('sandbox world', () => {
     expect(injected.world.appearedAt('never-existed')).toBeUndefined();
   });
 
+  it('inject puts the legs on the bookmakers a test names, in order', async () => {
+    const sb = await h.start({ seed: 11 });
+    for (let i = 0; i < 6; i++) {
+      const item = sb.world.inject('arbs_prematch', { profit: 3, bookmakers: [7, 39, 85] });
+      const subs = new Map(sb.currentEnvelope('arbs_prematch').events.flatMap((e) => e.sub_events.map((x) => [x.id, x.bookmaker_id] as const)));
+      const books = item.odds.map((leg) => subs.get(leg.sub_event_id));
+      // Two or three outcomes: the first ones named, Pinnacle always the first leg.
+      expect(books).toEqual([7, 39, 85].slice(0, books.length));
+    }
+    expect(() => sb.world.inject('arbs_prematch', { bookmakers: [7] })).toThrow(/1 given: give one per outcome/);
+  });
+
   it('kills the items of a live event when it ends and replaces the event', async () => {
     const sb = await h.start({ world: { eventsPerService: 3, itemsPerService: 6 } });
     const firstEvents = new Set(sb.currentEnvelope('arbs_live').events.map((e) => e.id));

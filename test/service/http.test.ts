@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/service/errors.js';
@@ -210,6 +211,17 @@ describe('sendRequest over real HTTP', () => {
     } finally {
       await agent.close();
     }
+  });
+
+  it('puts one listener on a signal however many requests wait on it, and its abort still ends each of them', async () => {
+    const ctl = new AbortController();
+    const pending = Array.from({ length: 20 }, () => sendRequest(base('/hang', { signal: ctl.signal, timeoutMs: 5_000 })));
+    const done = sendRequest(base('/ok', { signal: ctl.signal }));
+    await done;
+    expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(1);
+    const reason = new Error('shutting down');
+    ctl.abort(reason);
+    for (const p of pending) await expect(p).rejects.toBe(reason);
   });
 
   it("rethrows the caller's abort reason as is", async () => {

@@ -5,7 +5,7 @@
  * negative, a time a little ahead reads "0 s", one far ahead or missing says nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { createServiceClock } from '../../src/service/service-clock.js';
+import { SKEW_IGNORED_MS, SKEW_SAMPLES, createServiceClock } from '../../src/service/service-clock.js';
 import { FUTURE_TOLERANCE_MS, legAgeMs } from '../../src/alerts/alert-lines.js';
 
 const T0 = Date.UTC(2026, 0, 3, 10, 0, 0, 250);
@@ -32,6 +32,47 @@ describe('the service clock', () => {
     const later = T0 + 60_000;
     clock.observe(header(later - 120_000), later, later + 5);
     expect(Math.abs(clock.offsetMs() + 120_000)).toBeLessThanOrEqual(1_000);
+  });
+
+  it('gives what a fresh intersection of the last SKEW_SAMPLES answers gives, answer after answer', () => {
+    // The plain form of the rule: every answer's bounds kept in a list, the last SKEW_SAMPLES intersected anew.
+    const reference = () => {
+      let bounds: { low: number; high: number }[] = [];
+      let estimate = 0;
+      return {
+        observe(date: string, sentAt: number, receivedAt: number) {
+          const at = Date.parse(date);
+          bounds.push({ low: at - receivedAt, high: at + 1000 - sentAt });
+          if (bounds.length > SKEW_SAMPLES) bounds.shift();
+          let low = Math.max(...bounds.map((b) => b.low));
+          let high = Math.min(...bounds.map((b) => b.high));
+          if (low > high) {
+            bounds = bounds.slice(-1);
+            low = bounds[0]!.low;
+            high = bounds[0]!.high;
+          }
+          const mid = Math.round((low + high) / 2);
+          estimate = Math.abs(mid) < SKEW_IGNORED_MS ? 0 : mid;
+        },
+        offsetMs: () => estimate,
+      };
+    };
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const clock = createServiceClock();
+    const plain = reference();
+    let skew = 2_500;
+    let now = T0;
+    for (let i = 0; i < 3_000; i++) {
+      // Answers a few ms to a second apart, a drifting skew, now and then a stepped clock.
+      now += Math.floor(random() * 1_000);
+      skew += random() < 0.01 ? Math.floor((random() - 0.5) * 600_000) : Math.floor((random() - 0.5) * 40);
+      const took = 1 + Math.floor(random() * 300);
+      const date = header(now + Math.floor(random() * took) + skew);
+      clock.observe(date, now, now + took);
+      plain.observe(date, now, now + took);
+      expect(clock.offsetMs()).toBe(plain.offsetMs());
+    }
   });
 
   it('ignores a missing or unreadable header', () => {

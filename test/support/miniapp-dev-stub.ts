@@ -6,9 +6,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AssetProvider } from '../../src/miniapp/asset-provider.js';
+import { translator } from '../../src/locales/i18n.js';
+import { marketGroupChoices } from '../../src/miniapp/filter-form.js';
 import type { ApiPosition, BookRow, Filter, FiltersView, LedgerView } from '../../src/miniapp/contract.js';
-
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors https://web.telegram.org https://*.telegram.org";
+import { CSP, serveAsset } from '../../src/miniapp/server.js';
 const NOW = Date.UTC(2026, 10, 28);
 
 export interface DevStub {
@@ -68,6 +69,7 @@ function sampleFilters(): FiltersView {
     dictionaries: {
       sports: named(['Football', 'Tennis', 'Basketball', 'Ice hockey', 'Volleyball', 'Handball', 'Baseball', 'Esports', 'Table tennis', 'MMA', 'Boxing', 'Rugby']),
       bookmakers: named(['Pinnacle', 'Bet365', 'Betfair', 'Smarkets', 'Matchbook', '1xBet', 'William Hill', 'Unibet', 'Bwin', 'Marathonbet', 'Betway', 'Sbobet']),
+      markets: marketGroupChoices(translator('en')),
     },
   };
 }
@@ -91,13 +93,10 @@ export async function startDevStub(assets: AssetProvider, initData: string): Pro
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json', 'content-security-policy': CSP }).end(JSON.stringify(body));
-    if (!path.startsWith('/app/api/')) {
-      const asset = assets.get(path === '/app/' ? 'index.html' : path.replace('/app/assets/', ''));
-      if (!asset) return void res.writeHead(404).end();
-      const gz = asset.gzip && /gzip/.test(String(req.headers['accept-encoding']));
-      res.writeHead(200, { 'content-type': asset.type, 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', ...(gz ? { 'content-encoding': 'gzip' } : {}) });
-      return void res.end(gz ? asset.gzip : asset.body);
-    }
+    // The page as the bot serves it (its CSP with the inline blocks' hashes, ETag, gzip): only the API is a stand-in.
+    if (path === '/app/') return serveAsset(req, res, assets, 'index.html', false);
+    if (path.startsWith('/app/assets/')) return serveAsset(req, res, assets, path.slice('/app/assets/'.length), true);
+    if (!path.startsWith('/app/api/')) return void res.writeHead(404).end();
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString()));
     req.on('end', () => {
@@ -105,7 +104,12 @@ export async function startDevStub(assets: AssetProvider, initData: string): Pro
       const api = path.slice('/app/api/'.length);
       calls.push({ method: req.method ?? 'GET', path: api, body });
       if (req.headers.authorization !== `tma ${initData}`) return json(401, { error: { code: 'unauthorized', message: '' } });
-      if (api === 'me') return json(200, { userId: 1, lang: new URLSearchParams(initData).get('user')?.includes('"ru"') ? 'ru' : 'en', currency: 'EUR', services: filters.services.map((x) => x.service), keyStored: true, timeZone: 'UTC' });
+      const me = { userId: 1, lang: new URLSearchParams(initData).get('user')?.includes('"ru"') ? 'ru' : 'en', currency: 'EUR', services: filters.services.map((x) => x.service), keyStored: true, timeZone: 'UTC' };
+      if (api === 'me') return json(200, me);
+      if (api === 'boot') {
+        const screen = new URL(req.url ?? '/', 'http://x').searchParams.get('screen');
+        return json(200, screen === 'filters' ? { me, filters } : screen === 'books' ? { me, books: { books } } : { me, ledger });
+      }
       if (api === 'ledger') return json(200, ledger);
       if (api === 'ledger.csv') return void res.writeHead(200, { 'content-type': 'text/csv' }).end('date,pnl\n');
       const pos = /^positions\/(\w+)\/(settle|undo|edit)$/.exec(api);

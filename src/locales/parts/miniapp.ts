@@ -27,6 +27,7 @@ export const miniappEn = {
   miniapp_filter_no_key: 'No key is connected: send /connect in the chat first, then save again.',
   miniapp_filter_capped: 'Too many filter saves this hour. Try again in about {min} min.',
   miniapp_filter_error: 'The service refused the filter ({kind}); nothing was saved. Try again later or check /status in the chat.',
+  miniapp_markets_all_off: 'Every market group is off, so no alert could come. Keep at least one group on; nothing was saved.',
 };
 
 export const miniappRu: Record<keyof typeof miniappEn, string> = {
@@ -54,4 +55,5 @@ export const miniappRu: Record<keyof typeof miniappEn, string> = {
   miniapp_filter_no_key: 'Ключ не подключён: сначала отправьте /connect в чате, затем сохраните снова.',
   miniapp_filter_capped: 'Слишком много сохранений фильтра за час. Повторите примерно через {min} мин.',
   miniapp_filter_error: 'Сервис отклонил фильтр ({kind}); ничего не сохранено. Повторите позже или проверьте /status в чате.',
+  miniapp_markets_all_off: 'Все группы рынков выключены, и ни одно оповещение не придёт. Оставьте хотя бы одну группу; ничего не сохранено.',
 };

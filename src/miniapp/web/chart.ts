@@ -1,5 +1,6 @@
 /** The P&L curve (line) over the turnover (bars) with uPlot; drag to zoom, double-click resets (uPlot's own). */
 import uPlot from 'uplot';
+import { dayRange } from './chart-range.js';
 import type { Day } from './types.js';
 
 export interface ChartLabels { date: string; pnl: string; turnover: string }
@@ -21,7 +22,7 @@ export function drawChart(el: HTMLElement, series: Day[], labels: ChartLabels): 
       height: 220,
       cursor: { drag: { x: true, y: false } },
       legend: { show: true },
-      scales: { x: { time: true }, t: { range: (_u, _min, max) => [0, Math.max(1, max) * 3] } },
+      scales: { x: { time: true, range: (u) => dayRange(u.data[0]) }, t: { range: (_u, _min, max) => [0, Math.max(1, max) * 3] } },
       axes: [{ ...axis }, { ...axis, size: 56 }, { show: false, scale: 't' }],
       series: [
         { label: labels.date },

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useApp } from './context.js';
 import { html } from './html.js';
-import { describeError, formatPct, parseNumber } from './i18n.js';
+import { describeError, formatPct } from './i18n.js';
+import { MarketGroups, SportMinimums } from './filter-markets.js';
+import { NumberField } from './number-field.js';
 import type { Coverage, Filter, FiltersView } from './types.js';
 
 type Entry = FiltersView['services'][number];
@@ -74,27 +76,12 @@ function ServiceForm({ entry, dictionaries }: { entry: Entry; dictionaries: Filt
       ${range(t('odds_range'), 'minOdds', 'maxOdds')}
       ${range(t('hours_ahead'), 'hoursToStart', null)}
       ${service.startsWith('valuebets') && range(t('overvalue'), 'minOvervalue', null)}
+      <${MarketGroups} service=${service} all=${dictionaries.markets} off=${f.marketsOff} onChange=${(marketsOff: Filter['marketsOff']) => setF({ ...f, marketsOff })} />
+      ${!service.startsWith('valuebets') && html`<${SportMinimums} service=${service} filter=${f} sports=${dictionaries.sports} onChange=${(minProfitBySport: Filter['minProfitBySport']) => setF({ ...f, minProfitBySport })} />`}
       <p class="coverage" aria-live="polite">${coverageText}</p>
       ${state && html`<p class=${`state ${state.kind}`} role="status">${state.text}</p>`}
       <button type="submit">${t('save')}</button>
     </form>`;
-}
-
-function NumberField({ name, label, value, onChange }: { name: string; label: string; value: number | null; onChange: (v: number | null) => void }) {
-  const { t } = useApp();
-  const [text, setText] = useState(value === null ? '' : String(value));
-  const [bad, setBad] = useState(false);
-  return html`<label>${label}
-    <input name=${name} inputmode="decimal" value=${text} aria-invalid=${bad} title=${bad ? t('err_number') : ''}
-      onInput=${(e: Event) => {
-        const s = (e.target as HTMLInputElement).value;
-        setText(s);
-        const v = parseNumber(s);
-        setBad(s.trim() !== '' && v === undefined);
-        if (s.trim() === '') onChange(null);
-        else if (v !== undefined) onChange(v);
-      }} />
-    ${bad && html`<small class="bad">${t('err_number')}</small>`}</label>`;
 }
 
 /** Ids from a dictionary; none chosen means all (the filter model's rule), which the count says. */

@@ -20,20 +20,29 @@ export function describeError(t: T, err: unknown): string {
   return t('err_generic', { code: 'page' });
 }
 
+// A formatter is costly to build (tens of them per ledger render, on a slow phone): one per kind.
+const formats = new Map<string, Intl.NumberFormat>();
+function numberFormat(lang: Lang, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${lang} ${JSON.stringify(options)}`;
+  let f = formats.get(key);
+  if (!f) formats.set(key, (f = new Intl.NumberFormat(lang, options)));
+  return f;
+}
+
 export function formatMoney(lang: Lang, v: number, currency: string | null): string {
   try {
-    if (currency) return new Intl.NumberFormat(lang, { style: 'currency', currency, maximumFractionDigits: 2 }).format(v);
+    if (currency) return numberFormat(lang, { style: 'currency', currency, maximumFractionDigits: 2 }).format(v);
   } catch {
     // A code Intl does not know (a crypto coin, say): the number, then the code.
   }
-  return new Intl.NumberFormat(lang, { maximumFractionDigits: 2 }).format(v) + (currency ? ` ${currency}` : '');
+  return numberFormat(lang, { maximumFractionDigits: 2 }).format(v) + (currency ? ` ${currency}` : '');
 }
 
 /** `pct` in percent (the API's unit: 2.5 means 2.5 %). */
 export function formatPct(lang: Lang, pct: number | null | undefined, signed = true): string {
   return pct === null || pct === undefined
     ? '—'
-    : new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 2, signDisplay: signed ? 'exceptZero' : 'auto' }).format(pct / 100);
+    : numberFormat(lang, { style: 'percent', maximumFractionDigits: 2, signDisplay: signed ? 'exceptZero' : 'auto' }).format(pct / 100);
 }
 
 /** Accepts "2.05" and "2,05" (Russian keyboards); undefined for anything that is not a finite number. */

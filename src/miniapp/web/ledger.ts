@@ -12,17 +12,36 @@ export function Ledger() {
   const ctx = useApp();
   const { api, t, lang, toast } = ctx;
   const [q, setQ] = useState<LedgerQuery>({});
-  const [view, setView] = useState<LedgerView | null>(null);
+  const first = useRef(ctx.takeFirstLedger());
+  const [view, setView] = useState<LedgerView | null>(first.current?.view ?? null);
+  const [refreshing, setRefreshing] = useState(first.current?.next !== undefined);
   const [error, setError] = useState('');
   const [undoable, setUndoable] = useState<Undo | null>(null);
   const chartEl = useRef<HTMLDivElement>(null);
+  const loads = useRef(0);
 
-  const first = useRef(ctx.firstLedger);
   const load = () => {
-    setError('');
-    const pending = first.current && Object.keys(q).length === 0 ? first.current : api.ledger(q);
+    const given = first.current;
     first.current = undefined;
-    pending.then(setView, (e: unknown) => setError(describeError(t, e)));
+    if (given && !given.next) return;
+    setError('');
+    const unfiltered = Object.values(q).every((v) => !v);
+    // Only the latest load is shown: an answer overtaken by a later load (a settle tapped on the kept view, a filter changed) is dropped.
+    const mine = ++loads.current;
+    (given?.next ?? api.ledger(q)).then(
+      (v) => {
+        if (mine !== loads.current) return;
+        // The kept view is usually still right: then the chart is not drawn a second time.
+        if (!given || JSON.stringify(v) !== JSON.stringify(given.view)) setView(v);
+        setRefreshing(false);
+        if (unfiltered && !given) ctx.keepLedger(v);
+      },
+      (e: unknown) => {
+        if (mine !== loads.current) return;
+        setRefreshing(false);
+        setError(describeError(t, e));
+      },
+    );
   };
   useEffect(load, [q]);
   useEffect(() => {
@@ -30,8 +49,8 @@ export function Ledger() {
     return drawChart(chartEl.current, view.days, { date: t('date'), pnl: t('pnl'), turnover: t('turnover') });
   }, [view]);
 
-  if (error) return html`<div class="error" role="alert">${error} <button onClick=${load}>${t('retry')}</button></div>`;
-  if (!view) return html`<p class="hint">${t('loading')}</p>`;
+  const failed = error && html`<div class="error" role="alert">${error} <button onClick=${load}>${t('retry')}</button></div>`;
+  if (!view) return failed || html`<p class="hint">${t('loading')}</p>`;
   const money = (v: number | null) => (v === null ? '—' : formatMoney(lang, v, view.currency));
   const s = view.summary;
   const set = (key: keyof LedgerQuery) => (e: Event) => setQ({ ...q, [key]: (e.target as HTMLInputElement | HTMLSelectElement).value || undefined });
@@ -59,7 +78,9 @@ export function Ledger() {
   const undo = (u: Undo) => act({ id: u.id } as ApiPosition, () => api.undo(u.id, u.n), t('undone_toast', { n: u.id }), false);
 
   return html`
-    <section class="filters-row">
+    ${failed}
+    ${refreshing && html`<p class="hint refreshing" role="status">${t('refreshing')}</p>`}
+    <section class="filters-row" aria-busy=${refreshing}>
       <label>${t('from')}<input type="date" name="from" value=${q.from ?? ''} onChange=${set('from')} /></label>
       <label>${t('to')}<input type="date" name="to" value=${q.to ?? ''} onChange=${set('to')} /></label>
       ${select('service', t('service'), view.choices.services)}

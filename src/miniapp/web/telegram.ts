@@ -2,6 +2,7 @@
  * What Telegram hands the page in the URL's hash when it opens a Mini App: the signed initData and
  * the theme. Read from the hash so the page needs no script from telegram.org (CSP stays 'self').
  */
+import { launchData } from './early-boot.js';
 import type { Lang } from './types.js';
 
 export interface Launch {
@@ -12,7 +13,7 @@ export interface Launch {
 
 export function readLaunch(hash: string, navigatorLang: string): Launch {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
-  const initData = params.get('tgWebAppData') ?? '';
+  const initData = launchData(hash);
   let theme: Record<string, string> = {};
   try {
     const parsed: unknown = JSON.parse(params.get('tgWebAppThemeParams') ?? '{}');
