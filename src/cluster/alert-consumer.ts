@@ -248,27 +248,35 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
   /** The batch an entry holds once the guard let it through, or undefined (counted, logged, answered). */
   const batchOf = async (entry: StreamEntry): Promise<AlertBatch | undefined> => {
     const body = entry.fields.b;
+    // The signature first: nothing unsigned is trusted, and the signed bytes are the ones parsed.
+    const unsigned = guard && body !== undefined ? guard.verify(body, entry.fields.s) : undefined;
     let parsed: AlertBatch | undefined;
+    let fields = ['b'];
     try {
       const result = body === undefined ? undefined : alertBatchSchema.safeParse(JSON.parse(body));
       if (result?.success) parsed = result.data;
-      else {
-        counts.invalid += 1;
-        const fields = result?.error.issues.slice(0, 5).map((i) => i.path.join('.') || '(batch)') ?? ['b'];
-        log.warn({ entryId: entry.id, fields }, 'alert stream: discarded an entry that is not a batch of alerts');
-      }
+      else if (result) fields = result.error.issues.slice(0, 5).map((i) => i.path.join('.') || '(batch)');
     } catch {
-      counts.invalid += 1;
-      log.warn({ entryId: entry.id }, 'alert stream: discarded an entry that is not a batch of alerts');
+      fields = ['(not JSON)'];
     }
-    if (!parsed || !guard) return parsed;
-    const refusal = guard.verify(body!, entry.fields.s) ?? guard.fresh(parsed.at) ??
+    const refusal = unsigned ?? (parsed && guard ? guard.fresh(parsed.at) : undefined);
+    if (refusal === undefined && !parsed) {
+      counts.invalid += 1;
+      log.warn({ entryId: entry.id, fields }, 'alert stream: discarded an entry that is not a batch of alerts');
+      return undefined;
+    }
+    if (refusal === undefined && parsed && guard) {
       // Each signed batch once: the same bytes added again as another entry are a replay.
-      ((await claims.takeNonce(parsed.nonce, `${entry.stream}:${entry.id}`, MAX_JOB_AGE_MS + MAX_JOB_SKEW_MS)) ? undefined : 'replayed');
-    if (refusal === undefined) return parsed;
-    refuse(refusal, { entryId: entry.id, alerts: parsed.items.length }, parsed.items.length);
-    // The worker named may be waiting (its key may differ from the front's): it learns at once.
-    for (const item of parsed.items) reader.answer(parsed.from, [item.i, false, `alert refused: ${refusal}`]);
+      const taken = await claims.takeNonce(parsed.nonce, `${entry.stream}:${entry.id}`, MAX_JOB_AGE_MS + MAX_JOB_SKEW_MS);
+      if (!taken) return refuseBatch('replayed', entry, parsed);
+    }
+    return refusal === undefined ? parsed : refuseBatch(refusal, entry, parsed);
+  };
+
+  const refuseBatch = (refusal: JobRefusal, entry: StreamEntry, parsed: AlertBatch | undefined): undefined => {
+    refuse(refusal, { entryId: entry.id, alerts: parsed?.items.length ?? 0 }, parsed?.items.length ?? 1);
+    // The worker named may be waiting (one signing under another key): it learns at once.
+    for (const item of parsed?.items ?? []) reader.answer(parsed!.from, [item.i, false, `alert refused: ${refusal}`]);
     return undefined;
   };
 
