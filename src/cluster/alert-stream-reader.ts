@@ -154,6 +154,22 @@ export function createStreamReader(opts: StreamReaderOptions): StreamReader {
     }
   };
 
+  /**
+   * Jobs left in the BullMQ queue of versions before the stream (`{prefix}alert-queue:*`) are not
+   * sent by this one: said once at start, with how to empty it (docs/cluster.md).
+   */
+  const warnOfOldQueue = async () => {
+    const q = `${opts.prefix.endsWith(':') ? opts.prefix : `${opts.prefix}:`}alert-queue:`;
+    const counts = await redis.pipeline().llen(`${q}wait`).llen(`${q}active`).llen(`${q}paused`).zcard(`${q}prioritized`).zcard(`${q}delayed`).exec();
+    const jobs = (counts ?? []).reduce((sum, [err, n]) => sum + (err === null && typeof n === 'number' ? n : 0), 0);
+    if (jobs > 0) {
+      log.warn(
+        { jobs, keys: `${q}*` },
+        'alert stream: alert jobs of an older version wait in its BullMQ queue, and this version does not send them: let a front of that version empty it before the upgrade (docs/cluster.md, "The move to the alert stream")',
+      );
+    }
+  };
+
   /** Takes over the pending entries of other consumers idle at least `minIdleMs`. */
   const reclaim = async (minIdleMs: number) => {
     for (const key of [streams.new, streams.edit]) {
@@ -173,10 +189,15 @@ export function createStreamReader(opts: StreamReaderOptions): StreamReader {
 
   const run = async () => {
     let ready = false;
+    let warned = false;
     while (!stopping) {
       try {
         if (!ready) {
           await ensureGroups();
+          if (!warned) {
+            warned = true;
+            await warnOfOldQueue();
+          }
           await reclaim(0);
           ready = true;
         }

@@ -347,6 +347,21 @@ describe('the alert stream (real Redis)', () => {
     expect(await worker(prefix).remote.send(507, 'a real alert')).toBe(1);
   });
 
+  it('says at start how many jobs of the older BullMQ queue it leaves unsent, and how to empty it', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const probe = raw(prefix);
+    await probe.conn.lpush(`${prefix}alert-queue:wait`, '1', '2');
+    await probe.conn.zadd(`${prefix}alert-queue:prioritized`, 10, '3');
+    const { logs } = await front(prefix);
+    await vi.waitFor(() => expect(logs.records().find((r) => r.jobs !== undefined)).toMatchObject({ jobs: 3, keys: `${prefix}alert-queue:*` }));
+    expect(logs.text()).toContain('The move to the alert stream');
+    // Nothing to say when the old queue is empty.
+    const quiet = await front(nextPrefix());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(quiet.logs.records().find((r) => r.jobs !== undefined)).toBeUndefined();
+  });
+
   it('answers undefined when no front answers in time, and at once when closed', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
