@@ -141,9 +141,8 @@ export class RedisUsers {
 
   /**
    * Takes the statuses another process announced it wrote (`service → status JSON`, '' for none) as
-   * confirmed, without reading the user back; a user this process does not hold, or a status that
-   * does not parse, is read back instead. Statuses have one writer at a time (the worker that reads
-   * the subscription), so announcements of one status do not race each other.
+   * confirmed; a user not held here, or a status that does not parse, is read back instead. A status
+   * has one writer at a time (the worker reading the subscription): its announcements do not race.
    */
   applyStatuses(id: number, fields: Readonly<Record<string, string>>): void {
     const slot = this.slots.get(id);
@@ -327,13 +326,10 @@ export class RedisUsers {
       writes.push({ id, write });
     }
     if (writes.length === 0) return;
-    // A status write carries its fields, so the other processes need not read the user back: each
-    // status write (a subscription's last good read, every 15 s) was an HGETALL and a parse in every
-    // other process. Its id stays in `ids` for processes of earlier versions, which read it back.
+    // A status write carries its fields (else an HGETALL and a parse in every other process, every 15 s a
+    // subscription); its id stays in `ids` for processes of earlier versions, which read it back.
     const st: Record<number, Record<string, string>> = {};
-    for (const { id, write } of writes) {
-      if (write.kind === 'status') st[id] = Object.fromEntries(write.touched.map((s) => [s, write.target.status[s] ? JSON.stringify(write.target.status[s]) : '']));
-    }
+    for (const { id, write } of writes) if (write.kind === 'status') st[id] = Object.fromEntries(write.touched.map((s) => [s, JSON.stringify(write.target.status[s]) ?? '']));
     pipeline.publish(keys.changes, JSON.stringify({ from: origin, ids: writes.map((w) => w.id), ...(Object.keys(st).length > 0 && { st }) }));
     const results = await execPipeline(pipeline);
     let failure: Error | undefined;
