@@ -286,8 +286,9 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
     try {
       batch = await batchOf(entry);
     } catch (err) {
-      // The nonce could not be checked (Redis trouble): left pending, taken over later.
+      // The nonce could not be checked (Redis trouble): left pending, taken over again once idle.
       log.warn({ err, entryId: entry.id }, 'alert stream: could not check an entry; it is tried again later');
+      reader.release(entry);
       return;
     }
     if (!batch) {

@@ -57,6 +57,8 @@ export interface StreamReader {
   answer(to: string, answer: Answer): void;
   /** Queues the acknowledgement (and deletion) of a finished entry. */
   ack(entry: Pick<StreamEntry, 'stream' | 'id'>): void;
+  /** Lets go of an entry that could not be handled now: left pending, it is taken over again once idle. */
+  release(entry: Pick<StreamEntry, 'stream' | 'id'>): void;
   /** Stops reading (an entry being read is still handed over). */
   stop(): Promise<void>;
   /** Sends what is queued and closes the connections. */
@@ -84,7 +86,8 @@ export function createStreamReader(opts: StreamReaderOptions): StreamReader {
   const reclaimIdleMs = opts.reclaimIdleMs ?? 60_000;
   // The blocking reads have a connection of their own: a command behind a blocked read would wait for it.
   const reader = new Redis(opts.connection.url, { connectionName: 'bb-alerts-consumer', maxRetriesPerRequest: null });
-  const redis = new Redis(opts.connection.url, { connectionName: 'bb-alerts-answers', maxRetriesPerRequest: 3, enableAutoPipelining: true });
+  // Answers and acknowledgements wait for Redis while it is away: lost, they would cost the workers a wait and the front a replay.
+  const redis = new Redis(opts.connection.url, { connectionName: 'bb-alerts-answers', maxRetriesPerRequest: null, enableAutoPipelining: true });
   let lastTrouble = 0;
   const trouble = (err: unknown) => {
     if (Date.now() - lastTrouble < 10_000) return;
@@ -247,6 +250,9 @@ export function createStreamReader(opts: StreamReaderOptions): StreamReader {
       if (closed) return;
       acks[entry.stream].push(entry.id);
       soon();
+    },
+    release(entry) {
+      taken.delete(`${entry.stream}:${entry.id}`);
     },
     async stop() {
       stopping = true;

@@ -115,7 +115,8 @@ export class RemoteOutbox implements OutboxPort {
     this.answerPollMs = opts.answerPollMs ?? ANSWER_POLL_MS;
     this.streams = alertStreams(opts.prefix);
     const onError = (err: unknown) => this.logger.warn({ err }, 'alert stream: Redis connection trouble (retrying)');
-    this.redis = new Redis(opts.connection.url, { connectionName: 'bb-alerts-producer', maxRetriesPerRequest: 3, enableAutoPipelining: true });
+    // An XADD waits for Redis while it is away (restarted), as the notifier's call waits for its answer anyway.
+    this.redis = new Redis(opts.connection.url, { connectionName: 'bb-alerts-producer', maxRetriesPerRequest: null, enableAutoPipelining: true });
     this.redis.on('error', onError);
     this.answers = new Redis(opts.connection.url, { connectionName: 'bb-alerts-answers', maxRetriesPerRequest: null });
     this.answers.on('error', onError);

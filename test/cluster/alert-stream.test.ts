@@ -13,6 +13,7 @@ import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/se
 import { startAlertConsumer, type AlertConsumer, type AlertConsumerOptions } from '../../src/cluster/alert-consumer.js';
 import { createRemoteOutbox, type RemoteOutbox } from '../../src/cluster/remote-outbox.js';
 import { alertStreams, idempotencyId, SENDERS_GROUP, WIRE_VERSION } from '../../src/cluster/alert-jobs.js';
+import { createClaims, type Claims } from '../../src/cluster/claims.js';
 import { captureLogs } from '../support/logs.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
 import { stopAfterEach } from '../support/teardown.js';
@@ -277,6 +278,28 @@ describe('the alert stream (real Redis)', () => {
     await vi.waitFor(() => expect(fake.messages(540)).toHaveLength(1), { timeout: 5_000 });
     expect(consumer.stats()).toMatchObject({ sent: 1 });
   }, 20_000);
+
+  it('takes an entry over again when its check failed for Redis trouble, and sends it then', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const real = stopAfter(createClaims({ connection: { url: redis.url }, prefix }));
+    let failures = 1;
+    const claims: Claims = {
+      ...real,
+      takeNonce: async (...args) => {
+        if (failures-- > 0) throw new Error('Redis is away');
+        return real.takeNonce(...args);
+      },
+    };
+    // A guard that lets everything through: only its nonce's round trip matters here.
+    const guard = { verify: () => undefined, fresh: () => undefined, destination: () => undefined, groupDestination: () => undefined };
+    const { fake, consumer, logs } = await front(prefix, { claims, guard, reclaimIdleMs: 200, reclaimIntervalMs: 100 });
+    const { remote } = worker(prefix);
+    const id = await remote.send(550, 'checked the second time', { idempotencyKey: '550:arbs:r:new:1' });
+    expect(id).toBe(fake.messages(550)[0]?.message_id);
+    expect(consumer.stats()).toMatchObject({ batches: 2, received: 1, sent: 1 });
+    expect(logs.text()).toContain('could not check an entry');
+  });
 
   it('sends once when the same key comes in two entries at once', async (ctx) => {
     if (!redis.available) return ctx.skip();
