@@ -4,7 +4,7 @@
  * - one lease round (heartbeat, renewals, takes: one Lua script) in Redis commands, Redis CPU and
  *   round-trip time, with three workers holding their share — the whole price of dividing the
  *   users between workers, paid once every 3 s per worker whatever the number of subscriptions
- *   (compare bench/alert-queue.ts on main: one BullMQ job per read would be paid every 2 s per
+ *   (compare bench/alert-stream.ts: a stream entry or queue job per read would be paid every 2 s per
  *   subscription);
  * - with the shipped timings (TTL 10 s, a round every 3 s): how long until the buckets are shared
  *   fairly when a worker joins, and the longest time any bucket was held by nobody when a worker

@@ -169,7 +169,7 @@ export const configSchema = z.object({
     .pipe(z.union([z.ipv4(), z.ipv6(), z.literal('localhost')], { error: 'an IP address to listen on, like 127.0.0.1 or 0.0.0.0' })),
 
   // The cluster (docs/cluster.md): empty runs the embedded bot (one process, lowdb, no Redis).
-  // Whoever can write to the bot's Redis can read the sealed secrets and fill the alert queue: one
+  // Whoever can write to the bot's Redis can read the sealed secrets and fill the alert stream: one
   // on another host must ask for a password (and take rediss:// across networks).
   REDIS_URL: optionalString.pipe(
     z

@@ -1,37 +1,37 @@
 /**
- * The front's end of the alert queue: a BullMQ Worker that takes the workers' sends and edits off
- * `{prefix}alerts` and hands them to the front's outbox — the one in-process `Outbox` that talks to
- * Telegram and paces per chat and for the bot. The consumer only hands jobs over and waits for
- * their outcome (the job's return value: the message id, or whether the edit was applied), so it
- * runs many jobs at once; pacing, retries, digests and quiet hours stay the outbox's.
+ * The front's end of the alert stream: it takes the workers' batches of sends and edits off the
+ * streams (alert-stream-reader.ts) and hands each alert to the front's outbox — the one in-process
+ * `Outbox` that talks to Telegram and paces per chat and for the bot. The consumer only hands alerts
+ * over and waits for their outcome (the message id, or whether the edit was applied), so it holds
+ * many at once (`concurrency`); pacing, retries, digests and quiet hours stay the outbox's. An entry
+ * is acknowledged (and deleted) once every alert in it was answered.
  *
  * No alert twice: a send named by an idempotency key is claimed in Redis (claims.ts) in its chat's
  * turn, right before the outbox calls `sendMessage` (the outbox's `beforeFirstSend`), not when the
- * job is taken: an alert still waiting in the outbox is not claimed, and the BullMQ job is answered
- * only with the outcome, so a front killed meanwhile loses nothing — BullMQ's stalled-job check
- * hands its active jobs to a live front, which claims and sends them. A second delivery of a key
- * that was claimed — a job replayed after a front crashed, a repeat enqueue whose first job was
- * already removed, a second worker that took over a lease and saw the item again — is not sent: it
- * resolves to the message id recorded in the claim. A claim left pending by a sender that stopped
- * between the claim and Telegram's answer resolves to at most once: not sent again, logged and
- * counted (`unsure`); that window is one Telegram call. A graceful `close()` lets the outbox answer
- * the jobs in hand first. Edits are not claimed: applying an edit twice is harmless (Telegram
- * answers "not modified", a success).
+ * entry is taken: an alert still waiting in the outbox is not claimed, and the entry is acknowledged
+ * only once its alerts are answered, so a front killed meanwhile loses nothing — the next front takes
+ * its pending entries over, claims and sends them. A second delivery of a key that was claimed — an
+ * entry replayed after a front crashed, the same alert added twice, a second worker that took over a
+ * lease and saw the item again — is not sent: it resolves to the message id recorded in the claim. A
+ * claim left pending by a sender that stopped between the claim and Telegram's answer resolves to at
+ * most once: not sent again, logged and counted (`unsure`); that window is one Telegram call. A
+ * graceful `close()` lets the outbox answer the alerts in hand first. Edits are not claimed: applying
+ * an edit twice is harmless (Telegram answers "not modified", a success).
  *
- * A payload that is not an alert (zod) is discarded with a log line and fails its job (no retry);
- * the consumer never throws on one. So is a job the guard refuses (job-guard.ts): unsigned, forged,
- * or to a chat the store does not list for its user. A chat that blocked the bot answers undefined or false, as the
- * outbox does.
+ * An entry that is not a batch (zod) is discarded with a log line; so is one the guard refuses
+ * (job-guard.ts: unsigned, forged, stale, or its nonce seen on another entry), and an alert of a
+ * batch to a chat the store does not list for its user. The consumer never throws on one, and the
+ * worker that asked (when the batch names one) is answered at once. A chat that blocked the bot
+ * answers undefined or false, as the outbox does.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { SendingOutboxPort } from '../outbox/port.js';
-import { ALERT_QUEUE, alertJobSchema, answerChannel, bullPrefix, replyToOf, type SendAlertJob } from './alert-jobs.js';
+import { alertBatchSchema, type AlertBatch, type AlertItem, type SendAlertItem } from './alert-jobs.js';
+import { createStreamReader, type StreamEntry } from './alert-stream-reader.js';
 import { createClaims, type ClaimOutcome, type Claims, type RedisConnection } from './claims.js';
-import { MAX_JOB_AGE_MS, MAX_JOB_SKEW_MS, type JobGuard } from './job-guard.js';
+import { MAX_JOB_AGE_MS, MAX_JOB_SKEW_MS, type JobGuard, type JobRefusal } from './job-guard.js';
 import type { DestinationConfirmer } from './destination-confirm.js';
 
 export interface AlertConsumerOptions {
@@ -44,33 +44,32 @@ export interface AlertConsumerOptions {
   claims?: Claims;
   logger: Logger;
   /**
-   * Jobs in hand at once (default 2048): the outbox does the pacing, and it can fold a newer edit
-   * of a message into a queued one only when both are in hand. With 256 a busy front stayed full of
-   * edits that Telegram's pace let out at about 17 a second, while the queue behind grew; with 2048
-   * the outbox folds them and keeps up (its depth held at 300–600 where it had been pinned at 256).
+   * Alerts in hand at once (default 2048; a batch is taken whole, so it may go over by one batch):
+   * the outbox does the pacing, and it can fold a newer edit of a message into a queued one only
+   * when both are in hand. With 256 a busy front stayed full of edits that Telegram's pace let out
+   * at about 17 a second, while the queue behind grew; with 2048 the outbox folds them and keeps up.
    */
   concurrency?: number;
-  /**
-   * BullMQ's job lock (default CONSUMER_LOCK_MS): how long a dead front's jobs stay active before
-   * another consumer replays them. Renewed for every job in hand, each at most every
-   * CONSUMER_LOCK_RENEW_MS: with a busy front's 2,048 jobs in hand, a 30 s lock renewed each
-   * 7.5–15 s was a third of the cluster's Redis commands (GET, SET and SREM for every job).
-   */
-  lockDurationMs?: number;
-  /** How often BullMQ looks for jobs whose lock lapsed (default 30 s). */
-  stalledIntervalMs?: number;
+  /** Pending entries another front left are taken over once idle this long (default 60 s; all of them at start). */
+  reclaimIdleMs?: number;
+  /** How often they are looked for (default 30 s). */
+  reclaimIntervalMs?: number;
+  /** How long one blocking read of the streams waits (default 5 s). */
+  blockMs?: number;
   /** How long a pending claim of another sender is watched for its answer before it counts as unsure (default 3 s). */
   pendingWaitMs?: number;
-  /** How long `close()` waits for the outbox to answer the jobs in hand (default 10 s). */
+  /** How long `close()` waits for the outbox to answer the alerts in hand (default 10 s). */
   closeTimeoutMs?: number;
-  /** Refuses jobs not signed by a worker of this cluster, or to a chat the store does not list for the user (job-guard.ts). */
-  guard?: Pick<JobGuard, 'check' | 'groupDestination'>;
-  /** Whether the user is an admin of a group or channel a job goes to, as Telegram says (destination-confirm.ts). */
+  /** Refuses batches not signed by a worker of this cluster, and alerts to a chat the store does not list for the user (job-guard.ts). */
+  guard?: Pick<JobGuard, 'verify' | 'fresh' | 'destination' | 'groupDestination'>;
+  /** Whether the user is an admin of a group or channel an alert goes to, as Telegram says (destination-confirm.ts). */
   confirmDestination?: DestinationConfirmer;
 }
 
 export interface AlertConsumerStats {
-  /** Jobs taken off the queue. */
+  /** Stream entries taken (each a batch). */
+  batches: number;
+  /** Alerts taken off the stream. */
   received: number;
   /** Sends made: claimed in their turn (or named by no key) and handed to Telegram. */
   sent: number;
@@ -80,57 +79,68 @@ export interface AlertConsumerStats {
   repeats: number;
   /** Sends not made because a sender claimed the key and never recorded Telegram's answer (at most once). */
   unsure: number;
-  /** Payloads discarded as not alerts. */
+  /** Entries discarded as not batches of alerts. */
   invalid: number;
-  /** Jobs refused by the guard: unsigned, forged, or to a chat the store does not list for the user. */
+  /** Alerts refused by the guard: unsigned, forged, stale, replayed, or to a chat the store does not list for the user. */
   refused: number;
-  /** Claims that could not be taken (Redis trouble): the job is retried by BullMQ. */
+  /** Claims that could not be taken (Redis trouble): the alert is tried again. */
   claimErrors: number;
 }
 
 export interface AlertConsumer {
-  /** This consumer's name in the claims it holds. */
+  /** This consumer's name in the claims it holds and in the streams' group. */
   readonly holder: string;
   stats(): AlertConsumerStats;
   /**
-   * Stops taking jobs, waits up to `closeTimeoutMs` for the outbox to answer the jobs in hand
+   * Stops taking alerts, waits up to `closeTimeoutMs` for the outbox to answer the alerts in hand
    * (close it before draining the outbox), then closes its connections. Safe to call twice.
    */
   close(): Promise<void>;
 }
 
 const CLAIM_POLL_MS = 100;
-/** The job lock of a consumer: how long a dead front's jobs wait before another front replays them. */
-export const CONSUMER_LOCK_MS = 60_000;
-/** How often the lock of each job in hand is renewed at most (BullMQ looks every half of it): a third of the lock left at worst. */
-export const CONSUMER_LOCK_RENEW_MS = 40_000;
+/** Tries of an alert whose claim could not be taken (nothing was sent), 0.5 s, then 1 s apart. */
+const CLAIM_ATTEMPTS = 3;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+class Refused extends Error {
+  constructor(readonly refusal: JobRefusal) {
+    super(`alert refused: ${refusal}`);
+  }
+}
+class ClaimTrouble extends Error {}
 
 /** The front side's factory: starts consuming at once. */
 export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
-  const { outbox } = opts;
+  const { outbox, guard } = opts;
   const log = opts.logger.child({ module: 'alert-consumer' });
   const ownClaims = opts.claims === undefined;
   const claims = opts.claims ?? createClaims({ connection: opts.connection, prefix: opts.prefix });
   const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const pendingWaitMs = opts.pendingWaitMs ?? 3000;
-  const counts: AlertConsumerStats = { received: 0, sent: 0, edited: 0, repeats: 0, unsure: 0, invalid: 0, refused: 0, claimErrors: 0 };
+  const concurrency = opts.concurrency ?? 2048;
+  const counts: AlertConsumerStats = { batches: 0, received: 0, sent: 0, edited: 0, repeats: 0, unsure: 0, invalid: 0, refused: 0, claimErrors: 0 };
   /** Sends of this consumer between claim and answer, by key: a second delivery here joins the first. */
   const sending = new Map<string, Promise<number | undefined>>();
   const inHand = new Set<Promise<unknown>>();
-  // The answers go back on the asking worker's channel (remote-outbox.ts): one PUBLISH a job.
-  const answers = new Redis(opts.connection.url, { connectionName: 'bb-alerts-answers', maxRetriesPerRequest: 3 });
-  answers.on('error', () => undefined);
-  const answer = (job: Job, message: { ok: true; value: unknown } | { ok: false; error: string }) => {
-    const replyTo = replyToOf(job.name);
-    if (replyTo === undefined || job.id === undefined) return;
-    answers.publish(answerChannel(opts.prefix, replyTo), JSON.stringify({ id: job.id, ...message })).catch((err: unknown) =>
-      log.warn({ err, jobId: job.id }, 'alert queue: could not send the answer to its worker (it reads the job instead)'),
-    );
+  let alertsInHand = 0;
+
+  const reader = createStreamReader({
+    connection: opts.connection, prefix: opts.prefix, logger: opts.logger, consumer: holder,
+    room: () => concurrency - alertsInHand,
+    onEntry: (entry) => track(handleEntry(entry)),
+    ...(opts.blockMs !== undefined && { blockMs: opts.blockMs }),
+    ...(opts.reclaimIdleMs !== undefined && { reclaimIdleMs: opts.reclaimIdleMs }),
+    ...(opts.reclaimIntervalMs !== undefined && { reclaimIntervalMs: opts.reclaimIntervalMs }),
+  });
+
+  const track = (run: Promise<unknown>) => {
+    inHand.add(run);
+    void run.finally(() => inHand.delete(run));
   };
 
   /** A claim someone else holds: wait a little for their answer; none means they stopped mid-send. */
-  const answerOfHeld = async (key: string, jobId: string | undefined, heldBy: string): Promise<number | undefined> => {
+  const answerOfHeld = async (key: string, heldBy: string): Promise<number | undefined> => {
     const until = Date.now() + pendingWaitMs;
     for (;;) {
       const now = await claims.peek(key);
@@ -142,14 +152,11 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
       await sleep(CLAIM_POLL_MS);
     }
     counts.unsure += 1;
-    log.warn(
-      { jobId, heldBy },
-      'alert queue: this alert was claimed by a sender that never recorded Telegram’s answer (it stopped mid-send?); not sent again, so it reached the chat at most once',
-    );
+    log.warn({ heldBy }, 'alert stream: this alert was claimed by a sender that never recorded Telegram’s answer (it stopped mid-send?); not sent again, so it reached the chat at most once');
     return undefined;
   };
 
-  const sendOnce = async (job: SendAlertJob, key: string, jobId: string | undefined): Promise<number | undefined> => {
+  const sendOnce = async (item: SendAlertItem, key: string): Promise<number | undefined> => {
     // Asked by the outbox in the alert's turn, right before its sendMessage.
     let claim: ClaimOutcome | undefined;
     let claimError: unknown;
@@ -162,75 +169,46 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
       }
       return claim.kind === 'claimed';
     };
-    const messageId = await outbox.send(job.chatId, job.text, job.opts, claimInTurn);
+    const messageId = await outbox.send(item.chatId, item.text, item.opts, claimInTurn);
     if (claimError !== undefined) {
       counts.claimErrors += 1;
-      // Nothing was sent: BullMQ may safely try the job again.
-      throw new Error(`could not claim the alert: ${claimError instanceof Error ? claimError.message : String(claimError)}`);
+      // Nothing was sent: it may safely be tried again.
+      throw new ClaimTrouble(`could not claim the alert: ${claimError instanceof Error ? claimError.message : String(claimError)}`);
     }
     // Never asked: dropped before its turn (a blocked chat, a drain), nothing sent and nothing claimed.
     if (claim === undefined) return messageId;
     if (claim.kind === 'sent') {
       counts.repeats += 1;
-      log.info({ jobId }, 'alert queue: this alert was sent before; answered with its message id');
+      log.info('alert stream: this alert was sent before; answered with its message id');
       return claim.messageId;
     }
-    if (claim.kind === 'pending') return answerOfHeld(key, jobId, claim.holder);
+    if (claim.kind === 'pending') return answerOfHeld(key, claim.holder);
     counts.sent += 1;
     try {
       await claims.settle(key, holder, messageId);
     } catch (err) {
       // Sent, but the claim still says pending: a later repeat of this key counts as unsure (not sent again).
-      log.warn({ jobId, err }, 'alert queue: sent, but the answer could not be recorded in the claim');
+      log.warn({ err }, 'alert stream: sent, but the answer could not be recorded in the claim');
     }
     return messageId;
   };
 
-  const handle = async (job: Job): Promise<number | boolean | null> => {
-    counts.received += 1;
-    const parsed = alertJobSchema.safeParse(job.data);
-    if (!parsed.success) {
-      counts.invalid += 1;
-      const fields = parsed.error.issues.slice(0, 5).map((i) => i.path.join('.') || '(payload)');
-      log.warn({ jobId: job.id, name: job.name, fields }, 'alert queue: discarded a job that is not an alert');
-      throw new UnrecoverableError('not an alert job');
-    }
-    const data = parsed.data;
-    const refusal = opts.guard?.check(data);
-    if (refusal !== undefined) {
-      counts.refused += 1;
-      // Neither text nor chat is logged: whoever wrote the job chose them.
-      log.warn({ jobId: job.id, type: data.type, refusal }, 'alert queue: refused a job not signed by this cluster or to a chat no user of it chose; not sent');
-      throw new UnrecoverableError(`alert job refused: ${refusal}`);
-    }
-    // A group or channel only when Telegram says the user is an admin there, whatever the record says.
-    const group = opts.guard?.groupDestination(data);
-    if (group && opts.confirmDestination && !(await opts.confirmDestination(group.chatId, group.userId))) {
-      counts.refused += 1;
-      log.warn({ jobId: job.id, type: data.type, refusal: 'destination', user_id: group.userId }, 'alert queue: refused a job to a chat where Telegram says its user is no admin; not sent');
-      throw new UnrecoverableError('alert job refused: destination');
-    }
-    // Each signed job once: the same signed data queued again as another job is a replay.
-    if (opts.guard && data.nonce !== undefined && !(await claims.takeNonce(data.nonce, String(job.id), MAX_JOB_AGE_MS + MAX_JOB_SKEW_MS))) {
-      counts.refused += 1;
-      log.warn({ jobId: job.id, type: data.type, refusal: 'replayed' }, 'alert queue: refused a signed job queued again (its nonce was used); not sent');
-      throw new UnrecoverableError('alert job refused: replayed');
-    }
-    if (data.type === 'edit') {
-      counts.edited += 1;
-      return outbox.edit(data.chatId, data.messageId, data.text, data.opts);
-    }
-    const key = data.opts.idempotencyKey;
-    if (key === undefined) {
-      counts.sent += 1;
-      return (await outbox.send(data.chatId, data.text, data.opts)) ?? null;
-    }
+  const sendKeyed = async (item: SendAlertItem, key: string): Promise<number | null> => {
     const already = sending.get(key);
     if (already) {
       counts.repeats += 1;
       return (await already) ?? null;
     }
-    const once = sendOnce(data, key, job.id);
+    const once = (async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await sendOnce(item, key);
+        } catch (err) {
+          if (!(err instanceof ClaimTrouble) || attempt >= CLAIM_ATTEMPTS) throw err;
+          await sleep(500 * 2 ** (attempt - 1));
+        }
+      }
+    })();
     sending.set(key, once);
     try {
       return (await once) ?? null;
@@ -239,53 +217,118 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
     }
   };
 
-  const worker = new Worker(
-    ALERT_QUEUE,
-    (job: Job) => {
-      const run = handle(job).then((value) => {
-        answer(job, { ok: true, value });
-        return value;
-      });
-      inHand.add(run);
-      void run.then(
-        () => inHand.delete(run),
-        () => inHand.delete(run),
-      );
-      return run;
-    },
-    {
-      connection: { url: opts.connection.url, connectionName: 'bb-alerts-consumer', maxRetriesPerRequest: null },
-      prefix: bullPrefix(opts.prefix),
-      concurrency: opts.concurrency ?? 2048,
-      lockDuration: opts.lockDurationMs ?? CONSUMER_LOCK_MS,
-      lockRenewTime: Math.round(((opts.lockDurationMs ?? CONSUMER_LOCK_MS) * CONSUMER_LOCK_RENEW_MS) / CONSUMER_LOCK_MS),
-      stalledInterval: opts.stalledIntervalMs ?? 30_000,
-      // A job replayed after a front died more than this often is given up (its caller gets undefined).
-      maxStalledCount: 3,
-    },
-  );
-  worker.on('error', (err) => log.warn({ err }, 'alert queue: Redis connection trouble (retrying)'));
-  worker.on('failed', (job, err) => {
-    // Only a failure for good is an answer: a job BullMQ retries answers later.
-    if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) answer(job, { ok: false, error: err.message });
-  });
+  const refuse = (refusal: JobRefusal, where: Record<string, unknown>, n: number) => {
+    counts.refused += n;
+    // Neither text nor chat is logged: whoever wrote the entry chose them.
+    log.warn({ ...where, refusal }, 'alert stream: refused an alert not signed by this cluster, replayed, or to a chat no user of it chose; not sent');
+  };
 
+  const handleItem = async (item: AlertItem, entryId: string): Promise<number | boolean | null> => {
+    const refusal = guard?.destination(item);
+    if (refusal !== undefined) {
+      refuse(refusal, { entryId, type: item.type }, 1);
+      throw new Refused(refusal);
+    }
+    // A group or channel only when Telegram says the user is an admin there, whatever the record says.
+    const group = guard?.groupDestination(item);
+    if (group && opts.confirmDestination && !(await opts.confirmDestination(group.chatId, group.userId))) {
+      refuse('destination', { entryId, type: item.type, user_id: group.userId }, 1);
+      throw new Refused('destination');
+    }
+    if (item.type === 'edit') {
+      counts.edited += 1;
+      return outbox.edit(item.chatId, item.messageId, item.text, item.opts);
+    }
+    const key = item.opts.idempotencyKey;
+    if (key !== undefined) return sendKeyed(item, key);
+    counts.sent += 1;
+    return (await outbox.send(item.chatId, item.text, item.opts)) ?? null;
+  };
+
+  /** The batch an entry holds once the guard let it through, or undefined (counted, logged, answered). */
+  const batchOf = async (entry: StreamEntry): Promise<AlertBatch | undefined> => {
+    const body = entry.fields.b;
+    // The signature first: nothing unsigned is trusted, and the signed bytes are the ones parsed.
+    const unsigned = guard && body !== undefined ? guard.verify(body, entry.fields.s) : undefined;
+    let parsed: AlertBatch | undefined;
+    let fields = ['b'];
+    try {
+      const result = body === undefined ? undefined : alertBatchSchema.safeParse(JSON.parse(body));
+      if (result?.success) parsed = result.data;
+      else if (result) fields = result.error.issues.slice(0, 5).map((i) => i.path.join('.') || '(batch)');
+    } catch {
+      fields = ['(not JSON)'];
+    }
+    const refusal = unsigned ?? (parsed && guard ? guard.fresh(parsed.at) : undefined);
+    if (refusal === undefined && !parsed) {
+      counts.invalid += 1;
+      log.warn({ entryId: entry.id, fields }, 'alert stream: discarded an entry that is not a batch of alerts');
+      return undefined;
+    }
+    if (refusal === undefined && parsed && guard) {
+      // Each signed batch once: the same bytes added again as another entry are a replay.
+      const taken = await claims.takeNonce(parsed.nonce, `${entry.stream}:${entry.id}`, MAX_JOB_AGE_MS + MAX_JOB_SKEW_MS);
+      if (!taken) return refuseBatch('replayed', entry, parsed);
+    }
+    return refusal === undefined ? parsed : refuseBatch(refusal, entry, parsed);
+  };
+
+  const refuseBatch = (refusal: JobRefusal, entry: StreamEntry, parsed: AlertBatch | undefined): undefined => {
+    refuse(refusal, { entryId: entry.id, alerts: parsed?.items.length ?? 0 }, parsed?.items.length ?? 1);
+    // The worker named may be waiting (one signing under another key): it learns at once.
+    for (const item of parsed?.items ?? []) reader.answer(parsed!.from, [item.i, false, `alert refused: ${refusal}`]);
+    return undefined;
+  };
+
+  const handleEntry = async (entry: StreamEntry): Promise<void> => {
+    counts.batches += 1;
+    let batch: AlertBatch | undefined;
+    try {
+      batch = await batchOf(entry);
+    } catch (err) {
+      // The nonce could not be checked (Redis trouble): left pending, taken over again once idle.
+      log.warn({ err, entryId: entry.id }, 'alert stream: could not check an entry; it is tried again later');
+      reader.release(entry);
+      return;
+    }
+    if (!batch) {
+      reader.ack(entry);
+      return;
+    }
+    const { from, items } = batch;
+    counts.received += items.length;
+    alertsInHand += items.length;
+    await Promise.all(
+      items.map(async (item) => {
+        try {
+          reader.answer(from, [item.i, true, await handleItem(item, entry.id)]);
+        } catch (err) {
+          reader.answer(from, [item.i, false, err instanceof Error ? err.message : String(err)]);
+        } finally {
+          alertsInHand -= 1;
+          reader.wake();
+        }
+      }),
+    );
+    reader.ack(entry);
+  };
+
+  reader.start();
   let closed: Promise<void> | undefined;
   return {
     holder,
     stats: () => ({ ...counts }),
     close() {
       closed ??= (async () => {
-        await worker.pause(true);
+        await reader.stop();
         let timer: NodeJS.Timeout | undefined;
         const inTime = await Promise.race([
           Promise.allSettled([...inHand]).then(() => true),
           new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), opts.closeTimeoutMs ?? 10_000))),
         ]);
         clearTimeout(timer);
-        if (!inTime) log.warn({ left: inHand.size }, 'alert queue: closing with jobs the outbox has not answered; they will be replayed (and claimed ones counted unsure)');
-        await worker.close(!inTime);
-        await answers.quit().catch(() => answers.disconnect());
+        if (!inTime) log.warn({ left: alertsInHand }, 'alert stream: closing with alerts the outbox has not answered; the next front takes them over (and claimed ones count unsure)');
+        await reader.close();
         if (ownClaims) await claims.close();
       })();
       return closed;

@@ -1,12 +1,15 @@
 /**
- * The alert queue's wire format, shared by its two ends: the workers' `RemoteOutbox` (which puts
- * sends and edits on the queue) and the front's consumer (which hands them to the one outbox that
- * talks to Telegram). One BullMQ queue, `alert-queue`, under the cluster's key prefix.
+ * The alert stream's wire format, shared by its two ends: the workers' `RemoteOutbox` (which adds
+ * sends and edits to the stream) and the front's consumer (which hands them to the one outbox that
+ * talks to Telegram). Two Redis Streams under the cluster's key prefix, read by one consumer group:
+ * `{prefix}alert-stream:new` (every tick's sends) and `{prefix}alert-stream:edit` (its edits), so a
+ * front that holds its bound of alerts takes new alerts ahead of waiting edits.
  *
- * A job is plain data, checked with zod where it is taken off the queue (Redis is shared, so a job
- * is whatever some process wrote there) and its answer checked where it comes back. A job named by
- * an idempotency key gets a fixed job id derived from it, so a second enqueue of the same alert
- * finds the first job instead of adding one; the same derived id names the sender's claim.
+ * One stream entry is a *batch*: every send or edit a worker's notifier made in one tick (one read's
+ * diff, or several reads that ended together), signed once. The entry has two fields: `b`, the batch
+ * as JSON, and `s`, the HMAC of exactly those bytes (job-guard.ts), so the front checks the signature
+ * before it parses anything. The batch is checked with zod where it is taken off the stream (Redis is
+ * shared, so an entry is whatever some process wrote there) and each answer where it comes back.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -14,51 +17,45 @@ import { langSchema } from '../store/schema.js';
 import type { OutboxEditOptions, OutboxSendOptions } from '../outbox/port.js';
 
 /**
- * The queue's name under the prefix: keys `{prefix}alert-queue:*`, apart from the store's alert state
- * (`{prefix}alerts:<user>:<service>`), so that neither can ever read or remove the other's keys
- * (audit 2, N11).
+ * The streams under the prefix: keys `{prefix}alert-stream:*`, apart from the store's alert state
+ * (`{prefix}alerts:<user>:<service>`) and from the BullMQ queue of earlier versions
+ * (`{prefix}alert-queue:*`), so that none can read or remove the others' keys (audit 2, N11).
  */
-export const ALERT_QUEUE = 'alert-queue';
+export function alertStreams(prefix: string): { new: string; edit: string } {
+  return { new: `${prefix}alert-stream:new`, edit: `${prefix}alert-stream:edit` };
+}
 
-/** Version of the payload; a consumer discards a version it does not know. */
-const WIRE_VERSION = 1;
+/** The consumer group of the fronts (only the holder of the sender lease reads). */
+export const SENDERS_GROUP = 'senders';
+
+/** Version of the batch; a consumer discards a version it does not know. */
+export const WIRE_VERSION = 2;
 
 /** Longest text taken (the outbox splits text over 4096 characters; an alert is far shorter). */
 const MAX_TEXT = 16 * 4096;
 
-/**
- * BullMQ's `prefix` option: it joins prefix and queue name with ':' itself, so the cluster's
- * prefix ("bb:") loses its trailing colon and the keys read `bb:alert-queue:…`.
- */
-/**
- * A job's BullMQ name: its type and the worker outbox its answer goes to (remote-outbox.ts). A
- * consumer answers on that outbox's channel; a job whose name names none (an older worker's)
- * is answered through BullMQ's return value alone.
- */
-export function jobName(type: 'send' | 'edit', replyTo: string): string {
-  return `${type}|${replyTo}`;
-}
-
-/** Where a job's answer goes (its name's outbox), or undefined when its name names none. */
-export function replyToOf(name: string): string | undefined {
-  return /^(?:send|edit)\|([A-Za-z0-9_-]{8,64})$/.exec(name)?.[1];
-}
+/** Most alerts in one batch: a worker splits a larger tick into several entries. */
+export const MAX_BATCH = 500;
 
 /** The pub/sub channel of a worker outbox's answers. */
 export function answerChannel(prefix: string, replyTo: string): string {
   return `${prefix}alert-answers:${replyTo}`;
 }
 
-/** A job's answer on the channel: the job id and the consumer's return value, or why it failed for good. */
-export const answerSchema = z.object({ id: z.string().min(1), ok: z.boolean(), value: z.unknown().optional(), error: z.string().optional() });
-
-export function bullPrefix(prefix: string): string {
-  return prefix.endsWith(':') ? prefix.slice(0, -1) : prefix;
-}
+/** A worker outbox's name on the wire (where its answers go). */
+export const replyToSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/);
 
 /**
- * The job id (and claim name) of an idempotency key: a hash, because BullMQ refuses ids with ':'
- * or that read as integers, and so that no user or item id shows in a Redis key name.
+ * The answers to one worker, published together: `[item id, true, value]` for an alert handed to
+ * Telegram (the message id or null, whether the edit was applied), `[item id, false, why]` for one
+ * that failed for good.
+ */
+export const answersSchema = z.array(z.union([z.tuple([z.number().int().nonnegative(), z.literal(true), z.unknown()]), z.tuple([z.number().int().nonnegative(), z.literal(false), z.string()])])).max(10_000);
+export type Answer = z.infer<typeof answersSchema>[number];
+
+/**
+ * The claim name of an idempotency key: a hash, so that no user or item id shows in a Redis key
+ * name and any key has the same length.
  */
 export function idempotencyId(key: string): string {
   return `k-${createHash('sha256').update(key).digest('base64url').slice(0, 32)}`;
@@ -102,33 +99,35 @@ const editOptionsSchema = z
   })
   .strict();
 
-/** The worker's signature (job-guard.ts): HMAC-SHA256, base64url. */
-const sigSchema = z.string().max(64).optional();
-/** When the worker signed the job (its clock, ms) and a random nonce: signed, so an old job cannot be put back (job-guard.ts). */
-const atSchema = z.number().int().positive().safe().optional();
-const nonceSchema = z.string().regex(/^[\w-]{16,43}$/).optional();
+const itemIdSchema = z.number().int().nonnegative().safe();
 
-const sendJobSchema = z
-  .object({ v: z.literal(WIRE_VERSION), type: z.literal('send'), chatId: chatIdSchema, text: textSchema, opts: sendOptionsSchema, at: atSchema, nonce: nonceSchema, sig: sigSchema })
+const sendItemSchema = z.object({ i: itemIdSchema, type: z.literal('send'), chatId: chatIdSchema, text: textSchema, opts: sendOptionsSchema }).strict();
+const editItemSchema = z
+  .object({ i: itemIdSchema, type: z.literal('edit'), chatId: chatIdSchema, messageId: z.number().int().positive().safe(), text: textSchema, opts: editOptionsSchema })
   .strict();
-const editJobSchema = z
+
+/** One send or edit of a batch. */
+export const alertItemSchema = z.discriminatedUnion('type', [sendItemSchema, editItemSchema]);
+export type AlertItem = z.infer<typeof alertItemSchema>;
+export type SendAlertItem = z.infer<typeof sendItemSchema>;
+/** An item before the outbox numbers it. */
+export type AlertPayload = AlertItem extends infer T ? (T extends AlertItem ? Omit<T, 'i'> : never) : never;
+
+/**
+ * What the consumer accepts off the stream: the worker outbox to answer (`from`), when the worker
+ * signed it (its clock, ms) and a random nonce (signed with it, so an old entry cannot be added
+ * again: job-guard.ts), and the alerts.
+ */
+export const alertBatchSchema = z
   .object({
     v: z.literal(WIRE_VERSION),
-    type: z.literal('edit'),
-    chatId: chatIdSchema,
-    messageId: z.number().int().positive().safe(),
-    text: textSchema,
-    opts: editOptionsSchema,
-    at: atSchema,
-    nonce: nonceSchema,
-    sig: sigSchema,
+    from: replyToSchema,
+    at: z.number().int().positive().safe(),
+    nonce: z.string().regex(/^[\w-]{16,43}$/),
+    items: z.array(alertItemSchema).min(1).max(MAX_BATCH),
   })
   .strict();
-
-/** What the consumer accepts off the queue. */
-export const alertJobSchema = z.discriminatedUnion('type', [sendJobSchema, editJobSchema]);
-export type AlertJob = z.infer<typeof alertJobSchema>;
-export type SendAlertJob = z.infer<typeof sendJobSchema>;
+export type AlertBatch = z.infer<typeof alertBatchSchema>;
 
 /** A send's answer: the message id, or null (folded, held, dropped, given up, or already sent without an id). */
 export const sendResultSchema = z.number().int().positive().safe().nullable();
@@ -139,15 +138,15 @@ export const editResultSchema = z.boolean();
  * The payload of a send, as plain data: only the fields the wire knows (an options object built
  * with extra fields in it would otherwise be refused by the consumer).
  */
-export function sendJob(chatId: number, text: string, opts: OutboxSendOptions): AlertJob {
+export function sendPayload(chatId: number, text: string, opts: OutboxSendOptions): AlertPayload {
   const { buttons, kind, digestLine, digestButtons, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt } = opts;
-  return { v: WIRE_VERSION, type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, digestButtons, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt }) };
+  return { type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, digestButtons, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt }) };
 }
 
 /** The payload of an edit, as plain data. */
-export function editJob(chatId: number, messageId: number, text: string, opts: OutboxEditOptions): AlertJob {
+export function editPayload(chatId: number, messageId: number, text: string, opts: OutboxEditOptions): AlertPayload {
   const { buttons, gone, idempotencyKey } = opts;
-  return { v: WIRE_VERSION, type: 'edit', chatId, messageId, text, opts: definedOnly({ buttons, gone, idempotencyKey }) };
+  return { type: 'edit', chatId, messageId, text, opts: definedOnly({ buttons, gone, idempotencyKey }) };
 }
 
 /** Drops undefined fields, which JSON would drop anyway; keeps the payload equal to what arrives. */

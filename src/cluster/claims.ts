@@ -1,10 +1,10 @@
 /**
- * The sender's claims: the cluster's guard against sending one alert twice. Before the front
- * hands an alert named by an idempotency key to its outbox, it claims the key in Redis
+ * The sender's claims: the cluster's guard against sending one alert twice. Right before the front's
+ * outbox sends an alert named by an idempotency key (in its chat's turn), the front claims the key in Redis
  * (`SET {prefix}claim:<id> p:<holder> NX PX <7 days>`, one round trip that also returns what was
  * there); once Telegram answered it records the message id in the claim (`s:<id>`, or `s:` when
  * the outbox answered with none: folded into a digest, held, dropped). A second delivery of the
- * key — a job replayed after a crash, a duplicate enqueue that slipped past the job id, a second
+ * key — a stream entry replayed after a front crashed, the same alert added twice, a second
  * worker that took over a lease and saw the item again — finds the claim and is not sent again:
  * it resolves to the recorded message id.
  *
@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { idempotencyId } from './alert-jobs.js';
 import { defineScript } from './redis-calls.js';
 
-/** How long a claim is kept: longer than any job could wait in the queue or be replayed. */
+/** How long a claim is kept: longer than any alert could wait in the stream or be replayed. */
 export const CLAIM_TTL_MS = 7 * 24 * 60 * 60_000;
 
 /** How the cluster reaches Redis: its URL (`redis://` or `rediss://`, as in REDIS_URL). */
@@ -45,10 +45,11 @@ export interface Claims {
   /** Records Telegram's answer in `holder`'s claim; false when the claim is not `holder`'s (any more). */
   settle(key: string, holder: string, messageId: number | undefined): Promise<boolean>;
   /**
-   * Takes a signed job's nonce for queue job `jobId` for `ttlMs`: true the first time, and again for
-   * the same job (BullMQ's retry of it); false when another job already carried it (a replay).
+   * Takes a signed batch's nonce for stream entry `entryId` for `ttlMs`: true the first time, and
+   * again for the same entry (replayed after a front died); false when another entry already
+   * carried it (a replay).
    */
-  takeNonce(nonce: string, jobId: string, ttlMs: number): Promise<boolean>;
+  takeNonce(nonce: string, entryId: string, ttlMs: number): Promise<boolean>;
   /** Closes the Redis connection (when it was opened here). */
   close(): Promise<void>;
 }
@@ -62,7 +63,6 @@ export interface ClaimsOptions {
 }
 
 // Compare-and-set: only the holder turns its pending claim into an answer, keeping its expiry.
-const TAKE_NONCE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end return 0`;
 const SETTLE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 
 const replySchema = z.string().nullable();
@@ -80,9 +80,15 @@ export function parseClaim(value: string): ClaimOutcome {
   return { kind: 'pending', holder: '?' };
 }
 
-/** An ioredis client for the cluster's own commands (not BullMQ's): fails fast instead of queueing forever while Redis is down. */
+/** The Redis key of an idempotency key's claim. */
+export function claimKey(prefix: string, key: string): string {
+  return `${prefix}claim:${idempotencyId(key)}`;
+}
+
+/** An ioredis client for the claims: fails fast instead of queueing forever while Redis is down. */
 function openRedis(connection: RedisConnection, name: string): Redis {
-  return new Redis(connection.url, { connectionName: name, maxRetriesPerRequest: 3, lazyConnect: false });
+  // Claims asked in one tick (a burst of turns) share one write to the socket.
+  return new Redis(connection.url, { connectionName: name, maxRetriesPerRequest: 3, lazyConnect: false, enableAutoPipelining: true });
 }
 
 /** Claims in Redis under `{prefix}claim:`. */
@@ -91,10 +97,9 @@ export function createClaims(opts: ClaimsOptions): Claims {
   // ioredis reports a lost connection as an 'error' event; without a listener Node would throw it.
   redis.on('error', () => undefined);
   const ttlMs = opts.ttlMs ?? CLAIM_TTL_MS;
-  const keyOf = (key: string) => `${opts.prefix}claim:${idempotencyId(key)}`;
-  // EVALSHA: two of them a job, and the scripts' text is sent once, not with every call.
+  const keyOf = (key: string) => claimKey(opts.prefix, key);
+  // EVALSHA: the script's text is sent once, not with every call.
   const settleScript = defineScript(redis, 'bbClaimSettle', 1, SETTLE);
-  const takeNonceScript = defineScript(redis, 'bbClaimTakeNonce', 1, TAKE_NONCE);
   return {
     async claim(key, holder) {
       // SET … NX GET (Redis 7): sets when absent and answers what was there, in one round trip.
@@ -109,9 +114,10 @@ export function createClaims(opts: ClaimsOptions): Claims {
       const done = settledSchema.parse(await settleScript([keyOf(key)], [`p:${holder}`, `s:${messageId ?? ''}`]));
       return done === 1;
     },
-    async takeNonce(nonce, jobId, nonceTtlMs) {
-      const taken = settledSchema.parse(await takeNonceScript([`${opts.prefix}job-nonce:${nonce}`], [jobId, String(nonceTtlMs)]));
-      return taken === 1;
+    async takeNonce(nonce, entryId, nonceTtlMs) {
+      // One command: set when absent, and what was there (this entry's own id: the same entry again).
+      const before = replySchema.parse(await redis.call('SET', `${opts.prefix}job-nonce:${nonce}`, entryId, 'PX', String(nonceTtlMs), 'NX', 'GET'));
+      return before === null || before === entryId;
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());

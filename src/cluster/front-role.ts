@@ -2,7 +2,7 @@
  * A cluster's front (ROLE=front, or the front half of ROLE=all): the front of the embedded bot
  * (src/roles/front.ts: outbox, grammY, destinations) with the front's scheduler port (coverage from
  * the token plans, latest items asked of the workers; front-port.ts) and the consumer of the alert
- * queue, which hands the workers' alerts to this outbox. The consumer runs only while this front
+ * stream, which hands the workers' alerts to this outbox. The consumer runs only while this front
  * holds the sender lease (sender-lease.ts: one front sends at a time, so Telegram's budgets are kept
  * whatever the number of fronts); it starts once the outbox sends and is closed before the outbox drains.
  * The open questions, the guided flows, the caps, the chats' turns and the webhook updates taken
@@ -84,7 +84,7 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
   return {
     front,
     checks: [front.check, { name: 'redis', check: () => ctx.redis.status === 'ready', reason: () => `not connected to Redis (${ctx.redis.status})` }],
-    details: () => ({ outboxDepth: front.outbox.depth, sender: lease?.held() ?? false, alertQueue: consumer ? consumer.stats() : 'not sending (another front holds the sender lease)' }),
+    details: () => ({ outboxDepth: front.outbox.depth, sender: lease?.held() ?? false, alertStream: consumer ? consumer.stats() : 'not sending (another front holds the sender lease)' }),
     async start() {
       unsubscribe = store.onUserChanged((userId) => port.changed(userId));
       await front.start();

@@ -1,50 +1,56 @@
 /**
- * Whoever can write to the cluster's Redis can put jobs on the alert queue; the front must not
- * post what they wrote. Two checks stand between the queue and Telegram:
+ * Whoever can write to the cluster's Redis can add entries to the alert stream; the front must not
+ * post what they wrote. Three checks stand between the stream and Telegram:
  *
- * - A signature: each job is signed by the worker (HMAC-SHA256 under a key derived from the
- *   encryption key, `vault.deriveKey('alert-jobs')`), and the front refuses a job whose signature
- *   is missing or wrong. The encryption key is what every process of the cluster shares and Redis
- *   never holds (the cluster key check makes sure they share the same one), so a job forged or
- *   altered in Redis — another text, another chat, another message to edit — does not pass.
- *   Rebuilding the text from the store was the other way; the store keeps no item (only the alert
- *   state's odds and profit), so the front could not render the card, and the signature covers the
- *   text as the worker rendered it.
+ * - A signature: each batch (one stream entry: a worker's sends and edits of one tick) is signed by
+ *   the worker (HMAC-SHA256 under a key derived from the encryption key,
+ *   `vault.deriveKey('alert-jobs')`) over its exact bytes, and the front refuses a batch whose
+ *   signature is missing or wrong before it parses it. The encryption key is what every process of
+ *   the cluster shares and Redis never holds (the cluster key check makes sure they share the same
+ *   one), so a batch forged or altered in Redis — another text, another chat, another message to
+ *   edit — does not pass. Rebuilding the text from the store was the other way; the store keeps no
+ *   item (only the alert state's odds and profit), so the front could not render the card, and the
+ *   signature covers the text as the worker rendered it. Signing the bytes, not a canonical form of
+ *   the parsed batch, costs one HMAC a batch and no second serialisation on either end.
  * - The destination, anchored in Telegram rather than in the stored record (which whoever holds the
- *   Redis password can rewrite: audit 3, M3). The job's user is the one its idempotency key names
- *   (it begins with the subscription `userId:service`), or a notice's `forUser`; a job naming no user
- *   is refused. The user's private chat is the chat whose id is the user's own (Telegram gives a
+ *   Redis password can rewrite: audit 3, M3). An alert's user is the one its idempotency key names
+ *   (it begins with the subscription `userId:service`), or a notice's `forUser`; an alert naming no
+ *   user is refused. The user's private chat is the chat whose id is the user's own (Telegram gives a
  *   private chat the user's id), so it needs no record. Any other chat must be the alert chat the
  *   store lists for the user, and the consumer then asks Telegram whether the user is an admin there
  *   (`groupDestination`, destination-confirm.ts) before sending. A stolen signing key alone still
  *   cannot reach a chat no user of the bot chose.
- * - Freshness: the signature covers the time the worker signed the job and a random nonce. A job
+ * - Freshness: the signature covers the time the worker signed the batch and a random nonce. A batch
  *   older than MAX_JOB_AGE_MS (or signed more than MAX_JOB_SKEW_MS in the future) is refused, and
- *   the consumer takes each nonce once (claims.ts), so a signed job kept in the queue's completed
- *   or failed sets cannot be queued again to put an old text back on a message (audit 3, M3).
+ *   the consumer takes each nonce once (claims.ts), so a signed batch copied out of the stream cannot
+ *   be added again to put an old text back on a message (audit 3, M3).
  */
-import { createHmac, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { Store } from '../store/port.js';
-import type { AlertJob } from './alert-jobs.js';
+import type { AlertPayload } from './alert-jobs.js';
 
 /** `vault.deriveKey`'s purpose for the signing key. */
 export const ALERT_JOB_KEY_PURPOSE = 'alert-jobs';
 
-/** Why a job was refused ('replayed' is the consumer's, from the nonce it has seen). */
+/** Why an alert was refused ('replayed' is the consumer's, from the nonce it has seen). */
 export type JobRefusal = 'unsigned' | 'forged' | 'stale' | 'destination' | 'replayed';
 
-/** The oldest a signed job may be when the front takes it: as long as a completed job is kept. */
+/** The oldest a signed batch may be when the front takes it. */
 export const MAX_JOB_AGE_MS = 60 * 60_000;
 /** How far ahead of the front's clock a worker's may be. */
 export const MAX_JOB_SKEW_MS = 5 * 60_000;
 
 export interface JobGuard {
-  /** The job with its signature. */
-  sign(job: AlertJob): AlertJob;
-  /** Undefined when the job may go out (once `groupDestination`'s chat is confirmed); else why not. */
-  check(job: AlertJob): JobRefusal | undefined;
-  /** For a job `check` passed to a chat other than its user's private one: the chat and user to confirm with Telegram. */
-  groupDestination(job: AlertJob): { chatId: number; userId: number } | undefined;
+  /** The signature of a batch: the HMAC of exactly these bytes. */
+  sign(body: string): string;
+  /** Undefined when `sig` is this cluster's signature of `body`; else why not. */
+  verify(body: string, sig: string | undefined): 'unsigned' | 'forged' | undefined;
+  /** Undefined when a batch signed at `at` (the worker's clock) may still be taken; else 'stale'. */
+  fresh(at: number): 'stale' | undefined;
+  /** Undefined when the alert may go out (once `groupDestination`'s chat is confirmed); else why not. */
+  destination(item: AlertPayload): 'destination' | undefined;
+  /** For an alert `destination` passed to a chat other than its user's private one: the chat and user to confirm with Telegram. */
+  groupDestination(item: AlertPayload): { chatId: number; userId: number } | undefined;
 }
 
 export function createJobGuard(opts: {
@@ -54,36 +60,37 @@ export function createJobGuard(opts: {
   now?: () => number;
 }): JobGuard {
   const now = opts.now ?? Date.now;
-  const mac = (job: AlertJob) => createHmac('sha256', opts.key).update(canonical({ ...job, sig: undefined })).digest('base64url');
+  const mac = (body: string) => createHmac('sha256', opts.key).update(body).digest('base64url');
   return {
-    sign(job) {
-      const stamped = { ...job, at: now(), nonce: randomBytes(16).toString('base64url') };
-      return { ...stamped, sig: mac(stamped) };
+    sign: mac,
+    verify(body, sig) {
+      if (sig === undefined || sig === '') return 'unsigned';
+      const expected = Buffer.from(mac(body));
+      const given = Buffer.from(sig);
+      return given.length === expected.length && timingSafeEqual(given, expected) ? undefined : 'forged';
     },
-    check(job) {
-      if (job.sig === undefined || job.at === undefined || job.nonce === undefined) return 'unsigned';
-      const expected = Buffer.from(mac(job));
-      const given = Buffer.from(job.sig);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'forged';
-      const age = now() - job.at;
-      if (age > MAX_JOB_AGE_MS || age < -MAX_JOB_SKEW_MS) return 'stale';
+    fresh(at) {
+      const age = now() - at;
+      return age > MAX_JOB_AGE_MS || age < -MAX_JOB_SKEW_MS ? 'stale' : undefined;
+    },
+    destination(item) {
       const store = opts.store;
       if (!store) return undefined;
-      const userId = userOf(job);
+      const userId = userOf(item);
       if (userId === undefined || !store.getUser(userId)) return 'destination';
-      if (job.chatId === userId) return undefined;
-      return store.getUser(userId)?.alertChatId === job.chatId ? undefined : 'destination';
+      if (item.chatId === userId) return undefined;
+      return store.getUser(userId)?.alertChatId === item.chatId ? undefined : 'destination';
     },
-    groupDestination(job) {
-      const userId = userOf(job);
-      return userId === undefined || job.chatId === userId ? undefined : { chatId: job.chatId, userId };
+    groupDestination(item) {
+      const userId = userOf(item);
+      return userId === undefined || item.chatId === userId ? undefined : { chatId: item.chatId, userId };
     },
   };
 }
 
-/** The user a job is for: the one its idempotency key names, or a notice's `forUser`. */
-function userOf(job: AlertJob): number | undefined {
-  return userOfKey(job.opts.idempotencyKey) ?? (job.type === 'send' ? job.opts.forUser : undefined);
+/** The user an alert is for: the one its idempotency key names, or a notice's `forUser`. */
+function userOf(item: AlertPayload): number | undefined {
+  return userOfKey(item.opts.idempotencyKey) ?? (item.type === 'send' ? item.opts.forUser : undefined);
 }
 
 /** The user an alert's idempotency key names (`userId:service:item…`), if it names one. */

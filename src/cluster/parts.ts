@@ -1,7 +1,7 @@
 /**
  * The cluster's factories, as the roles (roles.ts) use them: the store shared through Redis, the
  * service client whose limits and tokens are shared through Redis, the workers' outbox over the
- * alert queue, and the front's consumer of that queue. Each is built elsewhere (src/store/ and
+ * alert stream, and the front's consumer of that stream. Each is built elsewhere (src/store/ and
  * src/cluster/ of the other cluster pieces); this file is the one place where the roles meet them,
  * so wiring them is one object literal.
  *
@@ -32,7 +32,7 @@ export interface ClusterContext {
   clock: Clock;
   /** This process's command connection to Redis (the roles close it last; parts never close it). */
   redis: Redis;
-  /** REDIS_URL, for parts that open connections of their own (BullMQ, a subscriber). */
+  /** REDIS_URL, for parts that open connections of their own (a blocking stream read, a subscriber). */
   connection: { url: string };
   /** REDIS_PREFIX. */
   prefix: string;
@@ -49,12 +49,12 @@ export interface ClusterClient extends ServiceClient {
 }
 
 export interface RemoteOutboxPart extends OutboxPort {
-  /** Stops waiting for the front's answers (callers resolve undefined/false) and closes the queue's connections. */
+  /** Stops waiting for the front's answers (callers resolve undefined/false) and closes the stream's connections. */
   close(): Promise<void>;
 }
 
 export interface AlertConsumerPart {
-  /** Stops taking jobs, waits for the outbox to answer the jobs in hand, closes its connections. */
+  /** Stops taking alerts, waits for the outbox to answer the alerts in hand, closes its connections. */
   close(): Promise<void>;
   /** Counters for /healthz (received, sent, edited, repeats, unsure, …). */
   stats(): object;

@@ -1,57 +1,55 @@
 /**
- * The workers' outbox: `OutboxPort` over the cluster's alert queue (BullMQ, `{prefix}alerts`).
- * A worker reads the service and runs the notifier but never talks to Telegram; its notifier's
- * sends and edits become jobs that the front's consumer (alert-consumer.ts) hands to the one
- * outbox that does. `send` resolves with the message id the front got (the job's return value,
- * on its own pub/sub channel), `edit` with whether it was applied — as the in-process outbox does, so
- * the notifier keeps message ids and stops editing a vanished message the same way.
+ * The workers' outbox: `OutboxPort` over the cluster's alert stream (alert-jobs.ts). A worker reads
+ * the service and runs the notifier but never talks to Telegram; its notifier's sends and edits are
+ * added to the stream, and the front's consumer (alert-consumer.ts) hands them to the one outbox
+ * that does. `send` resolves with the message id the front got, `edit` with whether it was applied
+ * — as the in-process outbox does, so the notifier keeps message ids and stops editing a vanished
+ * message the same way.
  *
- * The answer comes back on this outbox's own pub/sub channel (`{prefix}alert-answers:<replyTo>`,
- * named in the job's name: `send|<replyTo>`), published by the front's consumer when the job ends,
- * not through BullMQ's QueueEvents: those read the queue's whole event stream (several events a
- * job) in every worker, so each worker added raised the cost of every alert of the cluster. An
- * answer missed (a reconnect of the channel, a repeat of a job another worker enqueued) is found
- * by reading the job itself after `answerPollMs` (30 s), and every `answerPollMs` after that.
+ * Every send and edit made in one tick (the notifier handles a read's diff synchronously, so one
+ * read's alerts, or those of several reads that ended together) goes out as one stream entry per
+ * stream: one XADD, one JSON, one signature. A BullMQ job per alert cost 25–30 Redis commands, a
+ * lock renewed while the front held it and a JSON and an HMAC of its own; the batch costs one
+ * command whatever its size (docs/benchmarks.md, "Cluster scale"). Sends go to the `new` stream and
+ * edits to the `edit` stream, so a front holding its bound of alerts takes new alerts first.
  *
- * A call named by an idempotency key gets a fixed job id, so the same alert enqueued twice is one
- * job, and the second caller waits for the first job's answer (found by reading the job, when the
- * first caller was another worker). Completed jobs are kept for an hour for such callers; after
- * that the front's claim answers a repeat (claims.ts).
+ * The answers come back on this outbox's own pub/sub channel (`{prefix}alert-answers:<replyTo>`,
+ * named in each batch), published by the front when the alerts end, several in one message. An
+ * answer missed (the channel reconnecting) is found for a send named by an idempotency key in its
+ * claim (claims.ts): every `answerPollMs` (30 s) the sends still waiting that long read their
+ * claims, all in one MGET. An edit whose answer was missed resolves false at `resultTimeoutMs`, as
+ * one the front never answered.
  *
- * Edits of one message are not coalesced here: BullMQ can replace a job's data only while it is
- * delayed, which would delay every edit and leave the replaced caller without an answer (and a
- * `false` stops the notifier editing that message). The front's outbox coalesces queued edits of
- * one message anyway (only the latest text is sent, every caller gets its outcome), and the diff
- * already spaces edits of one alert 10 s apart.
+ * The same alert added twice (a send repeated by the notifier, or by a second worker after a lease
+ * moved) is two items on the stream; the front's claim sends it once and answers the second with
+ * the first's message id. Edits of one message are not coalesced here: the front's outbox coalesces
+ * queued edits of one message (only the latest text is sent, every caller gets its outcome), and
+ * the diff already spaces edits of one alert 10 s apart.
  *
- * New alerts go ahead of edits across the queue, as they do in the front's outbox: an edit is a
- * prioritized job (EDIT_PRIORITY) and a send is not (BullMQ takes jobs without a priority first).
- * Without it the consumer, which holds a bounded number of jobs at once, took a busy minute's edits
- * in arrival order and a new alert waited behind all of them: in the cluster-scale benchmark the
- * alert latency grew with the run's length (20 s after 2 minutes, 60 s after 4).
- *
- * Nothing here rejects: a failure to enqueue, a failed job, no answer within `resultTimeoutMs`, or
+ * Nothing here rejects: a failure to add, a refusal, no answer within `resultTimeoutMs`, or
  * `close()` resolve undefined or false, logged and counted.
  */
 import { randomBytes } from 'node:crypto';
-import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { OutboxEditOptions, OutboxPort, OutboxSendOptions } from '../outbox/port.js';
-import { ALERT_QUEUE, answerChannel, answerSchema, bullPrefix, editJob, editResultSchema, idempotencyId, jobName, sendJob, sendResultSchema, type AlertJob } from './alert-jobs.js';
-import type { RedisConnection } from './claims.js';
+import { alertStreams, answerChannel, answersSchema, editPayload, editResultSchema, MAX_BATCH, sendPayload, sendResultSchema, WIRE_VERSION, type AlertPayload } from './alert-jobs.js';
+import { claimKey, parseClaim, type RedisConnection } from './claims.js';
 import type { JobGuard } from './job-guard.js';
 
 /**
- * How long a call waits for its answer on the channel before reading the job itself, and again as
- * often. Long: an edit may wait for its chat's turn in the front's outbox for many seconds, and
- * with 5 s every such wait cost a read of the job (4.6 HGETALL a service read in the cluster-scale
- * benchmark); a missed answer is rare (the channel reconnecting, a repeat of another worker's job).
+ * How long a keyed send waits for its answer on the channel before it reads its claim, and again as
+ * often. Long: an alert may wait for its chat's turn in the front's outbox for many seconds, and a
+ * missed answer is rare (the channel reconnecting).
  */
 export const ANSWER_POLL_MS = 30_000;
 
-/** BullMQ priority of an edit: after every send (no priority), FIFO among edits. */
-export const EDIT_PRIORITY = 10;
+/**
+ * Entries older than this are trimmed from the streams as new ones are added (XADD MINID ~). A
+ * front refuses a batch signed over an hour ago anyway (job-guard.ts); two hours leave room for
+ * clocks that disagree, and bound the streams while no front reads them.
+ */
+export const STREAM_KEEP_MS = 2 * 60 * 60_000;
 
 export interface RemoteOutboxOptions {
   connection: RedisConnection;
@@ -60,134 +58,72 @@ export interface RemoteOutboxOptions {
   logger: Logger;
   /** How long a call waits for the front's answer before it resolves undefined or false (default 10 minutes). */
   resultTimeoutMs?: number;
-  /** How long a completed job (and so its answer to a repeat enqueue) is kept (default 1 hour). */
-  keepCompletedMs?: number;
-  /** Signs each job (job-guard.ts), so a front that checks signatures takes it; without it jobs go unsigned. */
+  /** Signs each batch (job-guard.ts), so a front that checks signatures takes it; without it batches go unsigned. */
   guard?: Pick<JobGuard, 'sign'>;
-  /** How long a call waits for its answer on the channel before it reads the job itself, and again as often (default ANSWER_POLL_MS). */
+  /** How long a keyed send waits for its answer on the channel before it reads its claim, and again as often (default ANSWER_POLL_MS). */
   answerPollMs?: number;
 }
 
 export interface RemoteOutboxStats {
-  /** Sends and edits put on the queue (a repeat of a key whose job exists is one of them: BullMQ adds nothing). */
+  /** Sends and edits added to the stream. */
   enqueued: number;
-  /** Calls answered by the front. */
+  /** Stream entries added (each a batch of the sends or the edits of one tick). */
+  batches: number;
+  /** Calls answered by the front (or by their claim). */
   answered: number;
   /** Calls that got no answer in time (undefined or false). */
   timedOut: number;
-  /** Calls that could not be enqueued, whose job failed, or whose answer was not understood. */
+  /** Calls that could not be added, that the front refused or gave up, or whose answer was not understood. */
   failed: number;
   /** Calls cut short by `close()`. */
   abandoned: number;
 }
 
-/** Jobs a front consumer takes; the outbox behind it retries Telegram itself, so only a lost claim round trip is retried. */
-const JOB_ATTEMPTS = 3;
+type Outcome = { kind: 'answer'; value: unknown } | { kind: 'failed'; why: string } | { kind: 'timeout' } | { kind: 'closed' };
 
-type Outcome<T> = { kind: 'answer'; value: T } | { kind: 'failed'; err: unknown } | { kind: 'timeout' } | { kind: 'closed' };
+interface Waiting {
+  payload: AlertPayload;
+  /** The claim to read when the answer is late (keyed sends only). */
+  claim?: string;
+  since: number;
+  finish(outcome: Outcome): void;
+}
 
 export class RemoteOutbox implements OutboxPort {
-  private readonly sign: (job: AlertJob) => AlertJob;
-  private readonly queue: Queue;
+  private readonly redis: Redis;
   /** The answers' channel: subscribed once, for every call of this outbox. */
   private readonly answers: Redis;
   private readonly subscribed: Promise<unknown>;
   private readonly replyTo = randomBytes(9).toString('base64url');
-  private readonly answerPollMs: number;
-  /** Calls waiting, by job id (a repeat of a key in this process waits beside the first). */
-  private readonly waiters = new Map<string, Set<(outcome: Outcome<unknown>) => void>>();
-  /** Answers that came before their job's `add` returned (seldom): kept a minute. */
-  private readonly early = new Map<string, { outcome: Outcome<unknown>; at: number }>();
+  private readonly streams: { new: string; edit: string };
+  private readonly waiting = new Map<number, Waiting>();
+  /** Items of this tick, added together once it ends. */
+  private buffer: (AlertPayload & { i: number })[] = [];
+  private flushScheduled = false;
+  private nextId = 0;
+  private readonly poll: NodeJS.Timeout;
   private readonly logger: Logger;
   private readonly resultTimeoutMs: number;
-  private readonly keepCompletedS: number;
-  private readonly closing = new AbortController();
-  private readonly waiting = new Set<Promise<unknown>>();
-  private readonly counters: RemoteOutboxStats = { enqueued: 0, answered: 0, timedOut: 0, failed: 0, abandoned: 0 };
+  private readonly answerPollMs: number;
+  private readonly counters: RemoteOutboxStats = { enqueued: 0, batches: 0, answered: 0, timedOut: 0, failed: 0, abandoned: 0 };
+  private closing = false;
   private closed: Promise<void> | undefined;
 
-  constructor(opts: RemoteOutboxOptions) {
-    this.sign = opts.guard ? (job) => opts.guard!.sign(job) : (job) => job;
+  constructor(private readonly opts: RemoteOutboxOptions) {
     this.logger = opts.logger.child({ module: 'remote-outbox' });
     this.resultTimeoutMs = opts.resultTimeoutMs ?? 10 * 60_000;
-    this.keepCompletedS = Math.max(1, Math.ceil((opts.keepCompletedMs ?? 60 * 60_000) / 1000));
-    const prefix = bullPrefix(opts.prefix);
     this.answerPollMs = opts.answerPollMs ?? ANSWER_POLL_MS;
-    this.queue = new Queue(ALERT_QUEUE, { connection: { url: opts.connection.url, connectionName: 'bb-alerts-producer' }, prefix });
-    const onError = (err: unknown) => this.logger.warn({ err }, 'alert queue: Redis connection trouble (retrying)');
-    this.queue.on('error', onError);
+    this.streams = alertStreams(opts.prefix);
+    const onError = (err: unknown) => this.logger.warn({ err }, 'alert stream: Redis connection trouble (retrying)');
+    // An XADD waits for Redis while it is away (restarted), as the notifier's call waits for its answer anyway.
+    this.redis = new Redis(opts.connection.url, { connectionName: 'bb-alerts-producer', maxRetriesPerRequest: null, enableAutoPipelining: true });
+    this.redis.on('error', onError);
     this.answers = new Redis(opts.connection.url, { connectionName: 'bb-alerts-answers', maxRetriesPerRequest: null });
     this.answers.on('error', onError);
-    this.answers.on('message', (_channel: string, message: string) => this.onAnswer(message));
+    this.answers.on('message', (_channel: string, message: string) => this.onAnswers(message));
     this.subscribed = this.answers.subscribe(answerChannel(opts.prefix, this.replyTo)).catch((err: unknown) => onError(err));
-  }
-
-  private onAnswer(message: string): void {
-    let parsed;
-    try {
-      parsed = answerSchema.parse(JSON.parse(message));
-    } catch {
-      this.logger.warn('alert queue: an answer on this worker\'s channel is not an answer');
-      return;
-    }
-    const outcome: Outcome<unknown> = parsed.ok ? { kind: 'answer', value: parsed.value } : { kind: 'failed', err: new Error(parsed.error ?? 'the job failed') };
-    this.resolve(parsed.id, outcome);
-  }
-
-  private resolve(id: string, outcome: Outcome<unknown>): void {
-    const waiting = this.waiters.get(id);
-    if (waiting) {
-      this.waiters.delete(id);
-      for (const resolve of waiting) resolve(outcome);
-      return;
-    }
-    const now = Date.now();
-    for (const [k, v] of this.early) if (now - v.at > 60_000) this.early.delete(k);
-    if (this.early.size < 10_000) this.early.set(id, { outcome, at: now });
-  }
-
-  /** The job's answer, from the channel, or from the job itself when none came in `answerPollMs`; undefined: not finished. */
-  private async readJob(id: string): Promise<Outcome<unknown> | undefined> {
-    const job = await Job.fromId(this.queue, id);
-    if (!job?.finishedOn) return undefined;
-    return job.failedReason && job.returnvalue === null ? { kind: 'failed', err: new Error(job.failedReason) } : { kind: 'answer', value: job.returnvalue };
-  }
-
-  private answerOf(id: string, stop: AbortSignal): Promise<Outcome<unknown>> {
-    const early = this.early.get(id);
-    if (early) {
-      this.early.delete(id);
-      return Promise.resolve(early.outcome);
-    }
-    return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const finish = (outcome: Outcome<unknown>) => {
-        clearTimeout(timer);
-        const set = this.waiters.get(id);
-        set?.delete(finish);
-        if (set?.size === 0) this.waiters.delete(id);
-        resolve(outcome);
-      };
-      const set = this.waiters.get(id) ?? new Set();
-      set.add(finish);
-      this.waiters.set(id, set);
-      const poll = () => {
-        timer = setTimeout(() => {
-          this.readJob(id).then(
-            (outcome) => (outcome ? finish(outcome) : stop.aborted ? undefined : poll()),
-            () => (stop.aborted ? undefined : poll()),
-          );
-        }, this.answerPollMs);
-        timer.unref();
-      };
-      poll();
-      stop.addEventListener('abort', () => {
-        clearTimeout(timer);
-        const s = this.waiters.get(id);
-        s?.delete(finish);
-        if (s?.size === 0) this.waiters.delete(id);
-      }, { once: true });
-    });
+    this.poll = setInterval(() => void this.readClaims(), Math.max(10, Math.round(this.answerPollMs / 2)));
+    this.poll.unref();
   }
 
   /** A copy of the counters. */
@@ -201,72 +137,114 @@ export class RemoteOutbox implements OutboxPort {
   }
 
   send(chatId: number, text: string, opts: OutboxSendOptions = {}): Promise<number | undefined> {
-    return this.call(this.sign(sendJob(chatId, text, opts)), opts.idempotencyKey, (v) => sendResultSchema.parse(v) ?? undefined, undefined);
+    return this.call(sendPayload(chatId, text, opts), (v) => sendResultSchema.parse(v) ?? undefined, undefined);
   }
 
   edit(chatId: number, messageId: number, text: string, opts: OutboxEditOptions = {}): Promise<boolean> {
-    return this.call(this.sign(editJob(chatId, messageId, text, opts)), opts.idempotencyKey, (v) => editResultSchema.parse(v), false);
+    return this.call(editPayload(chatId, messageId, text, opts), (v) => editResultSchema.parse(v), false);
   }
 
   /** Resolves every call still waiting (undefined or false) and closes the connections. Safe to call twice. */
   close(): Promise<void> {
     this.closed ??= (async () => {
-      this.closing.abort();
-      await Promise.allSettled([...this.waiting]);
-      await Promise.allSettled([this.answers.quit().catch(() => this.answers.disconnect()), this.queue.close()]);
+      this.closing = true;
+      clearInterval(this.poll);
+      for (const w of [...this.waiting.values()]) w.finish({ kind: 'closed' });
+      this.buffer = [];
+      await Promise.allSettled([this.answers.quit().catch(() => this.answers.disconnect()), this.redis.quit().catch(() => this.redis.disconnect())]);
     })();
     return this.closed;
   }
 
-  private call<T>(payload: AlertJob, key: string | undefined, read: (value: unknown) => T, fallback: T): Promise<T> {
-    if (this.closing.signal.aborted) {
+  private call<T>(payload: AlertPayload, read: (value: unknown) => T, fallback: T): Promise<T> {
+    if (this.closing) {
       this.counters.abandoned += 1;
       return Promise.resolve(fallback);
     }
-    const jobId = key === undefined ? undefined : idempotencyId(key);
-    const done = this.outcome(payload, jobId).then((outcome) => this.settle(outcome, payload, jobId, read, fallback));
-    this.waiting.add(done);
-    void done.finally(() => this.waiting.delete(done));
-    return done;
+    const i = this.nextId++;
+    const key = payload.opts.idempotencyKey;
+    return new Promise<T>((resolve) => {
+      const timer = setTimeout(() => waiting.finish({ kind: 'timeout' }), this.resultTimeoutMs);
+      const waiting: Waiting = {
+        payload,
+        ...(payload.type === 'send' && key !== undefined ? { claim: claimKey(this.opts.prefix, key) } : {}),
+        since: Date.now(),
+        finish: (outcome) => {
+          if (this.waiting.get(i) !== waiting) return;
+          this.waiting.delete(i);
+          clearTimeout(timer);
+          resolve(this.settle(outcome, payload, read, fallback));
+        },
+      };
+      this.waiting.set(i, waiting);
+      this.buffer.push({ ...payload, i });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
   }
 
-  /** Enqueues and waits for the answer, the deadline or `close()`, whichever comes first. */
-  private async outcome(payload: AlertJob, jobId: string | undefined): Promise<Outcome<unknown>> {
-    const local = new AbortController();
-    const stop = AbortSignal.any([local.signal, this.closing.signal]);
-    const deadline = new Promise<Outcome<unknown>>((resolve) => {
-      const timer = setTimeout(() => resolve({ kind: 'timeout' }), this.resultTimeoutMs);
-      stop.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve({ kind: 'closed' });
-      }, { once: true });
-    });
-    const answer = (async (): Promise<Outcome<unknown>> => {
-      try {
-        await this.subscribed;
-        const job: Job = await this.queue.add(jobName(payload.type, this.replyTo), payload, {
-          ...(jobId !== undefined ? { jobId } : {}),
-          ...(payload.type === 'edit' ? { priority: EDIT_PRIORITY } : {}),
-          attempts: JOB_ATTEMPTS,
-          backoff: { type: 'exponential', delay: 500 },
-          removeOnComplete: { age: this.keepCompletedS, count: 10_000 },
-          removeOnFail: { age: 24 * 3600, count: 10_000 },
-        });
-        this.counters.enqueued += 1;
-        return await this.answerOf(String(job.id), stop);
-      } catch (err) {
-        return { kind: 'failed', err };
-      }
-    })();
+  /** Adds this tick's items: one entry for its sends, one for its edits. */
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const items = this.buffer;
+    this.buffer = [];
+    if (items.length === 0 || this.closing) return;
+    // Subscribed first, so that no answer can come before anyone listens.
+    await this.subscribed;
+    const sends = items.filter((p) => p.type === 'send');
+    const edits = items.filter((p) => p.type === 'edit');
+    const minId = `${Math.max(0, Date.now() - STREAM_KEEP_MS)}-0`;
+    await Promise.all(
+      [
+        ...chunks(sends, MAX_BATCH).map((c) => [this.streams.new, c] as const),
+        ...chunks(edits, MAX_BATCH).map((c) => [this.streams.edit, c] as const),
+      ].map(async ([stream, batch]) => {
+        const body = JSON.stringify({ v: WIRE_VERSION, from: this.replyTo, at: Date.now(), nonce: randomBytes(16).toString('base64url'), items: batch });
+        const sig = this.opts.guard?.sign(body);
+        try {
+          await this.redis.xadd(stream, 'MINID', '~', minId, '*', 'b', body, ...(sig === undefined ? [] : ['s', sig]));
+          this.counters.enqueued += batch.length;
+          this.counters.batches += 1;
+        } catch (err) {
+          const why = `could not add to the alert stream: ${err instanceof Error ? err.message : String(err)}`;
+          for (const item of batch) this.waiting.get(item.i)?.finish({ kind: 'failed', why });
+        }
+      }),
+    );
+  }
+
+  private onAnswers(message: string): void {
+    let answers;
     try {
-      return await Promise.race([answer, deadline]);
-    } finally {
-      local.abort();
+      answers = answersSchema.parse(JSON.parse(message));
+    } catch {
+      this.logger.warn("alert stream: a message on this worker's answer channel is not an answer");
+      return;
+    }
+    for (const [i, ok, value] of answers) this.waiting.get(i)?.finish(ok ? { kind: 'answer', value } : { kind: 'failed', why: value });
+  }
+
+  /** Keyed sends that waited `answerPollMs` for their answer: their claims, in one MGET. */
+  private async readClaims(): Promise<void> {
+    const now = Date.now();
+    const late = [...this.waiting.values()].filter((w) => w.claim !== undefined && now - w.since >= this.answerPollMs);
+    if (late.length === 0 || this.closing) return;
+    try {
+      const values = await this.redis.mget(late.map((w) => w.claim!));
+      values.forEach((value, n) => {
+        const claim = value === null ? undefined : parseClaim(value);
+        if (claim?.kind === 'sent') late[n]!.finish({ kind: 'answer', value: claim.messageId ?? null });
+        else late[n]!.since = now;
+      });
+    } catch {
+      // Redis away: the next round asks again.
     }
   }
 
-  private settle<T>(outcome: Outcome<unknown>, payload: AlertJob, jobId: string | undefined, read: (value: unknown) => T, fallback: T): T {
-    const where = { type: payload.type, chatId: payload.chatId, jobId };
+  private settle<T>(outcome: Outcome, payload: AlertPayload, read: (value: unknown) => T, fallback: T): T {
+    const where = { type: payload.type, chatId: payload.chatId };
     switch (outcome.kind) {
       case 'answer':
         try {
@@ -275,23 +253,29 @@ export class RemoteOutbox implements OutboxPort {
           return value;
         } catch {
           this.counters.failed += 1;
-          this.logger.warn(where, 'alert queue: the front answered something that is not an answer');
+          this.logger.warn(where, 'alert stream: the front answered something that is not an answer');
           return fallback;
         }
       case 'failed':
         this.counters.failed += 1;
-        this.logger.warn({ ...where, error: outcome.err instanceof Error ? outcome.err.message : String(outcome.err) }, 'alert queue: the job failed');
+        this.logger.warn({ ...where, error: outcome.why }, 'alert stream: the alert failed');
         return fallback;
       case 'timeout':
         this.counters.timedOut += 1;
-        this.logger.warn({ ...where, waitedMs: this.resultTimeoutMs }, 'alert queue: no answer from the front in time (is a front running?)');
+        this.logger.warn({ ...where, waitedMs: this.resultTimeoutMs }, 'alert stream: no answer from the front in time (is a front running?)');
         return fallback;
       case 'closed':
         this.counters.abandoned += 1;
-        this.logger.debug(where, 'alert queue: closed while waiting for the front');
+        this.logger.debug(where, 'alert stream: closed while waiting for the front');
         return fallback;
     }
   }
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let n = 0; n < items.length; n += size) out.push(items.slice(n, n + size));
+  return out;
 }
 
 /** The worker side's factory: an `OutboxPort` for the notifier; `close()` it at shutdown after the notifier is idle. */

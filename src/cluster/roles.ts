@@ -1,6 +1,6 @@
 /**
  * The bot as one process of a cluster (REDIS_URL set): ROLE=front runs the front (Telegram, the
- * alert queue's consumer), ROLE=worker a worker (polling the users of its bucket leases, alerts into
+ * alert stream's consumer), ROLE=worker a worker (polling the users of its bucket leases, alerts into
  * the queue), ROLE=all both in one process. Every process connects to Redis first (a Redis out of
  * reach ends the start with one line naming REDIS_URL), opens the shared store, checks the
  * encryption key against it and builds the client whose limits and tokens are shared; the parts

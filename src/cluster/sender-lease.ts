@@ -3,7 +3,7 @@
  * second) and every chat's against its own (one a second, a burst of three); the outbox keeps both,
  * but only for what passes through it. Several fronts (behind a webhook) each taking alerts off the
  * queue would each keep their own budgets and together exceed Telegram's. So the fronts hold a
- * lease in Redis, `{prefix}sender`, and only its holder consumes the alert queue; the others answer
+ * lease in Redis, `{prefix}sender`, and only its holder consumes the alert stream; the others answer
  * their users' updates and stand by. A holder that stops releases it at once; one that dies or
  * loses Redis lets it lapse (TTL), and a standby takes it at its next try.
  *

@@ -1,7 +1,7 @@
 /**
  * A cluster's worker (ROLE=worker, or the worker half of ROLE=all): the scheduler, the service
  * client and the notifier, polling only the users whose bucket leases it holds, and handing its
- * alerts to the alert queue (the RemoteOutbox) instead of Telegram. It follows the store's change
+ * alerts to the alert stream (the RemoteOutbox) instead of Telegram. It follows the store's change
  * feed (a user changed on a front is refreshed here), answers the fronts' questions for the latest
  * items of the users it owns, and at stop gives its leases back first, so another worker takes
  * over within a round instead of a TTL.

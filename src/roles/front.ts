@@ -3,7 +3,7 @@
  * per-chat budget the bot's replies take turns in), grammY (long polling or the webhook), and the
  * watch over alert destinations. The embedded bot runs it beside the scheduler in one process; in a
  * cluster a front process runs it alone (ROLE=front) and workers' alerts reach its outbox through
- * the alert queue's consumer, which is closed before the outbox drains.
+ * the alert stream's consumer, which is closed before the outbox drains.
  *
  * The front asks the scheduler only through `SchedulerPort`: the real scheduler in the embedded
  * bot, the front's own port in a cluster (src/cluster/front-port.ts).
@@ -82,7 +82,7 @@ export interface Front {
   /** `telegram`: updates reach the bot. */
   readonly check: HealthCheck;
   /**
-   * Stops the intake, then closes `feeders` (other sources of outbox work, e.g. the alert queue's
+   * Stops the intake, then closes `feeders` (other sources of outbox work, e.g. the alert stream's
    * consumer, which still needs the outbox to answer the jobs in hand), then drains the outbox for
    * up to `drainMs` and stops it.
    */

@@ -1,7 +1,7 @@
 /**
  * Polling: the scheduler and the notifier it hands its reads to. The embedded bot runs it beside
  * the front and hands the notifier the front's outbox; a cluster's worker (ROLE=worker) runs it
- * alone, hands the notifier the alert queue (the RemoteOutbox) and tells the scheduler which users
+ * alone, hands the notifier the alert stream (the RemoteOutbox) and tells the scheduler which users
  * it owns (their bucket leases, src/cluster/ownership.ts).
  */
 import type { Clock } from '../clock.js';

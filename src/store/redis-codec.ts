@@ -30,6 +30,17 @@ const SERVICE_SET: ReadonlySet<string> = new Set(SERVICES);
 
 export const statusField = (service: Service): string => `${STATUS_PREFIX}${service}`;
 
+/** Whether `name` is a service (a status field's name, or a key of an announced status). */
+export function isService(name: string): name is Service {
+  return SERVICE_SET.has(name);
+}
+
+/** A status field's text as a status, or undefined when it fails the schema. */
+export function parseStatus(text: string): ServiceStatus | undefined {
+  const parsed = serviceStatusSchema.safeParse(parseJson(text));
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** The `rec` field of a record: its JSON without `status`. */
 export function encodeProfile(user: UserRecord): string {
   return JSON.stringify({ ...user, status: undefined });

@@ -12,7 +12,7 @@
  *   {p}access-keys          hash: access key → user id (one user per key, as in the embedded store)
  *   {p}alert-subs           set of subscription keys that have alert state
  *   {p}alerts:{uid}:{svc}   hash: item id → alert entry (JSON)
- *   {p}users:changed        pub/sub channel: `{"from":…,"ids":[…],"subs":[…],"ledger":[…]}` after writes
+ *   {p}users:changed        pub/sub channel: `{"from":…,"ids":[…],"subs":[…],"ledger":[…],"st":{…}}` after writes (`st`: the statuses written)
  *   {p}ledger-users, {p}ledger:{id}, {p}ledger-open:{id}, {p}ledger-log:{id}   the bettor's ledger (`redis-ledger.ts`)
  *   {p}print:{id}:{print}   what a sent message printed, expiring after a week (`redis-prints.ts`)
  *

@@ -1,14 +1,22 @@
 /**
- * The alert queue's wire format: what a worker's RemoteOutbox writes is what the front's consumer
- * accepts, field for field (a field the wire forgot would be dropped on the way, or the whole job
+ * The alert stream's wire format: what a worker's RemoteOutbox writes is what the front's consumer
+ * accepts, field for field (a field the wire forgot would be dropped on the way, or the whole batch
  * refused by the strict schema).
  */
 import { describe, expect, it } from 'vitest';
-import { alertJobSchema, editJob, sendJob } from '../../src/cluster/alert-jobs.js';
+import { alertBatchSchema, editPayload, sendPayload, WIRE_VERSION, type AlertPayload } from '../../src/cluster/alert-jobs.js';
 
-describe('the alert queue’s wire format', () => {
+/** The payload in a batch as it crosses the stream, and back. */
+const across = (payload: AlertPayload) => {
+  const batch = { v: WIRE_VERSION, from: 'worker-outbox-1', at: 1_767_436_150_000, nonce: 'n'.repeat(22), items: [{ ...payload, i: 7 }] };
+  const { i, ...back } = alertBatchSchema.parse(JSON.parse(JSON.stringify(batch))).items[0]!;
+  expect(i).toBe(7);
+  return back;
+};
+
+describe('the alert stream’s wire format', () => {
   it('carries every send option across, a late alert’s mark included, and leaves out what is unset', () => {
-    const payload = sendJob(501, '<b>Arb</b>', {
+    const payload = sendPayload(501, '<b>Arb</b>', {
       kind: 'alert',
       buttons: [[{ text: 'Stakes', callbackData: 'a:stk:1' }]],
       digestLine: '• arb',
@@ -20,21 +28,23 @@ describe('the alert queue’s wire format', () => {
       silent: true,
       foundAt: 1_767_436_150_000,
     });
-    const parsed = alertJobSchema.parse(JSON.parse(JSON.stringify(payload)));
+    const parsed = across(payload);
     expect(parsed).toEqual(payload);
     expect(parsed.type === 'send' && parsed.opts.late).toBe(true);
     // How it sounds and when its item was read reach the front, which sends it.
     expect(parsed.type === 'send' && [parsed.opts.silent, parsed.opts.foundAt]).toEqual([true, 1_767_436_150_000]);
-    const reAlert = sendJob(501, '▲ Arb now +4.10% (was +2.05%)', { kind: 'info', replyTo: 77, idempotencyKey: 'k2' });
-    expect(alertJobSchema.parse(JSON.parse(JSON.stringify(reAlert)))).toEqual(reAlert);
+    const reAlert = sendPayload(501, '▲ Arb now +4.10% (was +2.05%)', { kind: 'info', replyTo: 77, idempotencyKey: 'k2' });
+    expect(across(reAlert)).toEqual(reAlert);
     expect(reAlert.type === 'send' && reAlert.opts.replyTo).toBe(77);
-    expect(sendJob(501, 'fresh', { kind: 'alert', late: undefined }).opts).toEqual({ kind: 'alert' });
-    const edit = editJob(501, 7, 'gone', { gone: true, idempotencyKey: 'k' });
-    expect(alertJobSchema.parse(JSON.parse(JSON.stringify(edit)))).toEqual(edit);
+    expect(sendPayload(501, 'fresh', { kind: 'alert', late: undefined }).opts).toEqual({ kind: 'alert' });
+    const edit = editPayload(501, 7, 'gone', { gone: true, idempotencyKey: 'k' });
+    expect(across(edit)).toEqual(edit);
   });
 
   it('refuses a payload with a field it does not know', () => {
-    const forged = { ...sendJob(501, 'x', {}), opts: { urgent: true } };
-    expect(alertJobSchema.safeParse(forged).success).toBe(false);
+    const batch = (item: unknown, extra: object = {}) => ({ v: WIRE_VERSION, from: 'worker-outbox-1', at: 1, nonce: 'n'.repeat(22), items: [item], ...extra });
+    expect(alertBatchSchema.safeParse(batch({ ...sendPayload(501, 'x', {}), i: 1 })).success).toBe(true);
+    expect(alertBatchSchema.safeParse(batch({ ...sendPayload(501, 'x', {}), i: 1, opts: { urgent: true } })).success).toBe(false);
+    expect(alertBatchSchema.safeParse(batch({ ...sendPayload(501, 'x', {}), i: 1 }, { urgent: true })).success).toBe(false);
   });
 });

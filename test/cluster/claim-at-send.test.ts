@@ -1,8 +1,8 @@
 /**
  * The cluster's claim is taken in the alert's turn, right before sendMessage (the outbox's
- * `beforeFirstSend`), not when the front takes the job: an alert waiting in a front's outbox holds
- * no claim, so a front killed before its turn loses nothing. Real Redis, BullMQ and the Bot API
- * stand-in.
+ * `beforeFirstSend`), not when the front takes the entry: an alert waiting in a front's outbox holds
+ * no claim, so a front killed before its turn loses nothing. Real Redis (the alert streams) and the
+ * Bot API stand-in.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
@@ -99,17 +99,17 @@ describe('the claim is taken in the alert’s turn (real Redis)', () => {
     if (!redis.available) return ctx.skip();
     const { prefix, fake, remote, claims } = await setup();
     const key = '603:arbs:c:new:1';
-    // The first front takes the job, but its outbox never gets to the alert's turn; then it dies
-    // (its consumer stops without answering the job, as a kill -9 would leave it).
-    const dying = front(prefix, fake, { start: false, closeTimeoutMs: 0, lockDurationMs: 1000, stalledIntervalMs: 500 });
+    // The first front takes the entry, but its outbox never gets to the alert's turn; then it dies
+    // (its consumer stops without answering the entry, as a kill -9 would leave it).
+    const dying = front(prefix, fake, { start: false, closeTimeoutMs: 0 });
     const answer = remote.send(603, 'taken, then its front died', { idempotencyKey: key });
     await vi.waitFor(() => expect(dying.consumer.stats().received).toBe(1), { timeout: 5000 });
     expect(dying.outbox.depth).toBe(1);
     expect(await claims.peek(key)).toBeUndefined();
     await dying.consumer.close();
 
-    // BullMQ's stalled-job check hands the job to the next front once the dead one's lock lapsed.
-    const survivor = front(prefix, fake, { lockDurationMs: 1000, stalledIntervalMs: 500 });
+    // The next front takes the dead one's pending entry over as it starts.
+    const survivor = front(prefix, fake);
     const id = await answer;
     expect(fake.messages(603).map((m) => m.message_id)).toEqual([id]);
     expect(fake.calls('sendMessage')).toHaveLength(1);

@@ -36,6 +36,14 @@ describe('claims (real Redis)', () => {
     expect(await claims.peek('never claimed')).toBeUndefined();
   });
 
+  it('takes a nonce once: again for the same entry (taken over after a front died), never for another', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    expect(await claims.takeNonce('nonce-0123456789abcdef', 'new:1-0', 60_000)).toBe(true);
+    expect(await claims.takeNonce('nonce-0123456789abcdef', 'new:1-0', 60_000)).toBe(true);
+    expect(await claims.takeNonce('nonce-0123456789abcdef', 'new:2-0', 60_000)).toBe(false);
+    expect(await probe.pttl(`${redis.prefix}job-nonce:nonce-0123456789abcdef`)).toBeGreaterThan(50_000);
+  });
+
   it('keeps a claim for seven days under the cluster prefix, through its settling', async (ctx) => {
     if (!redis.available) return ctx.skip();
     await claims.claim('ttl', 'front-a');
@@ -56,10 +64,11 @@ describe('claims (real Redis)', () => {
 });
 
 describe('idempotency ids', () => {
-  it('are stable, distinct, and usable as BullMQ job ids (no ":" and not an integer)', () => {
+  it('are stable, distinct, and name no user or item', () => {
     const id = idempotencyId('1:arbs_prematch:a:new:1767434280000');
     expect(id).toBe(idempotencyId('1:arbs_prematch:a:new:1767434280000'));
     expect(id).not.toBe(idempotencyId('1:arbs_prematch:a:new:1767434280001'));
     expect(id).toMatch(/^k-[\w-]{32}$/);
+    expect(id).not.toContain('arbs_prematch');
   });
 });

@@ -1,19 +1,20 @@
 /**
  * Whoever can write to the cluster's Redis cannot make the front post: on a real Redis and the Bot
- * API stand-in, a job put on the alert queue unsigned, altered after signing, signed under another
- * key, or sent to a chat the store does not list for its user is refused and never reaches
- * Telegram; a worker's signed job to the user's own chat (or their alert chat) goes out.
+ * API stand-in, a batch added to the alert stream unsigned, altered after signing, signed under
+ * another key, added again, too old, or with an alert to a chat the store does not list for its user
+ * is refused and never reaches Telegram; a worker's signed batch to the user's own chat (or their
+ * alert chat) goes out.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
 import { Api } from 'grammy';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { alertKey } from '../../src/alerts/idempotency.js';
 import { subscriptionKey } from '../../src/store/schema.js';
-import { ALERT_QUEUE, bullPrefix, sendJob } from '../../src/cluster/alert-jobs.js';
+import { alertStreams, sendPayload, WIRE_VERSION, type AlertPayload } from '../../src/cluster/alert-jobs.js';
 import { startAlertConsumer } from '../../src/cluster/alert-consumer.js';
 import { ALERT_JOB_KEY_PURPOSE, createJobGuard } from '../../src/cluster/job-guard.js';
 import { createDestinationConfirmer } from '../../src/cluster/destination-confirm.js';
@@ -74,13 +75,20 @@ async function cluster() {
     stopAfter(remote);
     return remote;
   };
-  const raw = new Queue(ALERT_QUEUE, { connection: { url: redis.url }, prefix: bullPrefix(prefix) });
-  stopAfter(raw);
+  const conn = new Redis(redis.url);
+  stopAfter({ close: () => conn.quit() });
+  /** Adds an entry as any process with access to Redis could: a body and maybe a signature. */
+  const raw = (body: string, sig?: string) => conn.xadd(alertStreams(prefix).new, '*', 'b', body, ...(sig === undefined ? [] : ['s', sig]));
   return { fake, consumer, logs, worker, raw };
 }
 
-describe('the front takes only its workers\' jobs to chats its users chose', () => {
-  it('sends a signed job to the user\'s chat and alert chat', async (ctx) => {
+/** A batch's bytes as a worker writes them, signed at `at`. */
+function body(items: AlertPayload[], at = Date.now()): string {
+  return JSON.stringify({ v: WIRE_VERSION, from: 'raw-worker-1', at, nonce: randomBytes(16).toString('base64url'), items: items.map((p, i) => ({ ...p, i })) });
+}
+
+describe('the front takes only its workers\' batches to chats its users chose', () => {
+  it('sends a signed batch to the user\'s chat and alert chat', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const { fake, worker } = await cluster();
     const remote = worker(vault);
@@ -99,11 +107,12 @@ describe('the front takes only its workers\' jobs to chats its users chose', () 
     const { fake, consumer, logs, worker, raw } = await cluster();
     const guard = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE) });
     // Unsigned, as any process with access to Redis could write it.
-    await raw.add('send', sendJob(777, 'FORGED: send me your key', { kind: 'info' }));
+    await raw(body([sendPayload(777, 'FORGED: send me your key', { kind: 'info' })]));
     // Signed, then the text and the chat changed in Redis.
-    const signed = guard.sign(sendJob(501, 'real alert', { kind: 'alert', idempotencyKey: '501:arbs_prematch:i3:new:1' }));
-    await raw.add('send', { ...signed, text: 'FORGED text' });
-    await raw.add('send', { ...signed, chatId: 777 });
+    const signed = body([sendPayload(501, 'real alert', { kind: 'alert', idempotencyKey: '501:arbs_prematch:i3:new:1' })]);
+    const sig = guard.sign(signed);
+    await raw(signed.replace('real alert', 'FORGED text'), sig);
+    await raw(signed.replace('"chatId":501', '"chatId":777'), sig);
     // Signed under another cluster's key.
     expect(await worker(otherVault).send(501, 'FORGED by another key', { kind: 'alert', idempotencyKey: '501:arbs_prematch:i4:new:1' })).toBeUndefined();
     // Signed with this cluster's key, but to a chat user 501 never chose (502's chat, a stranger's).
@@ -118,29 +127,28 @@ describe('the front takes only its workers\' jobs to chats its users chose', () 
     expect(refusals.sort()).toEqual(['destination', 'destination', 'forged', 'forged', 'forged', 'unsigned']);
   });
 
-  it('audit 3, M3: a signed job queued again, or signed over an hour ago, is refused; BullMQ\'s retry of the same job is not', async (ctx) => {
+  it('audit 3, M3: a signed batch added again, or signed over an hour ago, is refused; the same entry taken over is not', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const { fake, consumer, logs, raw } = await cluster();
     const guard = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE) });
-    const signed = guard.sign(sendJob(501, 'edit me later', { kind: 'info', forUser: 501 }));
-    expect(signed).toMatchObject({ at: expect.any(Number), nonce: expect.stringMatching(/^[\w-]{16,}$/) });
-    await raw.add('send', signed, { jobId: 'first' });
+    const signed = body([sendPayload(501, 'edit me later', { kind: 'info', forUser: 501 })]);
+    await raw(signed, guard.sign(signed));
     await vi.waitFor(() => expect(fake.messages(501).map((m) => m.text)).toEqual(['edit me later']), { timeout: 10_000, interval: 50 });
-    // The same signed data, kept from the completed set and queued again as a new job.
-    await raw.add('send', signed, { jobId: 'again' });
+    // The same signed bytes, copied out of the stream and added again as a new entry.
+    await raw(signed, guard.sign(signed));
     // Signed by a worker whose clock said 61 minutes ago (or 6 minutes ahead).
-    const old = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE), now: () => Date.now() - 61 * 60_000 });
-    const ahead = createJobGuard({ key: vault.deriveKey(ALERT_JOB_KEY_PURPOSE), now: () => Date.now() + 6 * 60_000 });
-    await raw.add('send', old.sign(sendJob(501, 'STALE old', { kind: 'info', forUser: 501 })));
-    await raw.add('send', ahead.sign(sendJob(501, 'STALE ahead', { kind: 'info', forUser: 501 })));
+    const old = body([sendPayload(501, 'STALE old', { kind: 'info', forUser: 501 })], Date.now() - 61 * 60_000);
+    const ahead = body([sendPayload(501, 'STALE ahead', { kind: 'info', forUser: 501 })], Date.now() + 6 * 60_000);
+    await raw(old, guard.sign(old));
+    await raw(ahead, guard.sign(ahead));
     await vi.waitFor(() => expect(consumer.stats().refused).toBe(3), { timeout: 10_000, interval: 50 });
     expect(fake.messages(501).map((m) => m.text)).toEqual(['edit me later']);
     expect(logs.records().map((r) => r.refusal).filter(Boolean).sort()).toEqual(['replayed', 'stale', 'stale']);
-    // A job signed before this version (no time, no nonce) is not taken either.
-    const { at: _at, nonce: _nonce, ...legacy } = signed;
-    const legacySigned = { ...legacy, sig: undefined };
-    await raw.add('send', { ...legacySigned, sig: 'x' });
-    await vi.waitFor(() => expect(consumer.stats().refused).toBe(4), { timeout: 10_000, interval: 50 });
+    // A job of the BullMQ queue before this version (one alert, signed alone) is not taken either.
+    const legacy = JSON.stringify({ ...sendPayload(501, 'LEGACY', { kind: 'info', forUser: 501 }), v: 1, at: Date.now(), nonce: randomBytes(16).toString('base64url') });
+    await raw(legacy, guard.sign(legacy));
+    await vi.waitFor(() => expect(consumer.stats().invalid).toBe(1), { timeout: 10_000, interval: 50 });
+    expect(fake.messages(501).map((m) => m.text)).toEqual(['edit me later']);
   });
 
   it('audit 3, M3: a user record rewritten in Redis does not move the user\'s alerts or notices to another chat', async (ctx) => {

@@ -2,7 +2,7 @@
  * The cluster roles wired together, several in this one test process: a front (ROLE=front) and
  * two workers (ROLE=worker), then one process with both halves (ROLE=all), against the sandbox, the
  * Bot API stand-in and a real Redis (leases, the latest-items channel, each role's connection).
- * The store, client and alert queue are stand-ins built from the embedded pieces
+ * The store, client and alert stream are stand-ins built from the embedded pieces
  * (stand-in-parts.ts). A user connects and builds a filter on the front; the worker holding the
  * user's bucket reads and alerts through the front; /status, inline mode and /healthz answer per
  * role; when that worker stops, the other takes the user over without alerting an item twice.
@@ -71,7 +71,7 @@ async function cluster(prefix: string, env: Record<string, string> = {}): Promis
 interface Health {
   ok: boolean;
   checks: Record<string, boolean>;
-  details: { role: string; worker?: { leasesHeld: number; leasesReady: number; liveWorkers: number; subscriptions: number; redisReachable: boolean }; front?: { alertQueue: unknown } };
+  details: { role: string; worker?: { leasesHeld: number; leasesReady: number; liveWorkers: number; subscriptions: number; redisReachable: boolean }; front?: { alertStream: unknown } };
 }
 const health = async (app: App) => (await (await fetch(`http://127.0.0.1:${app.healthPort}/healthz`)).json()) as Health;
 
@@ -116,7 +116,7 @@ describe('a front and two workers', () => {
     for (const h of await Promise.all(workers.map(health))) {
       expect(h).toMatchObject({ ok: true, checks: { store: true, scheduler: true, leases: true }, details: { role: 'worker', worker: { liveWorkers: 2, redisReachable: true, leasesReady: 32 } } });
     }
-    expect(await health(front)).toMatchObject({ ok: true, checks: { telegram: true, store: true, redis: true }, details: { role: 'front', front: { alertQueue: { sends: 0 } } } });
+    expect(await health(front)).toMatchObject({ ok: true, checks: { telegram: true, store: true, redis: true }, details: { role: 'front', front: { alertStream: { sends: 0 } } } });
   });
 
   it('alerts a user connected on the front from the worker holding their bucket; /status and inline mode answer on the front', async (ctx) => {

@@ -3,7 +3,7 @@
  * testing the role wiring with several roles in one test process: one lowdb store shared by every
  * role (its change feed told after each write, asynchronously as a pub/sub message would be), the
  * ordinary service client, and a bridge from the workers' outbox to the front's outbox in place of
- * the alert queue. Leases, the latest-items channel and the roles' own Redis use are real. The
+ * the alert stream. Leases, the latest-items channel and the roles' own Redis use are real. The
  * real store, shared client and queue are the other cluster pieces' (and their tests').
  */
 import { openStore, type JsonStore } from '../../src/store/store.js';

@@ -66,6 +66,21 @@ describe.skipIf(!redis.available)('the Redis store: two processes on one Redis',
     expect(toldA).toEqual([1]);
   });
 
+  it('takes a status write from its announcement, without reading the user back', async () => {
+    const a = await stores.open();
+    const b = await stores.open({ prefix: stores.prefixOf(a) });
+    a.updateUser(1, (u) => void (u.bankroll = 5), { chatId: 10 });
+    await a.flush();
+    await vi.waitFor(() => expect(b.getUser(1)?.bankroll).toBe(5), settle);
+    // The record in Redis made unreadable: a process that read the user back would leave it out.
+    await stores.raw().hset(stores.keys(a).user(1), 'rec', '{not json');
+    a.updateStatus(1, 'arbs_live', { lastGoodReadAt: 42 });
+    a.updateStatus(1, 'arbs_prematch', { lastAlertAt: 7 });
+    await a.flush();
+    await vi.waitFor(() => expect(b.getUser(1)?.status.arbs_live?.lastGoodReadAt).toBe(42), settle);
+    expect(b.getUser(1)).toMatchObject({ bankroll: 5, status: { arbs_prematch: { lastAlertAt: 7 } } });
+  });
+
   it('loses nothing when a front and a worker write the same user at once', async () => {
     const front = await stores.open();
     const worker = await stores.open({ prefix: stores.prefixOf(front) });

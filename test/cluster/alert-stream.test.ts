@@ -1,24 +1,26 @@
 /**
- * The alert queue end to end on a real Redis: a worker's RemoteOutbox → BullMQ → the front's
- * consumer → the in-process Outbox over grammY's Api → the Bot API stand-in, and the answer back.
+ * The alert stream end to end on a real Redis: a worker's RemoteOutbox → the Redis Streams → the
+ * front's consumer → the in-process Outbox over grammY's Api → the Bot API stand-in, and the answer
+ * back on the worker's channel.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Api } from 'grammy';
-import { Queue, Worker } from 'bullmq';
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Outbox } from '../../src/outbox/outbox.js';
 import type { OutboxApi } from '../../src/outbox/api.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startAlertConsumer, type AlertConsumer, type AlertConsumerOptions } from '../../src/cluster/alert-consumer.js';
 import { createRemoteOutbox, type RemoteOutbox } from '../../src/cluster/remote-outbox.js';
-import { ALERT_QUEUE, bullPrefix, idempotencyId } from '../../src/cluster/alert-jobs.js';
+import { alertStreams, idempotencyId, SENDERS_GROUP, WIRE_VERSION } from '../../src/cluster/alert-jobs.js';
+import { createClaims, type Claims } from '../../src/cluster/claims.js';
 import { captureLogs } from '../support/logs.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
 import { stopAfterEach } from '../support/teardown.js';
 
 let redis: TestRedis;
 beforeAll(async () => {
-  redis = await redisForTests('alert-queue');
+  redis = await redisForTests('alert-stream');
 });
 afterAll(async () => {
   await redis.dispose();
@@ -36,7 +38,7 @@ async function front(prefix: string, opts: Partial<AlertConsumerOptions> & { api
   if (!opts.fake) stopAfter(fake);
   const real: OutboxApi = new Api(fake.token, { apiRoot: fake.apiRoot });
   const logs = captureLogs();
-  // Twenty a second per chat: these tests are about the queue, not the outbox's pacing.
+  // Twenty a second per chat: these tests are about the stream, not the outbox's pacing.
   const outbox = new Outbox({ api: opts.api ? opts.api(real) : real, logger: logs.logger, privatePerSecond: 20 });
   outbox.start();
   stopAfter(outbox);
@@ -53,11 +55,24 @@ function worker(prefix: string, resultTimeoutMs?: number, answerPollMs?: number)
   return { remote, logs };
 }
 
-/** A raw producer on the same queue, as any process with access to Redis could be. */
-function rawQueue(prefix: string): Queue {
-  const queue = new Queue(ALERT_QUEUE, { connection: { url: redis.url }, prefix: bullPrefix(prefix) });
-  stopAfter(queue);
-  return queue;
+/** A raw connection to the streams, as any process with access to Redis could have. */
+function raw(prefix: string) {
+  const conn = new Redis(redis.url);
+  stopAfter({ close: () => conn.quit() });
+  const streams = alertStreams(prefix);
+  return {
+    conn,
+    streams,
+    /** Adds a batch (an object, or any text) to a stream as a worker would, unsigned. */
+    add: (body: unknown, stream: 'new' | 'edit' = 'new') => conn.xadd(streams[stream], '*', 'b', typeof body === 'string' ? body : JSON.stringify(body)),
+    /** Entries of a stream not yet acknowledged and deleted. */
+    length: (stream: 'new' | 'edit' = 'new') => conn.xlen(streams[stream]),
+  };
+}
+
+/** A batch as a worker writes it. */
+function batch(items: unknown[], from = 'raw-worker-1') {
+  return { v: WIRE_VERSION, from, at: Date.now(), nonce: randomBytes(16).toString('base64url'), items };
 }
 
 function nextPrefix(): string {
@@ -65,7 +80,7 @@ function nextPrefix(): string {
   return `${redis.prefix}${suiteRun}:`;
 }
 
-describe('the alert queue (real Redis)', () => {
+describe('the alert stream (real Redis)', () => {
   it('brings the message id the front got back to the worker, and its edits reach that message', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
@@ -83,38 +98,68 @@ describe('the alert queue (real Redis)', () => {
     // A message that is not there: false, as the in-process outbox answers.
     expect(await remote.edit(501, 9999, 'nothing to edit')).toBe(false);
     expect(consumer.stats()).toMatchObject({ received: 4, sent: 1, edited: 3, repeats: 0, unsure: 0, invalid: 0 });
-    expect(remote.stats).toMatchObject({ enqueued: 4, answered: 4, failed: 0, timedOut: 0 });
-    // Every key of the queue and the claim sits under the cluster's prefix, the queue's apart from the store's alert state (audit 2, N11).
-    const probe = new Redis(redis.url);
-    stopAfter({ close: () => probe.quit() });
-    expect(await probe.exists(`${prefix}alert-queue:meta`, `${prefix}claim:${idempotencyId('501:arbs:a:new:1')}`)).toBe(2);
-    expect(await probe.keys(`${prefix}alerts:*`)).toEqual([]);
+    expect(remote.stats).toMatchObject({ enqueued: 4, batches: 4, answered: 4, failed: 0, timedOut: 0 });
+    // Every key of the stream and the claim sits under the cluster's prefix, the stream's apart from the store's alert state (audit 2, N11).
+    const probe = raw(prefix);
+    expect(await probe.conn.exists(probe.streams.new, probe.streams.edit, `${prefix}claim:${idempotencyId('501:arbs:a:new:1')}`)).toBe(3);
+    expect(await probe.conn.keys(`${prefix}alerts:*`)).toEqual([]);
+    // Each entry is acknowledged and deleted once answered: nothing is kept in Redis.
+    await vi.waitFor(async () => expect([await probe.length('new'), await probe.length('edit')]).toEqual([0, 0]));
+  });
+
+  it('adds the sends and edits of one tick as one entry each, signed once, and answers them together', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake, consumer } = await front(prefix);
+    const { remote } = worker(prefix);
+    const first = await Promise.all([601, 602, 603].map((chat) => remote.send(chat, `arb for ${chat}`, { idempotencyKey: `${chat}:arbs:a:new:1` })));
+    expect(first).toEqual([601, 602, 603].map((chat) => fake.messages(chat)[0]!.message_id));
+    expect(remote.stats).toMatchObject({ enqueued: 3, batches: 1, answered: 3 });
+    // A tick with both: one entry on each stream.
+    const mixed = await Promise.all([
+      remote.edit(601, first[0]!, 'moved', { idempotencyKey: '601:arbs:a:moved:1:2' }),
+      remote.edit(602, first[1]!, 'moved', { idempotencyKey: '602:arbs:a:moved:1:2' }),
+      remote.send(604, 'arb for 604', { idempotencyKey: '604:arbs:a:new:1' }),
+    ]);
+    expect(mixed).toEqual([true, true, fake.messages(604)[0]!.message_id]);
+    expect(remote.stats).toMatchObject({ enqueued: 6, batches: 3, answered: 6 });
+    expect(consumer.stats()).toMatchObject({ batches: 3, received: 6, sent: 4, edited: 2 });
   });
 
   it('takes a new alert ahead of the edits queued before it, so a busy minute of edits does not delay it', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const { remote } = worker(prefix);
-    // Forty edits wait in the queue (no front is running yet), then a new alert comes.
-    const edits = Array.from({ length: 40 }, (_, i) => remote.edit(510 + (i % 4), 1, `moved ${i}`, { idempotencyKey: `${510 + (i % 4)}:arbs:e${i}:moved:1:2` }));
-    const queue = rawQueue(prefix);
-    await vi.waitFor(async () => expect((await queue.getJobCounts('prioritized', 'wait')).prioritized).toBe(40), { timeout: 5_000 });
+    // Forty edits wait in the stream (no front is running yet), in four ticks, then a new alert comes.
+    const edits: Promise<boolean>[] = [];
+    const probe = raw(prefix);
+    for (let tick = 0; tick < 4; tick++) {
+      for (let n = 0; n < 10; n++) {
+        const i = tick * 10 + n;
+        edits.push(remote.edit(510 + (i % 4), 1, `moved ${i}`, { idempotencyKey: `${510 + (i % 4)}:arbs:e${i}:moved:1:2` }));
+      }
+      await vi.waitFor(async () => expect(await probe.length('edit')).toBe(tick + 1), { timeout: 5_000 });
+    }
     const sent = remote.send(520, 'New arb', { kind: 'alert', idempotencyKey: '520:arbs:n:new:1' });
-    await vi.waitFor(async () => expect((await queue.getJobCounts('wait')).wait).toBe(1), { timeout: 5_000 });
-    // One job at a time: the order the front takes them in is the order Telegram sees.
+    await vi.waitFor(async () => expect(await probe.length('new')).toBe(1), { timeout: 5_000 });
+    // One alert in hand at a time: the order the front takes them in is the order Telegram sees.
     const { fake } = await front(prefix, { concurrency: 1 });
     expect(await sent).toBeDefined();
     await Promise.all(edits);
-    const methods = fake.calls().map((c) => c.method).filter((m) => m === 'sendMessage' || m === 'editMessageText');
-    expect(methods[0]).toBe('sendMessage');
-    expect(methods.filter((m) => m === 'editMessageText')).toHaveLength(40);
+    const calls = fake.calls().filter((c) => c.method === 'sendMessage' || c.method === 'editMessageText');
+    // The front takes the new alert with the first entry of edits (a batch is taken whole): it goes
+    // out before any edit of the later ticks, however many wait.
+    const later = calls.findIndex((c) => /^moved [1-3]\d$/.test(String(c.payload.text)));
+    expect(calls.findIndex((c) => c.method === 'sendMessage')).toBeLessThan(later);
+    // Every edit answered; the outbox folded each tick's edits of one message (4 chats) into one call.
+    expect(calls.filter((c) => c.method === 'editMessageText')).toHaveLength(16);
   });
 
-  it('answers each worker on its own channel, not through the queue\'s event stream that every worker would read', async (ctx) => {
+  it('answers each worker on its own channel', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const { fake } = await front(prefix);
-    // Reading the job itself only after a minute: an answer within seconds came on the channel.
+    // Reading the claim only after a minute: an answer within seconds came on the channel.
     const a = worker(prefix, undefined, 60_000).remote;
     const b = worker(prefix, undefined, 60_000).remote;
     const started = performance.now();
@@ -130,28 +175,40 @@ describe('the alert queue (real Redis)', () => {
     }
   });
 
-  it('sends one message for the same key enqueued twice, and answers both callers with its id', async (ctx) => {
+  it('sends one message for the same key added twice, and answers both callers with its id', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const { fake, consumer } = await front(prefix);
-    // The second caller's job is the first's: its answer goes to the first worker's channel, and the second reads the job.
-    const first = worker(prefix, undefined, 200).remote;
-    const second = worker(prefix, undefined, 200).remote;
+    // Two workers see the same alert (a lease moved between them): two items, one message.
+    const first = worker(prefix).remote;
+    const second = worker(prefix).remote;
     const key = '502:arbs:b:new:1';
     const ids = await Promise.all([first.send(502, 'one alert', { idempotencyKey: key }), second.send(502, 'one alert', { idempotencyKey: key })]);
     expect(fake.calls('sendMessage')).toHaveLength(1);
     expect(ids[0]).toBe(fake.messages(502)[0]!.message_id);
     expect(ids[1]).toBe(ids[0]);
-
-    // Later, when the first job is no longer kept, a third enqueue is a new job: the claim answers it.
-    const queue = rawQueue(prefix);
-    await queue.remove(idempotencyId(key));
+    // Later, added again: the claim answers it.
     expect(await first.send(502, 'one alert', { idempotencyKey: key })).toBe(ids[0]);
     expect(fake.calls('sendMessage')).toHaveLength(1);
-    expect(consumer.stats()).toMatchObject({ sent: 1, repeats: 1, unsure: 0 });
+    expect(consumer.stats()).toMatchObject({ sent: 1, repeats: 2, unsure: 0 });
     // Without a key nothing is deduplicated: two notices are two messages.
     await Promise.all([first.send(503, 'notice'), first.send(503, 'notice')]);
     expect(fake.messages(503)).toHaveLength(2);
+  });
+
+  it('finds a missed answer of a keyed send in its claim', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake } = await front(prefix);
+    const { remote } = worker(prefix, undefined, 200);
+    // The answer channel is gone (as while it reconnects): the front's answer reaches nobody.
+    const answers = (remote as unknown as { answers: Redis }).answers;
+    await answers.unsubscribe();
+    const started = performance.now();
+    const id = await remote.send(530, 'answer missed', { idempotencyKey: '530:arbs:m:new:1' });
+    expect(id).toBe(fake.messages(530)[0]!.message_id);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(remote.stats).toMatchObject({ answered: 1, timedOut: 0 });
   });
 
   it('does not send again what a front that died mid-send had claimed, and counts it', async (ctx) => {
@@ -164,8 +221,6 @@ describe('the alert queue (real Redis)', () => {
       fake,
       // Dead: it answers nothing more and closes without waiting for the outbox.
       closeTimeoutMs: 0,
-      lockDurationMs: 1000,
-      stalledIntervalMs: 500,
       api: (real) => ({
         sendMessage: async (chatId, text, other) => {
           await real.sendMessage(chatId, text, other);
@@ -179,55 +234,87 @@ describe('the alert queue (real Redis)', () => {
     await vi.waitFor(() => expect(fake.messages(504)).toHaveLength(1), { timeout: 5000 });
     await dying.consumer.close();
 
-    // A second front: BullMQ's stalled-job check hands it the dead front's job once its lock lapsed.
-    const survivor = await front(prefix, { fake, lockDurationMs: 1000, stalledIntervalMs: 500, pendingWaitMs: 200 });
+    // A second front takes over the dead front's pending entry as it starts.
+    const survivor = await front(prefix, { fake, pendingWaitMs: 200 });
     expect(await answer).toBeUndefined();
     expect(fake.calls('sendMessage')).toHaveLength(1);
     expect(survivor.consumer.stats()).toMatchObject({ received: 1, sent: 0, unsure: 1 });
     expect(survivor.logs.text()).toContain('never recorded Telegram’s answer');
   }, 20_000);
 
-  it('replays a dead front’s job that it had not claimed yet, so nothing is lost', async (ctx) => {
+  it('replays a dead front’s entry that it had not claimed yet, so nothing is lost', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const fake = await startFakeTelegram();
     stopAfter(fake);
     const { remote } = worker(prefix);
-    // A job taken by a front that stopped before claiming (its outbox never got it).
-    const queue = rawQueue(prefix);
+    // An entry read by a front that stopped before claiming (its outbox never got it).
+    const probe = raw(prefix);
     const answer = remote.send(505, 'taken but never claimed', { idempotencyKey: '505:arbs:d:new:1' });
-    await vi.waitFor(async () => expect(await queue.getJobCountByTypes('wait')).toBe(1));
-    const taker = new Worker(ALERT_QUEUE, () => new Promise(() => undefined), {
-      connection: { url: redis.url, maxRetriesPerRequest: null },
-      prefix: bullPrefix(prefix),
-      lockDuration: 1000,
-      // The stalled-job check is throttled for all consumers by the last one that ran it.
-      stalledInterval: 500,
-    });
-    await vi.waitFor(async () => expect(await queue.getJobCountByTypes('active')).toBe(1));
-    await taker.close(true);
-    const survivor = await front(prefix, { fake, lockDurationMs: 1000, stalledIntervalMs: 500 });
+    await vi.waitFor(async () => expect(await probe.length('new')).toBe(1));
+    await probe.conn.xgroup('CREATE', probe.streams.new, SENDERS_GROUP, '0', 'MKSTREAM');
+    const taken = await probe.conn.xreadgroup('GROUP', SENDERS_GROUP, 'dead-front', 'COUNT', 10, 'STREAMS', probe.streams.new, '>');
+    expect(taken).toHaveLength(1);
+    const survivor = await front(prefix, { fake });
     const id = await answer;
     expect(id).toBe(fake.messages(505)[0]?.message_id);
     expect(fake.calls('sendMessage')).toHaveLength(1);
     expect(survivor.consumer.stats()).toMatchObject({ sent: 1, unsure: 0 });
+    await vi.waitFor(async () => expect(await probe.conn.xpending(probe.streams.new, SENDERS_GROUP)).toEqual([0, null, null, null]));
   }, 20_000);
 
-  it('sends once when the same key comes in two jobs at once (a duplicate that slipped past the job id)', async (ctx) => {
+  it('takes over an entry another front has held idle too long, while it runs', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake, consumer } = await front(prefix, { reclaimIdleMs: 300, reclaimIntervalMs: 100 });
+    const probe = raw(prefix);
+    // Read by another consumer of the group after this front started (two fronts for a moment while
+    // the sender lease moved), never answered: added and read in one transaction, ahead of this
+    // front's blocked read.
+    await vi.waitFor(async () => expect(await probe.conn.exists(probe.streams.new)).toBe(1));
+    const body = JSON.stringify(batch([{ i: 1, type: 'send', chatId: 540, text: 'taken over', opts: { idempotencyKey: '540:arbs:o:new:1' } }]));
+    const [, [, read]] = (await probe.conn.multi().xadd(probe.streams.new, '*', 'b', body).xreadgroup('GROUP', SENDERS_GROUP, 'paused-front', 'COUNT', 10, 'STREAMS', probe.streams.new, '>').exec()) as [unknown, [unknown, unknown[]]];
+    expect(read).toHaveLength(1);
+    await vi.waitFor(() => expect(fake.messages(540)).toHaveLength(1), { timeout: 5_000 });
+    expect(consumer.stats()).toMatchObject({ sent: 1 });
+  }, 20_000);
+
+  it('takes an entry over again when its check failed for Redis trouble, and sends it then', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const real = stopAfter(createClaims({ connection: { url: redis.url }, prefix }));
+    let failures = 1;
+    const claims: Claims = {
+      ...real,
+      takeNonce: async (...args) => {
+        if (failures-- > 0) throw new Error('Redis is away');
+        return real.takeNonce(...args);
+      },
+    };
+    // A guard that lets everything through: only its nonce's round trip matters here.
+    const guard = { verify: () => undefined, fresh: () => undefined, destination: () => undefined, groupDestination: () => undefined };
+    const { fake, consumer, logs } = await front(prefix, { claims, guard, reclaimIdleMs: 200, reclaimIntervalMs: 100 });
+    const { remote } = worker(prefix);
+    const id = await remote.send(550, 'checked the second time', { idempotencyKey: '550:arbs:r:new:1' });
+    expect(id).toBe(fake.messages(550)[0]?.message_id);
+    expect(consumer.stats()).toMatchObject({ batches: 2, received: 1, sent: 1 });
+    expect(logs.text()).toContain('could not check an entry');
+  });
+
+  it('sends once when the same key comes in two entries at once', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const { fake, consumer } = await front(prefix);
-    const queue = rawQueue(prefix);
-    const payload = { v: 1, type: 'send', chatId: 510, text: 'twice in the queue', opts: { idempotencyKey: '510:arbs:e:new:1' } };
-    const jobs = await Promise.all([queue.add('send', payload, { jobId: 'copy-1' }), queue.add('send', payload, { jobId: 'copy-2' })]);
-    await vi.waitFor(async () => expect(await queue.getJobCountByTypes('completed')).toBe(2), { timeout: 5000 });
-    const answers = await Promise.all(jobs.map(async (j) => (await queue.getJob(j.id!))?.returnvalue));
+    const probe = raw(prefix);
+    const item = { i: 1, type: 'send', chatId: 510, text: 'twice in the stream', opts: { idempotencyKey: '510:arbs:e:new:1' } };
+    await Promise.all([probe.add(batch([item])), probe.add(batch([item]))]);
+    await vi.waitFor(() => expect(consumer.stats().received).toBe(2), { timeout: 5000 });
+    await vi.waitFor(async () => expect(await probe.length()).toBe(0), { timeout: 5000 });
     expect(fake.calls('sendMessage')).toHaveLength(1);
-    expect(answers).toEqual([1, 1]);
     expect(consumer.stats()).toMatchObject({ sent: 1, repeats: 1, unsure: 0 });
   });
 
-  it('lets the outbox answer the jobs in hand when it closes, so none is left claimed', async (ctx) => {
+  it('lets the outbox answer the alerts in hand when it closes, so none is left claimed', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const slow = (real: OutboxApi): OutboxApi => ({
@@ -260,25 +347,42 @@ describe('the alert queue (real Redis)', () => {
     expect(fake.messages(506).map((m) => m.text)).toEqual(['before']);
   });
 
-  it('discards a forged or broken payload with a log line and goes on', async (ctx) => {
+  it('discards a forged or broken entry with a log line and goes on', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const { fake, consumer, logs } = await front(prefix);
-    const queue = rawQueue(prefix);
+    const probe = raw(prefix);
     const forged = [
-      { v: 1, type: 'send', chatId: 'everyone', text: 'spam', opts: {} },
-      { v: 1, type: 'send', chatId: 507, text: 'with an extra field', opts: { parse_mode: 'Markdown' } },
-      { v: 1, type: 'edit', chatId: 507, messageId: -1, text: 'x', opts: {} },
-      { v: 2, type: 'send', chatId: 507, text: 'a future version', opts: {} },
-      'not even an object',
+      batch([{ i: 1, type: 'send', chatId: 'everyone', text: 'spam', opts: {} }]),
+      batch([{ i: 1, type: 'send', chatId: 507, text: 'with an extra field', opts: { parse_mode: 'Markdown' } }]),
+      batch([{ i: 1, type: 'edit', chatId: 507, messageId: -1, text: 'x', opts: {} }]),
+      { ...batch([{ i: 1, type: 'send', chatId: 507, text: 'a future version', opts: {} }]), v: 3 },
+      { v: 1, type: 'send', chatId: 507, text: 'a job of the BullMQ queue', opts: {} },
+      'not even JSON',
     ];
-    for (const data of forged) await queue.add('send', data);
-    await vi.waitFor(async () => expect(await queue.getJobCountByTypes('failed')).toBe(forged.length), { timeout: 5000 });
-    expect(consumer.stats().invalid).toBe(forged.length);
-    expect(logs.text().match(/discarded a job that is not an alert/g)).toHaveLength(forged.length);
+    for (const body of forged) await probe.add(body);
+    await probe.conn.xadd(probe.streams.new, '*', 'x', 'no batch field');
+    await vi.waitFor(() => expect(consumer.stats().invalid).toBe(forged.length + 1), { timeout: 5000 });
+    expect(logs.text().match(/discarded an entry that is not a batch of alerts/g)).toHaveLength(forged.length + 1);
     expect(fake.calls('sendMessage')).toHaveLength(0);
+    await vi.waitFor(async () => expect(await probe.length()).toBe(0));
     // Still consuming.
     expect(await worker(prefix).remote.send(507, 'a real alert')).toBe(1);
+  });
+
+  it('says at start how many jobs of the older BullMQ queue it leaves unsent, and how to empty it', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const probe = raw(prefix);
+    await probe.conn.lpush(`${prefix}alert-queue:wait`, '1', '2');
+    await probe.conn.zadd(`${prefix}alert-queue:prioritized`, 10, '3');
+    const { logs } = await front(prefix);
+    await vi.waitFor(() => expect(logs.records().find((r) => r.jobs !== undefined)).toMatchObject({ jobs: 3, keys: `${prefix}alert-queue:*` }));
+    expect(logs.text()).toContain('The move to the alert stream');
+    // Nothing to say when the old queue is empty.
+    const quiet = await front(nextPrefix());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(quiet.logs.records().find((r) => r.jobs !== undefined)).toBeUndefined();
   });
 
   it('answers undefined when no front answers in time, and at once when closed', async (ctx) => {
