@@ -1,7 +1,7 @@
 /**
  * One user at the ledger's bound (20,000 positions, LEDGER_MAX_POSITIONS' default) cannot make
  * the process stop for more than 200 ms with the bot's own commands and buttons (security-audit-3
- * M2): /pnl with its chart, /export all (an 8 MB CSV, made in slices), /open, ✅ Placed and a
+ * M2): /pnl with its chart, /export all (an 8 MB CSV, made a few ms of work at a time and encoded slice by slice), /open, ✅ Placed and a
  * settle, /archive. The event loop's delay is measured with perf_hooks' monitor over the whole run;
  * the fake Bot API and the store share the process, so their work counts too.
  */

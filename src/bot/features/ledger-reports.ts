@@ -17,6 +17,7 @@ import { formatDuration } from '../../alerts/time.js';
 import { escapeHtml } from '../../lib/html.js';
 import { createChartDrawer } from '../../ledger/chart-drawer.js';
 import { ledgerCsvChunks } from '../../ledger/csv.js';
+import { packParts } from '../../ledger/csv-parts.js';
 import { MANUAL_SERVICE } from '../../ledger/manual.js';
 import { isSettled, type LedgerBook, type Position } from '../../ledger/model.js';
 import { parsePeriod, periodRange, periodText, type Period } from '../../ledger/periods.js';
@@ -82,29 +83,15 @@ function exportPositions(book: LedgerBook, from: number, to: number): Position[]
   });
 }
 
-async function csvPieces(book: LedgerBook, positions: readonly Position[]): Promise<string[]> {
-  const pieces: string[] = [];
-  for await (const piece of ledgerCsvChunks(book, positions)) pieces.push(piece);
-  return pieces;
-}
-
-/** The pieces (header first) packed into files of about PART_BYTES, each starting with the header. */
-function packParts(pieces: readonly string[]): Buffer[] {
-  const [header = '', ...rows] = pieces;
-  const parts: Buffer[] = [];
-  let current: string[] = [];
-  let size = 0;
-  for (const piece of rows.flatMap((r) => r.split(/(?<=\n)/))) {
-    if (size + piece.length > PART_BYTES && current.length > 0) {
-      parts.push(Buffer.from(header + current.join(''), 'utf8'));
-      current = [];
-      size = 0;
-    }
-    current.push(piece);
-    size += piece.length;
-  }
-  if (current.length > 0) parts.push(Buffer.from(header + current.join(''), 'utf8'));
-  return parts;
+/**
+ * The CSV as bytes, one buffer per slice of rows (the header first): each slice is encoded as it is
+ * made, so no step holds the process for the whole file (joining and encoding 8 MB at once took
+ * 27 ms, several times that on a busy machine).
+ */
+async function csvSlices(book: LedgerBook, positions: readonly Position[]): Promise<Buffer[]> {
+  const slices: Buffer[] = [];
+  for await (const piece of ledgerCsvChunks(book, positions)) slices.push(Buffer.from(piece, 'utf8'));
+  return slices;
 }
 
 /** Lines of the CSV in messages of at most TEXT_MESSAGE_CHARS. */
@@ -173,21 +160,21 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
     const book = await rt.store.ledger.book(ctx.from!.id);
     const positions = exportPositions(book, from, to);
     if (positions.length === 0) return void (await ctx.reply(ctx.t('export_empty')));
-    const pieces = await csvPieces(book, positions);
+    const slices = await csvSlices(book, positions);
     const legs = positions.reduce((n, p) => n + p.legs.length, 0);
     const words = periodWords(period, ctx.t);
     const name = periodText(period);
-    const bytes = pieces.reduce((n, x) => n + Buffer.byteLength(x), 0);
+    const bytes = slices.reduce((n, x) => n + x.length, 0);
     if (mode === 'text') {
       if (bytes > TEXT_MAX_BYTES) return void (await ctx.reply(ctx.t('export_too_long_text', { kb: Math.ceil(bytes / 1024), max: TEXT_MAX_BYTES / 1024, period: name })));
-      const messages = textMessages(pieces.join(''));
+      const messages = textMessages(Buffer.concat(slices).toString('utf8'));
       for (const [i, chunk] of messages.entries()) {
         await ctx.reply(`${ctx.t('export_text_head', { period: words, i: i + 1, k: messages.length })}\n<pre>${escapeHtml(chunk)}</pre>`);
       }
       return;
     }
     if (mode === 'parts' || bytes > DOCUMENT_MAX_BYTES) {
-      const parts = packParts(pieces);
+      const parts = packParts(slices, PART_BYTES);
       if (parts.length > PARTS_MAX) return void (await ctx.reply(ctx.t('export_too_many_parts', { k: parts.length, max: PARTS_MAX })));
       for (const [i, part] of parts.entries()) {
         const sent = await sendFile(ctx, part, `ledger-${name}-part${i + 1}.csv`, ctx.t('export_part_caption', { period: words, i: i + 1, k: parts.length }));
@@ -195,7 +182,7 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
       }
       return;
     }
-    const sent = await sendFile(ctx, Buffer.from(pieces.join(''), 'utf8'), `ledger-${name}.csv`, ctx.t('export_caption', { period: words, n: legs }));
+    const sent = await sendFile(ctx, Buffer.concat(slices, bytes), `ledger-${name}.csv`, ctx.t('export_caption', { period: words, n: legs }));
     if (!sent.ok) await ctx.reply(ctx.t('export_refused', { n: legs, reason: sent.reason, period: name }));
   });
 
@@ -209,7 +196,7 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
     const settled = book.positions.filter((p) => isSettled(p) && p.settledAt !== null && p.settledAt >= from && p.settledAt < to);
     if (settled.length === 0) return void (await ctx.reply(ctx.t('archive_empty')));
     // Compressed on the thread pool: a 14 MB CSV of 20,000 positions becomes about 1 MB.
-    const gz = await gzipAsync(Buffer.from((await csvPieces(book, settled)).join(''), 'utf8'));
+    const gz = await gzipAsync(Buffer.concat(await csvSlices(book, settled)));
     const sent = await sendFile(ctx, gz, `ledger-archive-${periodText(period)}.csv.gz`, ctx.t('archive_caption', { n: settled.length, period: periodWords(period, ctx.t) }));
     // Moved out only once the user has the file: a refused upload loses nothing.
     if (!sent.ok) return void (await ctx.reply(ctx.t('archive_refused', { reason: sent.reason })));

@@ -51,7 +51,10 @@ async function boot(root: HTMLElement) {
   const answer = api.boot(screen, takeEarlyBoot(launch.initData, screen));
   // A second open draws the ledger this device showed last, at once, until the answer replaces it.
   const last = screen === 'ledger' ? readLastView(initDataUserId(launch.initData)) : undefined;
-  let firstLedger: FirstLedger | undefined = last && { view: last.ledger, next: answer.then((a) => a.ledger ?? api.ledger({})) };
+  const next = last && answer.then((a) => a.ledger ?? api.ledger({}));
+  // A refused launch replaces the screen before the ledger screen takes `next`: its failure is shown below, not left unhandled.
+  next?.catch(() => undefined);
+  let firstLedger: FirstLedger | undefined = last && next && { view: last.ledger, next };
   const takeFirstLedger = () => {
     const given = firstLedger;
     firstLedger = undefined;
