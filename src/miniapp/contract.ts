@@ -154,7 +154,10 @@ export type EditBody = z.infer<typeof editBodySchema>;
 export const positionAnswerSchema = z.object({ position: positionSchema });
 export type PositionAnswer = z.infer<typeof positionAnswerSchema>;
 
-// GET /app/api/ledger.csv?from&to → text/csv, the same file as /export.
+// GET /app/api/ledger.csv?from&to&service&sport&bookmaker → text/csv, the same file as /export.
+// POST /app/api/ledger.csv/send?… → the same file sent to the user's chat with the bot.
+export const csvSentSchema = z.object({ files: z.number().int(), legs: z.number().int() });
+export type CsvSent = z.infer<typeof csvSentSchema>;
 
 // Filters
 export const coverageSchema = z.object({

@@ -6,7 +6,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { saveFilter } from '../bot/actions/save-filter.js';
+import type { Api } from 'grammy';
+import { sendDocument } from '../bot/actions/send-document.js';
+import { CAP_RULES } from '../bot/caps.js';
 import type { BotRuntime } from '../bot/deps.js';
+import { translator } from '../locales/i18n.js';
 import { createMiniAppApi } from './api.js';
 import { createMiniAppRoutes, type AssetProvider } from './server.js';
 
@@ -15,20 +19,28 @@ export const notBuiltAssets: AssetProvider = { get: (name) => (name === 'index.h
 
 type Routes = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export function mountMiniApp(rt: BotRuntime, assets?: AssetProvider): Routes | undefined {
+/** `api`: the bot's own Bot API client (its calls to a chat keep the outbox's per-chat budget). */
+export function mountMiniApp(rt: BotRuntime, api: Api, assets?: AssetProvider): Routes | undefined {
   const { config } = rt;
   if (config.MINI_APP_URL === undefined || config.BOT_TOKEN === undefined) return undefined;
-  const api = createMiniAppApi({
+  const logger = rt.logger.child({ module: 'miniapp' });
+  const routes = createMiniAppApi({
     store: rt.store,
     clock: rt.clock,
-    logger: rt.logger.child({ module: 'miniapp' }),
+    logger,
     botToken: config.BOT_TOKEN,
     maxAgeSeconds: config.MINI_APP_MAX_AGE_SECONDS,
     bookmakers: (lang) => rt.client.cachedDictionaries(lang)?.bookmakers ?? rt.client.cachedDictionaries('en')?.bookmakers ?? {},
     sports: (lang) => rt.client.cachedDictionaries(lang)?.sports ?? rt.client.cachedDictionaries('en')?.sports ?? {},
     filters: { save: (userId, service, settings) => saveFilter(rt, userId, service, settings), coverage: (userId, extra) => rt.scheduler.coverage(userId, extra) },
+    reports: {
+      takeReport: (userId) => rt.caps.take('report', userId),
+      reportRule: CAP_RULES.report,
+      sendDocument: (userId, bytes, fileName, caption) =>
+        sendDocument(api, userId, { bytes, fileName, caption }, logger, translator(rt.store.getUser(userId)?.lang ?? 'en')('upload_refused_unknown')),
+    },
   });
-  return createMiniAppRoutes(api, assets ?? notBuiltAssets);
+  return createMiniAppRoutes(routes, assets ?? notBuiltAssets);
 }
 
 /** `{ miniApp }` for the operator port's options when mounted, else nothing (exactOptionalPropertyTypes). */

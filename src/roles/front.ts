@@ -77,6 +77,8 @@ export interface Front {
   start(): Promise<void>;
   /** What the bot's features act through (the Mini App's API uses the same). */
   readonly runtime: BotRuntime;
+  /** The bot's own Bot API client, with its per-chat budget (the Mini App sends the CSV through it). */
+  readonly botApi: Api;
   /** The bot's update intake, once started. */
   readonly running: BotHandle | undefined;
   /** `telegram`: updates reach the bot. */
@@ -159,6 +161,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
     outbox,
     api: checkApi,
     runtime: runtimeOf(bot),
+    botApi: bot.api,
     get running() {
       return running;
     },

@@ -11,7 +11,7 @@ import { ManualClock } from '../../src/clock.js';
 import { startHealthServer, type HealthServer } from '../../src/health/server.js';
 import { makeLeg, positionSchema, type Position } from '../../src/ledger/model.js';
 import { silentLogger } from '../../src/logger.js';
-import { createMiniAppApi, REQUESTS_PER_MINUTE } from '../../src/miniapp/api.js';
+import { createMiniAppApi, REQUESTS_PER_MINUTE, type MiniAppApiOptions } from '../../src/miniapp/api.js';
 import { CSP, createMiniAppRoutes, type AssetProvider } from '../../src/miniapp/server.js';
 import { signInitData } from '../../src/miniapp/init-data.js';
 import { openStore } from '../../src/store/store.js';
@@ -24,6 +24,8 @@ import { MARKET_GROUPS } from '../../src/service/market-groups.js';
 import type { FiltersView } from '../../src/miniapp/contract.js';
 import { en } from '../../src/locales/en.js';
 import { ru as ruTable } from '../../src/locales/ru.js';
+import { testReports, type SentFile } from '../support/miniapp-reports.js';
+import { readLedgerCsv } from '../../src/ledger/csv.js';
 
 const TOKEN = '999:api-test-token';
 const ME = 501;
@@ -46,6 +48,14 @@ let server: HealthServer;
 let base: string;
 let saves: { userId: number; service: Service; settings: FilterSettings }[];
 let budgetRefuses: boolean;
+let sentFiles: SentFile[];
+let sendRefuses: boolean;
+
+/** The chat refuses files while `sendRefuses` is set, as Telegram does for a user who blocked the bot. */
+const refusingWhen = (r: MiniAppApiOptions['reports']): MiniAppApiOptions['reports'] => ({
+  ...r,
+  sendDocument: (...a) => (sendRefuses ? Promise.resolve({ ok: false, reason: 'Forbidden: bot was blocked by the user' }) : r.sendDocument(...a)),
+});
 
 const initData = (userId: number, atMs = clock.now(), token = TOKEN, lang = 'en') =>
   signInitData({ auth_date: String(Math.floor(atMs / 1000)), query_id: 'q', user: JSON.stringify({ id: userId, first_name: 'U', language_code: lang }) }, token);
@@ -78,6 +88,8 @@ beforeEach(async () => {
   await store.ledger.put(ME, arb('1', clock.now() - 3_600_000));
   await store.ledger.put(OTHER, arb('7', clock.now() - 3_600_000));
   saves = [];
+  sentFiles = [];
+  sendRefuses = false;
   const filters = {
     save: async (userId: number, service: Service, settings: FilterSettings): Promise<SaveOutcome> => {
       saves.push({ userId, service, settings });
@@ -86,7 +98,7 @@ beforeEach(async () => {
     coverage: (): Partial<Record<Service, ServiceCoverage>> => ({ arbs_prematch: { share: 0.5, intervalMs: 4000, state: 'active' } }),
   };
   budgetRefuses = false;
-  const api = createMiniAppApi({ store, clock, logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600, bookmakers: () => BOOKS, sports: () => ({ '1': 'Football' }), filters });
+  const api = createMiniAppApi({ store, clock, logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600, bookmakers: () => BOOKS, sports: () => ({ '1': 'Football' }), filters, reports: refusingWhen(testReports(clock, sentFiles)) });
   server = await startHealthServer({ port: 0, checks: [], metrics: { render: async () => '', contentType: 'text/plain' }, miniApp: createMiniAppRoutes(api, assets) });
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -193,11 +205,48 @@ describe('Mini App ledger', () => {
     expect((await call('/app/api/ledger', { method: 'DELETE' })).status).toBe(405);
   });
 
-  it('serves the CSV of settled positions', async () => {
+  it('serves the same CSV as /export: settled and open positions, narrowed by the screen', async () => {
+    await store.ledger.put(ME, { ...arb('2', clock.now() - 1_800_000), sport: 'Tennis' });
     await call('/app/api/positions/1/settle', { method: 'POST', body: JSON.stringify({ result: 'void' }) });
     const res = await call('/app/api/ledger.csv');
     expect(res.headers.get('content-type')).toMatch(/text\/csv/);
-    expect((await res.text()).split('\n').length).toBeGreaterThan(2);
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="ledger-start-today.csv"');
+    const rows = readLedgerCsv(await res.text());
+    expect(rows.map((r) => `${r.position_id}:${r.status}`)).toEqual(['1:void', '1:void', '2:pending', '2:pending']);
+    const tennis = readLedgerCsv(await (await call('/app/api/ledger.csv?sport=Tennis')).text());
+    expect(tennis.map((r) => r.position_id)).toEqual(['2', '2']);
+    const none = await call('/app/api/ledger.csv?sport=Curling');
+    expect(none.status).toBe(404);
+    expect(((await none.json()) as { error: { message: string } }).error.message).toBe('Your ledger has nothing in this period yet.');
+  });
+
+  it('sends the same file to the chat with the bot, and says so', async () => {
+    const res = await call('/app/api/ledger.csv/send?from=2020-01-01', { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ files: 1, legs: 2 });
+    expect(sentFiles).toHaveLength(1);
+    const [file] = sentFiles;
+    expect(file!.userId).toBe(ME);
+    expect(file!.fileName).toBe('ledger-2020-01-01-today.csv');
+    expect(file!.caption).toContain('2 legs');
+    expect(file!.bytes.toString('utf8')).toBe(await (await call('/app/api/ledger.csv?from=2020-01-01')).text());
+    expect((await call('/app/api/ledger.csv/send')).status).toBe(405);
+    sendRefuses = true;
+    const refused = await call('/app/api/ledger.csv/send', { method: 'POST' });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      'Telegram refused to send the file (Forbidden: bot was blocked by the user). Open the chat with the bot, press Start if it asks, and try again; /export there sends the same file.',
+    );
+  });
+
+  it("shares the chat's cap on ledger reports: the 13th file in 10 minutes is refused in words, and later taken", async () => {
+    for (let i = 0; i < 12; i++) expect((await call(i % 2 ? '/app/api/ledger.csv' : '/app/api/ledger.csv/send', i % 2 ? {} : { method: 'POST' })).status).toBe(200);
+    const capped = await call('/app/api/ledger.csv');
+    expect(capped.status).toBe(429);
+    expect(((await capped.json()) as { error: { message: string } }).error.message).toMatch(/^⏳ That was 12 ledger reports .* the next one is possible in /);
+    expect(sentFiles).toHaveLength(6);
+    await clock.advance(10 * 60_000);
+    expect((await call('/app/api/ledger.csv')).status).toBe(200);
   });
 });
 

@@ -16,6 +16,7 @@ import { signInitData } from '../../src/miniapp/init-data.js';
 import { CSP, createMiniAppRoutes } from '../../src/miniapp/server.js';
 import { openStore } from '../../src/store/store.js';
 import type { Store } from '../../src/store/port.js';
+import { testReports } from '../support/miniapp-reports.js';
 
 const TOKEN = '999:boot-test-token';
 const ME = 601;
@@ -44,7 +45,7 @@ beforeEach(async () => {
   await store.ledger.put(ME, arb('1', 'Mine vs Theirs'));
   await store.ledger.put(OTHER, arb('7', 'Other user event'));
   const api = createMiniAppApi({
-    store, clock, logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600,
+    store, clock, reports: testReports(clock), logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600,
     bookmakers: () => ({ '1': 'Pinnacle', '2': 'Betfair Exchange' }), sports: () => ({ '1': 'Football' }),
     filters: { save: () => Promise.resolve({ kind: 'saved' }), coverage: () => ({}) },
   });

@@ -92,6 +92,21 @@ describe('the Mini App against the real bot', () => {
     await expect.poll(() => telegram.messages(ME).slice(before).map((m) => m.text).join('\n'), { timeout: 10_000 }).toContain('No unsettled positions');
   });
 
+  it('sends the CSV to the chat with the bot, and offers a download only where the client can save one', async () => {
+    const before = telegram.messages(ME).length;
+    await withPage(browser, 'real-ledger-csv', async (page) => {
+      await page.goto(`${open(initData(ME))}&tgWebAppPlatform=android`);
+      await page.getByRole('button', { name: 'Send CSV to the chat' }).click();
+      await page.getByText('Sent to your chat with the bot: 1 file(s), 2 legs.').waitFor();
+      expect(await page.getByRole('button', { name: 'Download CSV' }).count()).toBe(0);
+      await page.goto(open(initData(ME)));
+      await page.getByRole('button', { name: 'Download CSV' }).waitFor();
+    });
+    const file = telegram.messages(ME).slice(before).find((m) => m.media?.kind === 'document');
+    expect(file?.media?.fileName).toBe('ledger-start-today.csv');
+    expect(Buffer.from(file!.media!.bytes).toString('utf8')).toContain('Arsenal vs Chelsea');
+  });
+
   it('saves a filter from the form, and /filters in the chat agrees', async () => {
     await say('/connect ' + sandbox.demoKey.accessKey + ' ' + sandbox.demoKey.secret, 'connected');
     await withPage(browser, 'real-filters-save', async (page) => {

@@ -27,6 +27,7 @@ import { settle } from '../../src/ledger/actions.js';
 import { openStore } from '../../src/store/store.js';
 import type { Store } from '../../src/store/port.js';
 import { launchOrReason, withPage, type Browser } from '../support/miniapp-browser.js';
+import { testReports } from '../support/miniapp-reports.js';
 
 const TOKEN = '999:page-load-token';
 const ME = 701;
@@ -65,6 +66,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'miniapp-page-load-'));
   store = await openStore({ dataDir: dir, logger: silentLogger });
   const api = createMiniAppApi({
+    reports: testReports(systemClock),
     store, clock: systemClock, logger: silentLogger, botToken: TOKEN, maxAgeSeconds: 3600,
     bookmakers: () => ({}), sports: () => ({}), filters: { save: () => Promise.resolve({ kind: 'saved' }), coverage: () => ({}) },
   });

@@ -112,6 +112,7 @@ export async function startDevStub(assets: AssetProvider, initData: string): Pro
       }
       if (api === 'ledger') return json(200, ledger);
       if (api === 'ledger.csv') return void res.writeHead(200, { 'content-type': 'text/csv' }).end('date,pnl\n');
+      if (api === 'ledger.csv/send') return json(200, { files: 1, legs: ledger.open.reduce((n, p) => n + p.legs.length, 0) });
       const pos = /^positions\/(\w+)\/(settle|undo|edit)$/.exec(api);
       if (pos) {
         const p = ledger.open.find((x) => x.id === pos[1]) ?? (pos[2] === 'undo' ? settled.get(pos[1]!) : undefined);

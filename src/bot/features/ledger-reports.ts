@@ -12,14 +12,15 @@
  */
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { Composer, GrammyError, HttpError, InputFile } from 'grammy';
+import { Composer, InputFile } from 'grammy';
+import { isRefusal, refusalReason, sendDocument, type SendOutcome } from '../actions/send-document.js';
 import { formatDuration } from '../../alerts/time.js';
 import { escapeHtml } from '../../lib/html.js';
 import { createChartDrawer } from '../../ledger/chart-drawer.js';
-import { ledgerCsvChunks } from '../../ledger/csv.js';
-import { packParts } from '../../ledger/csv-parts.js';
+import { exportedPositions, ledgerCsvSlices } from '../../ledger/csv.js';
+import { DOCUMENT_MAX_BYTES, packParts, PART_BYTES, PARTS_MAX } from '../../ledger/csv-parts.js';
 import { MANUAL_SERVICE } from '../../ledger/manual.js';
-import { isSettled, type LedgerBook, type Position } from '../../ledger/model.js';
+import { isSettled } from '../../ledger/model.js';
 import { parsePeriod, periodRange, periodText, type Period } from '../../ledger/periods.js';
 import { ledgerFigures } from '../../ledger/summary.js';
 import { serviceLabel } from '../../locales/services.js';
@@ -32,11 +33,6 @@ import { miniAppRow } from './mini-app.js';
 
 const gzipAsync = promisify(gzip);
 
-/** Telegram takes documents up to 50 MB from a bot; past this the CSV goes in parts at once. */
-const DOCUMENT_MAX_BYTES = 45 * 1024 * 1024;
-/** One part of `/export … parts`. */
-export const PART_BYTES = 1024 * 1024;
-export const PARTS_MAX = 20;
 /** `/export … text`: at most this much CSV, in messages of at most TEXT_MESSAGE_CHARS. */
 export const TEXT_MAX_BYTES = 32 * 1024;
 const TEXT_MESSAGE_CHARS = 3_500;
@@ -57,13 +53,6 @@ export function parseExportArgs(raw: string): { period: Period; mode: ExportMode
 }
 
 /** An upload Telegram refused (an API error or no answer), as opposed to a fault of the bot's. */
-const isRefusal = (err: unknown): err is GrammyError | HttpError => err instanceof GrammyError || err instanceof HttpError;
-
-function refusalReason(err: GrammyError | HttpError, t: BotContext['t']): string {
-  const said = err instanceof GrammyError ? err.description : undefined;
-  return typeof said === 'string' && said.trim() !== '' ? said.slice(0, 160) : t('upload_refused_unknown');
-}
-
 /** The answer to a new position refused because the ledger is full (the bot's error boundary). */
 export async function answerLedgerFull(ctx: BotContext, max: number): Promise<void> {
   ctx.log.info({ max }, 'a position was refused: the ledger is full');
@@ -73,25 +62,6 @@ export async function answerLedgerFull(ctx: BotContext, max: number): Promise<vo
   } catch (err) {
     ctx.log.warn({ err }, 'could not tell the user their ledger is full');
   }
-}
-
-/** Positions of `period` for /export: settled ones by settlement time, unsettled ones by when placed. */
-function exportPositions(book: LedgerBook, from: number, to: number): Position[] {
-  return book.positions.filter((p) => {
-    const at = isSettled(p) ? (p.settledAt ?? p.placedAt) : p.placedAt;
-    return at >= from && at < to;
-  });
-}
-
-/**
- * The CSV as bytes, one buffer per slice of rows (the header first): each slice is encoded as it is
- * made, so no step holds the process for the whole file (joining and encoding 8 MB at once took
- * 27 ms, several times that on a busy machine).
- */
-async function csvSlices(book: LedgerBook, positions: readonly Position[]): Promise<Buffer[]> {
-  const slices: Buffer[] = [];
-  for await (const piece of ledgerCsvChunks(book, positions)) slices.push(Buffer.from(piece, 'utf8'));
-  return slices;
 }
 
 /** Lines of the CSV in messages of at most TEXT_MESSAGE_CHARS. */
@@ -147,7 +117,7 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
     } catch (err) {
       if (!isRefusal(err)) throw err;
       ctx.log.warn({ err, bytes: png.length }, 'Telegram refused the P&L chart upload');
-      await ctx.reply(ctx.t('pnl_chart_refused', { reason: refusalReason(err, ctx.t) }));
+      await ctx.reply(ctx.t('pnl_chart_refused', { reason: refusalReason(err, ctx.t('upload_refused_unknown')) }));
     }
   });
 
@@ -158,9 +128,9 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
     const { period, mode } = args;
     const { from, to } = periodRange(period, rt.clock.now());
     const book = await rt.store.ledger.book(ctx.from!.id);
-    const positions = exportPositions(book, from, to);
+    const positions = exportedPositions(book, from, to);
     if (positions.length === 0) return void (await ctx.reply(ctx.t('export_empty')));
-    const slices = await csvSlices(book, positions);
+    const slices = await ledgerCsvSlices(book, positions);
     const legs = positions.reduce((n, p) => n + p.legs.length, 0);
     const words = periodWords(period, ctx.t);
     const name = periodText(period);
@@ -196,7 +166,7 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
     const settled = book.positions.filter((p) => isSettled(p) && p.settledAt !== null && p.settledAt >= from && p.settledAt < to);
     if (settled.length === 0) return void (await ctx.reply(ctx.t('archive_empty')));
     // Compressed on the thread pool: a 14 MB CSV of 20,000 positions becomes about 1 MB.
-    const gz = await gzipAsync(Buffer.concat(await csvSlices(book, settled)));
+    const gz = await gzipAsync(Buffer.concat(await ledgerCsvSlices(book, settled)));
     const sent = await sendFile(ctx, gz, `ledger-archive-${periodText(period)}.csv.gz`, ctx.t('archive_caption', { n: settled.length, period: periodWords(period, ctx.t) }));
     // Moved out only once the user has the file: a refused upload loses nothing.
     if (!sent.ok) return void (await ctx.reply(ctx.t('archive_refused', { reason: sent.reason })));
@@ -207,14 +177,7 @@ export function ledgerReportsFeature(rt: BotRuntime): Composer<BotContext> {
   return composer;
 }
 
-/** Sends a document; a refusal by Telegram is a value (with its reason), any other fault is thrown. */
-async function sendFile(ctx: BotContext, bytes: Buffer, fileName: string, caption: string): Promise<{ ok: true } | { ok: false; reason: string }> {
-  try {
-    await ctx.replyWithDocument(new InputFile(bytes, fileName), { caption });
-    return { ok: true };
-  } catch (err) {
-    if (!isRefusal(err)) throw err;
-    ctx.log.warn({ err, bytes: bytes.length, fileName }, 'Telegram refused a ledger file upload');
-    return { ok: false, reason: refusalReason(err, ctx.t) };
-  }
+/** Sends a document to this chat; a refusal by Telegram is a value (with its reason), any other fault is thrown. */
+function sendFile(ctx: BotContext, bytes: Buffer, fileName: string, caption: string): Promise<SendOutcome> {
+  return sendDocument(ctx.api, ctx.chat!.id, { bytes, fileName, caption }, ctx.log, ctx.t('upload_refused_unknown'));
 }

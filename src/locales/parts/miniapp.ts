@@ -28,6 +28,9 @@ export const miniappEn = {
   miniapp_filter_capped: 'Too many filter saves this hour. Try again in about {min} min.',
   miniapp_filter_error: 'The service refused the filter ({kind}); nothing was saved. Try again later or check /status in the chat.',
   miniapp_markets_all_off: 'Every market group is off, so no alert could come. Keep at least one group on; nothing was saved.',
+  miniapp_csv_today: 'today',
+  miniapp_csv_too_big: 'This period would take {k} files, more than {max}. Pick a shorter period, or move old positions out with /archive in the chat.',
+  miniapp_csv_refused: 'Telegram refused to send the file ({reason}). Open the chat with the bot, press Start if it asks, and try again; /export there sends the same file.',
 };
 
 export const miniappRu: Record<keyof typeof miniappEn, string> = {
@@ -56,4 +59,7 @@ export const miniappRu: Record<keyof typeof miniappEn, string> = {
   miniapp_filter_capped: 'Слишком много сохранений фильтра за час. Повторите примерно через {min} мин.',
   miniapp_filter_error: 'Сервис отклонил фильтр ({kind}); ничего не сохранено. Повторите позже или проверьте /status в чате.',
   miniapp_markets_all_off: 'Все группы рынков выключены, и ни одно оповещение не придёт. Оставьте хотя бы одну группу; ничего не сохранено.',
+  miniapp_csv_today: 'сегодня',
+  miniapp_csv_too_big: 'За этот период вышло бы {k} файлов, больше {max}. Выберите период короче или перенесите старые позиции в архив командой /archive в чате.',
+  miniapp_csv_refused: 'Telegram не отправил файл ({reason}). Откройте чат с ботом, нажмите «Старт», если он попросит, и повторите; /export там пришлёт тот же файл.',
 };

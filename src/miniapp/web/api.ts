@@ -1,7 +1,7 @@
 /** The only place in the page that knows the API's URLs; every call carries `Authorization: tma <initData>`. */
 import type { BootAnswer } from '../boot-contract.js';
 import { bootPath, type Screen } from './early-boot.js';
-import type { BookRow, BookSaved, BooksView, Coverage, EditBody, Filter, FilterSaved, FiltersView, LedgerQuery, LedgerView, PositionAnswer, SettleBody } from './types.js';
+import type { BookRow, BookSaved, BooksView, Coverage, CsvSent, EditBody, Filter, FilterSaved, FiltersView, LedgerQuery, LedgerView, PositionAnswer, SettleBody } from './types.js';
 
 /** An answer that is not 2xx: the server's words when it sent some, else the status. */
 export class ApiFailure extends Error {
@@ -69,6 +69,8 @@ export function createApi(initData: string, fetcher: typeof fetch = fetch.bind(g
     edit: (id: string, body: EditBody) => call<PositionAnswer>('POST', pos(id) + 'edit', body),
     /** The CSV as a blob: a plain link could not carry the Authorization header. */
     csv: async (q: LedgerQuery): Promise<Blob> => (await send('GET', 'ledger.csv' + query(q))).blob(),
+    /** The same file sent by the bot to the user's chat with it (phones' webviews drop a download). */
+    sendCsv: (q: LedgerQuery) => call<CsvSent>('POST', 'ledger.csv/send' + query(q)),
     filters: () => first('filters', () => call<FiltersView>('GET', 'filters')),
     coverage: (service: string, filter: Filter) => call<Coverage>('POST', 'filters/coverage', { service, filter }),
     saveFilter: (service: string, filter: Filter) => call<FilterSaved>('PUT', `filters/${encodeURIComponent(service)}`, { filter }),

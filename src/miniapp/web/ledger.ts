@@ -3,6 +3,7 @@ import type { Api } from './api.js';
 import { drawChart } from './chart.js';
 import { useApp, type AppContext } from './context.js';
 import { html } from './html.js';
+import { canDownload } from './telegram.js';
 import { describeError, formatMoney, formatPct, parseNumber } from './i18n.js';
 import type { ApiPosition, LedgerQuery, LedgerView, SettleBody } from './types.js';
 
@@ -99,11 +100,23 @@ export function Ledger() {
     ${view.days.length === 0
       ? html`<p class="hint">${t('no_data')}</p>`
       : html`<div class="chart" ref=${chartEl} data-testid="chart"></div><p class="hint">${t('zoom_hint')}</p>`}
-    <p><button class="secondary" onClick=${() => void download(api, q, ctx)}>${t('csv')}</button></p>
+    <p class="actions">
+      <button class="secondary" onClick=${() => void sendToChat(api, q, ctx)}>${t('csv_send')}</button>
+      ${canDownload(location.hash) && html`<button class="secondary" onClick=${() => void download(api, q, ctx)}>${t('csv')}</button>`}
+    </p>
     <h2>${t('open_positions')} <small class="hint">${view.openTotal}</small></h2>
     ${undoable && html`<p><button class="secondary" onClick=${() => void undo(undoable)}>${t('undo')} #${undoable.id}</button></p>`}
     ${view.open.length === 0 ? html`<p class="hint">${t('no_open')}</p>` : view.open.map((p) => html`<${Position} key=${p.id} p=${p} onSettle=${settle} onChanged=${load} />`)}
   `;
+}
+
+async function sendToChat(api: Api, q: LedgerQuery, ctx: Pick<AppContext, 't' | 'toast'>) {
+  try {
+    const sent = await api.sendCsv(q);
+    ctx.toast(ctx.t('csv_sent', { files: sent.files, legs: sent.legs }));
+  } catch (e) {
+    ctx.toast(describeError(ctx.t, e), 'error');
+  }
 }
 
 async function download(api: Api, q: LedgerQuery, ctx: Pick<AppContext, 't' | 'toast'>) {

@@ -46,3 +46,13 @@ function luminance(hex: string): number {
   const n = parseInt(h.slice(1, 7), 16);
   return (0.299 * ((n >> 16) & 255) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255)) / 255;
 }
+
+/**
+ * Whether this client can save a downloaded file: Telegram's phone apps open the page in a webview
+ * that drops a blob download, so there the CSV is only sent to the chat. A browser (no platform in
+ * the hash, as in the playground) and the desktop apps can save it.
+ */
+export function canDownload(hash: string): boolean {
+  const platform = new URLSearchParams(hash.replace(/^#/, '')).get('tgWebAppPlatform') ?? '';
+  return !['ios', 'android', 'android_x'].includes(platform);
+}
