@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_PREFIX } from './contract.js';
+import { sendText } from './api-http.js';
 import { bootScreenSchema } from './boot-contract.js';
 
 /** The API's handler (api.ts's MiniAppApi, spelled out here so the two files do not import each other). */
@@ -57,8 +58,8 @@ export function withBoot(api: Handler): Handler {
     const screen = bootScreenSchema.parse(query.get('screen') ?? undefined);
     void Promise.all([run(api, req, '/me'), run(api, req, `/${screen}`)]).then(([me, data]) => {
       const refused = [me, data].find((a) => a.status !== 200);
-      if (refused) return void res.writeHead(refused.status, refused.headers).end(refused.body);
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(`{"me":${me.body},"${screen}":${data.body}}`);
+      if (refused) return sendText(res, refused.status, refused.headers, refused.body);
+      sendText(res, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, `{"me":${me.body},"${screen}":${data.body}}`);
     });
   };
 }

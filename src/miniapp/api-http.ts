@@ -4,6 +4,7 @@
  * statuses.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzip } from 'node:zlib';
 import type { ZodType } from 'zod';
 import type { translator } from '../locales/i18n.js';
 import { MAX_BODY_BYTES, type ERROR_CODES } from './contract.js';
@@ -31,8 +32,29 @@ export class ApiFailure extends Error {
 }
 
 
+/**
+ * Answers at least this long go gzipped to a client that takes it: a ledger over all time with 200
+ * open positions is about 164 KB of JSON and about a tenth of that gzipped, most of a second saved on
+ * a phone's 3G. Compressed on the thread pool, not the event loop.
+ */
+const GZIP_FROM_BYTES = 1024;
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...extra }).end(JSON.stringify(body));
+  sendText(res, status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...extra }, JSON.stringify(body));
+}
+
+/** `text` as the answer, gzipped past GZIP_FROM_BYTES for a client that takes it. */
+export function sendText(res: ServerResponse, status: number, headers: Record<string, string>, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  const plain = { ...headers, vary: 'Accept-Encoding' };
+  // `req` is missing on the boot call's captured answers: they are joined first, then sent here.
+  const takesGzip = /\bgzip\b/.test(String(res.req?.headers['accept-encoding'] ?? ''));
+  if (bytes.length < GZIP_FROM_BYTES || !takesGzip) return void res.writeHead(status, plain).end(bytes);
+  gzip(bytes, { level: 6 }, (err, packed) => {
+    if (res.destroyed) return;
+    if (err) return void res.writeHead(status, plain).end(bytes);
+    res.writeHead(status, { ...plain, 'content-encoding': 'gzip' }).end(packed);
+  });
 }
 
 /** The body as JSON, refused past MAX_BODY_BYTES (counted as it arrives, not trusted from content-length). */

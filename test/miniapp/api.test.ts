@@ -26,6 +26,7 @@ import { en } from '../../src/locales/en.js';
 import { ru as ruTable } from '../../src/locales/ru.js';
 import { testReports, type SentFile } from '../support/miniapp-reports.js';
 import { readLedgerCsv } from '../../src/ledger/csv.js';
+import { request as httpRequest } from 'node:http';
 
 const TOKEN = '999:api-test-token';
 const ME = 501;
@@ -218,6 +219,26 @@ describe('Mini App ledger', () => {
     const none = await call('/app/api/ledger.csv?sport=Curling');
     expect(none.status).toBe(404);
     expect(((await none.json()) as { error: { message: string } }).error.message).toBe('Your ledger has nothing in this period yet.');
+  });
+
+  it('gzips a long answer for a client that takes it, and only then', async () => {
+    for (let n = 2; n <= 9; n++) await store.ledger.put(ME, arb(String(n), clock.now() - 3_600_000 + n));
+    const packed = await call('/app/api/ledger');
+    expect(packed.headers.get('content-encoding')).toBe('gzip');
+    expect(packed.headers.get('vary')).toBe('Accept-Encoding');
+    const view = (await packed.json()) as { open: { id: string }[] };
+    expect(view.open.map((p) => p.id)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    const plain = await new Promise<{ encoding: string | undefined; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${base}/app/api/ledger`, { headers: { authorization: `tma ${initData(ME)}` } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ encoding: res.headers['content-encoding'], body }));
+      });
+      req.on('error', reject).end();
+    });
+    expect(plain.encoding).toBeUndefined();
+    expect(JSON.parse(plain.body)).toEqual(view);
+    // Short answers go plain: compressing them would cost more than it saves.
+    expect((await call('/app/api/me')).headers.get('content-encoding')).toBeNull();
   });
 
   it('sends the same file to the chat with the bot, and says so', async () => {
