@@ -145,11 +145,18 @@ export interface Store {
    * Subscribes to changes of user records made by OTHER processes sharing the store (a worker
    * learns that the front changed a user's filters, keys or settings); returns the unsubscribe
    * function. Changes this process makes are not reported: its own callers know about them. Nor
-   * is a change to a subscription's `status` alone (the worker that reads a subscription writes it
-   * after every read; other processes see it in `getUser` without being told). The embedded store
-   * has no other process, so it never calls the listener.
+   * is a change to a subscription's `status` alone: the worker that reads a subscription writes it
+   * every few reads, and no other process needs it until a user asks (/status, /connect), so it is not
+   * announced at all; a process that shows statuses calls `refreshUsers` first. The embedded store has
+   * no other process, so it never calls the listener.
    */
   onUserChanged(listener: UserChangeListener): () => void;
+  /**
+   * Reads these users' records again from the shared store, with the statuses other processes wrote
+   * (which are not announced); resolves when they are in `getUser`. Called before statuses are shown
+   * and when a worker takes users over. The embedded store holds every record already: a no-op.
+   */
+  refreshUsers(userIds: readonly number[]): Promise<void>;
   /**
    * (Re)loads these users' alert state from the shared store, replacing what this process held
    * for them, so that a worker that takes over users continues their diffs where the last holder

@@ -226,7 +226,13 @@ class RedisStoreImpl implements RedisStore {
 
   async loadAlerts(userIds: readonly number[]): Promise<void> {
     this.assertOpen();
-    await this.alertState.load(userIds);
+    // Users taken over: their statuses (plan tier, left-out counts) as their last reader wrote them.
+    await Promise.all([this.alertState.load(userIds), this.users.refresh(userIds)]);
+  }
+
+  async refreshUsers(userIds: readonly number[]): Promise<void> {
+    this.assertOpen();
+    await this.users.refresh(userIds);
   }
 
   async forgetAlerts(userIds: readonly number[], stillAway: (userId: number) => boolean): Promise<void> {

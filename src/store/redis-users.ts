@@ -133,6 +133,16 @@ export class RedisUsers {
     return broken;
   }
 
+  /**
+   * Reads these users again now, resolving once they are in `records` (a write that fails meanwhile
+   * rejects it, as `flush` does): statuses other processes wrote are not announced.
+   */
+  async refresh(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    for (const id of ids) this.toFetch.add(id);
+    await this.rounds.flush();
+  }
+
   /** Reads these users again soon (another process announced changes to them). */
   fetch(ids: readonly number[]): void {
     for (const id of ids) this.toFetch.add(id);
@@ -326,11 +336,10 @@ export class RedisUsers {
       writes.push({ id, write });
     }
     if (writes.length === 0) return;
-    // A status write carries its fields (else an HGETALL and a parse in every other process, every 15 s a
-    // subscription); its id stays in `ids` for processes of earlier versions, which read it back.
-    const st: Record<number, Record<string, string>> = {};
-    for (const { id, write } of writes) if (write.kind === 'status') st[id] = Object.fromEntries(write.touched.map((s) => [s, JSON.stringify(write.target.status[s]) ?? '']));
-    pipeline.publish(keys.changes, JSON.stringify({ from: origin, ids: writes.map((w) => w.id), ...(Object.keys(st).length > 0 && { st }) }));
+    // A status write alone is not announced: every process would take it on every read of every
+    // worker (the front's most CPU per read), and none needs it until a user asks (`refresh`).
+    const announced = writes.filter((w) => w.write.kind !== 'status').map((w) => w.id);
+    if (announced.length > 0) pipeline.publish(keys.changes, JSON.stringify({ from: origin, ids: announced }));
     const results = await execPipeline(pipeline);
     let failure: Error | undefined;
     writes.forEach(({ id, write }, i) => {

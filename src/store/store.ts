@@ -260,6 +260,8 @@ class LowdbStore implements JsonStore {
   /** All alert state is loaded at open. */
   async loadAlerts(_userIds: readonly number[]): Promise<void> {}
 
+  async refreshUsers(_userIds: readonly number[]): Promise<void> {}
+
   snapshot(): Database {
     const users: Database['users'] = {};
     for (const user of this.records.all()) users[String(user.id)] = structuredClone(user);

@@ -47,6 +47,7 @@ function withFeed(inner: JsonStore, loads: number[][], release: () => Promise<vo
       return gone;
     },
     listUsers: () => inner.listUsers(),
+    refreshUsers: () => Promise.resolve(),
     findUserByAccessKey: (key) => inner.findUserByAccessKey(key),
     flush: () => inner.flush(),
     close: release,

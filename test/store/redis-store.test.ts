@@ -50,7 +50,8 @@ describe.skipIf(!redis.available)('the Redis store: two processes on one Redis',
 
     a.updateStatus(1, 'arbs_live', { lastGoodReadAt: 42 });
     await a.flush();
-    await vi.waitFor(() => expect(b.getUser(1)?.status.arbs_live?.lastGoodReadAt).toBe(42), settle);
+    await b.refreshUsers([1]);
+    expect(b.getUser(1)?.status.arbs_live?.lastGoodReadAt).toBe(42);
     expect(toldB).toEqual([1]);
 
     b.updateUser(1, (u) => void (u.filters.arbs_live = filter(2)));
@@ -66,19 +67,38 @@ describe.skipIf(!redis.available)('the Redis store: two processes on one Redis',
     expect(toldA).toEqual([1]);
   });
 
-  it('takes a status write from its announcement, without reading the user back', async () => {
+  it('announces no status write (no process spends a thing on it), and another process has it once it asks', async () => {
     const a = await stores.open();
     const b = await stores.open({ prefix: stores.prefixOf(a) });
     a.updateUser(1, (u) => void (u.bankroll = 5), { chatId: 10 });
     await a.flush();
     await vi.waitFor(() => expect(b.getUser(1)?.bankroll).toBe(5), settle);
-    // The record in Redis made unreadable: a process that read the user back would leave it out.
-    await stores.raw().hset(stores.keys(a).user(1), 'rec', '{not json');
-    a.updateStatus(1, 'arbs_live', { lastGoodReadAt: 42 });
-    a.updateStatus(1, 'arbs_prematch', { lastAlertAt: 7 });
-    await a.flush();
-    await vi.waitFor(() => expect(b.getUser(1)?.status.arbs_live?.lastGoodReadAt).toBe(42), settle);
-    expect(b.getUser(1)).toMatchObject({ bankroll: 5, status: { arbs_prematch: { lastAlertAt: 7 } } });
+    const feed = stores.raw().duplicate();
+    const heard: string[] = [];
+    feed.on('message', (_channel: string, text: string) => heard.push(text));
+    await feed.subscribe(stores.keys(a).changes);
+    try {
+      for (let i = 1; i <= 20; i++) {
+        a.updateStatus(1, 'arbs_live', { lastGoodReadAt: i });
+        a.updateStatus(1, 'arbs_prematch', { lastAlertAt: 100 + i });
+        await a.flush();
+      }
+      // Messages on one channel arrive in order: once this one is heard, any announcement before it was too.
+      await stores.raw().publish(stores.keys(a).changes, 'sentinel');
+      await vi.waitFor(() => expect(heard).toContain('sentinel'), settle);
+      expect(heard).toEqual(['sentinel']);
+      expect(b.getUser(1)?.status.arbs_live).toBeUndefined();
+      await b.refreshUsers([1]);
+      expect(b.getUser(1)).toMatchObject({ bankroll: 5, status: { arbs_live: { lastGoodReadAt: 20 }, arbs_prematch: { lastAlertAt: 120 } } });
+      // A change of the record itself is still announced, statuses and all.
+      a.updateStatus(1, 'arbs_live', { lastGoodReadAt: 21 });
+      a.updateUser(1, (u) => void (u.bankroll = 6));
+      await a.flush();
+      await vi.waitFor(() => expect(b.getUser(1)).toMatchObject({ bankroll: 6, status: { arbs_live: { lastGoodReadAt: 21 } } }), settle);
+      expect(heard).toHaveLength(2);
+    } finally {
+      feed.disconnect();
+    }
   });
 
   it('loses nothing when a front and a worker write the same user at once', async () => {

@@ -113,6 +113,8 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
   // Others trying a held key count apart from its holder's own checks: junk pairs sent by
   // strangers must not lock the holder out of reconnecting their key for the window.
   const heldBy = otherHolder(rt, accessKey, userId);
+  // The statuses the workers wrote (not announced): whether the stored pair was read with lately.
+  await rt.store.refreshUsers([userId]).catch((err: unknown) => rt.logger.warn({ err, userId }, 'could not read the user again before /connect'));
   const mine = rt.store.getUser(userId);
   const accepted = acceptedAt(mine, accessKey);
   const same = accepted !== undefined && mine !== undefined && isStoredSecret(rt, mine, req.secret);

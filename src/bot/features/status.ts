@@ -19,11 +19,25 @@ import { formatClockTime, formatWhen } from '../ui/time-words.js';
 import { quietUntil } from '../../alerts/time.js';
 import { budgetRule, coverageLines, draftWhen } from '../ui/budget-text.js';
 
+/**
+ * The user as the shared store holds them now: the workers' status writes (last read, last alert,
+ * errors) are not announced to this process. Redis away: the last known record, which /status still shows.
+ */
+export async function withFreshStatuses(rt: BotRuntime, ctx: BotContext): Promise<BotContext['user']> {
+  if (!ctx.user) return ctx.user;
+  try {
+    await rt.store.refreshUsers([ctx.user.id]);
+  } catch (err) {
+    ctx.log.warn({ err }, 'could not read the user again before showing statuses');
+  }
+  return rt.store.getUser(ctx.user.id) ?? ctx.user;
+}
+
 export function statusFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.command('status', async (ctx) => {
-    const user = ctx.user;
+    const user = await withFreshStatuses(rt, ctx);
     const t = ctx.t;
     if (!user?.key) {
       await ctx.reply(t('need_key'));

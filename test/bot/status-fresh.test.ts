@@ -1,0 +1,42 @@
+/**
+ * In a cluster the workers' status writes (last good read, last alert, last error) are not
+ * announced to the other processes: a front shows statuses only after reading the user again.
+ * Here the bot runs on one Redis store (the front) while another (a worker) writes a status.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logger.js';
+import { defaultFilter } from '../../src/service/filter-model.js';
+import { openRedisStore, type RedisStore } from '../../src/store/redis-store.js';
+import { redisForTests, type TestRedis } from '../support/redis.js';
+import { ALICE, createHarness, type Harness } from './harness.js';
+
+let redis: TestRedis;
+let h: Harness | undefined;
+let worker: RedisStore | undefined;
+beforeAll(async () => {
+  redis = await redisForTests('status-fresh');
+});
+afterEach(async () => {
+  await h?.close();
+  await worker?.close();
+  h = undefined;
+  worker = undefined;
+});
+afterAll(async () => {
+  await redis.dispose();
+});
+
+describe('/status on a front', () => {
+  it("shows the status a worker wrote, though no process was told of it", async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    h = await createHarness({ openStore: () => openRedisStore({ url: redis.url, prefix: redis.prefix, logger: silentLogger, loadAllAlerts: false }) });
+    await h.connect();
+    h.store.updateUser(ALICE.id, (u) => void (u.filters.arbs_prematch = { settings: defaultFilter(), paused: false, pausedReason: null, savedAt: h!.clock.now() }));
+    await h.store.flush();
+    worker = await openRedisStore({ url: redis.url, prefix: redis.prefix, logger: silentLogger, loadAllAlerts: false });
+    worker.updateStatus(ALICE.id, 'arbs_prematch', { lastError: { kind: 'malformed', at: h.clock.now() } });
+    await worker.flush();
+    await h.say(ALICE, '/status');
+    expect(h.last(ALICE.id).text).toContain('Last error: the service sent an answer I could not read');
+  });
+});
