@@ -27,12 +27,14 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { loadavg } from 'node:os';
+import { openSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startPrivateRedis } from '../src/cluster/redis-server.js';
 import { startFakeTelegram } from '../src/fake-telegram/server.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import type { Service } from '../src/service/services.js';
-import { seedUsers, sleep, startBotProcess, waitUntil } from '../test/support/cluster.js';
+import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../test/support/cluster.js';
 import { freePorts } from '../test/support/ports.js';
 import { ADDRESSES, SERVICES, leasesSettled, recordSends, runOnce } from './lib/cluster-bench-run.js';
 import { cpuMs, rssBytes } from './lib/proc.js';
@@ -58,6 +60,8 @@ interface Slot {
   lifeStartAt: number;
   /** RSS samples: [ms since start, bytes]. */
   rss: [number, number][];
+  /** A worker's buckets held (its /healthz), sampled with the RSS: [ms since start, leases]. */
+  held: [number, number][];
 }
 
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
@@ -93,7 +97,7 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
   const data = await tempDataDir('soak');
   const children = new Set<ChildProcess>();
   const slots: Slot[] = [];
-  const redisSlot: Slot = { name: 'redis', port: 0, env: {}, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [] };
+  const redisSlot: Slot = { name: 'redis', port: 0, env: {}, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [] };
   try {
     const encryptionKey = randomBytes(32).toString('hex');
     const prefix = 'bb:';
@@ -106,16 +110,20 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
       PATH: process.env.PATH, ...sandbox.urls, BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot,
       ENCRYPTION_KEY: encryptionKey, LIMIT_SCOPE: 'address', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', REDIS_URL: redis.url, REDIS_PREFIX: prefix,
     };
-    slots.push({ name: 'front', port: basePort, env: { ROLE: 'front', HTTP_PORT: String(basePort), DATA_DIR: `${data.dir}/front` }, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [] });
+    slots.push({ name: 'front', port: basePort, env: { ROLE: 'front', HTTP_PORT: String(basePort), DATA_DIR: `${data.dir}/front` }, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [] });
     for (let i = 0; i < WORKERS; i++) {
       const port = basePort + 1 + i;
       slots.push({
-        name: `worker-${i + 1}`, port, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [],
+        name: `worker-${i + 1}`, port, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [],
         env: { ROLE: 'worker', BB_LOCAL_ADDRESS: ADDRESSES[i], HTTP_PORT: String(port), DATA_DIR: `${data.dir}/worker-${i + 1}` },
       });
     }
+    // The front's log (warnings and worse) kept beside the data: how it stopped, when it did not stop cleanly.
+    const frontLogPath = join(tmpdir(), `soak-front-${process.pid}.log`);
+    const frontLog = openSync(frontLogPath, 'a');
+    console.log(`  the front's log: ${frontLogPath}`);
     const start = (slot: Slot) => {
-      slot.child = startBotProcess({ ...common, ...slot.env }, slot.name, children);
+      slot.child = startBotProcess({ ...common, ...slot.env }, slot.name, children, [], slot.name === 'front' ? frontLog : undefined);
       slot.cpuLastMs = 0;
     };
     const sends = recordSends(telegram);
@@ -141,6 +149,14 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
         redisSlot.rss.push([at, rssBytes(rpid)]);
       }
     };
+    // What a worker's memory holds follows the users it reads: a worker takes over a killed one's buckets.
+    const sampleHeld = async () => {
+      const at = Date.now() - t0;
+      for (const slot of slots.slice(1)) {
+        const held = (await roleHealth(slot.port))?.details?.worker?.leasesHeld;
+        if (held !== undefined) slot.held.push([at, held]);
+      }
+    };
     const cpuBase = () => slots.concat(redisSlot).reduce((s, x) => s + x.cpuDoneMs + x.cpuLastMs, 0);
     const settleMs = opts.settleMinutes * 60_000;
     const endMs = opts.minutes * 60_000;
@@ -156,6 +172,7 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
     while (Date.now() - t0 < endMs) {
       await sleep(Math.max(0, Math.min(SAMPLE_MS - ((Date.now() - t0) % SAMPLE_MS), endMs - (Date.now() - t0))));
       sample();
+      await sampleHeld();
       const now = Date.now() - t0;
       if (cpuAtSettle === undefined && now >= settleMs) {
         cpuAtSettle = cpuBase();
@@ -218,13 +235,23 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
 
     // Memory: each process's RSS at the end (mean of the last three samples) against its first
     // sample the settling minutes into its current life (a restarted worker, Redis after its restart).
-    const memRows: { name: string; from: number; to: number; growth: number }[] = [];
+    const memRows: { name: string; from: number; to: number; growth: number; note: string }[] = [];
+    const heldAt = (slot: Slot, at: number) => slot.held.findLast(([t]) => t <= at)?.[1];
     for (const slot of slots.concat(redisSlot)) {
       const tail = slot.rss.slice(-3).map(([, b]) => b);
       const last = tail.reduce((a, b) => a + b, 0) / tail.length;
       const fromIdx = slot.rss.findIndex(([at]) => at >= slot.lifeStartAt + settleMs);
       const base = fromIdx >= 0 ? slot.rss[fromIdx]![1] : Number.NaN;
-      memRows.push({ name: slot.name, from: base, to: last, growth: (last - base) / base });
+      const [fromAt = 0] = fromIdx >= 0 ? slot.rss[fromIdx]! : [];
+      const b0 = heldAt(slot, fromAt);
+      const b1 = heldAt(slot, Number.POSITIVE_INFINITY);
+      const note =
+        fromIdx < 0
+          ? ` (restarted at minute ${f1(slot.lifeStartAt / 60_000)}: no baseline ${opts.settleMinutes} min into its life)`
+          : b0 !== undefined && b1 !== undefined
+            ? ` (${b0}→${b1} buckets${slot.restarts > 0 ? `, life from minute ${f1(slot.lifeStartAt / 60_000)}` : ''})`
+            : '';
+      memRows.push({ name: slot.name, from: base, to: last, growth: (last - base) / base, note });
     }
     const worstGrowth = Math.max(...memRows.filter((r) => Number.isFinite(r.growth)).map((r) => r.growth));
 
@@ -233,7 +260,7 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
       { metric: 'duplicate alerts (same item, same chat)', value: `${duplicates}${dupExamples.length ? ` (${dupExamples.join(', ')})` : ''}`, target: '0', pass: duplicates === 0 },
       {
         metric: 'RSS growth from minute ' + String(opts.settleMinutes) + ' to the end, worst process',
-        value: `${(worstGrowth * 100).toFixed(1)} % (${memRows.map((r) => `${r.name} ${mib(r.from)}→${mib(r.to)}`).join(', ')})`,
+        value: `${(worstGrowth * 100).toFixed(1)} % (${memRows.map((r) => `${r.name} ${Number.isFinite(r.from) ? mib(r.from) + '→' : ''}${mib(r.to)}${r.note}`).join(', ')})`,
         target: '< 10 %',
         pass: worstGrowth < 0.1,
       },

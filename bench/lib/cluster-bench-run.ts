@@ -13,6 +13,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { openSync } from 'node:fs';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startPrivateRedis, type PrivateRedis } from '../../src/cluster/redis-server.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
@@ -231,8 +233,10 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
     const started = Date.now();
     const processes: { name: string; pid: number; port: number; address?: string }[] = [];
+    // BENCH_LOG_DIR: each bot process's log (warnings and worse) goes to <name>.log there.
+    const logDir = process.env.BENCH_LOG_DIR;
     const spawn = (name: string, env: NodeJS.ProcessEnv, address?: string) => {
-      const child = startBotProcess({ ...common, ...env }, name, children, nodeArgs);
+      const child = startBotProcess({ ...common, ...env }, name, children, nodeArgs, logDir ? openSync(join(logDir, `${name}.log`), 'a') : undefined);
       if (child.pid !== undefined) processes.push({ name, pid: child.pid, port: Number(env.HTTP_PORT), ...(address ? { address } : {}) });
     };
     if (!cluster) {

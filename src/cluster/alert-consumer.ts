@@ -92,10 +92,11 @@ export interface AlertConsumer {
   readonly holder: string;
   stats(): AlertConsumerStats;
   /**
-   * Stops taking alerts, waits up to `closeTimeoutMs` for the outbox to answer the alerts in hand
-   * (close it before draining the outbox), then closes its connections. Safe to call twice.
+   * Stops taking alerts, waits up to `closeTimeoutMs` (or `withinMs`, the shorter: what is left of
+   * the stop's budget) for the outbox to answer the alerts in hand (close it before draining the
+   * outbox), then closes its connections. Safe to call twice.
    */
-  close(): Promise<void>;
+  close(withinMs?: number): Promise<void>;
 }
 
 const CLAIM_POLL_MS = 100;
@@ -318,13 +319,13 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
   return {
     holder,
     stats: () => ({ ...counts }),
-    close() {
+    close(withinMs) {
       closed ??= (async () => {
         await reader.stop();
         let timer: NodeJS.Timeout | undefined;
         const inTime = await Promise.race([
           Promise.allSettled([...inHand]).then(() => true),
-          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), opts.closeTimeoutMs ?? 10_000))),
+          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.min(opts.closeTimeoutMs ?? 10_000, withinMs ?? Number.POSITIVE_INFINITY)))),
         ]);
         clearTimeout(timer);
         if (!inTime) log.warn({ left: alertsInHand }, 'alert stream: closing with alerts the outbox has not answered; the next front takes them over (and claimed ones count unsure)');

@@ -70,13 +70,16 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
 
   /** Starts and closes of the consumer, one after the other, as the lease comes and goes. */
   let turnover: Promise<void> = Promise.resolve();
+  /** When the stop's budget ends (Date.now() ms), once stopping: every wait of the stop keeps within it. */
+  let stopUntil: number | undefined;
+  const budgetLeft = () => (stopUntil === undefined ? undefined : Math.max(0, stopUntil - Date.now()));
   const senderChanged = (held: boolean) => {
     turnover = turnover.then(async () => {
       if (held && !consumer) consumer = deps.parts.startAlertConsumer({ ...ctx, outbox: front.outbox, vault: deps.vault, store: deps.store, api: front.api });
       else if (!held && consumer) {
         const leaving = consumer;
         consumer = undefined;
-        await leaving.close();
+        await leaving.close(budgetLeft());
       }
     });
   };
@@ -94,10 +97,12 @@ export async function createFrontRole(deps: FrontRoleDeps): Promise<FrontRole> {
       });
     },
     async stop(drainMs) {
+      stopUntil = Date.now() + drainMs;
       unsubscribe?.();
+      // Giving the lease up closes the consumer (its wait for the alerts in hand inside the budget).
       await lease?.stop();
       await turnover;
-      await front.stop(drainMs, consumer ? [consumer] : []);
+      await front.stop(budgetLeft() ?? drainMs, consumer ? [consumer] : []);
       await latest.close();
     },
   };

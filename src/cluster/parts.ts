@@ -54,8 +54,8 @@ export interface RemoteOutboxPart extends OutboxPort {
 }
 
 export interface AlertConsumerPart {
-  /** Stops taking alerts, waits for the outbox to answer the alerts in hand, closes its connections. */
-  close(): Promise<void>;
+  /** Stops taking alerts, waits (at most `withinMs`) for the outbox to answer the alerts in hand, closes its connections. */
+  close(withinMs?: number): Promise<void>;
   /** Counters for /healthz (received, sent, edited, repeats, unsure, …). */
   stats(): object;
 }

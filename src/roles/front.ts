@@ -25,6 +25,7 @@ import { DestinationWatch } from '../outbox/destinations.js';
 import { latestReadCheck } from '../outbox/quiet-summary.js';
 import { htmlByDefault } from '../lib/parse-mode.js';
 import { createBot, runtimeOf } from '../bot/bot.js';
+import { telegramFetch } from '../bot/telegram-fetch.js';
 import type { BotRuntime } from '../bot/deps.js';
 import type { BotStats, ChatTurns } from '../bot/deps.js';
 import { runBot, type BotHandle } from '../bot/run.js';
@@ -85,10 +86,11 @@ export interface Front {
   readonly check: HealthCheck;
   /**
    * Stops the intake, then closes `feeders` (other sources of outbox work, e.g. the alert stream's
-   * consumer, which still needs the outbox to answer the jobs in hand), then drains the outbox for
-   * up to `drainMs` and stops it.
+   * consumer, which still needs the outbox to answer the jobs in hand), then drains the outbox and
+   * stops it: the feeders' wait and the drain together within `drainMs` (main.ts gives the whole
+   * stop 20 s before it exits with 1).
    */
-  stop(drainMs: number, feeders?: readonly { close(): Promise<void> }[]): Promise<void>;
+  stop(drainMs: number, feeders?: readonly { close(withinMs?: number): Promise<void> }[]): Promise<void>;
 }
 
 export async function createFront(deps: FrontDeps): Promise<Front> {
@@ -96,7 +98,8 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
   // The outbox has its own Api instance: it paces and retries every send itself, so it must
   // not stack the bot's auto-retry on top.
   // A short call timeout keeps one hung call from holding a chat's queue (grammY's default is 500 s).
-  const outboxApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
+  // Through undici, as the bot's replies: every alert and edit is one of its calls (telegram-fetch.ts).
+  const outboxApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30, fetch: telegramFetch() });
   outboxApi.config.use(htmlByDefault());
   const outbox: OutboxService = new Outbox({
     api: outboxApi,
@@ -135,7 +138,7 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
 
   // Alert destinations re-checked on a slow timer and after a refused send; their reads keep to
   // each chat's 429 pauses through the chat gate.
-  const checkApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30 });
+  const checkApi = new Api(config.BOT_TOKEN, { apiRoot: config.TELEGRAM_API_ROOT, timeoutSeconds: 30, fetch: telegramFetch() });
   checkApi.config.use(chatGateTransformer(outbox));
   const destinations = new DestinationWatch({
     api: checkApi,
@@ -178,8 +181,10 @@ export async function createFront(deps: FrontDeps): Promise<Front> {
       conversationStore.stop();
       await destinations.stop();
       await running?.stop();
-      for (const feeder of feeders) await feeder.close();
-      const left = await outbox.drain(drainMs);
+      // One budget for the whole stop: the feeders' wait for their alerts in hand, then the drain.
+      const until = Date.now() + drainMs;
+      for (const feeder of feeders) await feeder.close(Math.max(0, until - Date.now()));
+      const left = await outbox.drain(Math.max(0, until - Date.now()));
       if (left > 0) logger.warn({ left }, 'outbox not empty at shutdown: these sends are lost');
       outbox.stop();
     },

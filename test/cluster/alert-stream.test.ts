@@ -333,6 +333,23 @@ describe('the alert stream (real Redis)', () => {
     expect(consumer.stats()).toMatchObject({ sent: 1, unsure: 0 });
   });
 
+  it('waits for the alerts in hand no longer than the stop gives it (the outbox drains in the rest)', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    // Telegram never answers: the alert stays in hand.
+    const hung = (real: OutboxApi): OutboxApi => ({
+      sendMessage: () => new Promise<never>(() => undefined),
+      editMessageText: (...args) => real.editMessageText(...args),
+    });
+    const { consumer } = await front(prefix, { api: hung, closeTimeoutMs: 10_000 });
+    const { remote } = worker(prefix);
+    void remote.send(512, 'in hand, never answered', { idempotencyKey: '512:arbs:g:new:1' });
+    await vi.waitFor(() => expect(consumer.stats().received).toBe(1));
+    const started = Date.now();
+    await consumer.close(300);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
   it('answers undefined and false for a chat that blocked the bot', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();

@@ -54,8 +54,9 @@ const tails = new WeakMap<ChildProcess, string>();
 export const stderrOf = (child: ChildProcess): string => tails.get(child) ?? '';
 
 /** One bot process; its last 4 KB of stderr are printed if it fails on its own. */
-export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>, nodeArgs: readonly string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+/** `logFd`: a file descriptor the process's log (stdout) goes to; default nowhere. */
+export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>, nodeArgs: readonly string[] = [], logFd?: number): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', logFd ?? 'ignore', 'pipe'] });
   children.add(child);
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
