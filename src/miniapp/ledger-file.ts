@@ -38,6 +38,17 @@ function fileName(q: LedgerQuery): string {
   return `ledger-${q.from ?? 'start'}-${q.to ?? 'today'}.csv`;
 }
 
+/** Resolves when `res` takes more (or is gone), leaving no listener behind: a long file waits often. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
+
 export function createLedgerFile(opts: LedgerFileOptions) {
   const capped = async (userId: number, t: T, lang: Lang): Promise<void> => {
     const waitMs = await opts.takeReport(userId);
@@ -65,7 +76,7 @@ export function createLedgerFile(opts: LedgerFileOptions) {
       });
       for await (const piece of ledgerCsvChunks(book, rows)) {
         if (res.destroyed) return;
-        if (!res.write(piece)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+        if (!res.write(piece)) await drained(res);
       }
       res.end();
     },
