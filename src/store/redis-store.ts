@@ -69,6 +69,9 @@ const messageSchema = z.object({
   st: z.record(z.string(), z.record(z.string(), z.string())).default({}),
 });
 
+/** How long `refreshUsers` waits for Redis before the caller goes on with what this process holds. */
+export const REFRESH_WAIT_MS = 2_000;
+
 /** Opens the store: connects, checks the schema version in `{p}meta`, subscribes to the change feed, loads the users. */
 export async function openRedisStore(opts: OpenRedisStoreOptions): Promise<RedisStore> {
   const log = opts.logger.child({ module: 'store' });
@@ -232,7 +235,16 @@ class RedisStoreImpl implements RedisStore {
 
   async refreshUsers(userIds: readonly number[]): Promise<void> {
     this.assertOpen();
-    await this.users.refresh(userIds);
+    // A user waits on this (/status): with Redis away it gives up soon, and the caller shows what it holds.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new StoreError('unreachable', `Redis at ${this.where} did not answer within ${REFRESH_WAIT_MS} ms; the users were not read again`)), REFRESH_WAIT_MS);
+    });
+    try {
+      await Promise.race([this.users.refresh(userIds), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async forgetAlerts(userIds: readonly number[], stillAway: (userId: number) => boolean): Promise<void> {
