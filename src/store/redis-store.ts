@@ -65,8 +65,6 @@ const messageSchema = z.object({
   subs: z.array(z.string()).default([]),
   /** Users whose ledger changed. */
   ledger: z.array(z.number().int()).default([]),
-  /** Statuses written, by user and service (status JSON, '' for none): taken as they are, not read back. */
-  st: z.record(z.string(), z.record(z.string(), z.string())).default({}),
 });
 
 /** How long `refreshUsers` waits for Redis before the caller goes on with what this process holds. */
@@ -317,13 +315,8 @@ class RedisStoreImpl implements RedisStore {
     }
     if (message.data.from === this.origin || this.closed) return;
     if (message.data.subs.length > 0) this.alertState.forget(message.data.subs);
-    const { st } = message.data;
-    for (const [id, fields] of Object.entries(st)) {
-      const userId = Number(id);
-      if (Number.isSafeInteger(userId)) this.users.applyStatuses(userId, fields);
-    }
-    const toRead = message.data.ids.filter((id) => st[String(id)] === undefined);
-    if (toRead.length > 0) this.users.fetch(toRead);
+    // Older versions also announce status writes (with the statuses): their users are read back like any other.
+    if (message.data.ids.length > 0) this.users.fetch(message.data.ids);
     if (message.data.ledger.length > 0) {
       this.ledgerStore.loadMarks(message.data.ledger).catch((err: unknown) => this.log.warn({ err }, 'reloading ledger marks failed'));
     }

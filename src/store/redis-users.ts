@@ -24,7 +24,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Service } from '../service/services.js';
 import { StoreError } from './errors.js';
-import { hashFromList, isService, parseStatus, parseUserHash, profileOf, recordOf, type Statuses } from './redis-codec.js';
+import { hashFromList, parseUserHash, profileOf, recordOf, type Statuses } from './redis-codec.js';
 import { ensureScripts, execPipeline, isHash, isNoScript, readHashes, type RedisKeys } from './redis-layout.js';
 import { emptySlot, planWrite, queueWrite, type Op, type Slot, type Write } from './redis-pending.js';
 import type { ServiceStatus, UserRecord } from './schema.js';
@@ -147,35 +147,6 @@ export class RedisUsers {
   fetch(ids: readonly number[]): void {
     for (const id of ids) this.toFetch.add(id);
     this.kick();
-  }
-
-  /**
-   * Takes the statuses another process announced it wrote (`service → status JSON`, '' for none) as
-   * confirmed; a user not held here, or a status that does not parse, is read back instead. A status
-   * has one writer at a time (the worker reading the subscription): its announcements do not race.
-   */
-  applyStatuses(id: number, fields: Readonly<Record<string, string>>): void {
-    const slot = this.slots.get(id);
-    if (!slot?.profile || this.toFetch.has(id)) {
-      this.fetch([id]);
-      return;
-    }
-    const statuses: Statuses = { ...slot.statuses };
-    for (const [service, text] of Object.entries(fields)) {
-      if (!isService(service)) continue;
-      if (text === '') {
-        delete statuses[service];
-        continue;
-      }
-      const parsed = parseStatus(text);
-      if (!parsed) {
-        this.fetch([id]);
-        return;
-      }
-      statuses[service] = parsed;
-    }
-    slot.statuses = statuses;
-    this.recompute(id, slot);
   }
 
   /** Reads every user again soon (the change feed was interrupted: announcements may have been missed). */

@@ -101,6 +101,19 @@ describe.skipIf(!redis.available)('the Redis store: two processes on one Redis',
     }
   });
 
+  it("reads back a user an older version announced with its statuses, as it reads any announced user", async () => {
+    const a = await stores.open();
+    const b = await stores.open({ prefix: stores.prefixOf(a) });
+    a.updateUser(1, (u) => void (u.bankroll = 5), { chatId: 10 });
+    await a.flush();
+    await vi.waitFor(() => expect(b.getUser(1)?.bankroll).toBe(5), settle);
+    a.updateStatus(1, 'arbs_live', { lastGoodReadAt: 77 });
+    await a.flush();
+    // What an older worker publishes after a status write: the id, and the statuses it wrote.
+    await stores.raw().publish(stores.keys(a).changes, JSON.stringify({ from: 'older', ids: [1], st: { 1: { arbs_live: '{"lastGoodReadAt":1}' } } }));
+    await vi.waitFor(() => expect(b.getUser(1)?.status.arbs_live?.lastGoodReadAt).toBe(77), settle);
+  });
+
   it('loses nothing when a front and a worker write the same user at once', async () => {
     const front = await stores.open();
     const worker = await stores.open({ prefix: stores.prefixOf(front) });
