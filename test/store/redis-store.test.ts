@@ -34,6 +34,16 @@ describe.skipIf(!redis.available)('the Redis store: the store contract', () => {
   });
 });
 
+/** Two stores on one prefix (two processes), user 1 written by the first and seen by the second. */
+async function twoProcessesWithUser1() {
+  const a = await stores.open();
+  const b = await stores.open({ prefix: stores.prefixOf(a) });
+  a.updateUser(1, (u) => void (u.bankroll = 5), { chatId: 10 });
+  await a.flush();
+  await vi.waitFor(() => expect(b.getUser(1)?.bankroll).toBe(5), settle);
+  return { a, b };
+}
+
 describe.skipIf(!redis.available)('the Redis store: two processes on one Redis', () => {
   it("sees another process's changes, and tells listeners of changed records but not of status writes or its own changes", async () => {
     const a = await stores.open();
@@ -68,11 +78,7 @@ describe.skipIf(!redis.available)('the Redis store: two processes on one Redis',
   });
 
   it('announces no status write (no process spends a thing on it), and another process has it once it asks', async () => {
-    const a = await stores.open();
-    const b = await stores.open({ prefix: stores.prefixOf(a) });
-    a.updateUser(1, (u) => void (u.bankroll = 5), { chatId: 10 });
-    await a.flush();
-    await vi.waitFor(() => expect(b.getUser(1)?.bankroll).toBe(5), settle);
+    const { a, b } = await twoProcessesWithUser1();
     const feed = stores.raw().duplicate();
     const heard: string[] = [];
     feed.on('message', (_channel: string, text: string) => heard.push(text));
@@ -102,11 +108,7 @@ describe.skipIf(!redis.available)('the Redis store: two processes on one Redis',
   });
 
   it("reads back a user an older version announced with its statuses, as it reads any announced user", async () => {
-    const a = await stores.open();
-    const b = await stores.open({ prefix: stores.prefixOf(a) });
-    a.updateUser(1, (u) => void (u.bankroll = 5), { chatId: 10 });
-    await a.flush();
-    await vi.waitFor(() => expect(b.getUser(1)?.bankroll).toBe(5), settle);
+    const { a, b } = await twoProcessesWithUser1();
     a.updateStatus(1, 'arbs_live', { lastGoodReadAt: 77 });
     await a.flush();
     // What an older worker publishes after a status write: the id, and the statuses it wrote.

@@ -33,6 +33,7 @@ import { SERVICES } from '../../service/services.js';
 import { StoreError } from '../../store/errors.js';
 import type { Lang, UserRecord } from '../../store/schema.js';
 import type { BotRuntime } from '../deps.js';
+import { freshUser } from './fresh-user.js';
 import { maskKey } from '../ui/mask.js';
 
 export type ConnectOutcome =
@@ -113,9 +114,8 @@ export async function connectKey(rt: BotRuntime, req: ConnectRequest): Promise<C
   // Others trying a held key count apart from its holder's own checks: junk pairs sent by
   // strangers must not lock the holder out of reconnecting their key for the window.
   const heldBy = otherHolder(rt, accessKey, userId);
-  // The statuses the workers wrote (not announced): whether the stored pair was read with lately.
-  await rt.store.refreshUsers([userId]).catch((err: unknown) => rt.logger.warn({ err, userId }, 'could not read the user again before /connect'));
-  const mine = rt.store.getUser(userId);
+  // With the statuses the workers wrote: whether the stored pair was read with lately.
+  const mine = await freshUser(rt, userId);
   const accepted = acceptedAt(mine, accessKey);
   const same = accepted !== undefined && mine !== undefined && isStoredSecret(rt, mine, req.secret);
   // The pair is the one the service accepts now: checking it again would spend a token request for nothing.

@@ -9,6 +9,7 @@ import { Composer } from 'grammy';
 import { SERVICES } from '../../service/services.js';
 import type { BotContext } from '../context.js';
 import type { BotRuntime } from '../deps.js';
+import { freshUser } from '../actions/fresh-user.js';
 import { errorInWords, filterState, intervalWords, sharePct } from '../ui/filter-text.js';
 import { maskKey } from '../ui/mask.js';
 import { dictionariesFor } from '../ui/cards.js';
@@ -19,25 +20,11 @@ import { formatClockTime, formatWhen } from '../ui/time-words.js';
 import { quietUntil } from '../../alerts/time.js';
 import { budgetRule, coverageLines, draftWhen } from '../ui/budget-text.js';
 
-/**
- * The user as the shared store holds them now: the workers' status writes (last read, last alert,
- * errors) are not announced to this process. Redis away: the last known record, which /status still shows.
- */
-export async function withFreshStatuses(rt: BotRuntime, ctx: BotContext): Promise<BotContext['user']> {
-  if (!ctx.user) return ctx.user;
-  try {
-    await rt.store.refreshUsers([ctx.user.id]);
-  } catch (err) {
-    ctx.log.warn({ err }, 'could not read the user again before showing statuses');
-  }
-  return rt.store.getUser(ctx.user.id) ?? ctx.user;
-}
-
 export function statusFeature(rt: BotRuntime): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.command('status', async (ctx) => {
-    const user = await withFreshStatuses(rt, ctx);
+    const user = ctx.user && ((await freshUser(rt, ctx.user.id)) ?? ctx.user);
     const t = ctx.t;
     if (!user?.key) {
       await ctx.reply(t('need_key'));
