@@ -11,6 +11,8 @@
  * - cpu: LIMIT_SCOPE=key (each key its own 30 reads a minute per host), 240 users: 120 reads a
  *   second in all, enough that the processes are busy and CPU per read is the cost of a read, not
  *   of idling. CPU per read of each worker (and the embedded process), of the front, and of Redis.
+ * - idle: no users (not in the default phases). CPU a minute of each process and of Redis, and
+ *   Redis's commands a minute: what a cluster costs while it has nothing to read.
  *
  * Every size waits for the steady state first: the leases settled (all workers live, the 64
  * buckets held and loaded within fair shares, nothing moved for two rounds), then a warm-up. The
@@ -99,11 +101,25 @@ function cpuTable(rows: RunResult[]): void {
         `${r.redisCpuMs === undefined ? '–' : `${f2(perRead(r.redisCpuMs, r.reads))} ms`} | ${f2(all)} ms | × ${f2(all / basePerRead)} | ${readers(r).map((p) => f2(p.stretch ?? Number.NaN)).join(' / ')} | ${r.breaches} |`,
     );
   }
+  // The same reads should bring the same Bot API work: a cluster sending more would cost more for that alone.
+  for (const r of rows) console.log(`${label(r.spec.workers)}: Bot API messages a read ${f2(perRead(r.telegram.sent, r.reads))} sent, ${f2(perRead(r.telegram.edited, r.reads))} edited`);
   for (const r of rows) {
     if (!r.redisCommands) continue;
     const calls = Object.entries(r.redisCommands).sort((a, b) => b[1] - a[1]);
     const sum = calls.reduce((s, [, n]) => s + n, 0);
     console.log(`${label(r.spec.workers)}: Redis commands a read ${f2(perRead(sum, r.reads))} (${calls.slice(0, 8).map(([c, n]) => `${c} ${f2(perRead(n, r.reads))}`).join(', ')})`);
+  }
+}
+
+function idleTable(rows: RunResult[]): void {
+  console.log(`\nNo users, window ${CPU_SECONDS} s after settling + ${WARMUP} s warm-up: CPU a minute`);
+  console.log('| bot | each process | Redis | Redis commands a minute |');
+  console.log('|---|---|---|---|');
+  for (const r of rows) {
+    const perMinute = (n: number) => n / (r.windowMs / 60_000);
+    const each = r.processes.map((p) => `${p.name} ${f2(perMinute(p.cpuMs) / 1000)} s`).join(', ');
+    const commands = r.redisCommands ? Object.values(r.redisCommands).reduce((a, b) => a + b, 0) : undefined;
+    console.log(`| ${label(r.spec.workers)} | ${each} | ${r.redisCpuMs === undefined ? '–' : `${f2(perMinute(r.redisCpuMs) / 1000)} s`} | ${commands === undefined ? '–' : f1(perMinute(commands))} |`);
   }
 }
 
@@ -117,7 +133,11 @@ if (phases.includes('cpu')) {
   results.cpu = await phase('cpu', (workers) =>
     runOnce({ workers, scope: 'key', users: CPU_USERS, seconds: CPU_SECONDS, warmupSeconds: WARMUP, latencyTailSeconds: 0 }));
 }
+if (phases.includes('idle')) {
+  results.idle = await phase('idle', (workers) => runOnce({ workers, scope: 'key', users: 0, seconds: CPU_SECONDS, warmupSeconds: WARMUP, latencyTailSeconds: 0 }));
+}
 if (results.limits) limitsTable(results.limits);
+if (results.idle) idleTable(results.idle);
 if (results.cpu) cpuTable(results.cpu);
 console.log(`\n(load average at the end ${load()})`);
 console.log(JSON.stringify(Object.fromEntries(Object.entries(results).map(([k, rows]) => [k, rows.map((r) => ({ ...r, latencies: undefined, p50: percentile(r.latencies, 50), p95: percentile(r.latencies, 95) }))]))));

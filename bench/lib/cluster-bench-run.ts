@@ -104,6 +104,8 @@ export interface RunResult {
   itemsBorn: number;
   /** Of those, items sent to at least one chat. */
   itemsAlerted: number;
+  /** Messages the bot sent and edited in the window (the Bot API work a read brings). */
+  telegram: { sent: number; edited: number };
 }
 
 export async function redisCpuMs(redis: Redis): Promise<number> {
@@ -227,6 +229,11 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       ...(redisServer ? { REDIS_URL: redisServer.url, REDIS_PREFIX: prefix } : {}),
     };
     const { firstSends, stop: stopRecording } = recordSends(telegram);
+    const telegramWork = { sent: 0, edited: 0 };
+    let counting = false;
+    const stopCounting = telegram.onActivity((e) => {
+      if (counting && (e.kind === 'sent' || e.kind === 'edited')) telegramWork[e.kind]++;
+    });
 
     // BENCH_CPU_PROF_DIR: every bot process writes a V8 CPU profile there when it stops (bench/cpu-profile-top.ts reads them).
     const profDir = process.env.BENCH_CPU_PROF_DIR;
@@ -254,6 +261,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     await sleep(spec.warmupSeconds * 1_000);
 
     const from = Date.now();
+    counting = true;
     const cpuBefore = processes.map((p) => cpuMs(p.pid));
     const redisBefore = monitor ? await redisCpuMs(monitor) : undefined;
     const commandsBefore = monitor ? await redisCommandCalls(monitor) : undefined;
@@ -262,6 +270,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     await sleep(spec.seconds * 1_000 - (redisServer ? monitorMs : 0));
     const to = Date.now();
     const cpuAfter = processes.map((p) => cpuMs(p.pid));
+    counting = false;
+    stopCounting();
     const redisCpu = monitor && redisBefore !== undefined ? (await redisCpuMs(monitor)) - redisBefore : undefined;
     const commandsAfter = monitor ? await redisCommandCalls(monitor) : undefined;
     const redisCommands = commandsAfter && commandsBefore
@@ -309,6 +319,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       latencies,
       itemsBorn,
       itemsAlerted: alerted.size,
+      telegram: telegramWork,
     };
   } finally {
     worth.stop();

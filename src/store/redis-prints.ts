@@ -12,10 +12,16 @@ import type { Logger } from '../logger.js';
 import { printExpired, PRINT_TTL_MS, printSchema, type AlertPrint } from '../ledger/prints.js';
 import type { PrintStore } from './port.js';
 
+/** `print`'s stored JSON and its time to live (ms) at `now`; undefined when it is already expired. */
+function storedPrint(print: AlertPrint, now: number): [json: string, ttlMs: number] | undefined {
+  const ttl = print.sentAt + PRINT_TTL_MS - now;
+  return ttl > 0 ? [JSON.stringify(print), Math.ceil(ttl)] : undefined;
+}
+
 /** The commands that keep `print` under `key` until its expiry; none when it is already expired. */
 export function writePrintCommand(pipeline: ChainableCommander, key: string, print: AlertPrint, now: number): void {
-  const ttl = print.sentAt + PRINT_TTL_MS - now;
-  if (ttl > 0) pipeline.set(key, JSON.stringify(print), 'PX', Math.ceil(ttl));
+  const stored = storedPrint(print, now);
+  if (stored) pipeline.set(key, stored[0], 'PX', stored[1]);
 }
 
 /** Every key matching `pattern` (SCAN, in pages), each page handed to `page`. */
@@ -46,9 +52,9 @@ export class RedisPrints implements PrintStore {
   put(userId: number, print: AlertPrint): void {
     this.opts.guard();
     const p = printSchema.parse(print);
-    const pipeline = this.opts.redis.pipeline();
-    writePrintCommand(pipeline, this.key(userId, p.id), p, this.opts.clock.now());
-    this.track(pipeline.exec());
+    const stored = storedPrint(p, this.opts.clock.now());
+    // One command, not a pipeline of one: a pipeline costs more to build than its command.
+    if (stored) this.track(this.opts.redis.set(this.key(userId, p.id), stored[0], 'PX', stored[1]));
   }
 
   async get(userId: number, id: string): Promise<AlertPrint | undefined> {
