@@ -25,7 +25,8 @@
  * Settings: BENCH_CLUSTER_PHASES (default limits,cpu), BENCH_CLUSTER_SIZES (default 0,1,2,3; 0 is the
  * embedded process), BENCH_CLUSTER_SECONDS (the limits window, default 90: latency counts items born
  * in its first 55 s, sends recorded until 35 s after it), BENCH_CLUSTER_CPU_SECONDS (default 60),
- * BENCH_CLUSTER_WARMUP_SECONDS (default 20), BENCH_CLUSTER_PLAN_SECONDS (the limits phase's extra warm-up
+ * BENCH_CLUSTER_WARMUP_SECONDS (default 20), BENCH_CLUSTER_CPU_ROUNDS (the cpu phase's sizes in turns, default 1; more
+ * rounds print each size's median ratio), BENCH_CLUSTER_PLAN_SECONDS (the limits phase's extra warm-up
  * while the members' plans are learnt, default 70), BENCH_CLUSTER_USERS (60), BENCH_CLUSTER_CPU_USERS (240).
  */
 import { loadavg } from 'node:os';
@@ -46,6 +47,8 @@ const WARMUP = num('BENCH_CLUSTER_WARMUP_SECONDS', 20);
 const LIMITS_WARMUP = WARMUP + num('BENCH_CLUSTER_PLAN_SECONDS', 70);
 const USERS = num('BENCH_CLUSTER_USERS', 60);
 const CPU_USERS = num('BENCH_CLUSTER_CPU_USERS', 240);
+/** The cpu phase's sizes run in turns this many times: one run's ratio moved by ± 0.3 on this shared machine. */
+const CPU_ROUNDS = Math.max(1, Math.round(num('BENCH_CLUSTER_CPU_ROUNDS', 1)));
 const LATENCY_TAIL = 35;
 
 const label = (workers: number) => (workers === 0 ? 'embedded (one process, no Redis)' : `${workers} worker${workers > 1 ? 's' : ''} + front`);
@@ -83,10 +86,32 @@ function limitsTable(rows: RunResult[]): void {
   }
 }
 
+const perRead = (cpu: number, reads: number) => (reads > 0 ? cpu / reads : Number.NaN);
+/** CPU of every process of the bot and of Redis in the window, ms. */
+const totalCpu = (r: RunResult) => r.processes.reduce((s, p) => s + p.cpuMs, 0) + (r.redisCpuMs ?? 0);
+const median = (xs: number[]) => percentile(xs, 50);
+
+/** Each size's ratio to the embedded process of its own round, and the median over the rounds. */
+function cpuMedians(rounds: RunResult[][]): void {
+  console.log(`\nCPU per read, all processes, over ${rounds.length} rounds (each ratio against the embedded process of its round):`);
+  console.log('| bot | per round | median | × embedded per round | median × embedded |');
+  console.log('|---|---|---|---|---|');
+  for (const workers of sizes) {
+    const perRound = rounds.map((rows) => {
+      const r = rows.find((x) => x.spec.workers === workers);
+      const base = rows.find((x) => x.spec.workers === 0);
+      const all = r ? perRead(totalCpu(r), r.reads) : Number.NaN;
+      return { all, ratio: base ? all / perRead(totalCpu(base), base.reads) : Number.NaN };
+    });
+    const alls = perRound.map((x) => x.all);
+    const ratios = perRound.map((x) => x.ratio);
+    console.log(`| ${label(workers)} | ${alls.map((x) => `${f2(x)} ms`).join(', ')} | ${f2(median(alls))} ms | ${ratios.map((x) => `× ${f2(x)}`).join(', ')} | × ${f2(median(ratios))} |`);
+  }
+}
+
 function cpuTable(rows: RunResult[]): void {
-  const perRead = (cpu: number, reads: number) => (reads > 0 ? cpu / reads : Number.NaN);
   const readers = (r: RunResult) => r.processes.filter((p) => p.reads !== undefined);
-  const total = (r: RunResult) => r.processes.reduce((s, p) => s + p.cpuMs, 0) + (r.redisCpuMs ?? 0);
+  const total = totalCpu;
   const base = rows.find((r) => r.spec.workers === 0) ?? rows[0]!;
   const basePerRead = perRead(total(base), base.reads);
   console.log(`\nLIMIT_SCOPE=key, ${CPU_USERS} users (one subscription each), window ${CPU_SECONDS} s after settling + ${WARMUP} s warm-up`);
@@ -129,15 +154,20 @@ if (phases.includes('limits')) {
   results.limits = await phase('limits', (workers) =>
     runOnce({ workers, scope: 'address', users: USERS, seconds: SECONDS, warmupSeconds: LIMITS_WARMUP, latencyTailSeconds: LATENCY_TAIL }));
 }
+const cpuRounds: RunResult[][] = [];
 if (phases.includes('cpu')) {
-  results.cpu = await phase('cpu', (workers) =>
-    runOnce({ workers, scope: 'key', users: CPU_USERS, seconds: CPU_SECONDS, warmupSeconds: WARMUP, latencyTailSeconds: 0 }));
+  for (let round = 1; round <= CPU_ROUNDS; round++) {
+    cpuRounds.push(await phase(CPU_ROUNDS > 1 ? `cpu, round ${round} of ${CPU_ROUNDS}` : 'cpu', (workers) =>
+      runOnce({ workers, scope: 'key', users: CPU_USERS, seconds: CPU_SECONDS, warmupSeconds: WARMUP, latencyTailSeconds: 0 })));
+  }
+  results.cpu = cpuRounds.flat();
 }
 if (phases.includes('idle')) {
   results.idle = await phase('idle', (workers) => runOnce({ workers, scope: 'key', users: 0, seconds: CPU_SECONDS, warmupSeconds: WARMUP, latencyTailSeconds: 0 }));
 }
 if (results.limits) limitsTable(results.limits);
 if (results.idle) idleTable(results.idle);
-if (results.cpu) cpuTable(results.cpu);
+for (const rows of cpuRounds) cpuTable(rows);
+if (cpuRounds.length > 1) cpuMedians(cpuRounds);
 console.log(`\n(load average at the end ${load()})`);
 console.log(JSON.stringify(Object.fromEntries(Object.entries(results).map(([k, rows]) => [k, rows.map((r) => ({ ...r, latencies: undefined, p50: percentile(r.latencies, 50), p95: percentile(r.latencies, 95) }))]))));
