@@ -10,6 +10,7 @@ import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import { PRINT_TTL_MS, type AlertPrint } from '../../src/ledger/prints.js';
 import { PRINTS_PER_ITEM } from '../../src/store/print-store.js';
+import { PRINT_GATHER_MS, RedisPrints } from '../../src/store/redis-prints.js';
 import type { Store } from '../../src/store/port.js';
 import { openStore } from '../../src/store/store.js';
 import { removeTempDirs, samplePrint, tempDir } from './fixtures.js';
@@ -30,6 +31,7 @@ function printsContract(open: (clock: ManualClock) => Promise<Opened>): void {
     store.prints.put(7, samplePrint({ sentAt: clock.now() }));
     expect(await store.prints.get(7, 'p1')).toEqual(samplePrint({ sentAt: 10_000 }));
     expect(await store.prints.get(8, 'p1')).toBeUndefined();
+    await store.flush();
     const again = await reopen();
     expect((await again.prints.get(7, 'p1'))?.legs.map((l) => l.stake)).toEqual([495, 505]);
   });
@@ -107,6 +109,38 @@ describe.skipIf(!redis.available)('prints in the Redis store', () => {
   printsContract(async (clock) => {
     const store = await stores.open({ clock });
     return { store, reopen: async () => stores.open({ prefix: stores.prefixOf(store), clock }) };
+  });
+
+  it('writes the prints put within PRINT_GATHER_MS in one pipeline, shows them to their own process at once and to others once written', async () => {
+    const clock = new ManualClock(10_000);
+    const redisClient = stores.raw();
+    const prefix = `${stores.freshPrefix()}print:`;
+    let pipelines = 0;
+    let singles = 0;
+    // The client as the store would use it, counting its writes.
+    const counted = new Proxy(redisClient, {
+      get(target, name, receiver) {
+        if (name === 'pipeline') pipelines++;
+        if (name === 'set') singles++;
+        const value: unknown = Reflect.get(target, name, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const prints = new RedisPrints({ redis: counted, prefix, clock, log: silentLogger, guard: () => undefined });
+    for (let i = 0; i < 30; i++) prints.put(7, samplePrint({ id: `p${i}`, sentAt: clock.now() }));
+    // Its own process reads a print before it is written…
+    expect((await prints.get(7, 'p29'))?.id).toBe('p29');
+    expect(await redisClient.exists(`${prefix}7:p29`)).toBe(0);
+    // …and every other one once the moment is over: thirty prints, one write.
+    await new Promise((resolve) => setTimeout(resolve, PRINT_GATHER_MS + 50));
+    await prints.flush();
+    expect(await redisClient.exists(...Array.from({ length: 30 }, (_, i) => `${prefix}7:p${i}`))).toBe(30);
+    expect({ pipelines, singles }).toEqual({ pipelines: 1, singles: 0 });
+    // A user removed before the write leaves nothing behind.
+    prints.put(8, samplePrint({ id: 'q1', sentAt: clock.now() }));
+    prints.deleteUser(8);
+    await prints.flush();
+    expect(await redisClient.exists(`${prefix}8:q1`)).toBe(0);
   });
 
   it('keeps each print in a key that Redis itself expires a week after its send', async () => {
