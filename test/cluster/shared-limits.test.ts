@@ -220,8 +220,9 @@ describe('limits shared by processes through Redis', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(permit).toBeUndefined();
     // The oldest poll leaves the window: the worker, polling at full pace, asks first, and is told to wait.
-    // (200 ms past it: each poll was written on Redis's clock a few real ms after it asked.)
-    await clock.advance(1_000 + SHARED_MARGIN_MS + SHARED_RELEASE_SLACK_MS + 200);
+    // (500 ms past it, within the lookup's mark of LOOKUP_MARK_SLACK_MS: each poll was written on
+    // Redis's clock the real ms of its round trip after it asked, which a busy machine makes hundreds.)
+    await clock.advance(1_000 + SHARED_MARGIN_MS + SHARED_RELEASE_SLACK_MS + 500);
     const poll = await worker.client.limits.acquire(scope, { wait: false }).catch((e: unknown) => e);
     expect(poll).toMatchObject({ kind: 'rate_limited', details: { local: true } });
     // The lookup, back from its wait, takes the slot. Its clock never runs past the shared one: a busy
