@@ -89,6 +89,8 @@ function limitsTable(rows: RunResult[]): void {
 const perRead = (cpu: number, reads: number) => (reads > 0 ? cpu / reads : Number.NaN);
 /** CPU of every process of the bot and of Redis in the window, ms. */
 const totalCpu = (r: RunResult) => r.processes.reduce((s, p) => s + p.cpuMs, 0) + (r.redisCpuMs ?? 0);
+/** CPU per read of all processes together (ms). */
+const allPerRead = (r: RunResult) => perRead(totalCpu(r), r.reads);
 const median = (xs: number[]) => percentile(xs, 50);
 
 /** Each size's ratio to the embedded process of its own round, and the median over the rounds. */
@@ -100,8 +102,8 @@ function cpuMedians(rounds: RunResult[][]): void {
     const perRound = rounds.map((rows) => {
       const r = rows.find((x) => x.spec.workers === workers);
       const base = rows.find((x) => x.spec.workers === 0);
-      const all = r ? perRead(totalCpu(r), r.reads) : Number.NaN;
-      return { all, ratio: base ? all / perRead(totalCpu(base), base.reads) : Number.NaN };
+      const all = r ? allPerRead(r) : Number.NaN;
+      return { all, ratio: base ? all / allPerRead(base) : Number.NaN };
     });
     const alls = perRound.map((x) => x.all);
     const ratios = perRound.map((x) => x.ratio);
@@ -111,16 +113,15 @@ function cpuMedians(rounds: RunResult[][]): void {
 
 function cpuTable(rows: RunResult[]): void {
   const readers = (r: RunResult) => r.processes.filter((p) => p.reads !== undefined);
-  const total = totalCpu;
   const base = rows.find((r) => r.spec.workers === 0) ?? rows[0]!;
-  const basePerRead = perRead(total(base), base.reads);
+  const basePerRead = allPerRead(base);
   console.log(`\nLIMIT_SCOPE=key, ${CPU_USERS} users (one subscription each), window ${CPU_SECONDS} s after settling + ${WARMUP} s warm-up`);
   console.log('| bot | reads a second | CPU per read of each reader | front | Redis | all processes | × embedded | interval stretch | over a limit |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const each = readers(r).map((p) => `${f2(perRead(p.cpuMs, p.reads ?? 0))} ms`).join(' / ');
     const front = r.processes.find((p) => p.name === 'front');
-    const all = perRead(total(r), r.reads);
+    const all = allPerRead(r);
     console.log(
       `| ${label(r.spec.workers)} | ${f1(r.reads / (r.windowMs / 1000))} | ${each} | ${front ? `${f2(perRead(front.cpuMs, r.reads))} ms` : '–'} | ` +
         `${r.redisCpuMs === undefined ? '–' : `${f2(perRead(r.redisCpuMs, r.reads))} ms`} | ${f2(all)} ms | × ${f2(all / basePerRead)} | ${readers(r).map((p) => f2(p.stretch ?? Number.NaN)).join(' / ')} | ${r.breaches} |`,

@@ -13,16 +13,15 @@ import type { Logger } from '../logger.js';
 import { printExpired, PRINT_TTL_MS, printSchema, type AlertPrint } from '../ledger/prints.js';
 import type { PrintStore } from './port.js';
 
-/** `print`'s stored JSON and its time to live (ms) at `now`; undefined when it is already expired. */
-function storedPrint(print: AlertPrint, now: number): [json: string, ttlMs: number] | undefined {
-  const ttl = print.sentAt + PRINT_TTL_MS - now;
-  return ttl > 0 ? [JSON.stringify(print), Math.ceil(ttl)] : undefined;
+/** The time to live (ms, whole) at `now` of a print sent at `sentAt`; 0 or less: expired. */
+function ttlAt(sentAt: number, now: number): number {
+  return Math.ceil(sentAt + PRINT_TTL_MS - now);
 }
 
 /** The commands that keep `print` under `key` until its expiry; none when it is already expired. */
 export function writePrintCommand(pipeline: ChainableCommander, key: string, print: AlertPrint, now: number): void {
-  const stored = storedPrint(print, now);
-  if (stored) pipeline.set(key, stored[0], 'PX', stored[1]);
+  const ttl = ttlAt(print.sentAt, now);
+  if (ttl > 0) pipeline.set(key, JSON.stringify(print), 'PX', ttl);
 }
 
 /** Every key matching `pattern` (SCAN, in pages), each page handed to `page`. */
@@ -40,8 +39,8 @@ export const PRINT_GATHER_MS = 50;
 
 export class RedisPrints implements PrintStore {
   private readonly writes = new Set<Promise<unknown>>();
-  /** Prints put and not yet written: key → JSON and when it expires (the store's clock). */
-  private readonly pending = new Map<string, [json: string, expiresAt: number]>();
+  /** Prints put and not yet written, by key: their JSON and when they were sent. */
+  private readonly pending = new Map<string, { json: string; sentAt: number }>();
   private gatherTimer: NodeJS.Timeout | undefined;
   private failures = 0;
 
@@ -59,17 +58,14 @@ export class RedisPrints implements PrintStore {
   put(userId: number, print: AlertPrint): void {
     this.opts.guard();
     const p = printSchema.parse(print);
-    const key = this.key(userId, p.id);
-    const stored = storedPrint(p, this.opts.clock.now());
-    if (!stored) return;
     // Gathered for a moment: a busy worker prints at every alert, and a write each was 4 % of its CPU.
-    this.pending.set(key, [stored[0], this.opts.clock.now() + stored[1]]);
+    this.pending.set(this.key(userId, p.id), { json: JSON.stringify(p), sentAt: p.sentAt });
     this.gatherTimer ??= setTimeout(() => this.writePending(), PRINT_GATHER_MS);
   }
 
   async get(userId: number, id: string): Promise<AlertPrint | undefined> {
     const key = this.key(userId, id);
-    const text = this.pending.get(key)?.[0] ?? (await this.opts.redis.get(key));
+    const text = this.pending.get(key)?.json ?? (await this.opts.redis.get(key));
     if (text === null) return undefined;
     let raw: unknown;
     try {
@@ -122,11 +118,13 @@ export class RedisPrints implements PrintStore {
     this.gatherTimer = undefined;
     if (this.pending.size === 0) return;
     const now = this.opts.clock.now();
-    const live = [...this.pending].filter(([, [, expiresAt]]) => expiresAt > now);
-    this.pending.clear();
-    if (live.length === 0) return;
     const pipeline = this.opts.redis.pipeline();
-    for (const [key, [json, expiresAt]] of live) pipeline.set(key, json, 'PX', Math.ceil(expiresAt - now));
+    for (const [key, { json, sentAt }] of this.pending) {
+      const ttl = ttlAt(sentAt, now);
+      if (ttl > 0) pipeline.set(key, json, 'PX', ttl);
+    }
+    this.pending.clear();
+    if (pipeline.length === 0) return;
     this.track(pipeline.exec().then((results) => {
       const failed = results?.find(([err]) => err !== null);
       if (failed) throw failed[0];
