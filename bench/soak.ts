@@ -38,7 +38,7 @@ import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../tes
 import { freePorts } from '../test/support/ports.js';
 import { ADDRESSES, SERVICES, leasesSettled, recordSends, runOnce } from './lib/cluster-bench-run.js';
 import { cpuMs, rssBytes } from './lib/proc.js';
-import { envInt, isEntryPoint, report, type BenchResult, type Figure } from './lib/result.js';
+import { botEnv, botMainArgs, envInt, isEntryPoint, report, type BenchResult, type Figure } from './lib/result.js';
 import { tempDataDir } from './lib/setup.js';
 import { percentile } from './lib/stats.js';
 
@@ -107,7 +107,7 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
     await seedUsers({ url: redis.url, prefix, encryptionKey, users, plan: 'full' });
     const basePort = await freePorts(1 + WORKERS);
     const common: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH, ...sandbox.urls, BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot,
+      PATH: process.env.PATH, ...botEnv(), ...sandbox.urls, BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot,
       ENCRYPTION_KEY: encryptionKey, LIMIT_SCOPE: 'address', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', REDIS_URL: redis.url, REDIS_PREFIX: prefix,
     };
     slots.push({ name: 'front', port: basePort, env: { ROLE: 'front', HTTP_PORT: String(basePort), DATA_DIR: `${data.dir}/front` }, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [] });
@@ -123,7 +123,7 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
     const frontLog = openSync(frontLogPath, 'a');
     console.log(`  the front's log: ${frontLogPath}`);
     const start = (slot: Slot) => {
-      slot.child = startBotProcess({ ...common, ...slot.env }, slot.name, children, [], slot.name === 'front' ? frontLog : undefined);
+      slot.child = startBotProcess({ ...common, ...slot.env }, slot.name, children, { args: botMainArgs(), ...(slot.name === 'front' && { logFd: frontLog }) });
       slot.cpuLastMs = 0;
     };
     const sends = recordSends(telegram);

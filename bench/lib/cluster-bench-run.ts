@@ -24,6 +24,7 @@ import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../../
 import { freePorts } from '../../test/support/ports.js';
 import { watchCommission } from './busy-commission.js';
 import { cpuMs } from './proc.js';
+import { botEnv, botMainArgs } from './result.js';
 import { tempDataDir } from './setup.js';
 
 export const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
@@ -219,6 +220,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const basePort = await freePorts(1 + spec.workers);
     const common: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
+      // As shipped: the image's malloc arena cap (and, below, `npm start`'s flags and the compiled module).
+      ...botEnv(),
       ...sandbox.urls,
       BOT_TOKEN: telegram.token,
       TELEGRAM_API_ROOT: telegram.apiRoot,
@@ -243,7 +246,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     // BENCH_LOG_DIR: each bot process's log (warnings and worse) goes to <name>.log there.
     const logDir = process.env.BENCH_LOG_DIR;
     const spawn = (name: string, env: NodeJS.ProcessEnv, address?: string) => {
-      const child = startBotProcess({ ...common, ...env }, name, children, nodeArgs, logDir ? openSync(join(logDir, `${name}.log`), 'a') : undefined);
+      const child = startBotProcess({ ...common, ...env }, name, children, { nodeArgs, args: botMainArgs(), ...(logDir && { logFd: openSync(join(logDir, `${name}.log`), 'a') }) });
       if (child.pid !== undefined) processes.push({ name, pid: child.pid, port: Number(env.HTTP_PORT), ...(address ? { address } : {}) });
     };
     if (!cluster) {

@@ -56,6 +56,18 @@ export function botNodeFlags(): string[] {
 }
 
 /**
+ * The arguments that start the bot as shipped: `npm start`'s Node flags and the compiled main module
+ * (`.bench-build/src/main.js` beside the compiled bench, as the image runs `dist/main.js`). A bench
+ * run from its sources (tsx) starts `src/main.ts` through tsx. Under tsx every process also holds the
+ * loader and the sources' maps: a fixed cost a process that a cluster pays once a process.
+ */
+export function botMainArgs(): string[] {
+  const compiled = extname(fileURLToPath(import.meta.url)) === '.js';
+  const main = fileURLToPath(new URL(`../../src/main${compiled ? '.js' : '.ts'}`, import.meta.url));
+  return [...botNodeFlags(), ...(compiled ? [] : ['--import', 'tsx']), main];
+}
+
+/**
  * The environment the image gives the bot beyond its Node flags: the malloc arena cap read from the
  * Dockerfile (glibc reads it before Node starts, so it cannot live in `npm start`'s flags).
  */

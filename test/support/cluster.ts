@@ -53,10 +53,19 @@ const tails = new WeakMap<ChildProcess, string>();
 /** The last 4 KB a bot process wrote to stderr, for a test that timed out waiting on it. */
 export const stderrOf = (child: ChildProcess): string => tails.get(child) ?? '';
 
+export interface BotProcessOptions {
+  /** Node flags before the module (a profiler's, the shipped heap flags). */
+  nodeArgs?: readonly string[];
+  /** The module and its loader; default `src/main.ts` through tsx (the benches pass the compiled one, as shipped). */
+  args?: readonly string[];
+  /** A file descriptor the process's log (stdout) goes to; default nowhere. */
+  logFd?: number;
+}
+
 /** One bot process; its last 4 KB of stderr are printed if it fails on its own. */
-/** `logFd`: a file descriptor the process's log (stdout) goes to; default nowhere. */
-export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>, nodeArgs: readonly string[] = [], logFd?: number): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', logFd ?? 'ignore', 'pipe'] });
+export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>, opts: BotProcessOptions = {}): ChildProcess {
+  const args = opts.args ?? ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], { env, stdio: ['ignore', opts.logFd ?? 'ignore', 'pipe'] });
   children.add(child);
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
