@@ -185,12 +185,9 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
     }
     if (claim.kind === 'pending') return answerOfHeld(key, claim.holder);
     counts.sent += 1;
-    try {
-      await claims.settle(key, holder, messageId);
-    } catch (err) {
-      // Sent, but the claim still says pending: a later repeat of this key counts as unsure (not sent again).
-      log.warn({ err }, 'alert stream: sent, but the answer could not be recorded in the claim');
-    }
+    // Recorded with the entry's acknowledgement, in one round trip; should that fail, the claim still
+    // says pending, and a later repeat of this key counts as unsure (not sent again).
+    reader.settle(key, holder, messageId);
     return messageId;
   };
 

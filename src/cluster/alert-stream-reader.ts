@@ -2,8 +2,8 @@
  * The front's end of the alert streams as Redis sees it: a consumer of the group `senders` on both
  * streams (alert-jobs.ts), which reads entries with one blocking XREADGROUP, takes over the entries
  * another front left unanswered (XAUTOCLAIM), acknowledges and deletes the entries it finished and
- * publishes the answers — all that ends within one short window in one pipelined round trip: one
- * XACK and one XDEL a stream, one PUBLISH a worker. What an entry holds is alert-consumer.ts's.
+ * publishes the answers — all that ends within one short window in one pipelined round trip: the
+ * sent alerts' claims settled first, then one XACK and one XDEL a stream, one PUBLISH a worker. What an entry holds is alert-consumer.ts's.
  *
  * Entries in hand are bounded (`room()`): the reader asks for more only while there is room, and
  * asks the `new` stream's first, so new alerts go ahead of waiting edits when the front is full.
@@ -16,7 +16,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { alertStreams, answerChannel, SENDERS_GROUP, type Answer } from './alert-jobs.js';
-import type { RedisConnection } from './claims.js';
+import { settleOnPipelines, type RedisConnection } from './claims.js';
 
 export interface StreamEntry {
   /** Which stream it came from: 'new' (sends) or 'edit'. */
@@ -55,6 +55,12 @@ export interface StreamReader {
   wake(): void;
   /** Queues an answer for worker outbox `to` (sent within `flushMs`). */
   answer(to: string, answer: Answer): void;
+  /**
+   * Queues the settle of `holder`'s claim of `key` with Telegram's answer (claims.ts): it goes in
+   * the next flush, ahead of the answers and acknowledgements, so an entry is never acknowledged
+   * before its alerts' claims say they were sent.
+   */
+  settle(key: string, holder: string, messageId: number | undefined): void;
   /** Queues the acknowledgement (and deletion) of a finished entry. */
   ack(entry: Pick<StreamEntry, 'stream' | 'id'>): void;
   /** Lets go of an entry that could not be handled now: left pending, it is taken over again once idle. */
@@ -106,14 +112,17 @@ export function createStreamReader(opts: StreamReaderOptions): StreamReader {
   /** Entries in hand, by stream and id (the two streams' ids may be equal: both are times). */
   const taken = new Set<string>();
 
+  const queueSettle = settleOnPipelines(redis, opts.prefix);
+  const settles: { key: string; holder: string; messageId: number | undefined }[] = [];
   const answers = new Map<string, Answer[]>();
   const acks = { new: [] as string[], edit: [] as string[] };
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
   const flush = () => {
     flushTimer = undefined;
-    if (answers.size === 0 && acks.new.length === 0 && acks.edit.length === 0) return flushing;
+    if (settles.length === 0 && answers.size === 0 && acks.new.length === 0 && acks.edit.length === 0) return flushing;
     const pipe = redis.pipeline();
+    for (const { key, holder, messageId } of settles) queueSettle(pipe, key, holder, messageId);
     for (const [to, list] of answers) pipe.publish(answerChannel(opts.prefix, to), JSON.stringify(list));
     for (const name of ['new', 'edit'] as const) {
       const ids = acks[name];
@@ -122,6 +131,7 @@ export function createStreamReader(opts: StreamReaderOptions): StreamReader {
       pipe.xdel(streams[name], ...ids);
       for (const id of ids) taken.delete(`${name}:${id}`);
     }
+    settles.length = 0;
     answers.clear();
     acks.new = [];
     acks.edit = [];
@@ -244,6 +254,11 @@ export function createStreamReader(opts: StreamReaderOptions): StreamReader {
       const list = answers.get(to) ?? [];
       list.push(answer);
       answers.set(to, list);
+      soon();
+    },
+    settle(key, holder, messageId) {
+      if (closed) return;
+      settles.push({ key, holder, messageId });
       soon();
     },
     ack(entry) {

@@ -15,7 +15,7 @@
  * The claim lives here, with the cluster's sender, not in the store: the embedded outbox is one
  * process and needs none. Keys start with the cluster's prefix; values hold no secret.
  */
-import { Redis } from 'ioredis';
+import { Redis, type ChainableCommander } from 'ioredis';
 import { z } from 'zod';
 import { idempotencyId } from './alert-jobs.js';
 import { defineScript } from './redis-calls.js';
@@ -68,6 +68,25 @@ const SETTLE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', 
 const replySchema = z.string().nullable();
 const settledSchema = z.union([z.literal(0), z.literal(1)]);
 
+const SETTLE_COMMAND = 'bbClaimSettle';
+
+/** A settle queued on a pipeline (the stream reader's flush), as `Claims.settle` makes it. */
+export type QueueSettle = (pipe: ChainableCommander, key: string, holder: string, messageId: number | undefined) => void;
+
+/**
+ * Registers the settle on `redis` (a connection other than the claims' own) and returns how to queue
+ * one on its pipelines: the front settles a sent alert's claim in the same round trip as the
+ * entry's acknowledgement and the worker's answer (alert-stream-reader.ts), not in one of its own.
+ */
+export function settleOnPipelines(redis: Redis, prefix: string): QueueSettle {
+  redis.defineCommand(SETTLE_COMMAND, { numberOfKeys: 1, lua: SETTLE });
+  return (pipe, key, holder, messageId) => {
+    const queue = (pipe as unknown as Record<string, ((...args: string[]) => unknown) | undefined>)[SETTLE_COMMAND];
+    if (typeof queue !== 'function') throw new Error(`ioredis did not define the script ${SETTLE_COMMAND} on this pipeline's connection`);
+    queue.call(pipe, claimKey(prefix, key), `p:${holder}`, `s:${messageId ?? ''}`);
+  };
+}
+
 /** Reads a claim's value; anything unexpected counts as pending by an unknown holder (never sent again). */
 export function parseClaim(value: string): ClaimOutcome {
   if (value.startsWith('s:')) {
@@ -99,7 +118,7 @@ export function createClaims(opts: ClaimsOptions): Claims {
   const ttlMs = opts.ttlMs ?? CLAIM_TTL_MS;
   const keyOf = (key: string) => claimKey(opts.prefix, key);
   // EVALSHA: the script's text is sent once, not with every call.
-  const settleScript = defineScript(redis, 'bbClaimSettle', 1, SETTLE);
+  const settleScript = defineScript(redis, SETTLE_COMMAND, 1, SETTLE);
   return {
     async claim(key, holder) {
       // SET … NX GET (Redis 7): sets when absent and answers what was there, in one round trip.

@@ -95,6 +95,12 @@ export class RemoteOutbox implements OutboxPort {
   private readonly answers: Redis;
   private readonly subscribed: Promise<unknown>;
   private readonly replyTo = randomBytes(9).toString('base64url');
+  /**
+   * Batch nonces: a random prefix of this outbox and a counter. The consumer needs each unique, not
+   * unpredictable (the signature covers it); a random draw per batch cost a syscall each.
+   */
+  private readonly noncePrefix = randomBytes(12).toString('base64url');
+  private nonces = 0;
   private readonly streams: { new: string; edit: string };
   private readonly waiting = new Map<number, Waiting>();
   /** Items of this tick, added together once it ends. */
@@ -201,7 +207,7 @@ export class RemoteOutbox implements OutboxPort {
         ...chunks(sends, MAX_BATCH).map((c) => [this.streams.new, c] as const),
         ...chunks(edits, MAX_BATCH).map((c) => [this.streams.edit, c] as const),
       ].map(async ([stream, batch]) => {
-        const body = JSON.stringify({ v: WIRE_VERSION, from: this.replyTo, at: Date.now(), nonce: randomBytes(16).toString('base64url'), items: batch });
+        const body = JSON.stringify({ v: WIRE_VERSION, from: this.replyTo, at: Date.now(), nonce: `${this.noncePrefix}${(this.nonces++).toString(36)}`, items: batch });
         const sig = this.opts.guard?.sign(body);
         try {
           await this.redis.xadd(stream, 'MINID', '~', minId, '*', 'b', body, ...(sig === undefined ? [] : ['s', sig]));

@@ -16,6 +16,7 @@ import { alertStreams, idempotencyId, SENDERS_GROUP, WIRE_VERSION } from '../../
 import { createClaims, type Claims } from '../../src/cluster/claims.js';
 import { captureLogs } from '../support/logs.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
+import { monitorRedis } from '../support/redis-monitor.js';
 import { stopAfterEach } from '../support/teardown.js';
 
 let redis: TestRedis;
@@ -209,6 +210,29 @@ describe('the alert stream (real Redis)', () => {
     expect(id).toBe(fake.messages(530)[0]!.message_id);
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(remote.stats).toMatchObject({ answered: 1, timedOut: 0 });
+  });
+
+  it('settles a sent alert’s claim in the round trip that acknowledges its entry, ahead of the acknowledgement', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake } = await front(prefix);
+    const { remote } = worker(prefix);
+    const watcher = await monitorRedis(redis.url);
+    stopAfter({ close: () => watcher.close() });
+    const key = '531:arbs:s:new:1';
+    const claim = `${prefix}claim:${idempotencyId(key)}`;
+    const id = await remote.send(531, 'settled with its ack', { idempotencyKey: key });
+    expect(id).toBe(fake.messages(531)[0]!.message_id);
+    await vi.waitFor(async () => expect(await raw(prefix).length()).toBe(0), { timeout: 5_000 });
+    expect(await raw(prefix).conn.get(claim)).toBe(`s:${id}`);
+    const seen = watcher.commands.filter((c) => c.args.some((a) => a.startsWith(prefix)));
+    // EVAL the first time on a connection, EVALSHA after.
+    const settle = seen.findIndex((c) => /^eval(sha)?$/i.test(c.args[0] ?? '') && c.args.includes(claim));
+    const ack = seen.findIndex((c) => c.args[0]?.toLowerCase() === 'xack');
+    expect(settle).toBeGreaterThanOrEqual(0);
+    expect(ack).toBeGreaterThan(settle);
+    // One connection, one pipeline: the settle is not a round trip of its own.
+    expect(seen[settle]!.source).toBe(seen[ack]!.source);
   });
 
   it('does not send again what a front that died mid-send had claimed, and counts it', async (ctx) => {
