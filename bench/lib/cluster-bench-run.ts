@@ -240,13 +240,15 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
 
     // BENCH_CPU_PROF_DIR: every bot process writes a V8 CPU profile there when it stops (bench/cpu-profile-top.ts reads them).
     const profDir = process.env.BENCH_CPU_PROF_DIR;
-    const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+    // BENCH_BOT_NODE_FLAGS: flags tried beside the shipped ones (--trace-gc, a GC setting), never in a figure.
+    const extraFlags = (process.env.BENCH_BOT_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
+    const botArgs = botMainArgs([...extraFlags, ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])]);
     const started = Date.now();
     const processes: { name: string; pid: number; port: number; address?: string }[] = [];
     // BENCH_LOG_DIR: each bot process's log (warnings and worse) goes to <name>.log there.
     const logDir = process.env.BENCH_LOG_DIR;
     const spawn = (name: string, env: NodeJS.ProcessEnv, address?: string) => {
-      const child = startBotProcess({ ...common, ...env }, name, children, { nodeArgs, args: botMainArgs(), ...(logDir && { logFd: openSync(join(logDir, `${name}.log`), 'a') }) });
+      const child = startBotProcess({ ...common, ...env }, name, children, { args: botArgs, ...(logDir && { logFd: openSync(join(logDir, `${name}.log`), 'a') }) });
       if (child.pid !== undefined) processes.push({ name, pid: child.pid, port: Number(env.HTTP_PORT), ...(address ? { address } : {}) });
     };
     if (!cluster) {

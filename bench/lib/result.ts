@@ -59,12 +59,13 @@ export function botNodeFlags(): string[] {
  * The arguments that start the bot as shipped: `npm start`'s Node flags and the compiled main module
  * (`.bench-build/src/main.js` beside the compiled bench, as the image runs `dist/main.js`). A bench
  * run from its sources (tsx) starts `src/main.ts` through tsx. Under tsx every process also holds the
- * loader and the sources' maps: a fixed cost a process that a cluster pays once a process.
+ * loader and the sources' maps, a fixed cost that a cluster pays once a process.
  */
-export function botMainArgs(): string[] {
+export function botMainArgs(extraNodeFlags: readonly string[] = []): string[] {
   const compiled = extname(fileURLToPath(import.meta.url)) === '.js';
   const main = fileURLToPath(new URL(`../../src/main${compiled ? '.js' : '.ts'}`, import.meta.url));
-  return [...botNodeFlags(), ...(compiled ? [] : ['--import', 'tsx']), main];
+  // The extra flags after the shipped ones: a flag given twice takes its last value.
+  return [...botNodeFlags(), ...extraNodeFlags, ...(compiled ? [] : ['--import', 'tsx']), main];
 }
 
 /**

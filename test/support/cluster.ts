@@ -54,9 +54,7 @@ const tails = new WeakMap<ChildProcess, string>();
 export const stderrOf = (child: ChildProcess): string => tails.get(child) ?? '';
 
 export interface BotProcessOptions {
-  /** Node flags before the module (a profiler's, the shipped heap flags). */
-  nodeArgs?: readonly string[];
-  /** The module and its loader; default `src/main.ts` through tsx (the benches pass the compiled one, as shipped). */
+  /** Node's arguments: flags, loader and module; default `src/main.ts` through tsx (the benches start the compiled one, as shipped). */
   args?: readonly string[];
   /** A file descriptor the process's log (stdout) goes to; default nowhere. */
   logFd?: number;
@@ -65,7 +63,7 @@ export interface BotProcessOptions {
 /** One bot process; its last 4 KB of stderr are printed if it fails on its own. */
 export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: Set<ChildProcess>, opts: BotProcessOptions = {}): ChildProcess {
   const args = opts.args ?? ['--import', 'tsx', 'src/main.ts'];
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], { env, stdio: ['ignore', opts.logFd ?? 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', opts.logFd ?? 'ignore', 'pipe'] });
   children.add(child);
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
