@@ -1,9 +1,10 @@
 /**
  * The front's end of the alert streams as Redis sees it: a consumer of the group `senders` on both
  * streams (alert-jobs.ts), which reads entries with one blocking XREADGROUP, takes over the entries
- * another front left unanswered (XAUTOCLAIM), acknowledges and deletes the entries it finished and
- * publishes the answers — all that ends within one short window in one pipelined round trip: the
- * sent alerts' claims settled first, then one XACK and one XDEL a stream, one PUBLISH a worker. What an entry holds is alert-consumer.ts's.
+ * another front left unanswered (XAUTOCLAIM), settles the claims of the alerts it sent, acknowledges
+ * and deletes the entries it finished and publishes the answers — all that ends within one short
+ * window in one pipelined round trip: the settles first, then one XACK and one XDEL a stream, one
+ * PUBLISH a worker. What an entry holds is alert-consumer.ts's.
  *
  * Entries in hand are bounded (`room()`): the reader asks for more only while there is room, and
  * asks the `new` stream's first, so new alerts go ahead of waiting edits when the front is full.
@@ -138,9 +139,9 @@ export function createStreamReader(opts: StreamReaderOptions): StreamReader {
     flushing = pipe.exec().then(
       (results) => {
         const failed = results?.find(([err]) => err !== null);
-        if (failed) log.warn({ err: failed[0] }, 'alert stream: answers or acknowledgements not sent (the workers read their claims; the entries are taken over later)');
+        if (failed) log.warn({ err: failed[0] }, 'alert stream: answers, settles or acknowledgements not sent (the workers read their claims; the entries are taken over later)');
       },
-      (err: unknown) => log.warn({ err }, 'alert stream: answers or acknowledgements not sent (the workers read their claims; the entries are taken over later)'),
+      (err: unknown) => log.warn({ err }, 'alert stream: answers, settles or acknowledgements not sent (the workers read their claims; the entries are taken over later)'),
     );
     return flushing;
   };
