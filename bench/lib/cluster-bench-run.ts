@@ -22,6 +22,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import type { Service } from '../../src/service/services.js';
 import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../../test/support/cluster.js';
 import { freePorts } from '../../test/support/ports.js';
+import { monitorRedis } from '../../test/support/redis-monitor.js';
 import { watchCommission } from './busy-commission.js';
 import { cpuMs } from './proc.js';
 import { botEnv, botMainArgs } from './result.js';
@@ -138,17 +139,15 @@ async function redisCommandCalls(redis: Redis): Promise<Record<string, number>> 
  * (numbers and ids in the key folded to `#`), scripts' inner commands included; the top 25 printed.
  */
 async function monitorSample(url: string, ms: number): Promise<void> {
-  const m = new Redis(url);
   const counts = new Map<string, number>();
-  const mon = await m.monitor();
-  mon.on('monitor', (_time: string, args: string[]) => {
+  // A plain socket: ioredis's own monitor() fails on this version ("Command queue state error").
+  const mon = await monitorRedis(url, ({ args }) => {
     const key = args[1] === undefined ? '' : args[1].replace(/[0-9a-f]{16,}|[0-9]+|k-[A-Za-z0-9_-]{32}/g, '#');
     const name = `${(args[0] ?? '').toLowerCase()} ${args[0]?.toLowerCase().startsWith('eval') ? '' : key}`;
     counts.set(name, (counts.get(name) ?? 0) + 1);
   });
   await sleep(ms);
-  mon.disconnect();
-  m.disconnect();
+  mon.close();
   const all = [...counts.values()].reduce((a, b) => a + b, 0);
   console.log(`  MONITOR ${ms} ms: ${all} commands; top: ${[...counts].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, n]) => `${k.trim()} ${n}`).join(', ')}`);
 }
