@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { NO_AUTO_RESUBSCRIBE, resubscribing } from '../lib/redis-resubscribe.js';
 import type { Logger } from '../logger.js';
 import { canonical } from './job-guard.js';
 import type { MessageSeal } from './message-seal.js';
@@ -102,7 +103,7 @@ export async function createLatestItemsAsker(opts: LatestItemsOptions & { timeou
   const log = opts.logger.child({ module: 'latest-items' });
   const reply = `${prefix}latest:reply:${randomBytes(6).toString('hex')}`;
   const waiting = new Map<string, { userId: number; finish: (items: Opportunity[]) => void }>();
-  const sub = redis.duplicate({ connectionName: 'bb-latest-replies' });
+  const sub = redis.duplicate({ connectionName: 'bb-latest-replies', ...NO_AUTO_RESUBSCRIBE });
   sub.on('error', (err) => log.debug({ err }, 'latest items: reply channel connection trouble'));
   sub.on('message', (_channel: string, message: string) => {
     const answer = answerSchema.safeParse(safeJson(message));
@@ -117,7 +118,7 @@ export async function createLatestItemsAsker(opts: LatestItemsOptions & { timeou
     }
     asked.finish(items.data);
   });
-  await sub.subscribe(reply);
+  await resubscribing(sub, (err) => log.debug({ err }, 'latest items: could not subscribe to the reply channel again'))(reply);
 
   return {
     async ask(userId, service) {
@@ -155,7 +156,7 @@ export async function createLatestItemsAnswerer(
 ): Promise<LatestItemsAnswerer> {
   const { redis, prefix } = opts;
   const log = opts.logger.child({ module: 'latest-items' });
-  const sub = redis.duplicate({ connectionName: 'bb-latest-asks' });
+  const sub = redis.duplicate({ connectionName: 'bb-latest-asks', ...NO_AUTO_RESUBSCRIBE });
   sub.on('error', (err) => log.debug({ err }, 'latest items: ask channel connection trouble'));
   sub.on('message', (_channel: string, message: string) => {
     const ask = askSchema.safeParse(safeJson(message));
@@ -172,7 +173,7 @@ export async function createLatestItemsAnswerer(
       log.debug({ err }, 'latest items: could not answer');
     });
   });
-  await sub.subscribe(`${prefix}latest:ask`);
+  await resubscribing(sub, (err) => log.debug({ err }, 'latest items: could not subscribe to the questions again'))(`${prefix}latest:ask`);
   return {
     async close() {
       sub.disconnect();

@@ -31,6 +31,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { NO_AUTO_RESUBSCRIBE, resubscribing } from '../lib/redis-resubscribe.js';
 import type { Logger } from '../logger.js';
 import type { OutboxEditOptions, OutboxPort, OutboxSendOptions } from '../outbox/port.js';
 import { alertStreams, answerChannel, answersSchema, editPayload, editResultSchema, MAX_BATCH, sendPayload, sendResultSchema, WIRE_VERSION, type AlertPayload } from './alert-jobs.js';
@@ -124,10 +125,10 @@ export class RemoteOutbox implements OutboxPort {
     // An XADD waits for Redis while it is away (restarted), as the notifier's call waits for its answer anyway.
     this.redis = new Redis(opts.connection.url, { connectionName: 'bb-alerts-producer', maxRetriesPerRequest: null, enableAutoPipelining: true });
     this.redis.on('error', onError);
-    this.answers = new Redis(opts.connection.url, { connectionName: 'bb-alerts-answers', maxRetriesPerRequest: null });
+    this.answers = new Redis(opts.connection.url, { connectionName: 'bb-alerts-answers', maxRetriesPerRequest: null, ...NO_AUTO_RESUBSCRIBE });
     this.answers.on('error', onError);
     this.answers.on('message', (_channel: string, message: string) => this.onAnswers(message));
-    this.subscribed = this.answers.subscribe(answerChannel(opts.prefix, this.replyTo)).catch((err: unknown) => onError(err));
+    this.subscribed = resubscribing(this.answers, onError)(answerChannel(opts.prefix, this.replyTo)).catch((err: unknown) => onError(err));
     this.poll = setInterval(() => void this.readClaims(), Math.max(10, Math.round(this.answerPollMs / 2)));
     this.poll.unref();
   }

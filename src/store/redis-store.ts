@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../clock.js';
+import { NO_AUTO_RESUBSCRIBE, resubscribing } from '../lib/redis-resubscribe.js';
 import type { Logger } from '../logger.js';
 import type { Service } from '../service/services.js';
 import { StoreError } from './errors.js';
@@ -87,7 +88,7 @@ export async function openRedisStore(opts: OpenRedisStoreOptions): Promise<Redis
     const cause = lastError?.message ?? (err instanceof Error ? err.message : String(err));
     throw new StoreError('unreachable', `REDIS_URL: cannot reach Redis at ${where}: ${cause}; check that Redis runs and the address`, 'REDIS_URL');
   }
-  const sub = redis.duplicate({ connectionName: 'bb-store-feed' });
+  const sub = redis.duplicate({ connectionName: 'bb-store-feed', ...NO_AUTO_RESUBSCRIBE });
   sub.on('error', () => undefined);
   try {
     await checkSchemaVersion(redis, keys, where);
@@ -161,8 +162,9 @@ class RedisStoreImpl implements RedisStore {
   /** Subscribes first, so that nothing written while the users load goes unannounced. */
   async open(loadAllAlerts: boolean): Promise<void> {
     this.sub.on('message', (_channel: string, text: string) => this.received(text));
-    await this.sub.subscribe(this.keys.changes);
-    // ioredis subscribes again after a reconnect; what was announced meanwhile is lost, so read everything again.
+    const subscribe = resubscribing(this.sub, (err) => this.log.warn({ err }, 'could not subscribe to the store\'s changes again (tried at the next reconnect)'));
+    await subscribe(this.keys.changes);
+    // Subscribed again after a reconnect; what was announced meanwhile is lost, so read everything again.
     this.sub.on('ready', () => {
       this.users.resync();
       this.ledgerStore.loadMarks().catch((err: unknown) => this.log.warn({ err }, 'reloading ledger marks failed'));
