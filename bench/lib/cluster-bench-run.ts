@@ -55,6 +55,8 @@ export interface RunSpec {
   tokenTtlMs?: number;
   /** Seed every user with this plan already learnt, so read groups form without a read alone each. */
   plan?: 'full' | 'masked';
+  /** Node flags after the shipped ones (a larger heap for a larger bot, as docs/operating.md says). */
+  nodeFlags?: readonly string[];
 }
 
 /**
@@ -241,7 +243,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const profDir = process.env.BENCH_CPU_PROF_DIR;
     // BENCH_BOT_NODE_FLAGS: flags tried beside the shipped ones (--trace-gc, a GC setting), never in a figure.
     const extraFlags = (process.env.BENCH_BOT_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
-    const botArgs = botMainArgs([...extraFlags, ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])]);
+    const botArgs = botMainArgs([...(spec.nodeFlags ?? []), ...extraFlags, ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])]);
     const started = Date.now();
     const processes: { name: string; pid: number; port: number; address?: string }[] = [];
     // BENCH_LOG_DIR: each bot process's log (warnings and worse) goes to <name>.log there.
