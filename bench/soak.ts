@@ -38,7 +38,7 @@ import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../tes
 import { freePorts } from '../test/support/ports.js';
 import { ADDRESSES, SERVICES, leasesSettled, recordSends, runOnce } from './lib/cluster-bench-run.js';
 import { cpuMs, rssBytes } from './lib/proc.js';
-import { botEnv, botMainArgs, envInt, isEntryPoint, report, type BenchResult, type Figure } from './lib/result.js';
+import { botEnv, botMainArgs, envInt, experimentFlags, isEntryPoint, report, type BenchResult, type Figure } from './lib/result.js';
 import { tempDataDir } from './lib/setup.js';
 import { percentile } from './lib/stats.js';
 
@@ -130,7 +130,7 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
     const frontLog = openSync(frontLogPath, 'a');
     console.log(`  the front's log: ${frontLogPath}`);
     const start = (slot: Slot) => {
-      slot.child = startBotProcess({ ...common, ...slot.env }, slot.name, children, { args: botMainArgs(HEAP_FLAGS), ...(slot.name === 'front' && { logFd: frontLog }) });
+      slot.child = startBotProcess({ ...common, ...slot.env }, slot.name, children, { args: botMainArgs([...HEAP_FLAGS, ...experimentFlags()]), ...(slot.name === 'front' && { logFd: frontLog }) });
       slot.cpuLastMs = 0;
     };
     const sends = recordSends(telegram);

@@ -25,7 +25,7 @@ import { freePorts } from '../../test/support/ports.js';
 import { monitorRedis } from '../../test/support/redis-monitor.js';
 import { watchCommission } from './busy-commission.js';
 import { cpuMs } from './proc.js';
-import { botEnv, botMainArgs } from './result.js';
+import { botEnv, botMainArgs, experimentFlags } from './result.js';
 import { tempDataDir } from './setup.js';
 
 export const ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
@@ -241,9 +241,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
 
     // BENCH_CPU_PROF_DIR: every bot process writes a V8 CPU profile there when it stops (bench/cpu-profile-top.ts reads them).
     const profDir = process.env.BENCH_CPU_PROF_DIR;
-    // BENCH_BOT_NODE_FLAGS: flags tried beside the shipped ones (--trace-gc, a GC setting), never in a figure.
-    const extraFlags = (process.env.BENCH_BOT_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
-    const botArgs = botMainArgs([...(spec.nodeFlags ?? []), ...extraFlags, ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])]);
+    const botArgs = botMainArgs([...(spec.nodeFlags ?? []), ...experimentFlags(), ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])]);
     const started = Date.now();
     const processes: { name: string; pid: number; port: number; address?: string }[] = [];
     // BENCH_LOG_DIR: each bot process's log (warnings and worse) goes to <name>.log there.

@@ -68,6 +68,11 @@ export function botMainArgs(extraNodeFlags: readonly string[] = []): string[] {
   return [...botNodeFlags(), ...extraNodeFlags, ...(compiled ? [] : ['--import', 'tsx']), main];
 }
 
+/** BENCH_BOT_NODE_FLAGS: Node flags tried beside the shipped ones (--trace-gc, a GC setting), never in a figure. */
+export function experimentFlags(): string[] {
+  return (process.env.BENCH_BOT_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
+}
+
 /**
  * The environment the image gives the bot beyond its Node flags: the malloc arena cap read from the
  * Dockerfile (glibc reads it before Node starts, so it cannot live in `npm start`'s flags).
