@@ -18,7 +18,7 @@
 import { Redis, type ChainableCommander } from 'ioredis';
 import { z } from 'zod';
 import { idempotencyId } from './alert-jobs.js';
-import { defineScript } from './redis-calls.js';
+import { definePipelineScript, defineScript } from './redis-calls.js';
 
 /** How long a claim is kept: longer than any alert could wait in the stream or be replayed. */
 export const CLAIM_TTL_MS = 7 * 24 * 60 * 60_000;
@@ -69,6 +69,8 @@ const replySchema = z.string().nullable();
 const settledSchema = z.union([z.literal(0), z.literal(1)]);
 
 const SETTLE_COMMAND = 'bbClaimSettle';
+/** The settle's arguments: the holder's pending value, and the answer that replaces it. */
+const settleArgs = (holder: string, messageId: number | undefined) => [`p:${holder}`, `s:${messageId ?? ''}`];
 
 /** A settle queued on a pipeline (the stream reader's flush), as `Claims.settle` makes it. */
 export type QueueSettle = (pipe: ChainableCommander, key: string, holder: string, messageId: number | undefined) => void;
@@ -79,12 +81,8 @@ export type QueueSettle = (pipe: ChainableCommander, key: string, holder: string
  * entry's acknowledgement and the worker's answer (alert-stream-reader.ts), not in one of its own.
  */
 export function settleOnPipelines(redis: Redis, prefix: string): QueueSettle {
-  redis.defineCommand(SETTLE_COMMAND, { numberOfKeys: 1, lua: SETTLE });
-  return (pipe, key, holder, messageId) => {
-    const queue = (pipe as unknown as Record<string, ((...args: string[]) => unknown) | undefined>)[SETTLE_COMMAND];
-    if (typeof queue !== 'function') throw new Error(`ioredis did not define the script ${SETTLE_COMMAND} on this pipeline's connection`);
-    queue.call(pipe, claimKey(prefix, key), `p:${holder}`, `s:${messageId ?? ''}`);
-  };
+  const queue = definePipelineScript(redis, SETTLE_COMMAND, 1, SETTLE);
+  return (pipe, key, holder, messageId) => queue(pipe, [claimKey(prefix, key)], settleArgs(holder, messageId));
 }
 
 /** Reads a claim's value; anything unexpected counts as pending by an unknown holder (never sent again). */
@@ -130,7 +128,7 @@ export function createClaims(opts: ClaimsOptions): Claims {
       return value === null ? undefined : parseClaim(value);
     },
     async settle(key, holder, messageId) {
-      const done = settledSchema.parse(await settleScript([keyOf(key)], [`p:${holder}`, `s:${messageId ?? ''}`]));
+      const done = settledSchema.parse(await settleScript([keyOf(key)], settleArgs(holder, messageId)));
       return done === 1;
     },
     async takeNonce(nonce, entryId, nonceTtlMs) {

@@ -6,16 +6,25 @@
  * treat as transient (a ServiceError 'timeout' that says nothing was sent), never a hang of the
  * read loop or a crash; ioredis alone would queue the command until it reconnects.
  */
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { ServiceError } from '../service/errors.js';
 import { networkCause } from '../service/http.js';
 
 export type ScriptArg = string | number;
 /** One registered script: its keys, then its arguments. */
 export type ScriptCall = (keys: readonly string[], args: readonly ScriptArg[]) => Promise<unknown>;
+/** One registered script queued on a pipeline of its connection: its keys, then its arguments. */
+export type ScriptQueue = (pipe: ChainableCommander, keys: readonly string[], args: readonly ScriptArg[]) => void;
 
-/** A method ioredis added to the connection for a script. */
-type DefinedCommand = (...keysAndArgs: ScriptArg[]) => Promise<unknown>;
+/** A method ioredis added to the connection (and its pipelines) for a script. */
+type DefinedCommand = (...keysAndArgs: ScriptArg[]) => unknown;
+
+/** The method ioredis added to `target` for script `name`. */
+function definedOn(target: Redis | ChainableCommander, name: string): DefinedCommand {
+  const command = (target as unknown as Record<string, DefinedCommand | undefined>)[name];
+  if (typeof command !== 'function') throw new Error(`ioredis did not define the script ${name}`);
+  return command;
+}
 
 /**
  * Registers `lua` on the connection under `name` (names are global to the connection: prefix them
@@ -23,9 +32,18 @@ type DefinedCommand = (...keysAndArgs: ScriptArg[]) => Promise<unknown>;
  */
 export function defineScript(redis: Redis, name: string, numberOfKeys: number, lua: string): ScriptCall {
   redis.defineCommand(name, { numberOfKeys, lua });
-  const command = (redis as unknown as Record<string, DefinedCommand | undefined>)[name];
-  if (typeof command !== 'function') throw new Error(`ioredis did not define the script ${name}`);
-  return (keys, args) => command.call(redis, ...keys, ...args);
+  const command = definedOn(redis, name);
+  return (keys, args) => command.call(redis, ...keys, ...args) as Promise<unknown>;
+}
+
+/**
+ * Registers `lua` as `defineScript` does and returns how to queue it on the connection's pipelines
+ * (a pipeline of another connection does not know it).
+ */
+export function definePipelineScript(redis: Redis, name: string, numberOfKeys: number, lua: string): ScriptQueue {
+  redis.defineCommand(name, { numberOfKeys, lua });
+  definedOn(redis, name);
+  return (pipe, keys, args) => void definedOn(pipe, name).call(pipe, ...keys, ...args);
 }
 
 /**
