@@ -80,10 +80,12 @@ export interface RemoteOutboxStats {
   abandoned: number;
 }
 
+/** What a call's outcome is logged with. */
+type Where = Pick<AlertPayload, 'type' | 'chatId'>;
+
 type Outcome = { kind: 'answer'; value: unknown } | { kind: 'failed'; why: string } | { kind: 'timeout' } | { kind: 'closed' };
 
 interface Waiting {
-  payload: AlertPayload;
   /** The claim to read when the answer is late (keyed sends only). */
   claim?: string;
   since: number;
@@ -170,25 +172,35 @@ export class RemoteOutbox implements OutboxPort {
     }
     const i = this.nextId++;
     const key = payload.opts.idempotencyKey;
+    const claim = payload.type === 'send' && key !== undefined ? claimKey(this.opts.prefix, key) : undefined;
+    const answer = this.answerOf(i, { type: payload.type, chatId: payload.chatId }, claim, read, fallback);
+    this.buffer.push({ ...payload, i });
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => void this.flush());
+    }
+    return answer;
+  }
+
+  /**
+   * Call `i`'s answer. Its own method, so that no closure holds the payload: its text and buttons
+   * leave with the batch instead of staying for as long as the front's backlog makes the call wait
+   * (they are in the stream and in the front meanwhile).
+   */
+  private answerOf<T>(i: number, where: Where, claim: string | undefined, read: (value: unknown) => T, fallback: T): Promise<T> {
     return new Promise<T>((resolve) => {
       const timer = setTimeout(() => waiting.finish({ kind: 'timeout' }), this.resultTimeoutMs);
       const waiting: Waiting = {
-        payload,
-        ...(payload.type === 'send' && key !== undefined ? { claim: claimKey(this.opts.prefix, key) } : {}),
+        ...(claim !== undefined && { claim }),
         since: Date.now(),
         finish: (outcome) => {
           if (this.waiting.get(i) !== waiting) return;
           this.waiting.delete(i);
           clearTimeout(timer);
-          resolve(this.settle(outcome, payload, read, fallback));
+          resolve(this.settle(outcome, where, read, fallback));
         },
       };
       this.waiting.set(i, waiting);
-      this.buffer.push({ ...payload, i });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => void this.flush());
-      }
     });
   }
 
@@ -250,8 +262,7 @@ export class RemoteOutbox implements OutboxPort {
     }
   }
 
-  private settle<T>(outcome: Outcome, payload: AlertPayload, read: (value: unknown) => T, fallback: T): T {
-    const where = { type: payload.type, chatId: payload.chatId };
+  private settle<T>(outcome: Outcome, where: Where, read: (value: unknown) => T, fallback: T): T {
     switch (outcome.kind) {
       case 'answer':
         try {
