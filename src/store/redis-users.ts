@@ -44,6 +44,12 @@ export interface RedisUsersOptions {
   log: Logger;
   /** How long a change waits for the round that writes it, so that changes made together go together. */
   batchMs: number;
+  /**
+   * The same for a change of statuses alone (a worker's last good read, last alert, plan): written
+   * after almost every read, they go many to a round instead of a round trip each; what a user
+   * changes still goes within `batchMs`, and takes the statuses waiting with it.
+   */
+  statusBatchMs?: number;
   /** Told of each user whose profile another process changed or deleted. */
   onRemoteChange: (id: number) => void;
 }
@@ -98,7 +104,7 @@ export class RedisUsers {
       ops.push({ kind: 'status', service, change, attempts: 0 });
     }
     this.records.put(next);
-    this.changed(id);
+    this.changed(id, this.opts.statusBatchMs);
     return next;
   }
 
@@ -174,9 +180,9 @@ export class RedisUsers {
     return slot;
   }
 
-  private changed(id: number): void {
+  private changed(id: number, withinMs = this.opts.batchMs): void {
     this.pending.add(id);
-    this.kick();
+    this.rounds.request(withinMs);
   }
 
   private kick(): void {
