@@ -60,6 +60,13 @@ return out`;
 /** A fresh epoch for a book's first write. */
 export const newEpoch = (): string => randomBytes(6).toString('base64url');
 
+/**
+ * Positions and closing lines this process holds over all the books it read (about 30 MB parsed):
+ * past it the books read longest ago are let go (read whole again if asked for). Without a bound a
+ * long-lived front held every book any user ever opened.
+ */
+export const BOOKS_HELD_ENTRIES = 60_000;
+
 /** Fields of a book asked for per HSCAN call. */
 const SCAN_COUNT = 250;
 
@@ -81,6 +88,11 @@ export class HeldBook {
   /** The positions in the order placed, and each one's place (null: sort again when asked). */
   private sorted: Position[] | null = [];
   private readonly place = new Map<string, number>();
+
+  /** Positions and closing lines held: what the cache's bound counts. */
+  get entries(): number {
+    return this.positions.size + this.closes.size;
+  }
 
   /** One field as stored (null: removed). */
   set(field: string, text: string | null): void {
@@ -177,11 +189,15 @@ export interface BookKeys {
   log(id: number): string;
 }
 
-/** The books this process read, each brought up to date at the next read. */
+/** The books this process read, each brought up to date at the next read, the least recently read let go past the bound. */
 export class BookCache {
+  /** In the order last read: the first is the next to let go. */
   private readonly held = new Map<number, HeldBook>();
+  private readonly maxEntries: number;
 
-  constructor(private readonly opts: { redis: Redis; keys: BookKeys; log: Logger }) {}
+  constructor(private readonly opts: { redis: Redis; keys: BookKeys; log: Logger; /** Default BOOKS_HELD_ENTRIES. */ maxEntries?: number }) {
+    this.maxEntries = opts.maxEntries ?? BOOKS_HELD_ENTRIES;
+  }
 
   /** The user's book as it is now in Redis: one round trip when this process holds it. */
   async get(userId: number): Promise<HeldBook> {
@@ -194,6 +210,7 @@ export class BookCache {
       for (let i = 3; i + 1 < reply.length; i += 2) held.set(String(reply[i]), reply[i + 1] === null ? null : String(reply[i + 1]));
       held.version = version;
       if (held.skipped > skippedBefore) this.opts.log.warn({ userId, skipped: held.skipped - skippedBefore }, 'ledger fields that fail the schema were left out');
+      this.keep(userId, held);
       return held;
     }
     // Read whole after the version was taken: a write during the scan is newer, and the next read takes it again.
@@ -201,9 +218,22 @@ export class BookCache {
     fresh.epoch = epoch;
     fresh.version = version;
     // A book no write of this build has touched has no epoch: it is read whole each time until one does.
-    if (epoch !== '') this.held.set(userId, fresh);
+    if (epoch !== '') this.keep(userId, fresh);
     else this.held.delete(userId);
     return fresh;
+  }
+
+  /** Holds `book` as the one read last, and lets go of the least recently read ones past the bound (never this one). */
+  private keep(userId: number, book: HeldBook): void {
+    this.held.delete(userId);
+    this.held.set(userId, book);
+    let total = 0;
+    for (const b of this.held.values()) total += b.entries;
+    for (const [id, b] of this.held) {
+      if (total <= this.maxEntries || id === userId) break;
+      this.held.delete(id);
+      total -= b.entries;
+    }
   }
 
   /**

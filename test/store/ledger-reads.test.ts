@@ -20,7 +20,7 @@ import { dailySeries, ledgerFigures, summarize } from '../../src/ledger/summary.
 import { ledgerAnswer } from '../../src/miniapp/ledger-answer.js';
 import { createRng } from '../../src/sandbox/prng.js';
 import type { Store } from '../../src/store/port.js';
-import { LOG_KEEP } from '../../src/store/redis-book-cache.js';
+import { BookCache, LOG_KEEP } from '../../src/store/redis-book-cache.js';
 import { openStore } from '../../src/store/store.js';
 import { removeTempDirs, tempDir } from './fixtures.js';
 import { redisStoreSuite } from './redis-fixtures.js';
@@ -227,6 +227,31 @@ describe.skipIf(!redis.available)('the Redis ledger reads only what changed', ()
     await worker.ledger.put(USER, placed('8', 8_000));
     expect(await stores.raw().hget(stores.keys(front).ledger(USER), 'v')).toBe('2');
     expect((await front.ledger.book(USER)).positions.map((p) => p.id)).toEqual(['7', '8']);
+  });
+
+  it('holds the books read last up to its bound, letting go of the least recently read, and reads a let-go book whole again', async () => {
+    const front = await stores.open();
+    const keys = stores.keys(front);
+    for (const user of [1, 2, 3]) {
+      for (let n = 1; n <= 3; n++) await front.ledger.put(user, placed(String(n), user * 1_000 + n, user * 10 + n));
+    }
+    const cache = new BookCache({ redis: stores.raw(), keys: { book: keys.ledger, log: keys.ledgerLog }, log: silentLogger, maxEntries: 7 });
+    const stakes = async (user: number) => [...(await cache.get(user)).book().positions].map((p) => p.legs[0]!.stake);
+    expect(await stakes(1)).toEqual([11, 12, 13]);
+    expect(await stakes(2)).toEqual([21, 22, 23]);
+    expect([1, 2].map((u) => cache.holds(u))).toEqual([true, true]);
+    // 1 is read again, so 2 is now the least recently read: the third book lets 2 go, not 1.
+    await stakes(1);
+    expect(await stakes(3)).toEqual([31, 32, 33]);
+    expect([1, 2, 3].map((u) => cache.holds(u))).toEqual([true, false, true]);
+    // Changed while let go: read whole again, so nothing of it is missed.
+    await front.ledger.put(2, placed('1', 2_001, 99));
+    expect(await stakes(2)).toEqual([99, 22, 23]);
+    expect([1, 2, 3].map((u) => cache.holds(u))).toEqual([false, true, true]);
+    // One book over the bound alone is still held: it is the one being read.
+    const big = new BookCache({ redis: stores.raw(), keys: { book: keys.ledger, log: keys.ledgerLog }, log: silentLogger, maxEntries: 2 });
+    await big.get(3);
+    expect(big.holds(3)).toBe(true);
   });
 
   it('a book without an epoch (written by an older build) is read whole at every read', async () => {
