@@ -3,7 +3,8 @@
  * scripts that change a user atomically. The Redis store sits beside the embedded one in
  * src/store/ (not in src/cluster/): it is the same seam, and shares its schema and in-memory parts.
  *
- *   {p}meta                 hash: `version` = the schema version the data was written with
+ *   {p}meta                 hash: `version` = the schema version the data was written with;
+ *                           `currency-repaired` = when the users' currencies were repaired (currency-repair.ts)
  *   {p}users                set of user ids
  *   {p}user:{id}            hash: `v` (the record's version, +1 per write of `rec`), `rec` (the
  *                           record as JSON without `status`: the secret only as the vault's

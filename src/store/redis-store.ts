@@ -24,7 +24,8 @@ import { StoreError } from './errors.js';
 import type { AlertStateStore, LedgerStore, PrintStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
 import { checkSchemaVersion, clearStored, describeRedis, writeDatabase } from './redis-bulk.js';
 import { RedisAlerts } from './redis-alerts.js';
-import { ensureScripts, redisKeys, type RedisKeys } from './redis-layout.js';
+import { currenciesToRepair, currencyOfStoredSettings, CURRENCY_REPAIRED_FIELD } from './currency-repair.js';
+import { ensureScripts, execPipeline, redisKeys, type RedisKeys } from './redis-layout.js';
 import { RedisLedger } from './redis-ledger.js';
 import { RedisPrints } from './redis-prints.js';
 import { RedisUsers } from './redis-users.js';
@@ -192,10 +193,28 @@ class RedisStoreImpl implements RedisStore {
     const broken = await this.users.loadAll(false);
     const alertEntries = loadAllAlerts ? await this.alertState.loadAll() : 0;
     await this.ledgerStore.loadMarks();
+    await this.repairCurrencies();
     if (loadAllAlerts) this.ledgers = await this.ledgerStore.all();
     if (loadAllAlerts) this.printsAll = await this.printStore.all();
     if (broken.length > 0) this.loadReport = { skippedRecords: broken.length };
     this.log.info({ redis: this.where, users: this.users.records.size, alertEntries, skipped: broken.length }, 'store open');
+  }
+
+  /** Once for the whole store (the first process to open since it knew how): see currency-repair.ts. */
+  private async repairCurrencies(): Promise<void> {
+    if ((await this.redis.hsetnx(this.keys.meta, CURRENCY_REPAIRED_FIELD, String(this.clock.now()))) === 0) return;
+    const candidates = this.users.records.all().filter((u) => u.currency === null);
+    if (candidates.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const user of candidates) pipeline.hget(this.keys.ledger(user.id), 's');
+    const replies = await execPipeline(pipeline);
+    const stored = new Map(candidates.map((u, i) => [u.id, currencyOfStoredSettings(replies[i]?.[1] as string | null | undefined)]));
+    const repairs = currenciesToRepair(candidates, (id) => stored.get(id));
+    for (const [id, code] of repairs) this.users.update(id, (draft) => void (draft.currency ??= code), undefined);
+    if (repairs.size > 0) {
+      await this.users.flush();
+      this.log.info({ users: repairs.size }, "copied the ledger's currency onto the users whose record had none (set before the record held it)");
+    }
   }
 
   get alerts(): AlertStateStore {

@@ -36,6 +36,7 @@ import { JOURNAL_FILE_NAME, mergeJournaled, readJournal, removeJournal, SentJour
 import { LedgerBooks } from './ledger-books.js';
 import { HeldPrints } from './print-store.js';
 import type { AlertStateStore, LedgerStore, PrintStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
+import { repairFileCurrencies } from './currency-repair.js';
 import { databaseSchema, SCHEMA_VERSION, type Database, type Lang, type ServiceStatus, type UserRecord } from './schema.js';
 import { UserRecords, type Mutation } from './user-records.js';
 
@@ -84,11 +85,13 @@ export async function openStore(opts: OpenStoreOptions): Promise<JsonStore> {
     const adapter = new AtomicJsonFile<Database>(file, { parse: (raw) => databaseSchema.parse(raw) });
     await removeUnfinishedWrite(adapter, log);
     const { data, report, persistNow } = await loadDatabase(adapter, clock, log);
+    const repaired = repairFileCurrencies(data);
+    if (repaired.length > 0) log.info({ users: repaired.length }, "copied the ledger's currency onto the users whose record had none (set before the record held it)");
     const store = new LowdbStore(file, adapter, data, report, clock, log, { debounceMs: opts.debounceMs ?? 500, ...(opts.lazyWriteMs === undefined ? {} : { lazyMs: opts.lazyWriteMs }) }, lock);
     const journalFile = join(dataDir, JOURNAL_FILE_NAME);
     const replayed = store.replay(journalFile);
     // db.json takes the journal's lines before the journal starts again empty.
-    if (persistNow || replayed) await store.flush(true);
+    if (persistNow || replayed || repaired.length > 0) await store.flush(true);
     removeJournal(journalFile);
     store.startJournal(journalFile);
     await store.remindCorrupt();
