@@ -8,10 +8,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { en } from '../../src/locales/en.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
+import { settleLegs } from '../../src/ledger/edits.js';
 import { makeLeg, positionSchema } from '../../src/ledger/model.js';
 import { defaultFilter } from '../../src/service/filter-model.js';
 import { silentLogger } from '../../src/logger.js';
@@ -42,6 +44,17 @@ async function say(text: string, expectText: string): Promise<string> {
   await expect.poll(() => (found = telegram.messages(ME).slice(before).map((m) => m.text).find((m) => m.includes(expectText)) ?? ''), { timeout: 10_000 }).not.toBe('');
   return found;
 }
+/**
+ * Each ledger card's box, and where each of its labels' and figures' text is drawn (an element's own
+ * box stays inside its card however long its text is). Evaluated in the page.
+ */
+const MEASURE_CARDS = `[...document.querySelectorAll('.card')].map((card) => {
+  const box = (r) => ({ left: r.left, right: r.right, top: r.top, bottom: r.bottom });
+  const drawn = (el) => { const range = document.createRange(); range.selectNodeContents(el); return box(range.getBoundingClientRect()); };
+  return { card: box(card.getBoundingClientRect()), parts: [...card.querySelectorAll('span, b')].map(drawn) };
+})`;
+const boxSchema = z.object({ left: z.number(), right: z.number(), top: z.number(), bottom: z.number() });
+const cardBoxes = z.array(z.object({ card: boxSchema, parts: z.array(boxSchema) }));
 const open = (data: string, screen = 'ledger') => `${base}?screen=${screen}#tgWebAppData=${encodeURIComponent(data)}&tgWebAppThemeParams=${encodeURIComponent('{"bg_color":"#ffffff"}')}`;
 
 beforeAll(async () => {
@@ -52,9 +65,16 @@ beforeAll(async () => {
   const store = await openStore({ dataDir, logger: silentLogger });
   store.updateUser(ME, (u) => void (u.filters.arbs_prematch = { settings: defaultFilter(), paused: false, pausedReason: null, savedAt: Date.now() }), { chatId: ME, lang: 'en' });
   await store.ledger.put(ME, positionSchema.parse({
-    id: '1', kind: 'arbs', service: 'prematch', itemId: 'i1', eventId: 'e1', sport: 'Football', event: 'Arsenal vs Chelsea', placedAt: Date.now() - 3_600_000,
+    id: '1', kind: 'arbs', service: 'prematch', itemId: 'i1', eventId: 'e1', sport: 'Football', event: 'Arsenal vs Chelsea', placedAt: Date.now() - 3_600_000, currency: 'EUR',
     legs: [makeLeg({ outcome: 0, bookmaker: 'Pinnacle', market: 'P1', odds: 2.1, stake: 100 }), makeLeg({ outcome: 1, bookmaker: 'Bet365', market: 'X2', odds: 2.1, stake: 100 })],
   }));
+  // A large arb settled long ago: sums as wide as a busy bettor's, for the 360 px layout.
+  const big = positionSchema.parse({
+    id: '2', kind: 'arbs', service: 'prematch', itemId: 'i2', eventId: 'e2', sport: 'Tennis', event: 'Sinner vs Alcaraz', placedAt: Date.now() - 30 * 86_400_000, currency: 'EUR',
+    legs: [makeLeg({ outcome: 0, bookmaker: 'Pinnacle', market: 'W1', odds: 2.12, stake: 25_000.5 }), makeLeg({ outcome: 1, bookmaker: 'Bet365', market: 'W2', odds: 2.09, stake: 25_400.25 })],
+  });
+  await store.ledger.put(ME, settleLegs(big, [{ result: 'won' }, { result: 'lost' }], Date.now() - 29 * 86_400_000)!);
+  await store.ledger.updateSettings(ME, { nextId: 3, currency: 'EUR' });
   await store.close();
   const port = await freePort();
   const config = loadConfig({ ...sandbox.urls, BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot, DATA_DIR: dataDir, HTTP_PORT: String(port), MINI_APP_URL: `http://127.0.0.1:${port}/app/` });
@@ -92,12 +112,33 @@ describe('the Mini App against the real bot', () => {
     await expect.poll(() => telegram.messages(ME).slice(before).map((m) => m.text).join('\n'), { timeout: 10_000 }).toContain('No unsettled positions');
   });
 
+  it("fits the ledger's figures on a 360 px phone: none runs out of its card or into another", async () => {
+    await withPage(browser, 'real-ledger-cards', async (page) => {
+      await page.goto(open(initData(ME)));
+      // The arb settled above: the arbs' expected and realised sums are shown.
+      await page.getByTestId('arbs-card').waitFor();
+      const boxes = cardBoxes.parse(await page.evaluate(MEASURE_CARDS));
+      expect(boxes.length).toBe(7);
+      for (const { card, parts } of boxes) {
+        for (const p of parts) expect(p.left >= card.left - 0.5 && p.right <= card.right + 0.5, JSON.stringify({ card, p })).toBe(true);
+        // Two of a card's labels and figures on one line keep a space between them (a label ran into its sum).
+        for (const [i, a] of parts.entries()) {
+          for (const b of parts.slice(i + 1)) {
+            const oneLine = a.top < b.bottom && b.top < a.bottom;
+            if (oneLine) expect(Math.max(b.left - a.right, a.left - b.right), JSON.stringify({ a, b })).toBeGreaterThanOrEqual(6);
+          }
+        }
+      }
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    });
+  });
+
   it('sends the CSV to the chat with the bot, and offers a download only where the client can save one', async () => {
     const before = telegram.messages(ME).length;
     await withPage(browser, 'real-ledger-csv', async (page) => {
       await page.goto(`${open(initData(ME))}&tgWebAppPlatform=android`);
       await page.getByRole('button', { name: 'Send CSV to the chat' }).click();
-      await page.getByText('Sent to your chat with the bot: 1 file(s), 2 legs.').waitFor();
+      await page.getByText('Sent to your chat with the bot: 1 file(s), 4 legs.').waitFor();
       expect(await page.getByRole('button', { name: 'Download CSV' }).count()).toBe(0);
       await page.goto(open(initData(ME)));
       await page.getByRole('button', { name: 'Download CSV' }).waitFor();

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.js';
 import { drawChart } from './chart.js';
 import { useApp, type AppContext } from './context.js';
@@ -19,6 +19,7 @@ export function Ledger() {
   const [error, setError] = useState('');
   const [undoable, setUndoable] = useState<Undo | null>(null);
   const chartEl = useRef<HTMLDivElement>(null);
+  const cardsEl = useRef<HTMLElement>(null);
   const loads = useRef(0);
 
   const load = () => {
@@ -45,6 +46,14 @@ export function Ledger() {
     );
   };
   useEffect(load, [q]);
+  // Three cards a row fit a 360 px phone until a sum is long (a turnover of 50 400,75 €): then two a
+  // row, measured before the frame is painted so no figure is ever drawn past its card.
+  useLayoutEffect(() => {
+    const cards = cardsEl.current;
+    if (!cards) return;
+    cards.classList.remove('two');
+    if ([...cards.querySelectorAll('.card b')].some((b) => b.scrollWidth > b.clientWidth + 1)) cards.classList.add('two');
+  });
   useEffect(() => {
     if (!view || !chartEl.current || view.days.length === 0) return;
     return drawChart(chartEl.current, view.days, { date: t('date'), pnl: t('pnl'), turnover: t('turnover') });
@@ -88,14 +97,17 @@ export function Ledger() {
       ${select('bookmaker', t('bookmaker'), view.choices.bookmakers)}
       ${select('sport', t('sport'), view.choices.sports)}
     </section>
-    <section class="cards">
+    <section class="cards" ref=${cardsEl}>
       <div class="card"><span>${t('pnl')}</span><b class=${s.totals.pnl < 0 ? 'neg' : 'pos'}>${money(s.totals.pnl)}</b></div>
       <div class="card"><span>${t('turnover')}</span><b>${money(s.totals.turnover)}</b></div>
       <div class="card"><span>${t('yield')}</span><b>${formatPct(lang, s.totals.yieldPct)}</b></div>
       <div class="card"><span>${t('roi')}</span><b>${formatPct(lang, s.roiOnBankPct)}</b></div>
       <div class="card"><span>${t('clv')}</span><b>${formatPct(lang, s.clv?.meanPct)}</b></div>
       <div class="card"><span>${t('settled')}</span><b>${s.totals.count}</b></div>
-      ${s.arbs.count > 0 && html`<div class="card wide"><span>${t('expected')} / ${t('realised')}</span><b>${money(s.arbs.expected)} / ${money(s.arbs.realised)}</b></div>`}
+      ${s.arbs.count > 0 && html`<div class="card pair" data-testid="arbs-card">
+        <div><span>${t('arbs_expected')}</span><b>${money(s.arbs.expected)}</b></div>
+        <div><span>${t('arbs_realised', { n: s.arbs.count })}</span><b class=${s.arbs.realised < s.arbs.expected ? 'neg' : 'pos'}>${money(s.arbs.realised)}</b></div>
+      </div>`}
     </section>
     ${view.days.length === 0
       ? html`<p class="hint">${t('no_data')}</p>`
