@@ -3,8 +3,8 @@
  * ledger's settings; alerts, cards and inline results now print the user record's currency, so
  * those users' stakes came out bare until they sent the command again. Both stores copy the
  * ledger's code onto a user record that has none, once: the embedded store at every open (a file
- * repaired is written at once, so the next open finds nothing to do), the Redis store at the
- * first open of a process that knows of it (`{p}meta` remembers it was done).
+ * repaired is written at once, so the next open finds nothing to do), the Redis store at opens
+ * until one has done it (`{p}meta` remembers that).
  *
  * Only a record with no currency takes one, and only a valid code: a user who said `none` since
  * has none in the ledger either (the command writes both).

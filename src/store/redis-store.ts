@@ -200,20 +200,31 @@ class RedisStoreImpl implements RedisStore {
     this.log.info({ redis: this.where, users: this.users.records.size, alertEntries, skipped: broken.length }, 'store open');
   }
 
-  /** Once for the whole store (the first process to open since it knew how): see currency-repair.ts. */
+  /**
+   * Once for the whole store: see currency-repair.ts. Marked done only once written, so a repair cut
+   * short is tried again at the next open (two processes opening together both repairing is harmless:
+   * only a record with no currency takes one). A failure leaves the store open: it is not worth a start.
+   */
   private async repairCurrencies(): Promise<void> {
-    if ((await this.redis.hsetnx(this.keys.meta, CURRENCY_REPAIRED_FIELD, String(this.clock.now()))) === 0) return;
-    const candidates = this.users.records.all().filter((u) => u.currency === null);
-    if (candidates.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    for (const user of candidates) pipeline.hget(this.keys.ledger(user.id), 's');
-    const replies = await execPipeline(pipeline);
-    const stored = new Map(candidates.map((u, i) => [u.id, currencyOfStoredSettings(replies[i]?.[1] as string | null | undefined)]));
-    const repairs = currenciesToRepair(candidates, (id) => stored.get(id));
-    for (const [id, code] of repairs) this.users.update(id, (draft) => void (draft.currency ??= code), undefined);
-    if (repairs.size > 0) {
-      await this.users.flush();
-      this.log.info({ users: repairs.size }, "copied the ledger's currency onto the users whose record had none (set before the record held it)");
+    try {
+      if ((await this.redis.hexists(this.keys.meta, CURRENCY_REPAIRED_FIELD)) === 1) return;
+      const candidates = this.users.records.all().filter((u) => u.currency === null);
+      const pipeline = this.redis.pipeline();
+      for (const user of candidates) pipeline.hget(this.keys.ledger(user.id), 's');
+      const replies = candidates.length > 0 ? await execPipeline(pipeline) : [];
+      const stored = new Map(candidates.map((u, i) => {
+        const text = replies[i]?.[1];
+        return [u.id, currencyOfStoredSettings(typeof text === 'string' ? text : undefined)] as const;
+      }));
+      const repairs = currenciesToRepair(candidates, (id) => stored.get(id));
+      for (const [id, code] of repairs) this.users.update(id, (draft) => void (draft.currency ??= code), undefined);
+      if (repairs.size > 0) {
+        await this.users.flush();
+        this.log.info({ users: repairs.size }, "copied the ledger's currency onto the users whose record had none (set before the record held it)");
+      }
+      await this.redis.hset(this.keys.meta, CURRENCY_REPAIRED_FIELD, String(this.clock.now()));
+    } catch (err) {
+      this.log.warn({ err }, "could not copy the ledger's currency onto the users whose record had none; tried again at the next open");
     }
   }
 
