@@ -1,9 +1,9 @@
 /** The P&L curve (line) over the turnover (bars) with uPlot; drag to zoom, double-click resets (uPlot's own). */
 import uPlot from 'uplot';
-import { dayRange } from './chart-range.js';
+import { dayRange, legendDate, timeTicks } from './chart-range.js';
 import type { Day } from './types.js';
 
-export interface ChartLabels { date: string; pnl: string; turnover: string }
+export interface ChartLabels { date: string; pnl: string; turnover: string; /** The page's language: the dates' format. */ lang: string }
 
 function cssVar(el: HTMLElement, name: string, fallback: string): string {
   return getComputedStyle(el).getPropertyValue(name).trim() || fallback;
@@ -16,6 +16,11 @@ export function drawChart(el: HTMLElement, series: Day[], labels: ChartLabels): 
   const xs = series.map((d) => Date.parse(d.day + 'T00:00:00Z') / 1000);
   const axis = { stroke: text, grid: { stroke: muted + '33', width: 1 }, ticks: { stroke: muted + '55' } };
   const width = Math.max(280, el.clientWidth);
+  const ticks = timeTicks(labels.lang);
+  const date = legendDate(labels.lang);
+  const amount = new Intl.NumberFormat(labels.lang, { maximumFractionDigits: 2 });
+  const amounts = (_u: uPlot, values: number[]) => values.map((v) => amount.format(v));
+  const amountOf = (_u: uPlot, v: number | null) => (v === null ? '--' : amount.format(v));
   const plot = new uPlot(
     {
       width,
@@ -23,11 +28,11 @@ export function drawChart(el: HTMLElement, series: Day[], labels: ChartLabels): 
       cursor: { drag: { x: true, y: false } },
       legend: { show: true },
       scales: { x: { time: true, range: (u) => dayRange(u.data[0]) }, t: { range: (_u, _min, max) => [0, Math.max(1, max) * 3] } },
-      axes: [{ ...axis }, { ...axis, size: 56 }, { show: false, scale: 't' }],
+      axes: [{ ...axis, values: (_u, splits, _i, _space, incr) => ticks(splits, incr) }, { ...axis, size: 56, values: amounts }, { show: false, scale: 't' }],
       series: [
-        { label: labels.date },
-        { label: labels.pnl, stroke: accent, width: 2, fill: accent + '22' },
-        { label: labels.turnover, scale: 't', stroke: muted, fill: muted + '44', paths: uPlot.paths.bars!({ size: [0.6, 12] }) },
+        { label: labels.date, value: (_u, s) => date(s) },
+        { label: labels.pnl, stroke: accent, width: 2, fill: accent + '22', value: amountOf },
+        { label: labels.turnover, value: amountOf, scale: 't', stroke: muted, fill: muted + '44', paths: uPlot.paths.bars!({ size: [0.6, 12] }) },
       ],
     },
     [xs, series.map((d) => d.cumulative), series.map((d) => d.turnover)],

@@ -56,7 +56,7 @@ export function Ledger() {
   });
   useEffect(() => {
     if (!view || !chartEl.current || view.days.length === 0) return;
-    return drawChart(chartEl.current, view.days, { date: t('date'), pnl: t('pnl'), turnover: t('turnover') });
+    return drawChart(chartEl.current, view.days, { date: t('date'), pnl: t('pnl'), turnover: t('turnover'), lang });
   }, [view]);
 
   const failed = error && html`<div class="error" role="alert">${error} <button onClick=${load}>${t('retry')}</button></div>`;
