@@ -108,14 +108,15 @@ describe.skipIf(!redis.available)('the Redis store: two processes on one Redis',
   });
 
   it("gathers statuses written after reads into one round, and a user's own change takes them at once", async () => {
-    const a = await stores.open({ statusBatchMs: 400 });
+    // Long enough that a loaded machine's late timers cannot make the round come before the checks.
+    const a = await stores.open({ statusBatchMs: 2_000 });
     for (let id = 1; id <= 5; id++) a.updateUser(id, () => undefined, { chatId: id });
     await a.flush();
     const stored = async (id: number) => {
       const raw = await stores.raw().hget(stores.keys(a).user(id), 's:arbs_live');
       return raw === null ? undefined : (JSON.parse(raw) as { lastGoodReadAt?: number }).lastGoodReadAt;
     };
-    // Five reads ending 20 ms apart: nothing is written for the first 80 ms after the first...
+    // Five reads ending 20 ms apart: nothing is written yet...
     for (let id = 1; id <= 5; id++) {
       a.updateStatus(id, 'arbs_live', { lastGoodReadAt: 100 + id });
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -127,7 +128,7 @@ describe.skipIf(!redis.available)('the Redis store: two processes on one Redis',
     // A change the user made is written within the usual few ms, with the status waiting before it.
     a.updateStatus(1, 'arbs_live', { lastGoodReadAt: 200 });
     a.updateUser(1, (u) => void (u.bankroll = 7));
-    await vi.waitFor(async () => expect(await stored(1)).toBe(200), { timeout: 200, interval: 10 });
+    await vi.waitFor(async () => expect(await stored(1)).toBe(200), { timeout: 1_000, interval: 10 });
   });
 
   it("reads back a user an older version announced with its statuses, as it reads any announced user", async () => {
