@@ -1,9 +1,10 @@
 /** The P&L curve (line) over the turnover (bars) with uPlot; drag to zoom, double-click resets (uPlot's own). */
 import uPlot from 'uplot';
 import { dayRange, legendDate, timeTicks } from './chart-range.js';
-import type { Day } from './types.js';
+import { formatMoney } from './i18n.js';
+import type { Day, Lang } from './types.js';
 
-export interface ChartLabels { date: string; pnl: string; turnover: string; /** The page's language: the dates' format. */ lang: string }
+export interface ChartLabels { date: string; pnl: string; turnover: string; /** The page's language: the dates' and amounts' format. */ lang: Lang }
 
 function cssVar(el: HTMLElement, name: string, fallback: string): string {
   return getComputedStyle(el).getPropertyValue(name).trim() || fallback;
@@ -18,9 +19,9 @@ export function drawChart(el: HTMLElement, series: Day[], labels: ChartLabels): 
   const width = Math.max(280, el.clientWidth);
   const ticks = timeTicks(labels.lang);
   const date = legendDate(labels.lang);
-  const amount = new Intl.NumberFormat(labels.lang, { maximumFractionDigits: 2 });
-  const amounts = (_u: uPlot, values: number[]) => values.map((v) => amount.format(v));
-  const amountOf = (_u: uPlot, v: number | null) => (v === null ? '--' : amount.format(v));
+  // Amounts as the cards write them, without the currency (the axis has no room for it).
+  const amounts = (_u: uPlot, values: number[]) => values.map((v) => formatMoney(labels.lang, v, null));
+  const amountOf = (_u: uPlot, v: number | null) => (v === null ? '--' : formatMoney(labels.lang, v, null));
   const plot = new uPlot(
     {
       width,
