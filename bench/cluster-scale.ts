@@ -25,12 +25,14 @@
  * Settings: BENCH_CLUSTER_PHASES (default limits,cpu), BENCH_CLUSTER_SIZES (default 0,1,2,3; 0 is the
  * embedded process), BENCH_CLUSTER_SECONDS (the limits window, default 90: latency counts items born
  * in its first 55 s, sends recorded until 35 s after it), BENCH_CLUSTER_CPU_SECONDS (default 60),
- * BENCH_CLUSTER_WARMUP_SECONDS (default 20), BENCH_CLUSTER_CPU_ROUNDS (the cpu phase's sizes in turns, default 1; more
+ * BENCH_CLUSTER_WARMUP_SECONDS (default 20), BENCH_CLUSTER_CPU_WARMUP_SECONDS (the cpu phase's, default 180: its
+ * window is the steady state; a start-up window of the same length after the shorter warm-up is
+ * printed beside it when it fits), BENCH_CLUSTER_CPU_ROUNDS (the cpu phase's sizes in turns, default 1; more
  * rounds print each size's median ratio), BENCH_CLUSTER_PLAN_SECONDS (the limits phase's extra warm-up
  * while the members' plans are learnt, default 70), BENCH_CLUSTER_USERS (60), BENCH_CLUSTER_CPU_USERS (240).
  */
 import { loadavg } from 'node:os';
-import { runOnce, SERVICES, type RunResult } from './lib/cluster-bench-run.js';
+import { runOnce, SERVICES, type CpuWindow, type RunResult } from './lib/cluster-bench-run.js';
 import { percentile } from './lib/stats.js';
 
 const num = (name: string, fallback: number) => {
@@ -44,6 +46,13 @@ const sizes = (process.env.BENCH_CLUSTER_SIZES ?? '0,1,2,3').split(',').map((s) 
 const SECONDS = num('BENCH_CLUSTER_SECONDS', 90);
 const CPU_SECONDS = num('BENCH_CLUSTER_CPU_SECONDS', 60);
 const WARMUP = num('BENCH_CLUSTER_WARMUP_SECONDS', 20);
+/**
+ * The cpu phase's window starts this long after settling: a process lives for days, and V8 is still
+ * compiling its hot code in the first minutes (a worker among three, seeing a third of the calls,
+ * gets there three times later than one alone), while the front takes in the first backlog. What
+ * they spend in those minutes is measured too, in a start-up window WARMUP after settling.
+ */
+const CPU_WARMUP = num('BENCH_CLUSTER_CPU_WARMUP_SECONDS', 180);
 const LIMITS_WARMUP = WARMUP + num('BENCH_CLUSTER_PLAN_SECONDS', 70);
 const USERS = num('BENCH_CLUSTER_USERS', 60);
 const CPU_USERS = num('BENCH_CLUSTER_CPU_USERS', 240);
@@ -87,21 +96,28 @@ function limitsTable(rows: RunResult[]): void {
 }
 
 const perRead = (cpu: number, reads: number) => (reads > 0 ? cpu / reads : Number.NaN);
+type Window = Pick<CpuWindow, 'processes' | 'redisCpuMs' | 'reads'>;
 /** CPU of every process of the bot and of Redis in the window, ms. */
-const totalCpu = (r: RunResult) => r.processes.reduce((s, p) => s + p.cpuMs, 0) + (r.redisCpuMs ?? 0);
+const totalCpu = (r: Window) => r.processes.reduce((s, p) => s + p.cpuMs, 0) + (r.redisCpuMs ?? 0);
 /** CPU per read of all processes together (ms). */
-const allPerRead = (r: RunResult) => perRead(totalCpu(r), r.reads);
+const allPerRead = (r: Window) => perRead(totalCpu(r), r.reads);
+/** The run's steady window, or its start-up one. */
+type WindowOf = (r: RunResult) => Window | undefined;
+const steady: WindowOf = (r) => r;
+const startup: WindowOf = (r) => r.startup;
 const median = (xs: number[]) => percentile(xs, 50);
 
 /** Each size's ratio to the embedded process of its own round, and the median over the rounds. */
-function cpuMedians(rounds: RunResult[][]): void {
-  console.log(`\nCPU per read, all processes, over ${rounds.length} rounds (each ratio against the embedded process of its round):`);
+function cpuMedians(rounds: RunResult[][], pick: WindowOf, what: string): void {
+  console.log(`\nCPU per read, all processes, ${what}, over ${rounds.length} round${rounds.length > 1 ? 's' : ''} (each ratio against the embedded process of its round):`);
   console.log('| bot | per round | median | × embedded per round | median × embedded |');
   console.log('|---|---|---|---|---|');
   for (const workers of sizes) {
     const perRound = rounds.map((rows) => {
-      const r = rows.find((x) => x.spec.workers === workers);
-      const base = rows.find((x) => x.spec.workers === 0);
+      const found = rows.find((x) => x.spec.workers === workers);
+      const r = found && pick(found);
+      const baseRun = rows.find((x) => x.spec.workers === 0);
+      const base = baseRun && pick(baseRun);
       const all = r ? allPerRead(r) : Number.NaN;
       return { all, ratio: base ? all / allPerRead(base) : Number.NaN };
     });
@@ -115,7 +131,7 @@ function cpuTable(rows: RunResult[]): void {
   const readers = (r: RunResult) => r.processes.filter((p) => p.reads !== undefined);
   const base = rows.find((r) => r.spec.workers === 0) ?? rows[0]!;
   const basePerRead = allPerRead(base);
-  console.log(`\nLIMIT_SCOPE=key, ${CPU_USERS} users (one subscription each), window ${CPU_SECONDS} s after settling + ${WARMUP} s warm-up`);
+  console.log(`\nLIMIT_SCOPE=key, ${CPU_USERS} users (one subscription each), window ${CPU_SECONDS} s after settling + ${CPU_WARMUP} s warm-up`);
   console.log('| bot | reads a second | CPU per read of each reader | front | Redis | all processes | × embedded | interval stretch | over a limit |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
@@ -159,7 +175,10 @@ const cpuRounds: RunResult[][] = [];
 if (phases.includes('cpu')) {
   for (let round = 1; round <= CPU_ROUNDS; round++) {
     cpuRounds.push(await phase(CPU_ROUNDS > 1 ? `cpu, round ${round} of ${CPU_ROUNDS}` : 'cpu', (workers) =>
-      runOnce({ workers, scope: 'key', users: CPU_USERS, seconds: CPU_SECONDS, warmupSeconds: WARMUP, latencyTailSeconds: 0 })));
+      runOnce({
+        workers, scope: 'key', users: CPU_USERS, seconds: CPU_SECONDS, warmupSeconds: CPU_WARMUP, latencyTailSeconds: 0,
+        ...(WARMUP + CPU_SECONDS <= CPU_WARMUP && { startupWindow: { afterSeconds: WARMUP, seconds: CPU_SECONDS } }),
+      })));
   }
   results.cpu = cpuRounds.flat();
 }
@@ -169,6 +188,9 @@ if (phases.includes('idle')) {
 if (results.limits) limitsTable(results.limits);
 if (results.idle) idleTable(results.idle);
 for (const rows of cpuRounds) cpuTable(rows);
-if (cpuRounds.length > 1) cpuMedians(cpuRounds);
+if (cpuRounds.length > 0) {
+  cpuMedians(cpuRounds, steady, `the steady state (${CPU_WARMUP} s after settling)`);
+  if (cpuRounds.every((rows) => rows.every((r) => r.startup))) cpuMedians(cpuRounds, startup, `the start-up (${WARMUP} s after settling)`);
+}
 console.log(`\n(load average at the end ${load()})`);
 console.log(JSON.stringify(Object.fromEntries(Object.entries(results).map(([k, rows]) => [k, rows.map((r) => ({ ...r, latencies: undefined, p50: percentile(r.latencies, 50), p95: percentile(r.latencies, 95) }))]))));

@@ -45,6 +45,12 @@ export interface RunSpec {
   /** Measured after the leases settled, before the window. */
   warmupSeconds: number;
   /**
+   * A first window inside the warm-up, `afterSeconds` after the steady state, CPU and reads only:
+   * what the processes spend while V8 still compiles their hot code (a worker among three reaches
+   * it three times slower than one alone) and the front takes in the first backlog.
+   */
+  startupWindow?: { afterSeconds: number; seconds: number };
+  /**
    * Latency: items born in the window but its last `latencyTailSeconds`, with sends recorded until
    * as long after the window; 0: no latency (the window ends the run).
    */
@@ -88,8 +94,19 @@ export interface ProcessCpu {
   stretch?: number;
 }
 
+/** CPU and reads over one window of a run. */
+export interface CpuWindow {
+  windowMs: number;
+  reads: number;
+  processes: ProcessCpu[];
+  redisCpuMs: number | undefined;
+  telegram: { sent: number; edited: number };
+}
+
 export interface RunResult {
   spec: RunSpec;
+  /** The start-up window (`spec.startupWindow`), when asked for. */
+  startup?: CpuWindow;
   /** From starting the processes to the steady state (leases settled; the embedded bot: answering). */
   settledAfterMs: number;
   windowMs: number;
@@ -152,6 +169,13 @@ async function monitorSample(url: string, ms: number): Promise<void> {
   mon.close();
   const all = [...counts.values()].reduce((a, b) => a + b, 0);
   console.log(`  MONITOR ${ms} ms: ${all} commands; top: ${[...counts].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, n]) => `${k.trim()} ${n}`).join(', ')}`);
+}
+
+/** The sandbox's reads in [from, to), by address. */
+function readsOf(log: readonly { at: number; address: string }[], from: number, to: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of log) if (r.at >= from && r.at < to) out[r.address] = (out[r.address] ?? 0) + 1;
+  return out;
 }
 
 interface WorkerView {
@@ -234,9 +258,10 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     };
     const { firstSends, stop: stopRecording } = recordSends(telegram);
     const telegramWork = { sent: 0, edited: 0 };
-    let counting = false;
+    /** Where the Bot API's messages are counted now (none outside a window). */
+    let tally: { sent: number; edited: number } | undefined;
     const stopCounting = telegram.onActivity((e) => {
-      if (counting && (e.kind === 'sent' || e.kind === 'edited')) telegramWork[e.kind]++;
+      if (tally && (e.kind === 'sent' || e.kind === 'edited')) tally[e.kind]++;
     });
 
     // BENCH_CPU_PROF_DIR: every bot process writes a V8 CPU profile there when it stops (bench/cpu-profile-top.ts reads them).
@@ -262,10 +287,36 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       await leasesSettled(Array.from({ length: spec.workers }, (_, i) => basePort + 1 + i), 180_000);
     }
     const settledAfterMs = Date.now() - started;
-    await sleep(spec.warmupSeconds * 1_000);
+    let startup: CpuWindow | undefined;
+    let warmedSeconds = 0;
+    if (spec.startupWindow) {
+      const { afterSeconds, seconds } = spec.startupWindow;
+      await sleep(afterSeconds * 1_000);
+      const early = { sent: 0, edited: 0 };
+      const at = Date.now();
+      const cpuAt = processes.map((p) => cpuMs(p.pid));
+      const redisAt = monitor ? await redisCpuMs(monitor) : undefined;
+      tally = early;
+      await sleep(seconds * 1_000);
+      tally = undefined;
+      const until = Date.now();
+      const cpuUntil = processes.map((p) => cpuMs(p.pid));
+      const byAddress = readsOf(sandbox.counters().readLog, at, until);
+      startup = {
+        windowMs: until - at,
+        reads: Object.values(byAddress).reduce((a, b) => a + b, 0),
+        processes: processes.map((p, i) => ({
+          name: p.name, cpuMs: (cpuUntil[i] ?? Number.NaN) - (cpuAt[i] ?? Number.NaN), ...(p.address ? { reads: byAddress[p.address] ?? 0 } : {}),
+        })),
+        redisCpuMs: monitor && redisAt !== undefined ? (await redisCpuMs(monitor)) - redisAt : undefined,
+        telegram: early,
+      };
+      warmedSeconds = afterSeconds + seconds;
+    }
+    await sleep(Math.max(0, spec.warmupSeconds - warmedSeconds) * 1_000);
 
     const from = Date.now();
-    counting = true;
+    tally = telegramWork;
     const cpuBefore = processes.map((p) => cpuMs(p.pid));
     const redisBefore = monitor ? await redisCpuMs(monitor) : undefined;
     const commandsBefore = monitor ? await redisCommandCalls(monitor) : undefined;
@@ -274,7 +325,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     await sleep(spec.seconds * 1_000 - (redisServer ? monitorMs : 0));
     const to = Date.now();
     const cpuAfter = processes.map((p) => cpuMs(p.pid));
-    counting = false;
+    tally = undefined;
     stopCounting();
     const redisCpu = monitor && redisBefore !== undefined ? (await redisCpuMs(monitor)) - redisBefore : undefined;
     const commandsAfter = monitor ? await redisCommandCalls(monitor) : undefined;
@@ -286,9 +337,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     stopRecording();
 
     const counters = sandbox.counters();
-    const inWindow = counters.readLog.filter((r) => r.at >= from && r.at < to);
-    const readsByAddress: Record<string, number> = {};
-    for (const r of inWindow) readsByAddress[r.address] = (readsByAddress[r.address] ?? 0) + 1;
+    const readsByAddress = readsOf(counters.readLog, from, to);
 
     worth.stop();
     const noArb = worth.losing();
@@ -307,9 +356,10 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const itemsBorn = spec.latencyTailSeconds > 0 ? births.length : 0;
     return {
       spec,
+      ...(startup && { startup }),
       settledAfterMs,
       windowMs: to - from,
-      reads: inWindow.length,
+      reads: Object.values(readsByAddress).reduce((a, b) => a + b, 0),
       readsByAddress,
       breaches: counters.breaches,
       processes: processes.map((p, i) => ({
