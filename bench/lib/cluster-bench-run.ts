@@ -45,7 +45,7 @@ export interface RunSpec {
   /** Measured after the leases settled, before the window. */
   warmupSeconds: number;
   /**
-   * A first window inside the warm-up, `afterSeconds` after the steady state, CPU and reads only:
+   * A first window inside the warm-up, `afterSeconds` after settling, CPU and reads only:
    * what the processes spend while V8 still compiles their hot code (a worker among three reaches
    * it three times slower than one alone) and the front takes in the first backlog.
    */
