@@ -257,7 +257,6 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       ...(redisServer ? { REDIS_URL: redisServer.url, REDIS_PREFIX: prefix } : {}),
     };
     const { firstSends, stop: stopRecording } = recordSends(telegram);
-    const telegramWork = { sent: 0, edited: 0 };
     /** Where the Bot API's messages are counted now (none outside a window). */
     let tally: { sent: number; edited: number } | undefined;
     const stopCounting = telegram.onActivity((e) => {
@@ -287,47 +286,54 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       await leasesSettled(Array.from({ length: spec.workers }, (_, i) => basePort + 1 + i), 180_000);
     }
     const settledAfterMs = Date.now() - started;
+
+    /** Opens a window: when, each process's CPU and Redis's so far, and the Bot API's messages counted from now. */
+    const openWindow = async () => {
+      const at = Date.now();
+      const cpu = processes.map((p) => cpuMs(p.pid));
+      const redisCpu = monitor ? await redisCpuMs(monitor) : undefined;
+      const telegramWork = { sent: 0, edited: 0 };
+      tally = telegramWork;
+      return { at, cpu, redisCpu, telegramWork };
+    };
+    /** What the processes spent and read since `open` (each reading process's reads by its address). */
+    const closeWindow = async (open: Awaited<ReturnType<typeof openWindow>>): Promise<{ from: number; to: number; readsByAddress: Record<string, number>; window: CpuWindow }> => {
+      const to = Date.now();
+      const cpu = processes.map((p) => cpuMs(p.pid));
+      tally = undefined;
+      const redisCpu = monitor && open.redisCpu !== undefined ? (await redisCpuMs(monitor)) - open.redisCpu : undefined;
+      const readsByAddress = readsOf(sandbox.counters().readLog, open.at, to);
+      const window: CpuWindow = {
+        windowMs: to - open.at,
+        reads: Object.values(readsByAddress).reduce((a, b) => a + b, 0),
+        processes: processes.map((p, i) => ({
+          name: p.name, cpuMs: (cpu[i] ?? Number.NaN) - (open.cpu[i] ?? Number.NaN), ...(p.address ? { reads: readsByAddress[p.address] ?? 0 } : {}),
+        })),
+        redisCpuMs: redisCpu,
+        telegram: open.telegramWork,
+      };
+      return { from: open.at, to, readsByAddress, window };
+    };
+
     let startup: CpuWindow | undefined;
     let warmedSeconds = 0;
     if (spec.startupWindow) {
       const { afterSeconds, seconds } = spec.startupWindow;
       await sleep(afterSeconds * 1_000);
-      const early = { sent: 0, edited: 0 };
-      const at = Date.now();
-      const cpuAt = processes.map((p) => cpuMs(p.pid));
-      const redisAt = monitor ? await redisCpuMs(monitor) : undefined;
-      tally = early;
+      const open = await openWindow();
       await sleep(seconds * 1_000);
-      tally = undefined;
-      const until = Date.now();
-      const cpuUntil = processes.map((p) => cpuMs(p.pid));
-      const byAddress = readsOf(sandbox.counters().readLog, at, until);
-      startup = {
-        windowMs: until - at,
-        reads: Object.values(byAddress).reduce((a, b) => a + b, 0),
-        processes: processes.map((p, i) => ({
-          name: p.name, cpuMs: (cpuUntil[i] ?? Number.NaN) - (cpuAt[i] ?? Number.NaN), ...(p.address ? { reads: byAddress[p.address] ?? 0 } : {}),
-        })),
-        redisCpuMs: monitor && redisAt !== undefined ? (await redisCpuMs(monitor)) - redisAt : undefined,
-        telegram: early,
-      };
+      startup = (await closeWindow(open)).window;
       warmedSeconds = afterSeconds + seconds;
     }
     await sleep(Math.max(0, spec.warmupSeconds - warmedSeconds) * 1_000);
 
-    const from = Date.now();
-    tally = telegramWork;
-    const cpuBefore = processes.map((p) => cpuMs(p.pid));
-    const redisBefore = monitor ? await redisCpuMs(monitor) : undefined;
+    const open = await openWindow();
     const commandsBefore = monitor ? await redisCommandCalls(monitor) : undefined;
     const monitorMs = Number(process.env.BENCH_REDIS_MONITOR_MS ?? 0);
     if (redisServer && monitorMs > 0) await monitorSample(redisServer.url, monitorMs);
     await sleep(spec.seconds * 1_000 - (redisServer ? monitorMs : 0));
-    const to = Date.now();
-    const cpuAfter = processes.map((p) => cpuMs(p.pid));
-    tally = undefined;
+    const { from, to, readsByAddress, window: measured } = await closeWindow(open);
     stopCounting();
-    const redisCpu = monitor && redisBefore !== undefined ? (await redisCpuMs(monitor)) - redisBefore : undefined;
     const commandsAfter = monitor ? await redisCommandCalls(monitor) : undefined;
     const redisCommands = commandsAfter && commandsBefore
       ? Object.fromEntries(Object.entries(commandsAfter).map(([c, n]) => [c, n - (commandsBefore[c] ?? 0)]).filter(([, n]) => (n as number) > 0))
@@ -337,7 +343,6 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     stopRecording();
 
     const counters = sandbox.counters();
-    const readsByAddress = readsOf(counters.readLog, from, to);
 
     worth.stop();
     const noArb = worth.losing();
@@ -358,22 +363,17 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       spec,
       ...(startup && { startup }),
       settledAfterMs,
-      windowMs: to - from,
-      reads: Object.values(readsByAddress).reduce((a, b) => a + b, 0),
+      windowMs: measured.windowMs,
+      reads: measured.reads,
       readsByAddress,
       breaches: counters.breaches,
-      processes: processes.map((p, i) => ({
-        name: p.name,
-        cpuMs: (cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN),
-        ...(p.address ? { reads: readsByAddress[p.address] ?? 0 } : {}),
-        ...(stretches[i] !== undefined ? { stretch: stretches[i] } : {}),
-      })),
-      redisCpuMs: redisCpu,
+      processes: measured.processes.map((p, i) => ({ ...p, ...(stretches[i] !== undefined ? { stretch: stretches[i] } : {}) })),
+      redisCpuMs: measured.redisCpuMs,
       redisCommands,
       latencies,
       itemsBorn,
       itemsAlerted: alerted.size,
-      telegram: telegramWork,
+      telegram: measured.telegram,
     };
   } finally {
     worth.stop();
