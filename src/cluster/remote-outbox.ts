@@ -6,12 +6,15 @@
  * — as the in-process outbox does, so the notifier keeps message ids and stops editing a vanished
  * message the same way.
  *
- * Every send and edit made in one tick (the notifier handles a read's diff synchronously, so one
- * read's alerts, or those of several reads that ended together) goes out as one stream entry per
- * stream: one XADD, one JSON, one signature. A BullMQ job per alert cost 25–30 Redis commands, a
- * lock renewed while the front held it and a JSON and an HMAC of its own; the batch costs one
- * command whatever its size (docs/benchmarks.md, "Cluster scale"). Sends go to the `new` stream and
- * edits to the `edit` stream, so a front holding its bound of alerts takes new alerts first.
+ * Every send and edit made within `lingerMs` (50 ms) of the first one waiting goes out as one
+ * stream entry per stream: one XADD, one JSON, one signature, and one entry for the front to read,
+ * check and acknowledge. A worker among three finishes fewer than one read per scheduler tick, so
+ * batching by tick alone (as this did) sent about one entry per read; the linger gathers the alerts
+ * of a few reads for at most 50 ms of an alert's time, against reads 2 s apart. A BullMQ job per
+ * alert cost 25–30 Redis commands, a lock renewed while the front held it and a JSON and an HMAC of
+ * its own; the batch costs one command whatever its size (docs/benchmarks.md, "Cluster scale").
+ * Sends go to the `new` stream and edits to the `edit` stream, so a front holding its bound of
+ * alerts takes new alerts first.
  *
  * The answers come back on this outbox's own pub/sub channel (`{prefix}alert-answers:<replyTo>`,
  * named in each batch), published by the front when the alerts end, several in one message. An
@@ -52,6 +55,9 @@ export const ANSWER_POLL_MS = 30_000;
  */
 export const STREAM_KEEP_MS = 2 * 60 * 60_000;
 
+/** How long the first alert waiting for a batch waits for others before the batch is added. */
+export const ALERT_LINGER_MS = 50;
+
 export interface RemoteOutboxOptions {
   connection: RedisConnection;
   /** The cluster's key prefix (config.REDIS_PREFIX). */
@@ -63,6 +69,8 @@ export interface RemoteOutboxOptions {
   guard?: Pick<JobGuard, 'sign'>;
   /** How long a keyed send waits for its answer on the channel before it reads its claim, and again as often (default ANSWER_POLL_MS). */
   answerPollMs?: number;
+  /** How long the first call of a batch waits for others (default ALERT_LINGER_MS; 0: the batch is the event loop's turn). */
+  lingerMs?: number;
 }
 
 export interface RemoteOutboxStats {
@@ -106,9 +114,11 @@ export class RemoteOutbox implements OutboxPort {
   private nonces = 0;
   private readonly streams: { new: string; edit: string };
   private readonly waiting = new Map<number, Waiting>();
-  /** Items of this tick, added together once it ends. */
+  /** Items waiting for their batch, added together when the first has waited `lingerMs`. */
   private buffer: (AlertPayload & { i: number })[] = [];
-  private flushScheduled = false;
+  /** Cancels the flush scheduled for the items waiting; undefined when none is. */
+  private cancelScheduled: (() => void) | undefined;
+  private readonly lingerMs: number;
   private nextId = 0;
   private readonly poll: NodeJS.Timeout;
   private readonly logger: Logger;
@@ -122,6 +132,7 @@ export class RemoteOutbox implements OutboxPort {
     this.logger = opts.logger.child({ module: 'remote-outbox' });
     this.resultTimeoutMs = opts.resultTimeoutMs ?? 10 * 60_000;
     this.answerPollMs = opts.answerPollMs ?? ANSWER_POLL_MS;
+    this.lingerMs = Math.max(0, opts.lingerMs ?? ALERT_LINGER_MS);
     this.streams = alertStreams(opts.prefix);
     const onError = (err: unknown) => this.logger.warn({ err }, 'alert stream: Redis connection trouble (retrying)');
     // An XADD waits for Redis while it is away (restarted), as the notifier's call waits for its answer anyway.
@@ -158,6 +169,7 @@ export class RemoteOutbox implements OutboxPort {
     this.closed ??= (async () => {
       this.closing = true;
       clearInterval(this.poll);
+      this.cancelFlush();
       for (const w of [...this.waiting.values()]) w.finish({ kind: 'closed' });
       this.buffer = [];
       await Promise.allSettled([this.answers.quit().catch(() => this.answers.disconnect()), this.redis.quit().catch(() => this.redis.disconnect())]);
@@ -175,11 +187,25 @@ export class RemoteOutbox implements OutboxPort {
     const claim = payload.type === 'send' && key !== undefined ? claimKey(this.opts.prefix, key) : undefined;
     const answer = this.answerOf(i, { type: payload.type, chatId: payload.chatId }, claim, read, fallback);
     this.buffer.push({ ...payload, i });
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => void this.flush());
+    if (this.buffer.length >= MAX_BATCH) {
+      // A full entry has nothing to wait for.
+      this.cancelFlush();
+      void this.flush();
+    } else if (this.cancelScheduled === undefined) {
+      if (this.lingerMs > 0) {
+        const timer = setTimeout(() => void this.flush(), this.lingerMs);
+        this.cancelScheduled = () => clearTimeout(timer);
+      } else {
+        const immediate = setImmediate(() => void this.flush());
+        this.cancelScheduled = () => clearImmediate(immediate);
+      }
     }
     return answer;
+  }
+
+  private cancelFlush(): void {
+    this.cancelScheduled?.();
+    this.cancelScheduled = undefined;
   }
 
   /**
@@ -204,9 +230,9 @@ export class RemoteOutbox implements OutboxPort {
     });
   }
 
-  /** Adds this tick's items: one entry for its sends, one for its edits. */
+  /** Adds the items waiting: one entry for their sends, one for their edits (more past MAX_BATCH). */
   private async flush(): Promise<void> {
-    this.flushScheduled = false;
+    this.cancelScheduled = undefined;
     const items = this.buffer;
     this.buffer = [];
     if (items.length === 0 || this.closing) return;

@@ -11,10 +11,11 @@ import { Outbox } from '../../src/outbox/outbox.js';
 import type { OutboxApi } from '../../src/outbox/api.js';
 import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/server.js';
 import { startAlertConsumer, type AlertConsumer, type AlertConsumerOptions } from '../../src/cluster/alert-consumer.js';
-import { createRemoteOutbox, type RemoteOutbox } from '../../src/cluster/remote-outbox.js';
-import { alertStreams, idempotencyId, SENDERS_GROUP, WIRE_VERSION } from '../../src/cluster/alert-jobs.js';
+import { ALERT_LINGER_MS, createRemoteOutbox, type RemoteOutbox } from '../../src/cluster/remote-outbox.js';
+import { alertStreams, idempotencyId, MAX_BATCH, SENDERS_GROUP, WIRE_VERSION } from '../../src/cluster/alert-jobs.js';
 import { createClaims, type Claims } from '../../src/cluster/claims.js';
 import { captureLogs } from '../support/logs.js';
+import { silentLogger } from '../../src/logger.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
 import { monitorRedis } from '../support/redis-monitor.js';
 import { stopAfterEach } from '../support/teardown.js';
@@ -125,6 +126,38 @@ describe('the alert stream (real Redis)', () => {
     expect(mixed).toEqual([true, true, fake.messages(604)[0]!.message_id]);
     expect(remote.stats).toMatchObject({ enqueued: 6, batches: 3, answered: 6 });
     expect(consumer.stats()).toMatchObject({ batches: 3, received: 6, sent: 4, edited: 2 });
+  });
+
+  it('gathers the alerts of reads that end a few ms apart into one entry, and sends a lone alert within the linger', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { fake } = await front(prefix);
+    const { remote } = worker(prefix);
+    // Three reads ending in three turns of the event loop, 5 ms apart: one entry, not three.
+    const calls: Promise<number | undefined>[] = [];
+    for (const chat of [611, 612, 613]) {
+      calls.push(remote.send(chat, `arb for ${chat}`, { idempotencyKey: `${chat}:arbs:a:new:1` }));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(await Promise.all(calls)).toEqual([611, 612, 613].map((chat) => fake.messages(chat)[0]!.message_id));
+    expect(remote.stats).toMatchObject({ enqueued: 3, batches: 1, answered: 3 });
+    // Nothing else comes: the lone alert leaves when its linger ends, not later.
+    const asked = performance.now();
+    expect(await remote.send(614, 'arb for 614', { idempotencyKey: '614:arbs:a:new:1' })).toBe(fake.messages(614)[0]!.message_id);
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(ALERT_LINGER_MS - 5);
+    expect(remote.stats).toMatchObject({ enqueued: 4, batches: 2 });
+  });
+
+  it('adds a full batch at once, without waiting for the linger', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const probe = raw(prefix);
+    // No front: the entries stay in the stream to be counted.
+    const remote = createRemoteOutbox({ connection: { url: redis.url }, prefix, logger: silentLogger, resultTimeoutMs: 60_000, lingerMs: 60_000 });
+    stopAfter(remote);
+    for (let n = 0; n < MAX_BATCH; n++) void remote.send(700_000 + n, `arb ${n}`);
+    await vi.waitFor(async () => expect(await probe.length('new')).toBe(1), { timeout: 5_000 });
+    expect(remote.stats).toMatchObject({ enqueued: MAX_BATCH, batches: 1 });
   });
 
   it('takes a new alert ahead of the edits queued before it, so a busy minute of edits does not delay it', async (ctx) => {
