@@ -8,9 +8,9 @@
  *
  * Every send and edit made within `lingerMs` (50 ms) of the first one waiting goes out as one
  * stream entry per stream: one XADD, one JSON, one signature, and one entry for the front to read,
- * check and acknowledge. A worker among three finishes fewer than one read per scheduler tick, so
- * batching by tick alone (as this did) sent about one entry per read; the linger gathers the alerts
- * of a few reads for at most 50 ms of an alert's time, against reads 2 s apart. A BullMQ job per
+ * check and acknowledge. A worker among three rarely ends two reads in one turn of its event loop,
+ * so batching by turn makes 0.40 entries a read where gathering for 50 ms makes 0.11 (at
+ * 40 reads a second), for at most 50 ms of an alert's time against reads 2 s apart. A BullMQ job per
  * alert cost 25–30 Redis commands, a lock renewed while the front held it and a JSON and an HMAC of
  * its own; the batch costs one command whatever its size (docs/benchmarks.md, "Cluster scale").
  * Sends go to the `new` stream and edits to the `edit` stream, so a front holding its bound of
