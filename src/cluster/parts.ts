@@ -42,6 +42,8 @@ export interface ClusterContext {
 export interface ClusterStore extends Store, AlertStateLoader {
   /** Calls `listener` with the id of every user that any process changed (for a worker: refresh them). Returns the unsubscribe. */
   onUserChanged(listener: (userId: number) => void): () => void;
+  /** Each write of alert state first waits for `wait` (a worker: its alerts on the stream). */
+  alertWritesAfter?(wait: () => Promise<void>): void;
 }
 
 export interface ClusterClient extends ServiceClient {
@@ -49,6 +51,8 @@ export interface ClusterClient extends ServiceClient {
 }
 
 export interface RemoteOutboxPart extends OutboxPort {
+  /** Adds what waits without its linger; resolves once every batch added so far is in the stream (or failed). */
+  added?(): Promise<void>;
   /** Stops waiting for the front's answers (callers resolve undefined/false) and closes the stream's connections. */
   close(): Promise<void>;
 }

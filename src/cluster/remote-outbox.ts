@@ -119,6 +119,8 @@ export class RemoteOutbox implements OutboxPort {
   /** Cancels the flush scheduled for the items waiting; undefined when none is. */
   private cancelScheduled: (() => void) | undefined;
   private readonly lingerMs: number;
+  /** Batches being added (their XADD not yet answered). */
+  private readonly adding = new Set<Promise<void>>();
   private nextId = 0;
   private readonly poll: NodeJS.Timeout;
   private readonly logger: Logger;
@@ -189,18 +191,34 @@ export class RemoteOutbox implements OutboxPort {
     this.buffer.push({ ...payload, i });
     if (this.buffer.length >= MAX_BATCH) {
       // A full entry has nothing to wait for.
-      this.cancelFlush();
-      void this.flush();
+      this.addNow();
     } else if (this.cancelScheduled === undefined) {
       if (this.lingerMs > 0) {
-        const timer = setTimeout(() => void this.flush(), this.lingerMs);
+        const timer = setTimeout(() => this.addNow(), this.lingerMs);
         this.cancelScheduled = () => clearTimeout(timer);
       } else {
-        const immediate = setImmediate(() => void this.flush());
+        const immediate = setImmediate(() => this.addNow());
         this.cancelScheduled = () => clearImmediate(immediate);
       }
     }
     return answer;
+  }
+
+  /**
+   * Adds what waits now, without its linger, and resolves once every batch added so far is in the
+   * stream (or failed). A worker's alert state is written after it (worker-role.ts): an item the
+   * state says was alerted is then on the stream, even if this process is killed next.
+   */
+  async added(): Promise<void> {
+    if (this.buffer.length > 0) this.addNow();
+    await Promise.all([...this.adding]);
+  }
+
+  private addNow(): void {
+    this.cancelFlush();
+    const adding = this.flush().catch((err: unknown) => this.logger.warn({ err }, 'alert stream: could not add a batch (its calls time out)'));
+    this.adding.add(adding);
+    void adding.then(() => this.adding.delete(adding));
   }
 
   private cancelFlush(): void {

@@ -45,6 +45,11 @@ export async function createWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole
   const { ctx, store } = deps;
   const { config, logger, clock, prefix } = ctx;
   const remote = deps.parts.createRemoteOutbox({ ...ctx, vault: deps.vault });
+  // Alert state reaches Redis only after its alerts reach the stream: a kill -9 in between loses no alert.
+  if (remote.added) {
+    const added = remote.added.bind(remote);
+    store.alertWritesAfter?.(added);
+  }
   // Its own connection, failing at once while Redis is away: a renewal must not wait in a queue.
   const leaseConn: Redis = ctx.redis.duplicate({ connectionName: 'bb-leases', enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
   leaseConn.on('error', () => undefined);

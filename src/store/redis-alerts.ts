@@ -36,6 +36,16 @@ export interface RedisAlertsOptions {
 const CHUNK = 500;
 const RETRY = { baseMs: 200, maxMs: 5_000 };
 
+/** The longest a write waits for `writeAfter`'s promise: the state must reach Redis even when the stream does not answer. */
+export const WRITE_WAIT_MS = 2_000;
+
+/** Resolves when `promise` settles or after `ms`, whichever is first; never rejects. */
+async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /** Changed item ids per subscription; null: the subscription was removed (rewrite it whole). */
 type Marks = Map<string, Set<string> | null>;
 
@@ -47,6 +57,8 @@ export class RedisAlerts implements AlertStateStore {
   /** Subscriptions known to be listed in `{p}alert-subs`. */
   private readonly listed = new Set<string>();
   private readonly rounds: WriteRounds;
+  /** What each write waits for first (a worker: its alerts on the stream); see `writeAfter`. */
+  private before: (() => Promise<void>) | undefined;
 
   constructor(private readonly opts: RedisAlertsOptions) {
     this.state = new AlertState((subKey, itemId) => this.mark(subKey, itemId), opts.guard);
@@ -140,6 +152,15 @@ export class RedisAlerts implements AlertStateStore {
     }
   }
 
+  /**
+   * Each write first waits for `wait` (at most WRITE_WAIT_MS): a worker passes "its alerts are on
+   * the stream", so the state never says an item was alerted while its alert is still in this
+   * process only, where a kill -9 would lose it and the next worker would take it as sent.
+   */
+  writeAfter(wait: () => Promise<void>): void {
+    this.before = wait;
+  }
+
   /** Writes what is pending now; rejects when the write fails (a background retry follows). */
   flush(): Promise<void> {
     return this.rounds.flush();
@@ -170,6 +191,8 @@ export class RedisAlerts implements AlertStateStore {
     const { redis, keys, origin } = this.opts;
     const batch = this.marks;
     this.marks = new Map();
+    // The alerts of these marks were queued with them (the notifier alerts as the read is applied).
+    if (this.before) await waitAtMost(this.before(), WRITE_WAIT_MS);
     const removed: string[] = [];
     const listedNow: string[] = [];
     const unlisted: string[] = [];

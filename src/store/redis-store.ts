@@ -68,6 +68,8 @@ export interface RedisStore extends Store {
   replaceAll(data: Database): Promise<void>;
   /** Writes these users' pending alert state, then keeps it no longer for those `stillAway` says another worker polls. */
   forgetAlerts(userIds: readonly number[], stillAway: (userId: number) => boolean): Promise<void>;
+  /** Each write of alert state first waits for `wait` (a worker: its alerts on the stream; see RedisAlerts.writeAfter). */
+  alertWritesAfter(wait: () => Promise<void>): void;
 }
 
 const messageSchema = z.object({
@@ -230,6 +232,10 @@ class RedisStoreImpl implements RedisStore {
 
   get alerts(): AlertStateStore {
     return this.alertState;
+  }
+
+  alertWritesAfter(wait: () => Promise<void>): void {
+    this.alertState.writeAfter(wait);
   }
 
   getUser(id: number): Readonly<UserRecord> | undefined {

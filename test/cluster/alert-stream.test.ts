@@ -148,6 +148,22 @@ describe('the alert stream (real Redis)', () => {
     expect(remote.stats).toMatchObject({ enqueued: 4, batches: 2 });
   });
 
+  it('adds what waits at once when asked, and says when every batch is in the stream (the alert state is written after it)', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const probe = raw(prefix);
+    const remote = createRemoteOutbox({ connection: { url: redis.url }, prefix, logger: silentLogger, resultTimeoutMs: 60_000, lingerMs: 60_000 });
+    stopAfter(remote);
+    void remote.send(720_001, 'arb');
+    void remote.edit(720_002, 1, 'moved');
+    expect(await probe.length('new')).toBe(0);
+    await remote.added();
+    // In the stream when it resolves, not a linger later.
+    expect([await probe.length('new'), await probe.length('edit')]).toEqual([1, 1]);
+    await remote.added();
+    expect(remote.stats).toMatchObject({ enqueued: 2, batches: 2 });
+  });
+
   it('adds a full batch at once, without waiting for the linger', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();

@@ -119,6 +119,14 @@ describe('a front and two workers', () => {
     expect(await health(front)).toMatchObject({ ok: true, checks: { telegram: true, store: true, redis: true }, details: { role: 'front', front: { alertStream: { sends: 0 } } } });
   });
 
+  it('has each worker write alert state only after its outbox has added the alerts (the front does not)', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    expect(c.parts.alertWaits).toHaveLength(2);
+    const before = c.parts.bridged.added;
+    for (const wait of c.parts.alertWaits) await wait();
+    expect(c.parts.bridged.added - before).toBe(2);
+  });
+
   it('alerts a user connected on the front from the worker holding their bucket; /status and inline mode answer on the front', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const ask = chat(ALICE);

@@ -14,11 +14,13 @@ import type { ClusterParts, ClusterStore } from '../../src/cluster/parts.js';
 export interface StandIns extends ClusterParts {
   /** User ids whose alert state a worker asked to load, in order. */
   readonly loads: number[][];
-  /** Sends that went through the bridge. */
-  readonly bridged: { sends: number; edits: number };
+  /** Sends that went through the bridge, and how often a worker's outbox was asked to add what waits. */
+  readonly bridged: { sends: number; edits: number; added: number };
+  /** What each write of alert state waits for, as the roles registered it (a worker: its outbox's `added`). */
+  readonly alertWaits: (() => Promise<void>)[];
 }
 
-function withFeed(inner: JsonStore, loads: number[][], release: () => Promise<void>): ClusterStore {
+function withFeed(inner: JsonStore, loads: number[][], alertWaits: (() => Promise<void>)[], release: () => Promise<void>): ClusterStore {
   const listeners = new Set<(userId: number) => void>();
   const tell = (userId: number) => setImmediate(() => listeners.forEach((l) => l(userId)));
   return {
@@ -54,6 +56,7 @@ function withFeed(inner: JsonStore, loads: number[][], release: () => Promise<vo
     writable: () => inner.writable(),
     corruptFiles: () => inner.corruptFiles(),
     loadAlerts: async (userIds) => void loads.push([...userIds]),
+    alertWritesAfter: (wait) => void alertWaits.push(wait),
     onUserChanged(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -63,17 +66,19 @@ function withFeed(inner: JsonStore, loads: number[][], release: () => Promise<vo
 
 export function standInParts(dataDir: string): StandIns {
   const loads: number[][] = [];
-  const bridged = { sends: 0, edits: 0 };
+  const bridged = { sends: 0, edits: 0, added: 0 };
+  const alertWaits: (() => Promise<void>)[] = [];
   let shared: Promise<ClusterStore> | undefined;
   let users = 0;
   let front: OutboxPort | undefined;
   return {
     loads,
     bridged,
+    alertWaits,
     openStore(ctx) {
       users++;
       shared ??= openStore({ dataDir, logger: ctx.logger, clock: ctx.clock, debounceMs: 20 }).then((inner) =>
-        withFeed(inner, loads, async () => {
+        withFeed(inner, loads, alertWaits, async () => {
           // Closed by the last role that opened it.
           if (--users === 0) await inner.close();
         }),
@@ -90,6 +95,7 @@ export function standInParts(dataDir: string): StandIns {
         bridged.edits++;
         return front ? front.edit(chatId, messageId, text, opts) : false;
       },
+      added: async () => void bridged.added++,
       close: async () => undefined,
     }),
     startAlertConsumer(ctx) {

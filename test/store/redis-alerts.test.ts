@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { subscriptionKey } from '../../src/store/schema.js';
+import { WRITE_WAIT_MS } from '../../src/store/redis-alerts.js';
 import { captureLogs, WARN } from '../support/logs.js';
 import { entry } from './fixtures.js';
 import { redisStoreSuite } from './redis-fixtures.js';
@@ -39,6 +40,33 @@ describe.skipIf(!redis.available)('the Redis store: alert state written behind',
     expect(await stored(prefix, SUB2, 'c')).toEqual(entry());
     expect(await stored(prefix, SUB1, 'planted')).toEqual(entry({ profit: 1 }));
     expect((await stores.raw().smembers(stores.keys(prefix).alertSubs)).sort()).toEqual([SUB1, SUB2]);
+  });
+
+  it('writes alert state only after what it waits for (a worker: its alerts on the stream), and not later than the bound when that never comes', async () => {
+    const a = await stores.open({ alertsDebounceMs: 20 });
+    const prefix = stores.prefixOf(a);
+    let release: () => void = () => undefined;
+    const onStream = new Promise<void>((resolve) => (release = resolve));
+    const waits: number[] = [];
+    a.alertWritesAfter(() => {
+      waits.push(performance.now());
+      return onStream;
+    });
+    a.alerts.set(SUB1, 'a', entry());
+    await vi.waitFor(() => expect(waits).toHaveLength(1), { timeout: 1_000, interval: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await stored(prefix, SUB1, 'a')).toBeUndefined();
+    release();
+    await vi.waitFor(async () => expect(await stored(prefix, SUB1, 'a')).toEqual(entry()), { timeout: 1_000, interval: 10 });
+
+    // A stream that never answers holds the state back WRITE_WAIT_MS at most.
+    a.alertWritesAfter(() => new Promise<void>(() => undefined));
+    const started = performance.now();
+    a.alerts.set(SUB1, 'b', entry());
+    await a.flush();
+    expect(await stored(prefix, SUB1, 'b')).toEqual(entry());
+    expect(performance.now() - started).toBeGreaterThanOrEqual(WRITE_WAIT_MS - 50);
+    expect(performance.now() - started).toBeLessThan(WRITE_WAIT_MS + 1_000);
   });
 
   it('sends many changes of a debounce window as one write of the latest values', async () => {
