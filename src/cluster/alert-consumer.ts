@@ -26,6 +26,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { settlesWithin } from '../lib/settles-within.js';
 import type { Logger } from '../logger.js';
 import type { SendingOutboxPort } from '../outbox/port.js';
 import { alertBatchSchema, type AlertBatch, type AlertItem, type SendAlertItem } from './alert-jobs.js';
@@ -319,12 +320,7 @@ export function startAlertConsumer(opts: AlertConsumerOptions): AlertConsumer {
     close(withinMs) {
       closed ??= (async () => {
         await reader.stop();
-        let timer: NodeJS.Timeout | undefined;
-        const inTime = await Promise.race([
-          Promise.allSettled([...inHand]).then(() => true),
-          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.min(opts.closeTimeoutMs ?? 10_000, withinMs ?? Number.POSITIVE_INFINITY)))),
-        ]);
-        clearTimeout(timer);
+        const inTime = await settlesWithin(Promise.allSettled([...inHand]), Math.min(opts.closeTimeoutMs ?? 10_000, withinMs ?? Number.POSITIVE_INFINITY));
         if (!inTime) log.warn({ left: alertsInHand }, 'alert stream: closing with alerts the outbox has not answered; the next front takes them over (and claimed ones count unsure)');
         await reader.close();
         if (ownClaims) await claims.close();

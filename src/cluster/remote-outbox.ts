@@ -250,7 +250,6 @@ export class RemoteOutbox implements OutboxPort {
 
   /** Adds the items waiting: one entry for their sends, one for their edits (more past MAX_BATCH). */
   private async flush(): Promise<void> {
-    this.cancelScheduled = undefined;
     const items = this.buffer;
     this.buffer = [];
     if (items.length === 0 || this.closing) return;

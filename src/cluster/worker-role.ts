@@ -12,6 +12,7 @@ import type { MetricsPort } from '../health/observe.js';
 import type { HealthCheck } from '../health/server.js';
 import type { Notifier } from '../scheduler/port.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import { settlesWithin } from '../lib/settles-within.js';
 import { createPolling } from '../roles/polling.js';
 import { createLatestItemsAnswerer, LATEST_ITEMS_KEY_PURPOSE } from './latest-items.js';
 import { messageSealFor } from './message-seal.js';
@@ -95,9 +96,7 @@ export async function createWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole
       unsubscribe?.();
       await scheduler.stop();
       // The front answers alerts in flight with their message ids (kept for later edits): wait a little.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([notifier.idle(), new Promise((resolve) => (timer = setTimeout(resolve, drainMs)))]);
-      clearTimeout(timer);
+      await settlesWithin(notifier.idle(), drainMs);
       await remote.close();
       await answerer.close();
       leaseConn.disconnect();

@@ -12,6 +12,7 @@
  * and left out.
  */
 import type { Redis } from 'ioredis';
+import { settlesWithin } from '../lib/settles-within.js';
 import type { Logger } from '../logger.js';
 import { SERVICES } from '../service/services.js';
 import { AlertState } from './alert-state.js';
@@ -38,13 +39,6 @@ const RETRY = { baseMs: 200, maxMs: 5_000 };
 
 /** The longest a write waits for `writeAfter`'s promise: the state must reach Redis even when the stream does not answer. */
 export const WRITE_WAIT_MS = 2_000;
-
-/** Resolves when `promise` settles or after `ms`, whichever is first; never rejects. */
-async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
 
 /** Changed item ids per subscription; null: the subscription was removed (rewrite it whole). */
 type Marks = Map<string, Set<string> | null>;
@@ -192,7 +186,7 @@ export class RedisAlerts implements AlertStateStore {
     const batch = this.marks;
     this.marks = new Map();
     // The alerts of these marks were queued with them (the notifier alerts as the read is applied).
-    if (this.before) await waitAtMost(this.before(), WRITE_WAIT_MS);
+    if (this.before) await settlesWithin(this.before().catch(() => undefined), WRITE_WAIT_MS);
     const removed: string[] = [];
     const listedNow: string[] = [];
     const unlisted: string[] = [];
