@@ -54,25 +54,29 @@ export function createDispatch(ctx: DispatchContext) {
 
   /**
    * The scope's side: its 429 pause and its turn. Returns when to come back, or undefined when the
-   * read may go now. `wasReserved`: this entry holds the slot it is due at.
+   * read may go now. `wasReserved`: this entry holds the slot it is due at. Turns are counted from
+   * `pacedAt`, the moment the entry was due, so the loop's grid does not drift a scope's pace.
    */
-  const scopeTurn = (entry: Turn, scopeId: string, wasReserved: boolean, phaseMs: number, now: number): number | undefined => {
+  const scopeTurn = (entry: Turn, scopeId: string, wasReserved: boolean, phaseMs: number, now: number, pacedAt: number): number | undefined => {
     const scope = registry.scopeOf(scopeId);
     if (scope.pausedUntil > now) return scope.pausedUntil + phaseMs;
     if (wasReserved) return undefined;
-    if (scope.nextSlotAt > now) {
+    if (scope.nextSlotAt > pacedAt) {
       // The scope is busy: take the next free turn (entries of a host are served in order).
       entry.reserved = true;
       const at = scope.nextSlotAt;
       scope.nextSlotAt += paceMs;
       return at;
     }
-    scope.nextSlotAt = now + paceMs;
+    scope.nextSlotAt = pacedAt + paceMs;
     return undefined;
   };
 
-  /** Takes one due subscription: reads it now, or puts it back for when it may be read. */
-  const dispatchSub = (sub: Sub, now: number) => {
+  /**
+   * Takes one due subscription: reads it now, or puts it back for when it may be read. `pacedAt`:
+   * the moment it was due (the loop takes it at `now`, up to a tick of its grid later).
+   */
+  const dispatchSub = (sub: Sub, now: number, pacedAt = now) => {
     if (!wanted(sub)) {
       ctx.refreshUser(sub.userId);
       return;
@@ -95,7 +99,7 @@ export function createDispatch(ctx: DispatchContext) {
       ctx.drafts.start(sub, ok.acquire, ok.window);
       return;
     }
-    const back = scopeTurn(sub, sub.scope, wasReserved, sub.phaseMs, now);
+    const back = scopeTurn(sub, sub.scope, wasReserved, sub.phaseMs, now, pacedAt);
     if (back !== undefined) {
       ctx.schedule(sub, back);
       return;
@@ -107,11 +111,11 @@ export function createDispatch(ctx: DispatchContext) {
       ctx.schedule(sub, now + freeInMs);
       return;
     }
-    reads.start(sub, ok.acquire, ok.window);
+    reads.start(sub, pacedAt, ok.acquire, ok.window);
   };
 
-  /** Takes one due read group: one member reads for all, or the group waits for its turn. */
-  const dispatchGroup = (group: ReadGroup, now: number) => {
+  /** Takes one due read group: one member reads for all, or the group waits for its turn (`pacedAt` as above). */
+  const dispatchGroup = (group: ReadGroup, now: number, pacedAt = now) => {
     // Members no longer wanted or owned leave (their refresh syncs the groups).
     for (const sub of [...group.members]) if (!wanted(sub)) ctx.refreshUser(sub.userId);
     if (group.removed || group.members.length === 0) return;
@@ -129,7 +133,7 @@ export function createDispatch(ctx: DispatchContext) {
       ctx.pushGroup(group, Math.max(choice.at, now + 1));
       return;
     }
-    const back = scopeTurn(group, group.scope, wasReserved, 0, now);
+    const back = scopeTurn(group, group.scope, wasReserved, 0, now, pacedAt);
     if (back !== undefined) {
       ctx.pushGroup(group, back);
       return;
@@ -141,7 +145,7 @@ export function createDispatch(ctx: DispatchContext) {
       return;
     }
     group.lastReaderId = choice.reader.id;
-    reads.start(choice.reader, choice.acquire, choice.window, group);
+    reads.start(choice.reader, pacedAt, choice.acquire, choice.window, group);
   };
 
   return { dispatchSub, dispatchGroup };

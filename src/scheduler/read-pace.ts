@@ -22,11 +22,20 @@ export function readPaceMs(readsPerMinute: number, keptShare = 0): number {
   return (MINUTE_MS + WINDOW_MARGIN_MS) / Math.max(1e-9, usable);
 }
 
+/** When a read went out: the moment it was due on the pace, and the moment it really started. */
+export interface ReadStart {
+  /** Its turn on the pace (at most a couple of the loop's ticks before `startedAt`). */
+  pacedAt: number;
+  startedAt: number;
+}
+
 /**
- * When a subscription whose last read started at `startedAt` is due again: one interval after
- * that start (a slow answer does not push the next read out by its own latency), never before
- * `now`, plus a jitter of up to `jitterRatio` of the interval so users do not fall into step.
+ * When a subscription is due again: one interval after the moment its last read was due, so a
+ * read the loop took late (up to a tick of its grid, or a late timer) does not push every later
+ * read out by that much; never sooner than the poll floor after that read really started, nor
+ * before `now`; plus a jitter of up to `jitterRatio` of the interval so users do not fall into
+ * step. A slow answer does not move it either. The limiter still has the last word on each read.
  */
-export function nextReadAt(startedAt: number, now: number, intervalMs: number, jitterRatio: number, random: () => number): number {
-  return Math.max(now, startedAt + intervalMs) + intervalMs * jitterRatio * random();
+export function nextReadAt(last: ReadStart, now: number, intervalMs: number, floorMs: number, jitterRatio: number, random: () => number): number {
+  return Math.max(now, last.pacedAt + intervalMs, last.startedAt + floorMs) + intervalMs * jitterRatio * random();
 }

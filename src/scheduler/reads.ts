@@ -71,10 +71,11 @@ export interface ReadsContext {
 
 export interface Reads {
   /**
-   * Sends the subscription's read now; `acquire`: it requests a token in window `window`. With
-   * `group`, the subscription reads for the group (it is a member) and the answer serves them all.
+   * Sends the subscription's read now, which was due on the pace at `pacedAt` (read-pace.ts);
+   * `acquire`: it requests a token in window `window`. With `group`, the subscription reads for
+   * the group (it is a member) and the answer serves them all.
    */
-  start(sub: Sub, acquire: boolean, window: number, group?: ReadGroup): void;
+  start(sub: Sub, pacedAt: number, acquire: boolean, window: number, group?: ReadGroup): void;
   /** Reads not yet settled. */
   readonly size: number;
   /** Resolves when a read settles (or `wake` is called): the loop's wait for a free slot. */
@@ -172,7 +173,7 @@ export function createReads(ctx: ReadsContext): Reads {
   };
 
   return {
-    start(sub, acquire, window, group) {
+    start(sub, pacedAt, acquire, window, group) {
       if (acquire) {
         sub.tokenWindow = window;
         sub.lastAcquireAt = clock.now();
@@ -181,10 +182,14 @@ export function createReads(ctx: ReadsContext): Reads {
       }
       sub.inFlight = true;
       sub.lastStartAt = clock.now();
+      sub.pacedAt = Math.min(pacedAt, sub.lastStartAt);
       if (group) {
         group.inFlight = true;
         group.lastStartAt = sub.lastStartAt;
+        group.pacedAt = sub.pacedAt;
       }
+      const last = { pacedAt: sub.pacedAt, startedAt: sub.lastStartAt };
+      const intervalMs = Math.max(floorMs, paceMs);
       const { signal } = abortReads;
       const task = (async () => {
         let next: number | undefined;
@@ -196,7 +201,7 @@ export function createReads(ctx: ReadsContext): Reads {
             counters.read(now);
             sub.failures = 0;
             group.failures = 0;
-            next = nextReadAt(group.lastStartAt!, clock.now(), Math.max(floorMs, paceMs) * loadFactor.factor, tuning.jitterRatio, random);
+            next = nextReadAt(last, clock.now(), intervalMs * loadFactor.factor, floorMs, tuning.jitterRatio, random);
             // A masked read never serves a member who pays, nor a full one a member who does not.
             const tier = readTier(read);
             // Kept with the status, so a restart or a takeover need not find it out again.
@@ -210,8 +215,8 @@ export function createReads(ctx: ReadsContext): Reads {
           counters.read(now);
           sub.failures = 0;
           ctx.applyRead(sub, read, now);
-          // Counted from the read's start, not its answer: a read's latency must not stretch the pace.
-          next = nextReadAt(sub.lastStartAt!, clock.now(), Math.max(floorMs, paceMs) * loadFactor.factor, tuning.jitterRatio, random);
+          // Counted from the read's turn, not its answer: neither the loop's grid nor a read's latency may stretch the pace.
+          next = nextReadAt(last, clock.now(), intervalMs * loadFactor.factor, floorMs, tuning.jitterRatio, random);
         } catch (err) {
           // Aborted by a shutdown that ran out of time: nothing to record.
           if (signal.aborted) return;

@@ -285,9 +285,12 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       counters.lag.record(now - top.dueAt);
       // Waiting for the tick is by design, not a sign of overload: only the lag past it counts.
       loadFactor.observe(Math.max(0, now - takenAt(top.dueAt)), now);
+      // Its turn on the pace: when it was due, unless the loop is far behind (then a read may come
+      // at most two ticks early after a late one, and the limiter still decides).
+      const pacedAt = Math.max(top.dueAt, now - 2 * tuning.tickMs);
       try {
-        if (sub) dispatchSub(sub, now);
-        else if (group) dispatchGroup(group, now);
+        if (sub) dispatchSub(sub, now, pacedAt);
+        else if (group) dispatchGroup(group, now, pacedAt);
       } catch (err) {
         // One subscription's surprise must not stop everyone's alerts.
         log.error({ err, id: top.id }, 'dispatch failed');

@@ -34,11 +34,12 @@ export interface SchedulerTuning {
   /** The loop wakes at least this often (keeps `lastTickAt` fresh and a stop prompt). */
   maxSleepMs: number;
   /**
-   * Reads fall due on a grid of this many ms (0: each at its own moment): the loop wakes once per
+   * Reads are taken on a grid of this many ms (0: each at its own moment): the loop wakes once per
    * tick for every read due by then, and their answers come back together, instead of the process
    * waking once per read and once per answer. Waking costs far more CPU than the little work done
-   * per wake; a read starts at most this much later than due (never earlier, so no limit is
-   * touched), about half of it on average.
+   * per wake. A read starts at most a tick later than due (never earlier, so no limit is touched),
+   * and the next one is counted from when it was due (read-pace.ts), so the grid costs no reads
+   * and, as each read's phase is all it moves, no alert latency.
    */
   tickMs: number;
   /** How long `stop()` waits for reads in flight before aborting them. */
@@ -73,7 +74,7 @@ export const DEFAULT_TUNING: SchedulerTuning = {
   startupReadsPerSecond: 200,
   maxConcurrentReads: 256,
   maxSleepMs: 1_000,
-  tickMs: 20,
+  tickMs: 50,
   stopTimeoutMs: 5_000,
   ledgerSaveEveryMs: 60_000,
   statusWriteEveryMs: 15_000,
