@@ -34,7 +34,7 @@ import { DEFAULT_TUNING } from '../scheduler/tuning.js';
 export interface FrontPortOptions {
   config: Config;
   store: Pick<Store, 'getUser' | 'listUsers'>;
-  client: Pick<ServiceClient, 'setPollingTokens'> & Partial<Pick<ServiceClient, 'hasValidToken'>>;
+  client: Pick<ServiceClient, 'setPollingTokens'> & Partial<Pick<ServiceClient, 'hasValidToken' | 'itemWindowMs'>>;
   vault: SecretOpener;
   latest: { ask(userId: number, service?: Service): Promise<Opportunity[]> };
   /** ROLE=all: this process's scheduler, refreshed at once too. */
@@ -53,7 +53,7 @@ export function createFrontSchedulerPort(opts: FrontPortOptions): FrontScheduler
   const tuning = DEFAULT_TUNING;
   const isAllowed = userAllowed(config);
   const windowMs = tuning.tokenTtlMs;
-  const paceMs = readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare);
+  const paceMs = readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare, opts.client.itemWindowMs);
   // The read groups (LIMIT_SCOPE=address) as the embedded scheduler forms them, without a queue.
   const groups = config.LIMIT_SCOPE === 'address'
     ? createReadGroups({ store, queue: { push: () => undefined, remove: () => false, dueAt: () => undefined }, scopeOf: (s) => s, push: () => undefined })

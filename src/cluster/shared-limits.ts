@@ -41,6 +41,7 @@ import { AbortGroup } from '../service/abort.js';
 import { isServiceError, ServiceError } from '../service/errors.js';
 import { ClientClosedError, noWaitGraceMs, type LimitScope, type Limits, type Permit } from '../service/limits.js';
 import { addressCounted } from '../service/limit-scopes.js';
+import { WINDOWS } from '../service/scope-state.js';
 import type { InteractiveShare, LimitWindows, WindowEntry } from './limit-window.js';
 import { bounded, REDIS_CALL_TIMEOUT_MS } from './redis-calls.js';
 
@@ -182,6 +183,8 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
 
   return {
     scopeMode: local.scopeMode,
+    // The shared window keeps its own margin and the release slack on top of the minute.
+    itemWindowMs: Math.max(local.itemWindowMs, WINDOWS.items + marginMs + slackMs),
     tokenScopeMode: local.tokenScopeMode,
 
     async acquire(scope, options = {}) {

@@ -104,7 +104,7 @@ export interface Notifier {
  * token is held and for how long, what the key's token limit has left, when a poll fits the read
  * limit, and how many token requests polling plans for a key (interactive use keeps to the rest).
  */
-export type PollLimits = Pick<ServiceClient, 'hasValidToken' | 'budget' | 'pollFreeInMs' | 'setPollingTokens'>;
+export type PollLimits = Pick<ServiceClient, 'hasValidToken' | 'budget' | 'pollFreeInMs' | 'setPollingTokens' | 'itemWindowMs'>;
 
 /**
  * The client as the scheduler uses it: its limits, the poll read, and the write of a draft filter

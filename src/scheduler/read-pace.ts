@@ -2,24 +2,23 @@
  * The pace of polling: how often one read scope (a key on a host, or the host under
  * LIMIT_SCOPE=address) is read, and when a subscription's next read is due.
  *
- * The pace is the limit's own (30 reads a minute: one every 2 s) plus the margin the client's
- * sliding window keeps after each answer (src/service/sliding-window.ts), so that reads come
- * evenly, never in a burst at a window's edge, and almost never meet a full window. Nothing is
- * set aside for lookups: the limiter gives a waiting lookup the next slot and the poll it
- * displaced one slot later, so lookup capacity nobody uses is polling's.
+ * The pace is the limit's own (30 reads a minute: one every 2 s) stretched by the margin the
+ * client's window keeps after each answer (src/service/sliding-window.ts; in a cluster the shared
+ * window's longer one, `Limits.itemWindowMs`), so that reads come evenly, never in a burst at a
+ * window's edge, and almost never meet a full window. Nothing is set aside for lookups: the limiter
+ * gives a waiting lookup the next slot and the poll it displaced one slot later, so lookup capacity
+ * nobody uses is polling's.
  */
-
-/** How long after its answer a read still counts in the client's window (SlidingWindow's margin). */
-export const WINDOW_MARGIN_MS = 100;
-const MINUTE_MS = 60_000;
+import { ITEM_WINDOW_MS } from '../service/scope-state.js';
 
 /**
- * Shortest spacing (ms) of two reads of one scope: the read limit's pace, less `keptShare` of
- * the limit if a share is kept off polling altogether (default none).
+ * Shortest spacing (ms) of two reads of one scope: the read limit's pace over `windowMs` (how long
+ * the limiter counts a read), less `keptShare` of the limit if a share is kept off polling
+ * altogether (default none).
  */
-export function readPaceMs(readsPerMinute: number, keptShare = 0): number {
+export function readPaceMs(readsPerMinute: number, keptShare = 0, windowMs = ITEM_WINDOW_MS): number {
   const usable = readsPerMinute * (1 - Math.min(0.9, Math.max(0, keptShare)));
-  return (MINUTE_MS + WINDOW_MARGIN_MS) / Math.max(1e-9, usable);
+  return windowMs / Math.max(1e-9, usable);
 }
 
 /** When a read went out: the moment it was due on the pace, and the moment it really started. */

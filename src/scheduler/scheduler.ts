@@ -145,7 +145,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const floorMs = config.POLL_INTERVAL_SECONDS * 1000;
   const reviveMs = config.REVIVE_MINUTES === undefined ? undefined : config.REVIVE_MINUTES * 60_000;
   /** Shortest spacing of reads in one scope: the read limit's own pace (see read-pace.ts). */
-  const paceMs = readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare);
+  const paceMs = readPaceMs(config.LIMIT_ITEMS_PER_MINUTE, tuning.interactiveShare, client.itemWindowMs);
   const W = tuning.tokenTtlMs;
   // Under LIMIT_SCOPE_TOKENS=address the service counts token requests per address: one budget for all.
   const addressMode = config.LIMIT_SCOPE_TOKENS === 'address';

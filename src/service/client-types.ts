@@ -76,6 +76,8 @@ export interface ServiceClient {
   budget(accessKey: string, service: Service): BudgetView;
   /** ms until a poll of (key, service) fits the read limit (0: now); cheap, asked before every poll. */
   pollFreeInMs?(accessKey: string, service: Service): number;
+  /** How long an item read counts in the limiter's window from its answer (`Limits.itemWindowMs`): the scheduler's pace. */
+  readonly itemWindowMs?: number;
   /** The token requests an hour polling plans for the key (undefined: not polled); interactive use keeps to the rest. */
   setPollingTokens?(accessKey: string, perHour: number | undefined): void;
   /** Drops cached tokens of a key (on /forget or a new secret). */

@@ -318,6 +318,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClientWi
     },
 
     pollFreeInMs: (accessKey, service) => limits.pollFreeInMs(accessKey, service),
+    itemWindowMs: limits.itemWindowMs,
     setPollingTokens: (accessKey, perHour) => limits.setPollingTokens(accessKey, perHour),
 
     forgetKey: (accessKey) => tokens.forget(accessKey),

@@ -106,6 +106,12 @@ export interface Limits {
    * slot or a 429 pause push it later. Cheap enough to ask before every poll.
    */
   pollFreeInMs(accessKey: string, service: Service): number;
+  /**
+   * How long an item read counts in this limiter's window, at most, from its answer: the service's
+   * minute and the margins kept on it. Reads of one scope come no closer than this over the limit
+   * (the scheduler's pace, read-pace.ts), or the window refuses them.
+   */
+  readonly itemWindowMs: number;
   /** The scope's identity: equal ids share one budget (one host under LIMIT_SCOPE=address). */
   scopeId(scope: LimitScope): string;
   /** Scopes whose state is held now (idle ones are dropped: see IDLE_SWEEP_MS). */

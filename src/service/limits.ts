@@ -33,7 +33,7 @@ import { linkSignals } from './abort.js';
 import { ServiceError, isServiceError } from './errors.js';
 import { ClientClosedError, noWaitGraceMs, type LimitKind, type Limits, type LimitScope, type LimitsConfig, type Permit, type ScopeBudget } from './limits-port.js';
 import { addressCounted, budgetsOf, createScopeIds, POLLING_TOKENS_UNPLANNED } from './limit-scopes.js';
-import { ScopeState, type Refusal } from './scope-state.js';
+import { ITEM_WINDOW_MS, ScopeState, type Refusal } from './scope-state.js';
 import type { WindowEntry } from './sliding-window.js';
 
 export * from './limits-port.js';
@@ -238,6 +238,7 @@ export function createLimits({ config, clock, random = Math.random, interactiveC
 
   return {
     scopeMode: config.LIMIT_SCOPE,
+    itemWindowMs: ITEM_WINDOW_MS,
     tokenScopeMode: tokenScope,
     scopeId,
     budget,

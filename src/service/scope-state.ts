@@ -6,11 +6,13 @@
  */
 import type { LimitKind } from './limits-port.js';
 import { userShareOf } from './limit-scopes.js';
-import { SlidingWindow } from './sliding-window.js';
+import { SlidingWindow, WINDOW_MARGIN_MS } from './sliding-window.js';
 
 const HOUR = 3_600_000;
 /** Each kind's window (service-api.md §7). */
 export const WINDOWS: Record<LimitKind, number> = { tokens: HOUR, filters: HOUR, items: 60_000, dicts: 24 * HOUR };
+/** How long an item read counts in the in-process window from its answer: the minute and the margin. */
+export const ITEM_WINDOW_MS = WINDOWS.items + WINDOW_MARGIN_MS;
 
 /**
  * Why a send cannot go now: a 429 pause, a full window, the interactive share taken, or the

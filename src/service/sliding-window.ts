@@ -17,6 +17,9 @@ export interface WindowEntry {
   user?: number;
 }
 
+/** How long after its answer a send still counts by default: services that round their timestamps. */
+export const WINDOW_MARGIN_MS = 100;
+
 /** The send log of one scope (see the file comment for when a send counts). */
 export class SlidingWindow {
   private entries: WindowEntry[] = [];
@@ -29,7 +32,7 @@ export class SlidingWindow {
   constructor(
     readonly limit: number,
     readonly windowMs: number,
-    private readonly marginMs = 100,
+    private readonly marginMs = WINDOW_MARGIN_MS,
   ) {}
 
   /** Sends counted at `now` (in flight ones included). */

@@ -146,6 +146,17 @@ describe('limits shared by processes through Redis', () => {
     expect(budgetUse(120, onThird)).toBeGreaterThanOrEqual(0.9);
   }, 120_000);
 
+  it('tells the scheduler how long a read counts: the shared window’s margin and slack on top of the minute', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const { a } = await twoProcesses();
+    // The scheduler paces each scope by it (read-pace.ts): 30 reads in 60.1 s would meet this window full.
+    expect(a.client.itemWindowMs).toBe(60_000 + SHARED_MARGIN_MS + SHARED_RELEASE_SLACK_MS);
+    expect(a.client.limits.itemWindowMs).toBe(a.client.itemWindowMs);
+    const alone = createServiceClient({ config: configFor(sandbox!.origin, { DATA_DIR: tmpdir() }), logger: silentLogger, clock });
+    expect(alone.itemWindowMs).toBe(60_100);
+    await alone.close();
+  });
+
   it('names the egress address in address-counted scopes only', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const { cl } = await startAll('address');

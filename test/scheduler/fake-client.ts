@@ -25,6 +25,8 @@ export class FakeClient implements ServiceClient {
   readonly reads: ReadCall[] = [];
   readonly tokenRequests: { at: number; accessKey: string; service: Service }[] = [];
   readonly secretsRevealed: string[] = [];
+  /** How long the limiter behind this client counts a read (undefined: the in-process default). */
+  itemWindowMs: number | undefined;
   private readonly tokens = new Map<string, number>();
 
   constructor(

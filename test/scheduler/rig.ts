@@ -28,6 +28,8 @@ export interface RigOptions {
   tuning?: SchedulerOptions['tuning'];
   isAllowed?: SchedulerOptions['isAllowed'];
   owns?: SchedulerOptions['owns'];
+  /** The client's `itemWindowMs`: a limiter that counts reads longer (a cluster's shared window). */
+  itemWindowMs?: number;
 }
 
 export function schedulerRigs(config: SchedulerOptions['config'], seed: number): (opts?: RigOptions) => Promise<Rig> {
@@ -39,6 +41,7 @@ export function schedulerRigs(config: SchedulerOptions['config'], seed: number):
     const clock = new ManualClock();
     const { store, cleanup } = await tempStore(clock);
     const client = new FakeClient(clock, opts.script);
+    client.itemWindowMs = opts.itemWindowMs;
     const notifier = new RecordingNotifier(() => clock.now());
     const scheduler = createScheduler({
       config: { ...config, ...opts.config },

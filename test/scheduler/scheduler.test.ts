@@ -526,6 +526,20 @@ describe('the read grid', () => {
     expect(meanGap).toBeLessThanOrEqual(paceMs * (1 + DEFAULT_TUNING.jitterRatio));
   });
 
+  it('paces reads by how long the client’s limiter counts them: a cluster’s longer shared window is never met full', async () => {
+    const windowMs = 60_350;
+    const r = await rig({ config: { POLL_INTERVAL_SECONDS: 0 }, itemWindowMs: windowMs });
+    for (let id = 1; id <= 60; id++) addUser(r.store, id, ['arbs_live']);
+    r.scheduler.start();
+    await runFor(r.clock, r.scheduler, 4 * 60_000, 100);
+    for (let id = 1; id <= 60; id++) {
+      const times = readTimes(r.client, `key-${id}`);
+      expect(maxInWindow(times, windowMs)).toBeLessThanOrEqual(CONFIG.LIMIT_ITEMS_PER_MINUTE);
+      const meanGap = (times.at(-1)! - times[0]!) / (times.length - 1);
+      expect(meanGap).toBeLessThanOrEqual((windowMs / CONFIG.LIMIT_ITEMS_PER_MINUTE) * (1 + DEFAULT_TUNING.jitterRatio));
+    }
+  });
+
   it('with tickMs 0 starts each read at its own moment', async () => {
     const { client } = await readsOfMany({ tickMs: 0 });
     expect(client.reads.some((r) => r.at % tick !== 0)).toBe(true);
