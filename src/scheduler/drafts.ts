@@ -87,7 +87,6 @@ export function createDraftWriter(ctx: DraftWriterContext): DraftWriter {
       }
       sub.inFlight = true;
       sub.lastStartAt = clock.now();
-      sub.pacedAt = sub.lastStartAt;
       const signal = ctx.reads.signal();
       ctx.reads.track((async () => {
         let next: number | undefined;

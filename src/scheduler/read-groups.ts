@@ -52,8 +52,6 @@ export interface ReadGroup {
   /** The member that read last: the next turn starts after it. */
   lastReaderId: string | undefined;
   lastStartAt: number | undefined;
-  /** When that read was due on the pace (read-pace.ts). */
-  pacedAt: number | undefined;
   /** Holds a slot of its scope at its due time. */
   reserved: boolean;
   /** Failed reads in a row (not 401/403, which pause the reader alone). */
@@ -222,7 +220,7 @@ export function createReadGroups(ctx: ReadGroupsContext): ReadGroups {
     if (!group) {
       group = {
         id, service: sub.service, fingerprint, tier: sub.tier, scope: ctx.scopeOf(sub.service), members: [],
-        lastReaderId: undefined, lastStartAt: undefined, pacedAt: undefined, reserved: false, failures: 0, inFlight: false, removed: false,
+        lastReaderId: undefined, lastStartAt: undefined, reserved: false, failures: 0, inFlight: false, removed: false,
       };
       groups.set(id, group);
     }

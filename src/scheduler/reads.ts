@@ -182,13 +182,12 @@ export function createReads(ctx: ReadsContext): Reads {
       }
       sub.inFlight = true;
       sub.lastStartAt = clock.now();
-      sub.pacedAt = Math.min(pacedAt, sub.lastStartAt);
       if (group) {
         group.inFlight = true;
         group.lastStartAt = sub.lastStartAt;
-        group.pacedAt = sub.pacedAt;
       }
-      const last = { pacedAt: sub.pacedAt, startedAt: sub.lastStartAt };
+      // The next read is counted from this turn (read-pace.ts); a floor, from the real start.
+      const last = { pacedAt: Math.min(pacedAt, sub.lastStartAt), startedAt: sub.lastStartAt };
       const intervalMs = Math.max(floorMs, paceMs);
       const { signal } = abortReads;
       const task = (async () => {

@@ -42,8 +42,6 @@ export interface Sub extends SubscriptionRef {
   waitingForWindow: boolean;
   /** When its last read was sent: the poll floor is counted from here. */
   lastStartAt: number | undefined;
-  /** When that read was due on the pace: the next one is counted from here (read-pace.ts). */
-  pacedAt: number | undefined;
   /** Holds a slot of its scope at its due time. */
   reserved: boolean;
   failures: number;
@@ -249,7 +247,6 @@ export function createSubscriptionRegistry(ctx: SubscriptionRegistryContext): Su
         lastAcquireAt: undefined,
         waitingForWindow: false,
         lastStartAt: undefined,
-        pacedAt: undefined,
         reserved: false,
         failures: 0,
         known: new Map(),
