@@ -76,7 +76,7 @@ export function createDispatch(ctx: DispatchContext) {
    * Takes one due subscription: reads it now, or puts it back for when it may be read. `pacedAt`:
    * the moment it was due (the loop takes it at `now`, up to a tick of its grid later).
    */
-  const dispatchSub = (sub: Sub, now: number, pacedAt = now) => {
+  const dispatchSub = (sub: Sub, now: number, pacedAt: number) => {
     if (!wanted(sub)) {
       ctx.refreshUser(sub.userId);
       return;
@@ -115,7 +115,7 @@ export function createDispatch(ctx: DispatchContext) {
   };
 
   /** Takes one due read group: one member reads for all, or the group waits for its turn (`pacedAt` as above). */
-  const dispatchGroup = (group: ReadGroup, now: number, pacedAt = now) => {
+  const dispatchGroup = (group: ReadGroup, now: number, pacedAt: number) => {
     // Members no longer wanted or owned leave (their refresh syncs the groups).
     for (const sub of [...group.members]) if (!wanted(sub)) ctx.refreshUser(sub.userId);
     if (group.removed || group.members.length === 0) return;
