@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import { startAlertConsumer } from '../src/cluster/alert-consumer.js';
 import { createRemoteOutbox } from '../src/cluster/remote-outbox.js';
 import { startPrivateRedis } from '../src/cluster/redis-server.js';
-import type { OutboxPort } from '../src/outbox/port.js';
+import type { SendingOutboxPort } from '../src/outbox/port.js';
 import { envInt, isEntryPoint, report, type BenchResult, type Figure } from './lib/result.js';
 import { benchLogger, sleep } from './lib/setup.js';
 import { count } from './lib/stats.js';
@@ -54,7 +54,7 @@ export async function runAlertStreamBench(opts: { jobs: number; burst: number })
   const prefix = 'bench:';
   const logger = benchLogger();
   let nextId = 0;
-  const instant: OutboxPort = { send: async () => ++nextId, edit: async () => true };
+  const instant: SendingOutboxPort = { send: async () => ++nextId, edit: async () => true };
   const consumer = startAlertConsumer({ connection, prefix, outbox: instant, logger });
   const remote = createRemoteOutbox({ connection, prefix, logger });
   const admin = new Redis(server.url);

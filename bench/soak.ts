@@ -69,6 +69,10 @@ interface Slot {
   rss: [number, number][];
   /** A worker's buckets held (its /healthz), sampled with the RSS: [ms since start, leases]. */
   held: [number, number][];
+  /** V8's used heap (its /metrics), sampled with the RSS: [ms since start, bytes]. */
+  heap: [number, number][];
+  /** A worker's calls waiting for the front's answer (its /healthz): [ms since start, calls]. */
+  awaiting: [number, number][];
 }
 
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
@@ -104,7 +108,7 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
   const data = await tempDataDir('soak');
   const children = new Set<ChildProcess>();
   const slots: Slot[] = [];
-  const redisSlot: Slot = { name: 'redis', port: 0, env: {}, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [] };
+  const redisSlot: Slot = { name: 'redis', port: 0, env: {}, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [], heap: [], awaiting: [] };
   try {
     const encryptionKey = randomBytes(32).toString('hex');
     const prefix = 'bb:';
@@ -117,11 +121,11 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
       PATH: process.env.PATH, ...botEnv(), ...sandbox.urls, BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot,
       ENCRYPTION_KEY: encryptionKey, LIMIT_SCOPE: 'address', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', REDIS_URL: redis.url, REDIS_PREFIX: prefix,
     };
-    slots.push({ name: 'front', port: basePort, env: { ROLE: 'front', HTTP_PORT: String(basePort), DATA_DIR: `${data.dir}/front` }, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [] });
+    slots.push({ name: 'front', port: basePort, env: { ROLE: 'front', HTTP_PORT: String(basePort), DATA_DIR: `${data.dir}/front` }, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [], heap: [], awaiting: [] });
     for (let i = 0; i < WORKERS; i++) {
       const port = basePort + 1 + i;
       slots.push({
-        name: `worker-${i + 1}`, port, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [],
+        name: `worker-${i + 1}`, port, cpuDoneMs: 0, cpuLastMs: 0, restarts: 0, lifeStartAt: 0, rss: [], held: [], heap: [], awaiting: [],
         env: { ROLE: 'worker', BB_LOCAL_ADDRESS: ADDRESSES[i], HTTP_PORT: String(port), DATA_DIR: `${data.dir}/worker-${i + 1}` },
       });
     }
@@ -156,12 +160,20 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
         redisSlot.rss.push([at, rssBytes(rpid)]);
       }
     };
-    // What a worker's memory holds follows the users it reads: a worker takes over a killed one's buckets.
+    // What a worker's memory holds follows the users it reads (a worker takes over a killed one's
+    // buckets) and the alerts it waits on; the used heap tells live objects from what V8 keeps around them.
     const sampleHeld = async () => {
       const at = Date.now() - t0;
-      for (const slot of slots.slice(1)) {
-        const held = (await roleHealth(slot.port))?.details?.worker?.leasesHeld;
-        if (held !== undefined) slot.held.push([at, held]);
+      for (const slot of slots) {
+        const heap = await heapUsedOf(slot.port);
+        if (heap !== undefined) slot.heap.push([at, heap]);
+        const worker = (await roleHealth(slot.port))?.details?.worker;
+        if (worker?.leasesHeld !== undefined) slot.held.push([at, worker.leasesHeld]);
+        if (worker?.alertsAwaitingFront !== undefined) slot.awaiting.push([at, worker.alertsAwaitingFront]);
+      }
+      if (at % 60_000 < SAMPLE_MS) {
+        const last = <T>(xs: [number, T][]) => xs.at(-1)?.[1];
+        console.log(`  ${f1(at / 60_000)} min: ` + slots.map((x) => `${x.name} rss ${mib(last(x.rss) ?? Number.NaN)} heap ${mib(last(x.heap) ?? Number.NaN)}${x.awaiting.length > 0 ? ` awaiting ${last(x.awaiting)}` : ''}`).join('; '));
       }
     };
     const cpuBase = () => slots.concat(redisSlot).reduce((s, x) => s + x.cpuDoneMs + x.cpuLastMs, 0);
@@ -258,7 +270,11 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
           : b0 !== undefined && b1 !== undefined
             ? ` (${b0}→${b1} buckets${slot.restarts > 0 ? `, life from minute ${f1(slot.lifeStartAt / 60_000)}` : ''})`
             : '';
-      memRows.push({ name: slot.name, from: base, to: last, growth: (last - base) / base, note });
+      const heapFrom = slot.heap.find(([at]) => at >= fromAt)?.[1];
+      const heapTail = slot.heap.slice(-3).map(([, b]) => b);
+      const heapTo = heapTail.length > 0 ? heapTail.reduce((a, b) => a + b, 0) / heapTail.length : undefined;
+      const heapNote = fromIdx >= 0 && heapFrom !== undefined && heapTo !== undefined ? `; heap ${mib(heapFrom)}→${mib(heapTo)}` : '';
+      memRows.push({ name: slot.name, from: base, to: last, growth: (last - base) / base, note: note + heapNote });
     }
     const worstGrowth = Math.max(...memRows.filter((r) => Number.isFinite(r.growth)).map((r) => r.growth));
 
@@ -294,6 +310,17 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
     await sandbox.close();
     await redis.dispose();
     await data.remove();
+  }
+}
+
+/** V8's used heap from the process's /metrics; undefined when it does not answer. */
+async function heapUsedOf(port: number): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const m = /^bot_heap_used_bytes(?:\{[^}]*\})? ([\d.e+]+)/m.exec(text);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -4,7 +4,9 @@
  * Telegram; app.ts hands it to the scheduler.
  *
  * Each new item becomes a formatted message handed to the outbox (whose message id is then kept in the item's alert entry); moves, returns and
- * disappearances edit that message. Quiet hours hold alerts until the quiet period ends (the
+ * disappearances edit that message. Where the outbox may answer after the call resolved (a cluster's
+ * worker, `messageIdOf`), the entry keeps the send's key until the id is known, and the diff asks
+ * for it (a `lookup` event) when the alert has a move or its end to show. Quiet hours hold alerts until the quiet period ends (the
  * outbox then sends one summary); muted events and snoozed filters get no new alerts. Every alert
  * and edit is named by an idempotency key (idempotency.ts), so a cluster sends it once.
  *
@@ -73,6 +75,12 @@ export function addLeftOut(was: { hour: number; count: number } | undefined, n: 
   return { hour, count: (was?.hour === hour ? was.count : 0) + n };
 }
 
+/** The entry once its alert's message id is known: no key to look it up by. */
+function withoutSentKey(entry: AlertEntry): AlertEntry {
+  const { sentKey: _sentKey, ...rest } = entry;
+  return rest;
+}
+
 /** The entry of an item alerted at last: no longer withheld. */
 function withoutWithheld(entry: AlertEntry): AlertEntry {
   const { withheld: _withheld, ...rest } = entry;
@@ -110,7 +118,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const log = opts.logger.child({ module: 'notifier' });
   const pending = new Set<Promise<unknown>>();
   const recentAlerts = new MinuteCounter();
-  const counts = { alerts: 0, edits: 0, skipped: 0, held: 0, notices: 0, failures: 0, reAlerts: 0 };
+  const counts = { alerts: 0, edits: 0, skipped: 0, held: 0, notices: 0, failures: 0, reAlerts: 0, lookups: 0 };
 
   const track = (p: Promise<unknown>) => {
     const settled = p.then(
@@ -198,8 +206,25 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     const messageId = entry.messageId;
     track(
       outbox.edit(entry.chatId, messageId, rendered.text, { buttons: rendered.buttons, gone: state.state === 'gone', idempotencyKey: editKey(sub.subKey, itemId, event, entry) }).then((ok) => {
-        // A message that cannot be edited (deleted by the user, or Telegram gave up) is not tried again.
-        if (!ok) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (e.messageId === messageId ? { ...e, messageId: null } : e));
+        // A message that cannot be edited (deleted by the user, or Telegram gave up) is not tried again; one whose outcome is not known yet is.
+        if (ok === false) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (e.messageId === messageId ? { ...e, messageId: null } : e));
+      }),
+    );
+  };
+
+  /**
+   * The message id of an alert whose send's answer came after its call stopped waiting (a cluster's
+   * front behind a flood) or to a worker since killed, from the send's claim; the next read edits it.
+   */
+  const findMessage = (sub: SubscriptionRef, itemId: string, entry: AlertEntry) => {
+    const key = entry.sentKey;
+    if (key === undefined || entry.messageId !== null || !outbox.messageIdOf) return;
+    counts.lookups += 1;
+    track(
+      outbox.messageIdOf(key).then((found) => {
+        // Not sent yet: asked again at the next move.
+        if (found === undefined) return;
+        updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (e.sentKey !== key ? e : { ...withoutSentKey(e), ...(found !== 'none' && { messageId: found }) }));
       }),
     );
   };
@@ -226,6 +251,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     const late = !again && item.createdAt !== undefined && view.now - item.createdAt > LATE_AFTER_MS;
     counts.alerts += 1;
     recentAlerts.add(view.now);
+    const key = alertKey({ subKey: sub.subKey, itemId, item, entry, again, filterSavedAt: user.filters[sub.service]?.savedAt });
+    // Where a send may be answered after its call resolved (a cluster), its key stays in the entry until its message id is known.
+    if (outbox.messageIdOf) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...e, sentKey: key }));
     track(
       outbox
         .send(entry.chatId, rendered.text, {
@@ -234,7 +262,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           lang: user.lang,
           digestLine: formatShortLine(item, names, view),
           ...(digestButtons && digestButtons.length > 0 ? { digestButtons } : {}),
-          idempotencyKey: alertKey({ subKey: sub.subKey, itemId, item, entry, again, filterSavedAt: user.filters[sub.service]?.savedAt }),
+          idempotencyKey: key,
           ...(holdUntil !== undefined ? { holdUntil, heldItem: heldItem(sub, item) } : {}),
           ...(late ? { late } : {}),
           ...(manner.silent ? { silent: true } : {}),
@@ -243,7 +271,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         .then((messageId) => {
           // Metrics hook: only alerts that reached Telegram as themselves (not folded or held).
           if (messageId !== undefined) opts.metrics?.alertLatency(clock.now() - entry.firstSeenAt);
-          if (messageId !== undefined) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...e, messageId }));
+          if (messageId !== undefined) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...(e.sentKey === key ? withoutSentKey(e) : e), messageId }));
         }),
     );
     return holdUntil === undefined;
@@ -323,6 +351,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
               break;
             case 'gone':
               edit(sub, event.itemId, event.entry, event.last, names, view, { state: 'gone', livedMs: event.livedMs, last: event.last }, 'gone');
+              break;
+            case 'lookup':
+              findMessage(sub, event.itemId, event.entry);
               break;
           }
         } catch (err) {

@@ -53,6 +53,8 @@ export interface ClusterClient extends ServiceClient {
 export interface RemoteOutboxPart extends OutboxPort {
   /** Adds what waits without its linger; resolves once every batch added so far is in the stream (or failed). */
   added?(): Promise<void>;
+  /** Calls waiting for the front's answer (the worker's /healthz). */
+  readonly pending?: number;
   /** Stops waiting for the front's answers (callers resolve undefined/false) and closes the stream's connections. */
   close(): Promise<void>;
 }

@@ -20,8 +20,14 @@
  * named in each batch), published by the front when the alerts end, several in one message. An
  * answer missed (the channel reconnecting) is found for a send named by an idempotency key in its
  * claim (claims.ts): every `answerPollMs` (30 s) the sends still waiting that long read their
- * claims, all in one MGET. An edit whose answer was missed resolves false at `resultTimeoutMs`, as
- * one the front never answered.
+ * claims, all in one MGET.
+ *
+ * A call waits at most `resultTimeoutMs` (a minute): the front sends at Telegram's pace, so a flood
+ * of alerts can queue for many minutes, and a call held that long in every worker is memory that
+ * grows with the front's backlog. A send that got no answer by then resolves undefined and its
+ * message id is read from its claim when it is needed (`messageIdOf`: the notifier keeps the key in
+ * the alert's entry, which also serves a worker that took the alert over from a killed one); an edit
+ * resolves undefined, not known to have failed, so the message is edited again at the next move.
  *
  * The same alert added twice (a send repeated by the notifier, or by a second worker after a lease
  * moved) is two items on the stream; the front's claim sends it once and answers the second with
@@ -49,6 +55,16 @@ import type { JobGuard } from './job-guard.js';
 export const ANSWER_POLL_MS = 30_000;
 
 /**
+ * How long a call waits for the front's answer before it resolves without it. Long enough for an
+ * alert's turn in a busy front (seconds, a chat's many alerts a minute); beyond it a send's message
+ * id is read from its claim when needed, so nothing needs to be held for the front's whole backlog.
+ */
+export const ANSWER_WAIT_MS = 60_000;
+
+/** A calls' timeout is logged at most this often, with how many timed out since. */
+const TIMEOUT_LOG_EVERY_MS = 60_000;
+
+/**
  * Entries older than this are trimmed from the streams as new ones are added (XADD MINID ~). A
  * front refuses a batch signed over an hour ago anyway (job-guard.ts); two hours leave room for
  * clocks that disagree, and bound the streams while no front reads them.
@@ -63,7 +79,7 @@ export interface RemoteOutboxOptions {
   /** The cluster's key prefix (config.REDIS_PREFIX). */
   prefix: string;
   logger: Logger;
-  /** How long a call waits for the front's answer before it resolves undefined or false (default 10 minutes). */
+  /** How long a call waits for the front's answer before it resolves undefined (default ANSWER_WAIT_MS). */
   resultTimeoutMs?: number;
   /** Signs each batch (job-guard.ts), so a front that checks signatures takes it; without it batches go unsigned. */
   guard?: Pick<JobGuard, 'sign'>;
@@ -92,6 +108,12 @@ export interface RemoteOutboxStats {
 type Where = Pick<AlertPayload, 'type' | 'chatId'>;
 
 type Outcome = { kind: 'answer'; value: unknown } | { kind: 'failed'; why: string } | { kind: 'timeout' } | { kind: 'closed' };
+
+/** What a call resolves with when the front's answer is not there: a failure, or not known. */
+interface Fallback<T> {
+  failed: T;
+  unknown: T;
+}
 
 interface Waiting {
   /** The claim to read when the answer is late (keyed sends only). */
@@ -129,10 +151,13 @@ export class RemoteOutbox implements OutboxPort {
   private readonly counters: RemoteOutboxStats = { enqueued: 0, batches: 0, answered: 0, timedOut: 0, failed: 0, abandoned: 0 };
   private closing = false;
   private closed: Promise<void> | undefined;
+  /** Timeouts not yet logged, and when the last were (see TIMEOUT_LOG_EVERY_MS). */
+  private timeoutsUnlogged = 0;
+  private timeoutsLoggedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: RemoteOutboxOptions) {
     this.logger = opts.logger.child({ module: 'remote-outbox' });
-    this.resultTimeoutMs = opts.resultTimeoutMs ?? 10 * 60_000;
+    this.resultTimeoutMs = opts.resultTimeoutMs ?? ANSWER_WAIT_MS;
     this.answerPollMs = opts.answerPollMs ?? ANSWER_POLL_MS;
     this.lingerMs = Math.max(0, opts.lingerMs ?? ALERT_LINGER_MS);
     this.streams = alertStreams(opts.prefix);
@@ -159,11 +184,25 @@ export class RemoteOutbox implements OutboxPort {
   }
 
   send(chatId: number, text: string, opts: OutboxSendOptions = {}): Promise<number | undefined> {
-    return this.call(sendPayload(chatId, text, opts), (v) => sendResultSchema.parse(v) ?? undefined, undefined);
+    return this.call(sendPayload(chatId, text, opts), (v) => sendResultSchema.parse(v) ?? undefined, { failed: undefined, unknown: undefined });
   }
 
-  edit(chatId: number, messageId: number, text: string, opts: OutboxEditOptions = {}): Promise<boolean> {
-    return this.call(editPayload(chatId, messageId, text, opts), (v) => editResultSchema.parse(v), false);
+  /** False when the front says the edit failed; undefined when no answer came in time or this outbox closed first (it may still be applied). */
+  edit(chatId: number, messageId: number, text: string, opts: OutboxEditOptions = {}): Promise<boolean | undefined> {
+    return this.call(editPayload(chatId, messageId, text, opts), (v) => editResultSchema.parse(v), { failed: false, unknown: undefined });
+  }
+
+  /** What the claim of the send named `idempotencyKey` says: its message id, 'none' (sent as no message of its own), or undefined (not sent yet, or Redis away). */
+  async messageIdOf(idempotencyKey: string): Promise<number | 'none' | undefined> {
+    if (this.closing) return undefined;
+    try {
+      const value = await this.redis.get(claimKey(this.opts.prefix, idempotencyKey));
+      const claim = value === null ? undefined : parseClaim(value);
+      if (claim?.kind !== 'sent') return undefined;
+      return claim.messageId ?? 'none';
+    } catch {
+      return undefined;
+    }
   }
 
   /** Resolves every call still waiting (undefined or false) and closes the connections. Safe to call twice. */
@@ -179,10 +218,10 @@ export class RemoteOutbox implements OutboxPort {
     return this.closed;
   }
 
-  private call<T>(payload: AlertPayload, read: (value: unknown) => T, fallback: T): Promise<T> {
+  private call<T>(payload: AlertPayload, read: (value: unknown) => T, fallback: Fallback<T>): Promise<T> {
     if (this.closing) {
       this.counters.abandoned += 1;
-      return Promise.resolve(fallback);
+      return Promise.resolve(fallback.unknown);
     }
     const i = this.nextId++;
     const key = payload.opts.idempotencyKey;
@@ -231,7 +270,7 @@ export class RemoteOutbox implements OutboxPort {
    * leave with the batch instead of staying for as long as the front's backlog makes the call wait
    * (they are in the stream and in the front meanwhile).
    */
-  private answerOf<T>(i: number, where: Where, claim: string | undefined, read: (value: unknown) => T, fallback: T): Promise<T> {
+  private answerOf<T>(i: number, where: Where, claim: string | undefined, read: (value: unknown) => T, fallback: Fallback<T>): Promise<T> {
     return new Promise<T>((resolve) => {
       const timer = setTimeout(() => waiting.finish({ kind: 'timeout' }), this.resultTimeoutMs);
       const waiting: Waiting = {
@@ -305,7 +344,7 @@ export class RemoteOutbox implements OutboxPort {
     }
   }
 
-  private settle<T>(outcome: Outcome, where: Where, read: (value: unknown) => T, fallback: T): T {
+  private settle<T>(outcome: Outcome, where: Where, read: (value: unknown) => T, fallback: Fallback<T>): T {
     switch (outcome.kind) {
       case 'answer':
         try {
@@ -315,21 +354,40 @@ export class RemoteOutbox implements OutboxPort {
         } catch {
           this.counters.failed += 1;
           this.logger.warn(where, 'alert stream: the front answered something that is not an answer');
-          return fallback;
+          return fallback.failed;
         }
       case 'failed':
         this.counters.failed += 1;
         this.logger.warn({ ...where, error: outcome.why }, 'alert stream: the alert failed');
-        return fallback;
+        return fallback.failed;
       case 'timeout':
         this.counters.timedOut += 1;
-        this.logger.warn({ ...where, waitedMs: this.resultTimeoutMs }, 'alert stream: no answer from the front in time (is a front running?)');
-        return fallback;
+        this.logTimeout(where);
+        return fallback.unknown;
       case 'closed':
         this.counters.abandoned += 1;
         this.logger.debug(where, 'alert stream: closed while waiting for the front');
-        return fallback;
+        return fallback.unknown;
     }
+  }
+
+  /**
+   * One warning a minute at most: behind a flood every call times out, and the front's backlog is
+   * normal then (its alerts still go out; their ids are read from their claims when needed).
+   */
+  private logTimeout(where: Where): void {
+    this.timeoutsUnlogged += 1;
+    const now = Date.now();
+    if (now - this.timeoutsLoggedAt < TIMEOUT_LOG_EVERY_MS) {
+      this.logger.debug({ ...where, waitedMs: this.resultTimeoutMs }, 'alert stream: no answer from the front in time');
+      return;
+    }
+    this.logger.warn(
+      { calls: this.timeoutsUnlogged, waitedMs: this.resultTimeoutMs },
+      "alert stream: no answer from the front in time (its backlog at Telegram's pace, or no front running); sends' message ids are read from their claims when needed",
+    );
+    this.timeoutsUnlogged = 0;
+    this.timeoutsLoggedAt = now;
   }
 }
 

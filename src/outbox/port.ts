@@ -97,9 +97,17 @@ export interface OutboxPort {
   send(chatId: number, text: string, opts?: OutboxSendOptions): Promise<number | undefined>;
   /**
    * Queues an edit; resolves true once applied (or already so), false when the message is gone,
-   * the chat blocked the bot, or the edit was given up. Never rejects.
+   * the chat blocked the bot, or the edit was given up; undefined when its outcome did not come
+   * back in time (the cluster's front still has it queued): not known to have failed. Never rejects.
    */
-  edit(chatId: number, messageId: number, text: string, opts?: OutboxEditOptions): Promise<boolean>;
+  edit(chatId: number, messageId: number, text: string, opts?: OutboxEditOptions): Promise<boolean | undefined>;
+  /**
+   * Where a send's message id may come after its call resolved (the cluster: an alert behind the
+   * front's backlog, or sent for a worker since killed): what became of the send named
+   * `idempotencyKey` — its message id, 'none' when it went out as no message of its own (folded,
+   * held, dropped), undefined when that is not known yet. Never rejects.
+   */
+  messageIdOf?(idempotencyKey: string): Promise<number | 'none' | undefined>;
 }
 
 export interface OutboxStats {
@@ -137,6 +145,8 @@ export function emptyOutboxStats(): OutboxStats {
 /** The port of an outbox that talks to Telegram itself, and so can ask `beforeFirstSend` in the message's turn. */
 export interface SendingOutboxPort extends OutboxPort {
   send(chatId: number, text: string, opts?: OutboxSendOptions, beforeFirstSend?: BeforeFirstSend): Promise<number | undefined>;
+  /** As the port's, but it always knows: it is the one that talks to Telegram. */
+  edit(chatId: number, messageId: number, text: string, opts?: OutboxEditOptions): Promise<boolean>;
 }
 
 /** What the application that runs the bot uses: the port, the chat gate, the life cycle and the gauges. */

@@ -55,7 +55,12 @@ export type DiffEvent =
   /** Edit a "gone" alert back to the live item (back within the return window); `awayMs`: how long it was gone. */
   | { type: 'returned'; itemId: string; item: Opportunity; entry: AlertEntry; awayMs: number }
   /** Mark the alert gone; `livedMs` from the alert to the last moment it was known to be there. */
-  | { type: 'gone'; itemId: string; last: Opportunity; entry: AlertEntry; livedMs: number };
+  | { type: 'gone'; itemId: string; last: Opportunity; entry: AlertEntry; livedMs: number }
+  /**
+   * Find the message of an alert with something to show (a move, its end) whose send's answer did not
+   * come back to the call (`sentKey`): once the entry has its id, a later read edits it as usual.
+   */
+  | { type: 'lookup'; itemId: string; entry: AlertEntry };
 
 export interface DiffInput {
   now: number;
@@ -114,6 +119,13 @@ function freshEntry(item: Opportunity, chatId: number, now: number): AlertEntry 
     sig: arbSignature(item),
   };
 }
+
+/**
+ * An alert sent whose message id is not known yet: its send's answer came after the call stopped
+ * waiting, or to a worker since killed (the cluster); the id is looked up (a `lookup` event) when the
+ * alert has something to show, at most once per edit interval.
+ */
+const messageToFind = (entry: AlertEntry): boolean => entry.messageId === null && entry.sentKey !== undefined;
 
 function numberMoved(a: number | null, b: number | null, min: number): boolean {
   if (a === null || b === null) return a !== b;
@@ -203,14 +215,14 @@ function quietUntil(now: number, present: ReadonlyMap<string, Opportunity>, entr
       continue;
     }
     if (entry.withheld === true && entry.messageId === null && hasMoved(item, entry)) return now;
-    if (entry.messageId !== null && hasMoved(item, entry)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
+    if ((entry.messageId !== null || messageToFind(entry)) && hasMoved(item, entry)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
     by(entry.lastSeenAt + SEEN_REFRESH_MS);
   }
   for (const [id, entry] of entries) {
     if (present.has(id) || unusable.has(id)) continue;
     if (entry.goneAt === null) return now;
     by(entry.goneAt + goneKeepMs(reviveMs));
-    if (entry.goneShown !== true && entry.messageId !== null && known.has(id)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
+    if (entry.goneShown !== true && (entry.messageId !== null || messageToFind(entry)) && known.has(id)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
   }
   return until;
 }
@@ -326,6 +338,11 @@ export function diffReadInFull(input: DiffInput): DiffResult {
       const moved: AlertEntry = { ...current, profit: headline(item), odds: oddsOf(item), lastEditAt: now, lastSeenAt: now };
       upserts.set(id, moved);
       events.push({ type: 'moved', itemId: id, item, prev: shownAs(item, current), entry: moved });
+    } else if (messageToFind(current) && hasMoved(item, current) && canEdit(current)) {
+      // Its move is shown once the message is found; until then the lookup is paced as edits are.
+      const asked: AlertEntry = { ...current, lastEditAt: now, lastSeenAt: now };
+      upserts.set(id, asked);
+      events.push({ type: 'lookup', itemId: id, entry: asked });
     } else if (now - current.lastSeenAt >= SEEN_REFRESH_MS) {
       upserts.set(id, { ...current, lastSeenAt: now });
     }
@@ -359,6 +376,11 @@ export function diffReadInFull(input: DiffInput): DiffResult {
     } else {
       // Held by the rate limit, or its alert is still on its way: keep what to draw it with.
       nextKnown.set(id, last);
+      if (messageToFind(gone) && canEdit(gone)) {
+        const asked: AlertEntry = { ...gone, lastEditAt: now };
+        upserts.set(id, asked);
+        events.push({ type: 'lookup', itemId: id, entry: asked });
+      }
     }
   }
 

@@ -38,6 +38,7 @@ export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
   if (e.loudBase !== undefined && !isNumber(e.loudBase)) return undefined;
   if (e.sig !== undefined && (typeof e.sig !== 'string' || e.sig.length > 4000)) return undefined;
   if (e.summary !== undefined && typeof e.summary !== 'boolean') return undefined;
+  if (e.sentKey !== undefined && (typeof e.sentKey !== 'string' || e.sentKey.length === 0 || e.sentKey.length > 512)) return undefined;
   const fresh: AlertEntry = {
     eventId: e.eventId,
     chatId: e.chatId,
@@ -54,6 +55,7 @@ export function checkedEntry(entry: AlertEntry): AlertEntry | undefined {
   if (e.loudBase !== undefined) fresh.loudBase = e.loudBase;
   if (e.sig !== undefined) fresh.sig = e.sig;
   if (e.summary === true) fresh.summary = true;
+  if (e.sentKey !== undefined) fresh.sentKey = e.sentKey;
   return fresh;
 }
 const EMPTY: ReadonlyMap<string, AlertEntry> = new Map();

@@ -154,6 +154,12 @@ export const alertEntrySchema = z.object({
    * through the sent journal) knows the item was shown and sends no summary or alert for it again.
    */
   summary: z.boolean().optional(),
+  /**
+   * The idempotency key of the alert's send while its message id is not known (a cluster's worker
+   * stopped waiting for the front's answer, or was killed): the next edit reads the id from the
+   * send's claim (`OutboxPort.messageIdOf`). Absent once the id is known, and in one process.
+   */
+  sentKey: z.string().min(1).max(512).optional(),
 });
 export type AlertEntry = z.infer<typeof alertEntrySchema>;
 

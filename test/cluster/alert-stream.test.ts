@@ -13,7 +13,7 @@ import { startFakeTelegram, type FakeTelegram } from '../../src/fake-telegram/se
 import { startAlertConsumer, type AlertConsumer, type AlertConsumerOptions } from '../../src/cluster/alert-consumer.js';
 import { ALERT_LINGER_MS, createRemoteOutbox, type RemoteOutbox } from '../../src/cluster/remote-outbox.js';
 import { alertStreams, idempotencyId, MAX_BATCH, SENDERS_GROUP, WIRE_VERSION } from '../../src/cluster/alert-jobs.js';
-import { createClaims, type Claims } from '../../src/cluster/claims.js';
+import { claimKey, createClaims, type Claims } from '../../src/cluster/claims.js';
 import { captureLogs } from '../support/logs.js';
 import { silentLogger } from '../../src/logger.js';
 import { redisForTests, type TestRedis } from '../support/redis.js';
@@ -181,7 +181,7 @@ describe('the alert stream (real Redis)', () => {
     const prefix = nextPrefix();
     const { remote } = worker(prefix);
     // Forty edits wait in the stream (no front is running yet), in four ticks, then a new alert comes.
-    const edits: Promise<boolean>[] = [];
+    const edits: Promise<boolean | undefined>[] = [];
     const probe = raw(prefix);
     for (let tick = 0; tick < 4; tick++) {
       for (let n = 0; n < 10; n++) {
@@ -259,6 +259,27 @@ describe('the alert stream (real Redis)', () => {
     expect(id).toBe(fake.messages(530)[0]!.message_id);
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(remote.stats).toMatchObject({ answered: 1, timedOut: 0 });
+  });
+
+  it('says what became of a send it stopped waiting for: its message id from the claim once the front sent it, none when folded', async (ctx) => {
+    if (!redis.available) return ctx.skip();
+    const prefix = nextPrefix();
+    const { remote } = worker(prefix, 300);
+    // No front yet: the call gives up, as behind a long backlog.
+    expect(await remote.send(531, 'behind the backlog', { idempotencyKey: '531:arbs:b:new:1' })).toBeUndefined();
+    expect(remote.pending).toBe(0);
+    expect(await remote.messageIdOf('531:arbs:b:new:1')).toBeUndefined();
+    const { fake } = await front(prefix);
+    await vi.waitFor(() => expect(fake.messages(531)).toHaveLength(1), { timeout: 5_000 });
+    await vi.waitFor(async () => expect(await remote.messageIdOf('531:arbs:b:new:1')).toBe(fake.messages(531)[0]!.message_id));
+    // Never sent under that key, and a key whose send went out as no message of its own.
+    expect(await remote.messageIdOf('531:arbs:other:new:1')).toBeUndefined();
+    const claims = raw(prefix).conn;
+    await claims.set(claimKey(prefix, '531:arbs:folded:new:1'), 's:');
+    expect(await remote.messageIdOf('531:arbs:folded:new:1')).toBe('none');
+    // A claim in the middle of its send is not an answer yet.
+    await claims.set(claimKey(prefix, '531:arbs:sending:new:1'), 'p:front-1');
+    expect(await remote.messageIdOf('531:arbs:sending:new:1')).toBeUndefined();
   });
 
   it('settles a sent alert’s claim in the round trip that acknowledges its entry, ahead of the acknowledgement', async (ctx) => {
@@ -477,19 +498,22 @@ describe('the alert stream (real Redis)', () => {
     expect(quiet.logs.records().find((r) => r.jobs !== undefined)).toBeUndefined();
   });
 
-  it('answers undefined when no front answers in time, and at once when closed', async (ctx) => {
+  it('answers undefined when no front answers in time (an edit not known to have failed), and at once when closed', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const { remote, logs } = worker(prefix, 300);
     expect(await remote.send(508, 'nobody listens', { idempotencyKey: '508:a' })).toBeUndefined();
-    expect(remote.stats.timedOut).toBe(1);
-    expect(logs.text()).toContain('no answer from the front in time');
+    expect(await remote.edit(508, 7, 'nor here', { idempotencyKey: '508:a:moved' })).toBeUndefined();
+    expect(remote.stats.timedOut).toBe(2);
+    // One warning for the minute, however many calls timed out in it.
+    expect(logs.text().match(/no answer from the front in time \(/g)).toHaveLength(1);
+    expect(logs.records().find((r) => r.calls !== undefined)).toMatchObject({ calls: 1, waitedMs: 300 });
     const slow = worker(prefix).remote;
     const waiting = slow.edit(508, 1, 'nobody listens either');
     await vi.waitFor(() => expect(slow.stats.enqueued).toBe(1));
     const started = Date.now();
     await slow.close();
-    expect(await waiting).toBe(false);
+    expect(await waiting).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(2000);
     expect(await slow.send(508, 'after close')).toBeUndefined();
     expect(slow.stats.abandoned).toBe(2);

@@ -89,6 +89,9 @@ describe('store: alert entries checked by hand', () => {
     { eventId: 5 },
     { lastEditAt: null },
     { goneShown: 'yes' },
+    { sentKey: '' },
+    { sentKey: 'k'.repeat(513) },
+    { sentKey: 7 },
   ];
 
   it('accepts nothing the schema refuses, and what it accepts is what the schema would store', () => {
@@ -97,7 +100,7 @@ describe('store: alert entries checked by hand', () => {
       expect(alertEntrySchema.safeParse(e).success, JSON.stringify(change)).toBe(false);
       expect(checkedEntry(e), JSON.stringify(change)).toBeUndefined();
     }
-    for (const good of [entry(), entry({ goneShown: true, goneAt: 5, messageId: null, profit: null }), { ...entry(), extra: 1 } as AlertEntry]) {
+    for (const good of [entry(), entry({ goneShown: true, goneAt: 5, messageId: null, profit: null }), entry({ messageId: null, sentKey: '1:arbs:a:chat:10:new:-:filter:-' }), { ...entry(), extra: 1 } as AlertEntry]) {
       expect(checkedEntry(good)).toEqual(alertEntrySchema.parse(good));
     }
     // A fresh object: the caller's entry is never aliased.

@@ -79,7 +79,7 @@ export function startBotProcess(env: NodeJS.ProcessEnv, name: string, children: 
 
 export interface RoleHealth {
   ok: boolean;
-  details?: { worker?: { leasesHeld: number } };
+  details?: { worker?: { leasesHeld: number; alertsAwaitingFront?: number } };
 }
 
 /** The process's /healthz, or undefined while it does not answer. */
