@@ -246,11 +246,18 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
     }
     const latencies: number[] = [];
     const bornBy = to - 60_000;
+    // Each birth's reach: how many chats its alert reached by the end, and how late (the front's backlog shows here).
+    const byItem = new Map<string, { born: number; waits: number[] }>();
     for (const [key, at] of sends.firstSends) {
-      const born = sandbox.world.appearedAt(key.slice(key.indexOf('|') + 1));
+      const id = key.slice(key.indexOf('|') + 1);
+      const born = sandbox.world.appearedAt(id);
       if (born === undefined || born < t0 + settleMs || born >= bornBy) continue;
       latencies.push(at - born);
+      const item = byItem.get(id) ?? { born, waits: [] };
+      item.waits.push(at - born);
+      byItem.set(id, item);
     }
+    const births = [...byItem.values()].sort((a, b) => a.born - b.born).map((b) => `${f1((b.born - t0) / 60_000)}: ${b.waits.length}, ${f1(percentile(b.waits, 50) / 1000)} s`);
 
     // Memory: each process's RSS at the end (mean of the last three samples) against its first
     // sample the settling minutes into its current life (a restarted worker, Redis after its restart).
@@ -295,7 +302,8 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
       },
       { metric: 'reads a minute per host (all addresses)', value: `${f1(readsPerHost)} (${Object.entries(byAddressHost).sort().map(([k, n]) => `${k} ${f1(n / windowMin)}`).join('; ')})` },
       { metric: 'alert latency p50 / p95', value: `${f1(percentile(latencies, 50) / 1000)} / ${f1(percentile(latencies, 95) / 1000)} s (${latencies.length} alerts of items born after minute ${opts.settleMinutes})` },
-      { metric: 'messages sent / chats alerted', value: `${telegram.sendTimes().length} / ${new Set([...sends.firstSends.keys()].map((k) => k.slice(0, k.indexOf('|')))).size}` },
+      { metric: 'messages sent / chats alerted / edits', value: `${telegram.sendTimes().length} / ${new Set([...sends.firstSends.keys()].map((k) => k.slice(0, k.indexOf('|')))).size} / ${telegram.calls('editMessageText').length}` },
+      { metric: 'items born after minute ' + String(opts.settleMinutes) + ': born at (min), chats reached, latency p50', value: births.join('; ') || 'none' },
       { metric: 'load average start / end', value: `${loadStart} / ${loadEnd}` },
     ];
     const setup = `${opts.users} users (one subscription each, two hosts), LIMIT_SCOPE=address, 1 front + ${WORKERS} workers on a private redis-server (AOF), ` +

@@ -4,9 +4,9 @@
  * Telegram; app.ts hands it to the scheduler.
  *
  * Each new item becomes a formatted message handed to the outbox (whose message id is then kept in the item's alert entry); moves, returns and
- * disappearances edit that message. Where the outbox may answer after the call resolved (a cluster's
- * worker, `messageIdOf`), the entry keeps the send's key until the id is known, and the diff asks
- * for it (a `lookup` event) when the alert has a move or its end to show. Quiet hours hold alerts until the quiet period ends (the
+ * disappearances edit that message. Where a send's call stopped waiting for its answer (a cluster's
+ * worker, `onNoAnswer`), the entry keeps the send's key, and the diff asks for the message id (a
+ * `lookup` event, `messageIdOf`) when the alert has a move or its end to show. Quiet hours hold alerts until the quiet period ends (the
  * outbox then sends one summary); muted events and snoozed filters get no new alerts. Every alert
  * and edit is named by an idempotency key (idempotency.ts), so a cluster sends it once.
  *
@@ -252,8 +252,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     counts.alerts += 1;
     recentAlerts.add(view.now);
     const key = alertKey({ subKey: sub.subKey, itemId, item, entry, again, filterSavedAt: user.filters[sub.service]?.savedAt });
-    // Where a send may be answered after its call resolved (a cluster), its key stays in the entry until its message id is known.
-    if (outbox.messageIdOf) updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...e, sentKey: key }));
+    // A call that stopped waiting (a cluster's front behind a flood) leaves the key in the entry, to find the message by later.
+    const onNoAnswer = outbox.messageIdOf && (() => updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => (e.messageId === null ? { ...e, sentKey: key } : e)));
     track(
       outbox
         .send(entry.chatId, rendered.text, {
@@ -266,6 +266,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           ...(holdUntil !== undefined ? { holdUntil, heldItem: heldItem(sub, item) } : {}),
           ...(late ? { late } : {}),
           ...(manner.silent ? { silent: true } : {}),
+          ...(onNoAnswer && { onNoAnswer }),
           foundAt: view.now,
         })
         .then((messageId) => {

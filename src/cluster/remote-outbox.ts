@@ -25,8 +25,8 @@
  * A call waits at most `resultTimeoutMs` (a minute): the front sends at Telegram's pace, so a flood
  * of alerts can queue for many minutes, and a call held that long in every worker is memory that
  * grows with the front's backlog. A send that got no answer by then resolves undefined and its
- * message id is read from its claim when it is needed (`messageIdOf`: the notifier keeps the key in
- * the alert's entry, which also serves a worker that took the alert over from a killed one); an edit
+ * message id is read from its claim when it is needed (`messageIdOf`: told by `onNoAnswer`, the
+ * notifier keeps the key in the alert's entry, which also serves a worker that takes the alert over); an edit
  * resolves undefined, not known to have failed, so the message is edited again at the next move.
  *
  * The same alert added twice (a send repeated by the notifier, or by a second worker after a lease
@@ -118,6 +118,8 @@ interface Fallback<T> {
 interface Waiting {
   /** The claim to read when the answer is late (keyed sends only). */
   claim?: string;
+  /** The caller's word that the call stopped waiting while the message may still go out (a send's `onNoAnswer`). */
+  onNoAnswer?: () => void;
   since: number;
   finish(outcome: Outcome): void;
 }
@@ -184,7 +186,7 @@ export class RemoteOutbox implements OutboxPort {
   }
 
   send(chatId: number, text: string, opts: OutboxSendOptions = {}): Promise<number | undefined> {
-    return this.call(sendPayload(chatId, text, opts), (v) => sendResultSchema.parse(v) ?? undefined, { failed: undefined, unknown: undefined });
+    return this.call(sendPayload(chatId, text, opts), (v) => sendResultSchema.parse(v) ?? undefined, { failed: undefined, unknown: undefined }, opts.onNoAnswer);
   }
 
   /** False when the front says the edit failed; undefined when no answer came in time or this outbox closed first (it may still be applied). */
@@ -218,7 +220,7 @@ export class RemoteOutbox implements OutboxPort {
     return this.closed;
   }
 
-  private call<T>(payload: AlertPayload, read: (value: unknown) => T, fallback: Fallback<T>): Promise<T> {
+  private call<T>(payload: AlertPayload, read: (value: unknown) => T, fallback: Fallback<T>, onNoAnswer?: () => void): Promise<T> {
     if (this.closing) {
       this.counters.abandoned += 1;
       return Promise.resolve(fallback.unknown);
@@ -226,7 +228,7 @@ export class RemoteOutbox implements OutboxPort {
     const i = this.nextId++;
     const key = payload.opts.idempotencyKey;
     const claim = payload.type === 'send' && key !== undefined ? claimKey(this.opts.prefix, key) : undefined;
-    const answer = this.answerOf(i, { type: payload.type, chatId: payload.chatId }, claim, read, fallback);
+    const answer = this.answerOf(i, { type: payload.type, chatId: payload.chatId }, claim, read, fallback, onNoAnswer);
     this.buffer.push({ ...payload, i });
     if (this.buffer.length >= MAX_BATCH) {
       // A full entry has nothing to wait for.
@@ -270,16 +272,18 @@ export class RemoteOutbox implements OutboxPort {
    * leave with the batch instead of staying for as long as the front's backlog makes the call wait
    * (they are in the stream and in the front meanwhile).
    */
-  private answerOf<T>(i: number, where: Where, claim: string | undefined, read: (value: unknown) => T, fallback: Fallback<T>): Promise<T> {
+  private answerOf<T>(i: number, where: Where, claim: string | undefined, read: (value: unknown) => T, fallback: Fallback<T>, onNoAnswer?: () => void): Promise<T> {
     return new Promise<T>((resolve) => {
       const timer = setTimeout(() => waiting.finish({ kind: 'timeout' }), this.resultTimeoutMs);
       const waiting: Waiting = {
         ...(claim !== undefined && { claim }),
+        ...(onNoAnswer !== undefined && { onNoAnswer }),
         since: Date.now(),
         finish: (outcome) => {
           if (this.waiting.get(i) !== waiting) return;
           this.waiting.delete(i);
           clearTimeout(timer);
+          if ((outcome.kind === 'timeout' || outcome.kind === 'closed') && waiting.onNoAnswer) noThrow(waiting.onNoAnswer);
           resolve(this.settle(outcome, where, read, fallback));
         },
       };
@@ -388,6 +392,15 @@ export class RemoteOutbox implements OutboxPort {
     );
     this.timeoutsUnlogged = 0;
     this.timeoutsLoggedAt = now;
+  }
+}
+
+/** Runs a caller's hook; what it throws is its own business, not this outbox's. */
+function noThrow(hook: () => void): void {
+  try {
+    hook();
+  } catch {
+    // The hook logs its own failures.
   }
 }
 

@@ -53,6 +53,12 @@ export interface OutboxSendOptions {
   replyTo?: number;
   /** When the read that found this alert's item came (ms): the text's send-delay mark (send-delay.ts) is filled in from it at the call. */
   foundAt?: number;
+  /**
+   * Called, before the call resolves undefined, when it stopped waiting for the answer while the
+   * message may still go out (a cluster's worker, after a minute behind the front's backlog, or
+   * closing): its id is then known to `messageIdOf` by the send's `idempotencyKey`. Never sent anywhere.
+   */
+  onNoAnswer?: () => void;
 }
 
 /** A held alert's item as the quiet-hours summary shows it. */

@@ -121,11 +121,19 @@ function freshEntry(item: Opportunity, chatId: number, now: number): AlertEntry 
 }
 
 /**
- * An alert sent whose message id is not known yet: its send's answer came after the call stopped
- * waiting, or to a worker since killed (the cluster); the id is looked up (a `lookup` event) when the
- * alert has something to show, at most once per edit interval.
+ * An alert sent whose message id is not known yet: its send's call stopped waiting for the answer
+ * (a cluster's front behind a flood); the id is looked up (a `lookup` event) when the alert has
+ * something to show, at most every LOOKUP_MIN_INTERVAL_MS.
  */
 const messageToFind = (entry: AlertEntry): boolean => entry.messageId === null && entry.sentKey !== undefined;
+
+/**
+ * How often an alert's message is looked for: a front that took over a minute to answer has a
+ * backlog of minutes, so asking more often finds nothing sooner; an alert the front never sends
+ * (dropped with its chat) is asked about no more than this while its item moves.
+ */
+export const LOOKUP_MIN_INTERVAL_MS = 30_000;
+const canLookUp = (entry: AlertEntry, now: number): boolean => now - entry.lastEditAt >= LOOKUP_MIN_INTERVAL_MS;
 
 function numberMoved(a: number | null, b: number | null, min: number): boolean {
   if (a === null || b === null) return a !== b;
@@ -215,14 +223,16 @@ function quietUntil(now: number, present: ReadonlyMap<string, Opportunity>, entr
       continue;
     }
     if (entry.withheld === true && entry.messageId === null && hasMoved(item, entry)) return now;
-    if ((entry.messageId !== null || messageToFind(entry)) && hasMoved(item, entry)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
+    if (entry.messageId !== null && hasMoved(item, entry)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
+    if (messageToFind(entry) && hasMoved(item, entry)) by(entry.lastEditAt + LOOKUP_MIN_INTERVAL_MS);
     by(entry.lastSeenAt + SEEN_REFRESH_MS);
   }
   for (const [id, entry] of entries) {
     if (present.has(id) || unusable.has(id)) continue;
     if (entry.goneAt === null) return now;
     by(entry.goneAt + goneKeepMs(reviveMs));
-    if (entry.goneShown !== true && (entry.messageId !== null || messageToFind(entry)) && known.has(id)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
+    if (entry.goneShown !== true && entry.messageId !== null && known.has(id)) by(entry.lastEditAt + EDIT_MIN_INTERVAL_MS);
+    if (entry.goneShown !== true && messageToFind(entry) && known.has(id)) by(entry.lastEditAt + LOOKUP_MIN_INTERVAL_MS);
   }
   return until;
 }
@@ -338,8 +348,8 @@ export function diffReadInFull(input: DiffInput): DiffResult {
       const moved: AlertEntry = { ...current, profit: headline(item), odds: oddsOf(item), lastEditAt: now, lastSeenAt: now };
       upserts.set(id, moved);
       events.push({ type: 'moved', itemId: id, item, prev: shownAs(item, current), entry: moved });
-    } else if (messageToFind(current) && hasMoved(item, current) && canEdit(current)) {
-      // Its move is shown once the message is found; until then the lookup is paced as edits are.
+    } else if (messageToFind(current) && hasMoved(item, current) && canLookUp(current, now)) {
+      // Its move is shown once the message is found (lastEditAt paces the lookups meanwhile).
       const asked: AlertEntry = { ...current, lastEditAt: now, lastSeenAt: now };
       upserts.set(id, asked);
       events.push({ type: 'lookup', itemId: id, entry: asked });
@@ -376,7 +386,7 @@ export function diffReadInFull(input: DiffInput): DiffResult {
     } else {
       // Held by the rate limit, or its alert is still on its way: keep what to draw it with.
       nextKnown.set(id, last);
-      if (messageToFind(gone) && canEdit(gone)) {
+      if (messageToFind(gone) && canLookUp(gone, now)) {
         const asked: AlertEntry = { ...gone, lastEditAt: now };
         upserts.set(id, asked);
         events.push({ type: 'lookup', itemId: id, entry: asked });

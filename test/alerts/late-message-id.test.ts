@@ -9,15 +9,17 @@ import { createNotifier } from '../../src/alerts/notifier.js';
 import { ManualClock } from '../../src/clock.js';
 import { silentLogger } from '../../src/logger.js';
 import type { OutboxEditOptions, OutboxPort, OutboxSendOptions } from '../../src/outbox/port.js';
-import { diffRead, EDIT_MIN_INTERVAL_MS } from '../../src/scheduler/diff.js';
+import { diffRead, EDIT_MIN_INTERVAL_MS, LOOKUP_MIN_INTERVAL_MS } from '../../src/scheduler/diff.js';
 import type { Notifier } from '../../src/scheduler/port.js';
 import type { Opportunity } from '../../src/service/opportunity.js';
 import type { Store } from '../../src/store/port.js';
 import { DICTS, opp } from '../scheduler/fixtures.js';
 import { addUser, tempStore } from '../scheduler/harness.js';
 
-/** An outbox whose sends are answered only through `messageIdOf` (the call gave up), as behind a long backlog. */
+/** An outbox whose sends' calls give up waiting (`onNoAnswer`), their ids known only to `messageIdOf`, as behind a long backlog; or answer at once. */
 class LateOutbox implements OutboxPort {
+  /** Set: sends are answered at once with ids from here. */
+  promptIds: number | undefined;
   sends: { text: string; key: string | undefined }[] = [];
   edits: { messageId: number; text: string; gone: boolean | undefined }[] = [];
   lookups: string[] = [];
@@ -26,6 +28,8 @@ class LateOutbox implements OutboxPort {
   editResult: boolean | undefined = true;
   async send(_chatId: number, text: string, opts?: OutboxSendOptions): Promise<number | undefined> {
     this.sends.push({ text, key: opts?.idempotencyKey });
+    if (this.promptIds !== undefined) return this.promptIds++;
+    opts?.onNoAnswer?.();
     return undefined;
   }
   async edit(_chatId: number, messageId: number, text: string, opts?: OutboxEditOptions): Promise<boolean | undefined> {
@@ -83,17 +87,17 @@ describe('an alert whose message id came after its call', () => {
     expect(entry()).toMatchObject({ messageId: null, sentKey: key });
 
     // Moved before the front sent it: nothing to edit yet, asked again later.
-    clock.advance(EDIT_MIN_INTERVAL_MS);
+    clock.advance(LOOKUP_MIN_INTERVAL_MS);
     expect(await read([opp('a', [2.3, 2.05])])).toEqual(['lookup']);
     expect(outbox.lookups).toEqual([key]);
     expect(entry()).toMatchObject({ messageId: null, sentKey: key });
-    // Asked no more often than an alert is edited.
-    clock.advance(1_000);
+    // Asked no more often than every LOOKUP_MIN_INTERVAL_MS.
+    clock.advance(LOOKUP_MIN_INTERVAL_MS - 1_000);
     expect(await read([opp('a', [2.3, 2.05])])).toEqual([]);
 
     // Sent now: the lookup finds its id, and the next read edits that message.
     outbox.claims.set(key, 812);
-    clock.advance(EDIT_MIN_INTERVAL_MS);
+    clock.advance(1_000);
     expect(await read([opp('a', [2.3, 2.05])])).toEqual(['lookup']);
     expect(entry().messageId).toBe(812);
     expect(entry().sentKey).toBeUndefined();
@@ -106,12 +110,12 @@ describe('an alert whose message id came after its call', () => {
   it('marks it gone once found, though the item went while its send waited', async () => {
     await read([opp('a')]);
     const key = outbox.sends[0]!.key!;
-    clock.advance(EDIT_MIN_INTERVAL_MS);
+    clock.advance(LOOKUP_MIN_INTERVAL_MS);
     // Gone, with the message not found yet: the item's last form is kept to draw it later.
     expect(await read([])).toEqual(['lookup']);
     expect(known.has('a')).toBe(true);
     outbox.claims.set(key, 813);
-    clock.advance(EDIT_MIN_INTERVAL_MS);
+    clock.advance(LOOKUP_MIN_INTERVAL_MS);
     expect(await read([])).toEqual(['lookup']);
     expect(entry().messageId).toBe(813);
     clock.advance(EDIT_MIN_INTERVAL_MS);
@@ -123,11 +127,11 @@ describe('an alert whose message id came after its call', () => {
   it('stops asking when the send went out as no message of its own (folded into a digest, held)', async () => {
     await read([opp('a')]);
     outbox.claims.set(outbox.sends[0]!.key!, 'none');
-    clock.advance(EDIT_MIN_INTERVAL_MS);
+    clock.advance(LOOKUP_MIN_INTERVAL_MS);
     expect(await read([opp('a', [2.3, 2.05])])).toEqual(['lookup']);
     expect(entry().sentKey).toBeUndefined();
     expect(entry().messageId).toBeNull();
-    clock.advance(EDIT_MIN_INTERVAL_MS);
+    clock.advance(LOOKUP_MIN_INTERVAL_MS);
     expect(await read([opp('a', [2.5, 2.05])])).toEqual([]);
     expect(outbox.lookups).toHaveLength(1);
   });
@@ -135,8 +139,8 @@ describe('an alert whose message id came after its call', () => {
   it('keeps editing a message whose edit got no answer in time, and stops once one failed', async () => {
     await read([opp('a')]);
     outbox.claims.set(outbox.sends[0]!.key!, 814);
-    clock.advance(EDIT_MIN_INTERVAL_MS);
-    await read([opp('a', [2.3, 2.05])]);
+    clock.advance(LOOKUP_MIN_INTERVAL_MS);
+    expect(await read([opp('a', [2.3, 2.05])])).toEqual(['lookup']);
     outbox.editResult = undefined;
     clock.advance(EDIT_MIN_INTERVAL_MS);
     expect(await read([opp('a', [2.5, 2.05])])).toEqual(['moved']);
@@ -148,6 +152,16 @@ describe('an alert whose message id came after its call', () => {
     clock.advance(EDIT_MIN_INTERVAL_MS);
     expect(await read([opp('a', [2.9, 2.05])])).toEqual([]);
     expect(outbox.edits.map((e) => e.messageId)).toEqual([814, 814]);
+  });
+
+  it('keeps no key for a send answered in time, and looks nothing up', async () => {
+    outbox.promptIds = 700;
+    await read([opp('a')]);
+    expect(entry()).toMatchObject({ messageId: 700 });
+    expect(entry().sentKey).toBeUndefined();
+    clock.advance(EDIT_MIN_INTERVAL_MS);
+    expect(await read([opp('a', [2.3, 2.05])])).toEqual(['moved']);
+    expect(outbox.lookups).toEqual([]);
   });
 
   it('keeps no key where the outbox answers every send itself (one process)', async () => {

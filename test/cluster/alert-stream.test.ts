@@ -88,9 +88,12 @@ describe('the alert stream (real Redis)', () => {
     const prefix = nextPrefix();
     const { fake, consumer } = await front(prefix);
     const { remote } = worker(prefix);
-    const id = await remote.send(501, '<b>New arb</b> 2.35 %', { kind: 'alert', buttons: BUTTONS, idempotencyKey: '501:arbs:a:new:1' });
+    const noAnswer = vi.fn();
+    const id = await remote.send(501, '<b>New arb</b> 2.35 %', { kind: 'alert', buttons: BUTTONS, idempotencyKey: '501:arbs:a:new:1', onNoAnswer: noAnswer });
     const [message] = fake.messages(501);
     expect(id).toBe(message!.message_id);
+    // Answered in time: nothing to find later.
+    expect(noAnswer).not.toHaveBeenCalled();
     expect(message).toMatchObject({ text: '<b>New arb</b> 2.35 %', parse_mode: 'HTML', reply_markup: { inline_keyboard: [[{ text: 'Open', callback_data: 'a:ev:1' }]] } });
 
     expect(await remote.edit(501, id!, '<b>Moved</b> 2.5 %', { buttons: BUTTONS, idempotencyKey: '501:arbs:a:moved:1:2' })).toBe(true);
@@ -502,7 +505,10 @@ describe('the alert stream (real Redis)', () => {
     if (!redis.available) return ctx.skip();
     const prefix = nextPrefix();
     const { remote, logs } = worker(prefix, 300);
-    expect(await remote.send(508, 'nobody listens', { idempotencyKey: '508:a' })).toBeUndefined();
+    const noAnswer = vi.fn();
+    expect(await remote.send(508, 'nobody listens', { idempotencyKey: '508:a', onNoAnswer: noAnswer })).toBeUndefined();
+    // Told before the call resolves, so the key is in the alert's entry by the time the notifier goes on.
+    expect(noAnswer).toHaveBeenCalledTimes(1);
     expect(await remote.edit(508, 7, 'nor here', { idempotencyKey: '508:a:moved' })).toBeUndefined();
     expect(remote.stats.timedOut).toBe(2);
     // One warning for the minute, however many calls timed out in it.
