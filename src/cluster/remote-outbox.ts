@@ -46,6 +46,7 @@ import type { OutboxEditOptions, OutboxPort, OutboxSendOptions } from '../outbox
 import { alertStreams, answerChannel, answersSchema, editPayload, editResultSchema, MAX_BATCH, sendPayload, sendResultSchema, WIRE_VERSION, type AlertPayload } from './alert-jobs.js';
 import { claimKey, parseClaim, type RedisConnection } from './claims.js';
 import type { JobGuard } from './job-guard.js';
+import { ANSWER_WAIT_MS, noThrow, TimeoutLog } from './answer-wait.js';
 
 /**
  * How long a keyed send waits for its answer on the channel before it reads its claim, and again as
@@ -53,16 +54,6 @@ import type { JobGuard } from './job-guard.js';
  * missed answer is rare (the channel reconnecting).
  */
 export const ANSWER_POLL_MS = 30_000;
-
-/**
- * How long a call waits for the front's answer before it resolves without it. Long enough for an
- * alert's turn in a busy front (seconds, a chat's many alerts a minute); beyond it a send's message
- * id is read from its claim when needed, so nothing needs to be held for the front's whole backlog.
- */
-export const ANSWER_WAIT_MS = 60_000;
-
-/** A calls' timeout is logged at most this often, with how many timed out since. */
-const TIMEOUT_LOG_EVERY_MS = 60_000;
 
 /**
  * Entries older than this are trimmed from the streams as new ones are added (XADD MINID ~). A
@@ -153,14 +144,13 @@ export class RemoteOutbox implements OutboxPort {
   private readonly counters: RemoteOutboxStats = { enqueued: 0, batches: 0, answered: 0, timedOut: 0, failed: 0, abandoned: 0 };
   private closing = false;
   private closed: Promise<void> | undefined;
-  /** Timeouts not yet logged, and when the last were (see TIMEOUT_LOG_EVERY_MS). */
-  private timeoutsUnlogged = 0;
-  private timeoutsLoggedAt = Number.NEGATIVE_INFINITY;
+  private readonly timeouts: TimeoutLog;
 
   constructor(private readonly opts: RemoteOutboxOptions) {
     this.logger = opts.logger.child({ module: 'remote-outbox' });
     this.resultTimeoutMs = opts.resultTimeoutMs ?? ANSWER_WAIT_MS;
     this.answerPollMs = opts.answerPollMs ?? ANSWER_POLL_MS;
+    this.timeouts = new TimeoutLog(this.logger, this.resultTimeoutMs);
     this.lingerMs = Math.max(0, opts.lingerMs ?? ALERT_LINGER_MS);
     this.streams = alertStreams(opts.prefix);
     const onError = (err: unknown) => this.logger.warn({ err }, 'alert stream: Redis connection trouble (retrying)');
@@ -366,41 +356,13 @@ export class RemoteOutbox implements OutboxPort {
         return fallback.failed;
       case 'timeout':
         this.counters.timedOut += 1;
-        this.logTimeout(where);
+        this.timeouts.add(where);
         return fallback.unknown;
       case 'closed':
         this.counters.abandoned += 1;
         this.logger.debug(where, 'alert stream: closed while waiting for the front');
         return fallback.unknown;
     }
-  }
-
-  /**
-   * One warning a minute at most: behind a flood every call times out, and the front's backlog is
-   * normal then (its alerts still go out; their ids are read from their claims when needed).
-   */
-  private logTimeout(where: Where): void {
-    this.timeoutsUnlogged += 1;
-    const now = Date.now();
-    if (now - this.timeoutsLoggedAt < TIMEOUT_LOG_EVERY_MS) {
-      this.logger.debug({ ...where, waitedMs: this.resultTimeoutMs }, 'alert stream: no answer from the front in time');
-      return;
-    }
-    this.logger.warn(
-      { calls: this.timeoutsUnlogged, waitedMs: this.resultTimeoutMs },
-      "alert stream: no answer from the front in time (its backlog at Telegram's pace, or no front running); sends' message ids are read from their claims when needed",
-    );
-    this.timeoutsUnlogged = 0;
-    this.timeoutsLoggedAt = now;
-  }
-}
-
-/** Runs a caller's hook; what it throws is its own business, not this outbox's. */
-function noThrow(hook: () => void): void {
-  try {
-    hook();
-  } catch {
-    // The hook logs its own failures.
   }
 }
 

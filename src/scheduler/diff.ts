@@ -21,6 +21,7 @@
  */
 import type { Opportunity } from '../service/opportunity.js';
 import type { AlertEntry } from '../store/schema.js';
+import { canLookUp, LOOKUP_MIN_INTERVAL_MS, messageToFind } from './message-lookup.js';
 
 /** A leg's odds must change by at least this much to count as a move. */
 export const ODDS_MOVE_MIN = 0.01;
@@ -56,10 +57,7 @@ export type DiffEvent =
   | { type: 'returned'; itemId: string; item: Opportunity; entry: AlertEntry; awayMs: number }
   /** Mark the alert gone; `livedMs` from the alert to the last moment it was known to be there. */
   | { type: 'gone'; itemId: string; last: Opportunity; entry: AlertEntry; livedMs: number }
-  /**
-   * Find the message of an alert with something to show (a move, its end) whose send's answer did not
-   * come back to the call (`sentKey`): once the entry has its id, a later read edits it as usual.
-   */
+  /** Find the message of an alert with a move or its end to show whose send's call gave up (message-lookup.ts). */
   | { type: 'lookup'; itemId: string; entry: AlertEntry };
 
 export interface DiffInput {
@@ -119,21 +117,6 @@ function freshEntry(item: Opportunity, chatId: number, now: number): AlertEntry 
     sig: arbSignature(item),
   };
 }
-
-/**
- * An alert sent whose message id is not known yet: its send's call stopped waiting for the answer
- * (a cluster's front behind a flood); the id is looked up (a `lookup` event) when the alert has
- * something to show, at most every LOOKUP_MIN_INTERVAL_MS.
- */
-const messageToFind = (entry: AlertEntry): boolean => entry.messageId === null && entry.sentKey !== undefined;
-
-/**
- * How often an alert's message is looked for: a front that took over a minute to answer has a
- * backlog of minutes, so asking more often finds nothing sooner; an alert the front never sends
- * (dropped with its chat) is asked about no more than this while its item moves.
- */
-export const LOOKUP_MIN_INTERVAL_MS = 30_000;
-const canLookUp = (entry: AlertEntry, now: number): boolean => now - entry.lastEditAt >= LOOKUP_MIN_INTERVAL_MS;
 
 function numberMoved(a: number | null, b: number | null, min: number): boolean {
   if (a === null || b === null) return a !== b;
@@ -349,7 +332,6 @@ export function diffReadInFull(input: DiffInput): DiffResult {
       upserts.set(id, moved);
       events.push({ type: 'moved', itemId: id, item, prev: shownAs(item, current), entry: moved });
     } else if (messageToFind(current) && hasMoved(item, current) && canLookUp(current, now)) {
-      // Its move is shown once the message is found (lastEditAt paces the lookups meanwhile).
       const asked: AlertEntry = { ...current, lastEditAt: now, lastSeenAt: now };
       upserts.set(id, asked);
       events.push({ type: 'lookup', itemId: id, entry: asked });
@@ -386,11 +368,9 @@ export function diffReadInFull(input: DiffInput): DiffResult {
     } else {
       // Held by the rate limit, or its alert is still on its way: keep what to draw it with.
       nextKnown.set(id, last);
-      if (messageToFind(gone) && canLookUp(gone, now)) {
-        const asked: AlertEntry = { ...gone, lastEditAt: now };
-        upserts.set(id, asked);
-        events.push({ type: 'lookup', itemId: id, entry: asked });
-      }
+      const asked = messageToFind(gone) && canLookUp(gone, now) ? { ...gone, lastEditAt: now } : undefined;
+      if (asked) upserts.set(id, asked);
+      if (asked) events.push({ type: 'lookup', itemId: id, entry: asked });
     }
   }
 
