@@ -214,7 +214,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
 
   /**
    * The message id of an alert whose send's answer came after its call stopped waiting (a cluster's
-   * front behind a flood) or to a worker since killed, from the send's claim; the next read edits it.
+   * front behind a flood; another worker may hold the alert by now), from the send's claim; the next read edits it.
    */
   const findMessage = (sub: SubscriptionRef, itemId: string, entry: AlertEntry) => {
     const key = entry.sentKey;
