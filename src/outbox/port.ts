@@ -109,7 +109,7 @@ export interface OutboxPort {
   edit(chatId: number, messageId: number, text: string, opts?: OutboxEditOptions): Promise<boolean | undefined>;
   /**
    * Where a send's message id may come after its call resolved (the cluster: an alert behind the
-   * front's backlog, or sent for a worker since killed): what became of the send named
+   * front's backlog, whichever worker holds it now): what became of the send named
    * `idempotencyKey` — its message id, 'none' when it went out as no message of its own (folded,
    * held, dropped), undefined when that is not known yet. Never rejects.
    */
