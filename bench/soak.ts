@@ -36,7 +36,7 @@ import { startSandbox } from '../src/sandbox/index.js';
 import type { Service } from '../src/service/services.js';
 import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../test/support/cluster.js';
 import { freePorts } from '../test/support/ports.js';
-import { ADDRESSES, SERVICES, leasesSettled, recordSends, runOnce } from './lib/cluster-bench-run.js';
+import { ADDRESSES, SERVICES, leasesSettled, metricOf, recordSends, runOnce } from './lib/cluster-bench-run.js';
 import { cpuMs, rssBytes } from './lib/proc.js';
 import { botEnv, botMainArgs, envInt, experimentFlags, isEntryPoint, report, type BenchResult, type Figure } from './lib/result.js';
 import { tempDataDir } from './lib/setup.js';
@@ -165,7 +165,7 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
     const sampleHeld = async () => {
       const at = Date.now() - t0;
       for (const slot of slots) {
-        const heap = await heapUsedOf(slot.port);
+        const heap = await metricOf(slot.port, 'bot_heap_used_bytes');
         if (heap !== undefined) slot.heap.push([at, heap]);
         const worker = (await roleHealth(slot.port))?.details?.worker;
         if (worker?.leasesHeld !== undefined) slot.held.push([at, worker.leasesHeld]);
@@ -318,17 +318,6 @@ export async function runSoak(opts: { minutes: number; killMinutes: number; user
     await sandbox.close();
     await redis.dispose();
     await data.remove();
-  }
-}
-
-/** V8's used heap from the process's /metrics; undefined when it does not answer. */
-async function heapUsedOf(port: number): Promise<number | undefined> {
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const m = /^bot_heap_used_bytes(?:\{[^}]*\})? ([\d.e+]+)/m.exec(text);
-    return m ? Number(m[1]) : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -135,16 +135,19 @@ export async function redisCpuMs(redis: Redis): Promise<number> {
   return (num('used_cpu_sys') + num('used_cpu_user')) * 1000;
 }
 
-/** The scheduler's load factor from the process's /metrics; undefined when it does not answer. */
-async function stretchOf(port: number): Promise<number | undefined> {
+/** One unlabelled sample `name` of the process's /metrics; undefined when it does not answer or has none. */
+export async function metricOf(port: number, name: string): Promise<number | undefined> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const m = /^bot_poll_interval_stretch(?:\{[^}]*\})? ([\d.]+)/m.exec(text);
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+]+)`, 'm').exec(text);
     return m ? Number(m[1]) : undefined;
   } catch {
     return undefined;
   }
 }
+
+/** The scheduler's load factor (1: not stretched). */
+const stretchOf = (port: number) => metricOf(port, 'bot_poll_interval_stretch');
 
 /** Calls so far per command (INFO commandstats). */
 async function redisCommandCalls(redis: Redis): Promise<Record<string, number>> {
