@@ -118,7 +118,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const log = opts.logger.child({ module: 'notifier' });
   const pending = new Set<Promise<unknown>>();
   const recentAlerts = new MinuteCounter();
-  const counts = { alerts: 0, edits: 0, skipped: 0, held: 0, notices: 0, failures: 0, reAlerts: 0, lookups: 0 };
+  const counts = { alerts: 0, edits: 0, skipped: 0, held: 0, notices: 0, failures: 0, reAlerts: 0 };
 
   const track = (p: Promise<unknown>) => {
     const settled = p.then(
@@ -219,7 +219,6 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const findMessage = (sub: SubscriptionRef, itemId: string, entry: AlertEntry) => {
     const key = entry.sentKey;
     if (key === undefined || entry.messageId !== null || !outbox.messageIdOf) return;
-    counts.lookups += 1;
     track(
       outbox.messageIdOf(key).then((found) => {
         // Not sent yet: asked again at the next move.

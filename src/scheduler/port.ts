@@ -84,8 +84,6 @@ export interface NotifierStats {
   alertsLastMinute: number;
   /** Loud re-alerts (replies to an alert whose profit rose) handed to the outbox since start. */
   reAlerts?: number;
-  /** Alerts whose message id was looked up in their send's claim (a cluster's answer that came late). */
-  lookups?: number;
 }
 
 /** What the scheduler hands its reads' outcomes to. */
