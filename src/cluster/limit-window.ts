@@ -100,7 +100,8 @@ export interface LimitWindowsOptions {
 /**
  * KEYS[1] window, KEYS[2] its pause, KEYS[3] its lookup mark, KEYS[4] its poll allotment, KEYS[5] the
  * sends its last holder gave back; ARGV offset, limit, windowMs, member, interactive (1|0),
- * interactive cap ('' none), user ('' none), user's share ('' none), the allotments' channel, scope
+ * interactive cap ('' none), user ('' none), user's share ('' none), the allotments' channel, scope,
+ * the holders' alive prefix (a holder whose process is not alive holds nothing)
  * → {admitted 0|1, retryAfterMs, used, why}. An interactive member ends in `|i` or `|i|<user>`.
  * While a process holds an allotment (poll-allotments.ts) its part of the limit is not the window's:
  * the window admits up to the rest, and another process's poll tells the holder to let go (the
@@ -136,13 +137,14 @@ if interactive and (cap or share) then
 end
 local room = limit
 local held = redis.call('GET', KEYS[4])
-if held then room = limit - tonumber(string.match(held, '%d+$')) end
+local holder = held and string.match(held, '^(%S+) ')
+if holder and redis.call('EXISTS', ARGV[11] .. holder) == 0 then holder = nil end
+if holder then room = limit - tonumber(string.match(held, '%d+$')) end
 local given = 0
 if redis.call('EXISTS', KEYS[5]) == 1 then
   redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - window)
   given = redis.call('ZCARD', KEYS[5])
 end
-local holder = held and string.match(held, '^(%S+) ')
 if holder and not interactive and string.sub(ARGV[4], 1, #holder + 1) ~= holder .. ':' then
   redis.call('PUBLISH', ARGV[9], 'want ' .. ARGV[10])
 end
@@ -241,7 +243,7 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
       const user = interactive && share?.user !== undefined && share.userShare !== undefined ? String(share.user) : '';
       // Interactive sends are marked so the script can count them (and a user's) across processes.
       const member = `${instance}:${sequence.toString(36)}${interactive ? (user ? `|i|${user}` : '|i') : ''}`;
-      const args = [offsetNow(), limit, windowMs, member, interactive ? 1 : 0, interactive && share ? share.cap : '', user, user ? (share?.userShare ?? '') : '', allotmentKeys.channel, scope];
+      const args = [offsetNow(), limit, windowMs, member, interactive ? 1 : 0, interactive && share ? share.cap : '', user, user ? (share?.userShare ?? '') : '', allotmentKeys.channel, scope, allotmentKeys.alivePrefix];
       const keys = [key, pauseKeyOf(scope), lookupKeyOf(scope), allotmentKeys.held(scope), allotmentKeys.givenBack(scope)];
       const [admitted, retryAfterMs, used, why] = verdictReply.parse(await acquireScript(keys, args));
       if (admitted === 1) return { ok: true, entry: { key, member, windowMs }, used };

@@ -3,25 +3,31 @@
  * shared limit window that the one process polling the scope admits locally, without a script a
  * read. Beside the window (limit-window.ts) a scope may have:
  *
- * - `limit-own:<scope>`, its holder: `<instance> <share>`, expiring `holdMs` after the last renewal.
- *   While it is there the window admits only `limit - share` (the lookups' part and the holder's
- *   polls beyond its share); the holder admits at most `share` polls a window on its own.
+ * - `limit-own:<scope>`, its holder: `<instance> <share>`. It counts only while the holder is alive
+ *   (`limit-alive:<instance>`, one key a process, renewed every few seconds whatever the number of
+ *   scopes it holds); the key itself lives an hour from its last keeping. While it counts, the
+ *   window admits only `limit - share` (the lookups' part and the holder's polls beyond its share);
+ *   the holder admits at most `share` polls a window on its own.
  * - `limit-given:<scope>`, the sends a holder gave back when it let go (scores: when they count
  *   from): the window counts them until they leave, held or not.
  *
- * A holder that dies gives nothing back: its key outlives its last local send by a window (the
- * holder admits only while its last renewal is fresh), so nobody can take its share too early.
- * Another process that wants the scope says so on the channel; the holder lets go once it has not
- * polled the scope for a while (its users moved to that process), and never while it polls.
+ * A holder that dies gives nothing back: its alive key outlives its last local send by a window (it
+ * admits only while its last renewal is fresh), so nobody can take its share too early. A process
+ * whose poll meets another's allotment says so on the channel, and the holder lets go.
  */
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { defineScript, defineVariadicScript, offsetArg, REDIS_NOW_LUA, type ScriptCall } from './redis-calls.js';
 
-/** The keys and channel of the allotments under REDIS_PREFIX (the window's script reads the first two). */
+/** How long a holder key lives after its last keeping (ALLOTMENT_KEEP_MS): only to clear keys of scopes nobody holds. */
+export const ALLOTMENT_KEY_TTL_MS = 3_600_000;
+
+/** The keys and channel of the allotments under REDIS_PREFIX (the window's script reads them too). */
 export function allotmentKeysOf(prefix: string) {
   return {
     held: (scope: string) => `${prefix}limit-own:${scope}`,
+    /** A holder's liveness; the scripts name it from the holder key's instance, after this prefix. */
+    alivePrefix: `${prefix}limit-alive:`,
     givenBack: (scope: string) => `${prefix}limit-given:${scope}`,
     /** The window's mark of a lookup waiting (limit-window.ts sets it). */
     lookupMark: (scope: string) => `${prefix}limit-lookup:${scope}`,
@@ -32,7 +38,7 @@ export function allotmentKeysOf(prefix: string) {
 
 /**
  * KEYS[1] window, KEYS[2] holder, KEYS[3] given back; ARGV offset, instance, share, holdMs,
- * windowMs, limit, channel, scope → {0} held by another (who is told), {-1} another process polled
+ * windowMs, limit, channel, scope, alive prefix → {0} held by another live process (who is told), {-1} another process polled
  * the scope within the window (it is not one process's), or {1, ages…}: the ages (ms) of the oldest
  * sends in the window and given back beyond `limit - share`, which the new holder counts against
  * its share while they stay counted where they are, so that the window's part (which counts what
@@ -41,7 +47,8 @@ export function allotmentKeysOf(prefix: string) {
 const CLAIM = `${REDIS_NOW_LUA}
 local me = ARGV[2] .. ' '
 local held = redis.call('GET', KEYS[2])
-if held and string.sub(held, 1, #me) ~= me then
+local holder = held and string.match(held, '^(%S+) ')
+if holder and holder .. ' ' ~= me and redis.call('EXISTS', ARGV[9] .. holder) == 1 then
   redis.call('PUBLISH', ARGV[7], 'want ' .. ARGV[8])
   return {0}
 end
@@ -63,15 +70,22 @@ if excess > 0 then
   table.sort(scores)
   for i = 1, excess do out[#out + 1] = now - scores[i] end
 end
-redis.call('SET', KEYS[2], me .. ARGV[3], 'PX', ARGV[4])
+redis.call('SET', KEYS[2], me .. ARGV[3], 'PX', ${ALLOTMENT_KEY_TTL_MS})
+redis.call('SET', ARGV[9] .. ARGV[2], '1', 'PX', ARGV[4])
 return out
 `;
 
+/** KEYS[1] the process's alive key; ARGV holdMs. One command a round, whatever the number of scopes held. */
+const ALIVE = `
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+return 1
+`;
+
 /**
- * KEYS holders; ARGV instance, holdMs, shares (one a key) → 1 renewed, 0 held by another. A holder
+ * KEYS holders; ARGV instance, ttlMs, shares (one a key) → 1 kept, 0 held by another. A holder key
  * gone from Redis (restarted without its data) is set again: its sends still count, in this process.
  */
-const RENEW = `
+const KEEP = `
 local me = ARGV[1] .. ' '
 local out = {}
 for i, key in ipairs(KEYS) do
@@ -148,7 +162,8 @@ return 1
 `;
 
 const claimReply = z.array(z.number().int()).min(1);
-const renewReply = z.array(z.number().int());
+const keepReply = z.array(z.number().int());
+
 
 export interface AllotmentStoreOptions {
   prefix: string;
@@ -175,8 +190,10 @@ export interface AllotmentStore {
    * told), or shared (another process polls the scope).
    */
   claim(c: AllotmentClaim): Promise<{ ok: true; ages: number[] } | { ok: false; why: 'held' | 'shared' }>;
-  /** Renews each held allotment; false where another process holds it now. */
-  renew(held: readonly { scope: string; share: number }[], holdMs: number): Promise<boolean[]>;
+  /** Says this process is alive for `holdMs` more: every allotment it holds counts that long. */
+  alive(holdMs: number): Promise<void>;
+  /** Keeps each held allotment's key another ALLOTMENT_KEY_TTL_MS; false where another process holds it now. */
+  keep(held: readonly { scope: string; share: number }[]): Promise<boolean[]>;
   /** Lowers the held share to `share` (a lookup waits); false when not held. */
   lend(scope: string, share: number): Promise<boolean>;
   /** Raises the held share to `share` when no lookup waits and the window's sends fit what it leaves. */
@@ -190,7 +207,8 @@ export function createAllotmentStore(redis: Redis, opts: AllotmentStoreOptions):
   const keys = allotmentKeysOf(opts.prefix);
   const claimScript: ScriptCall = defineScript(redis, 'bbAllotmentClaim', 3, CLAIM);
   const releaseScript: ScriptCall = defineScript(redis, 'bbAllotmentRelease', 3, RELEASE);
-  const renewScript: ScriptCall = defineVariadicScript(redis, 'bbAllotmentRenew', RENEW);
+  const aliveScript: ScriptCall = defineScript(redis, 'bbAllotmentAlive', 1, ALIVE);
+  const keepScript: ScriptCall = defineVariadicScript(redis, 'bbAllotmentKeep', KEEP);
   const lendScript: ScriptCall = defineScript(redis, 'bbAllotmentLend', 1, LEND);
   const raiseScript: ScriptCall = defineScript(redis, 'bbAllotmentRaise', 4, RAISE);
   let releases = 0;
@@ -199,14 +217,18 @@ export function createAllotmentStore(redis: Redis, opts: AllotmentStoreOptions):
     channel: keys.channel,
 
     async claim(c) {
-      const args = [offsetArg(opts.clockOffsetMs), opts.instance, c.share, c.holdMs, c.windowMs, c.limit, keys.channel, c.scope];
+      const args = [offsetArg(opts.clockOffsetMs), opts.instance, c.share, c.holdMs, c.windowMs, c.limit, keys.channel, c.scope, keys.alivePrefix];
       const [ok, ...ages] = claimReply.parse(await claimScript([c.windowKey, keys.held(c.scope), keys.givenBack(c.scope)], args));
       return ok === 1 ? { ok: true, ages } : { ok: false, why: ok === 0 ? 'held' : 'shared' };
     },
 
-    async renew(held, holdMs) {
+    async alive(holdMs) {
+      await aliveScript([`${keys.alivePrefix}${opts.instance}`], [holdMs]);
+    },
+
+    async keep(held) {
       if (held.length === 0) return [];
-      const reply = renewReply.parse(await renewScript(held.map((h) => keys.held(h.scope)), [opts.instance, holdMs, ...held.map((h) => h.share)]));
+      const reply = keepReply.parse(await keepScript(held.map((h) => keys.held(h.scope)), [opts.instance, ALLOTMENT_KEY_TTL_MS, ...held.map((h) => h.share)]));
       return held.map((_, i) => reply[i] === 1);
     },
 

@@ -7,12 +7,13 @@
  * lookup, still asks the window, which then admits only the rest. The two parts never add up to more
  * than the limit, whichever process sends.
  *
- * A holder admits on its own only while its last renewal is fresh (sent under `ALLOTMENT_LOCAL_MS`
- * ago, less a second), and Redis keeps its claim a window longer than that: a holder that stops
- * renewing (killed, paused, cut off) stops admitting before anyone can take its share, and its
- * last sends leave the window before the claim does. One that lets go (idle, wanted by another
- * process, or closing) gives back the sends it still counts. The renewals of all held scopes are
- * one script every `ALLOTMENT_RENEW_MS`, whatever their number.
+ * A holder admits on its own only while its last "alive" renewal is fresh (sent under
+ * `ALLOTMENT_LOCAL_MS` ago, less a second), and Redis keeps it alive a window longer than that: a
+ * holder that stops renewing (killed, paused, cut off) stops admitting before anyone can take its
+ * share, and its last sends leave the window before its claims stop counting. One that lets go
+ * (idle, wanted by another process, or closing) gives back the sends it still counts. The renewal
+ * is one command every `ALLOTMENT_RENEW_MS`, whatever the number of scopes held; their keys are kept
+ * every `ALLOTMENT_KEEP_MS`.
  *
  * A 429 pause of a held scope set by another process arrives on the allotments' channel: the
  * holder's local admissions never see the window's pause key.
@@ -22,11 +23,13 @@ import type { Clock } from '../clock.js';
 import { resubscribing } from '../lib/redis-resubscribe.js';
 import type { Logger } from '../logger.js';
 import type { LimitScope } from '../service/limits.js';
-import type { AllotmentStore } from './poll-allotment-store.js';
+import { ALLOTMENT_KEY_TTL_MS, type AllotmentStore } from './poll-allotment-store.js';
 import { bounded } from './redis-calls.js';
 
-/** How often a process renews the allotments it holds (one script for all). */
+/** How often a process says it is alive (one command, whatever the number of allotments it holds). */
 export const ALLOTMENT_RENEW_MS = 3_000;
+/** How often a process keeps its allotments' keys (one script for all), well within their hour. */
+export const ALLOTMENT_KEEP_MS = 600_000;
 /** A holder admits on its own until this long after it sent its last renewal, less `ALLOTMENT_SAFETY_MS`. */
 export const ALLOTMENT_LOCAL_MS = 10_000;
 /** Redis's time and this process's may differ by a few ms; the renewal's answer may come late: a second covers both. */
@@ -74,8 +77,8 @@ interface Held {
   lent: number;
   /** A lookup waits: the next slot of the share that frees is lent, not used. */
   lending: boolean;
-  /** Local admissions stop at this time (local clock) unless a renewal moves it. */
-  validUntil: number;
+  /** Local admissions stop at this time (local clock) unless its key is kept. */
+  keptUntil: number;
   lastPollAt: number;
 }
 
@@ -103,6 +106,10 @@ export class PollAllotments {
   private readonly stop = new AbortController();
   private sub: Redis | undefined;
   private looping = false;
+  /** Local admissions of every held scope stop at this time (local clock) unless an alive renewal moves it. */
+  private aliveUntil = 0;
+  /** How long Redis keeps this process alive after a renewal: a window past its last local admission. */
+  private holdMs = 0;
   private closed = false;
   private localSends = 0;
 
@@ -121,7 +128,7 @@ export class PollAllotments {
       return undefined;
     }
     h.lastPollAt = now;
-    if (now >= h.validUntil) return undefined;
+    if (now >= this.aliveUntil || now >= h.keptUntil) return undefined;
     prune(h.sends, now - h.ask.windowMs);
     if (h.sends.length >= shareOf(h) - (h.lending ? 1 : 0)) return undefined;
     const send = { at: now, inFlight: true };
@@ -147,7 +154,7 @@ export class PollAllotments {
   freeInMs(name: string): number | undefined {
     const h = this.held.get(name);
     const now = this.opts.clock.now();
-    if (!h || now >= h.validUntil) return undefined;
+    if (!h || now >= this.aliveUntil || now >= h.keptUntil) return undefined;
     prune(h.sends, now - h.ask.windowMs);
     if (h.sends.length < shareOf(h)) return 1;
     const answered = h.sends.filter((x) => !x.inFlight);
@@ -182,15 +189,17 @@ export class PollAllotments {
         }
         const at = this.opts.clock.now();
         const sends: LocalSend[] = claim.ages.map((age) => ({ at: at - age, inFlight: false, inWindow: true }));
-        const validUntil = now + ALLOTMENT_LOCAL_MS - ALLOTMENT_SAFETY_MS;
+        this.aliveUntil = Math.max(this.aliveUntil, now + ALLOTMENT_LOCAL_MS - ALLOTMENT_SAFETY_MS);
+        this.holdMs = Math.max(this.holdMs, holdMs);
+        const keptUntil = now + ALLOTMENT_KEY_TTL_MS - ALLOTMENT_KEEP_MS;
         const already = this.held.get(ask.name);
         if (already) {
           // Claimed twice (the first answer came late): counting its sends twice only counts more.
           already.sends.push(...sends);
-          already.validUntil = Math.max(already.validUntil, validUntil);
+          already.keptUntil = Math.max(already.keptUntil, keptUntil);
           return;
         }
-        const h: Held = { ask, sends, lent: 0, lending: false, validUntil, lastPollAt: at };
+        const h: Held = { ask, sends, lent: 0, lending: false, keptUntil, lastPollAt: at };
         if (this.closed) {
           void this.letGo(h);
           return;
@@ -198,8 +207,8 @@ export class PollAllotments {
         this.held.set(ask.name, h);
         this.start();
       },
-      // A claim answered after its bound may still have taken the share: its renewal then fails
-      // over to nothing (never renewed) and the claim lapses a window later.
+      // A claim answered after its bound may still have taken the share: nobody here holds it, so
+      // the next claim of this process takes it again, or another's once this one is not alive.
       (err: unknown) => this.opts.logger.debug({ err }, 'a poll allotment claim failed (polls ask the shared window meanwhile)'),
     );
   }
@@ -217,42 +226,51 @@ export class PollAllotments {
   }
 
   private async loop(): Promise<void> {
+    let rounds = 0;
     while (!this.closed) {
       await this.opts.clock.sleep(ALLOTMENT_RENEW_MS, this.stop.signal);
       if (this.closed) return;
-      await this.round();
+      rounds += 1;
+      await this.round(rounds % Math.round(ALLOTMENT_KEEP_MS / ALLOTMENT_RENEW_MS) === 0);
     }
   }
 
-  /** Lets go of idle scopes and renews the rest in one script. */
-  async round(): Promise<void> {
+  /** Lets go of idle scopes, says this process is alive (one command), and now and then keeps the keys. */
+  private async round(keep: boolean): Promise<void> {
     const now = this.opts.clock.now();
+    // Alive no more for a while: another process may hold these scopes by now (each let-go checks).
+    const lapsed = now >= this.aliveUntil;
     const kept: Held[] = [];
     for (const h of this.held.values()) {
-      if (now - h.lastPollAt >= ALLOTMENT_IDLE_MS) void this.letGo(h);
+      if (lapsed || now - h.lastPollAt >= ALLOTMENT_IDLE_MS) void this.letGo(h);
       else kept.push(h);
     }
     if (kept.length === 0) return;
     for (const h of kept) if (h.lent > 0 && !h.lending) void this.takeBack(h);
-    const holdMs = ALLOTMENT_LOCAL_MS + Math.max(...kept.map((h) => h.ask.windowMs));
     try {
-      const call = this.opts.store.renew(kept.map((h) => ({ scope: h.ask.name, share: shareOf(h) })), holdMs);
-      const renewed = await bounded(call, { what: 'the poll allotments\' renewal', timeoutMs: this.opts.timeoutMs });
-      kept.forEach((h, i) => {
-        const current = this.held.get(h.ask.name) === h;
-        if (!renewed[i]) {
-          if (current) this.held.delete(h.ask.name);
-        } else if (current) {
-          h.validUntil = Math.max(h.validUntil, now + ALLOTMENT_LOCAL_MS - ALLOTMENT_SAFETY_MS);
-        } else {
-          // Let go while the renewal was on its way, which then took the share again: let go again.
-          void this.letGo(h);
-        }
-      });
+      await bounded(this.opts.store.alive(this.holdMs), { what: 'the poll allotments\' renewal', timeoutMs: this.opts.timeoutMs });
+      this.aliveUntil = Math.max(this.aliveUntil, now + ALLOTMENT_LOCAL_MS - ALLOTMENT_SAFETY_MS);
+      if (keep) await this.keep(kept, now);
     } catch (err) {
-      // Each share lapses on its own: polls ask the shared window until a renewal goes through.
+      // The shares lapse on their own: polls ask the shared window until a renewal goes through.
       this.opts.logger.warn({ err, held: kept.length }, 'could not renew the poll allotments (polls ask the shared window until Redis answers)');
     }
+  }
+
+  private async keep(kept: Held[], now: number): Promise<void> {
+    const call = this.opts.store.keep(kept.map((h) => ({ scope: h.ask.name, share: shareOf(h) })));
+    const still = await bounded(call, { what: 'the poll allotments\' keys', timeoutMs: this.opts.timeoutMs });
+    kept.forEach((h, i) => {
+      const current = this.held.get(h.ask.name) === h;
+      if (!still[i]) {
+        if (current) this.held.delete(h.ask.name);
+      } else if (current) {
+        h.keptUntil = Math.max(h.keptUntil, now + ALLOTMENT_KEY_TTL_MS - ALLOTMENT_KEEP_MS);
+      } else {
+        // Let go while the keeping was on its way, which then set the key again: let go again.
+        void this.letGo(h);
+      }
+    });
   }
 
   /**

@@ -15,7 +15,9 @@
  * bot. The token window in Redis is the token requests' hourly log that outlives restarts.
  *
  * A send costs one round trip to Redis when its answer comes within SHARED_RELEASE_SLACK_MS (each
- * shared send counts that much longer), two when slower (the answer's time is written back).
+ * shared send counts that much longer), two when slower (the answer's time is written back). A poll
+ * of a scope this process alone polls costs none: it holds most of that scope's limit as a poll
+ * allotment (poll-allotments.ts) and admits within it on its own, as the embedded process does.
  *
  * A lookup (priority 'interactive') refused by a full shared window marks the scope for a moment;
  * meanwhile every process's polls leave the last free slot to it (limit-window.ts), so a user's

@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/clock.js';
 import { Redis } from 'ioredis';
 import { createLimitWindows } from '../../src/cluster/limit-window.js';
 import { createAllotmentStore } from '../../src/cluster/poll-allotment-store.js';
-import { ALLOTMENT_CLAIM_RETRY_MS, ALLOTMENT_LOCAL_MS, ALLOTMENT_RENEW_MS } from '../../src/cluster/poll-allotments.js';
+import { ALLOTMENT_CLAIM_RETRY_MS, ALLOTMENT_KEEP_MS, ALLOTMENT_LOCAL_MS, ALLOTMENT_RENEW_MS } from '../../src/cluster/poll-allotments.js';
 import { sharedScopeId, sharedWindowName } from '../../src/cluster/shared-limits.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { ServiceClientWithLimits } from '../../src/service/client.js';
@@ -170,8 +170,10 @@ describe('poll allotments', () => {
   it('a holder that died keeps its share until its claim lapses: the next poller reads the window’s part meanwhile, then takes it', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const p = await cluster.start();
-    // A holder that renews no more (killed): its claim lapses a window after its last renewal.
-    await p.redis.set(holderKey(p), 'gone-worker 24', 'PX', ALLOTMENT_LOCAL_MS + WINDOW + 350);
+    // A holder that renews no more (killed): it stays alive in Redis a window after its last renewal.
+    const alive = `${cluster.prefix}limit-alive:gone-worker`;
+    await p.redis.set(holderKey(p), 'gone-worker 24', 'PX', 3_600_000);
+    await p.redis.set(alive, '1', 'PX', ALLOTMENT_LOCAL_MS + WINDOW + 350);
     const started = clock.now();
     const reads = Array.from({ length: 12 }, () => p.client.readItems(key(), 'arbs_live', { priority: 'poll' }));
     await settle(clock, Promise.allSettled(reads), 250, idle([p.client]));
@@ -179,8 +181,8 @@ describe('poll allotments', () => {
     // Six reads a window while the dead holder's share may still count: the first window gets six only.
     expect(clock.now() - started).toBeGreaterThan(WINDOW);
     expect(p.client.limits.allotments?.().held).toBe(0);
-    // Its claim lapses (Redis expires it on its real clock, which the test's does not move), and the poller takes the share.
-    await p.redis.del(holderKey(p));
+    // It is alive no more (Redis expires the key on its real clock, which the test's does not move), and the poller takes the share.
+    await p.redis.del(alive);
     await clock.advance(ALLOTMENT_CLAIM_RETRY_MS);
     await poll(p, 30);
     noRefusals();
@@ -246,14 +248,21 @@ describe('poll allotments', () => {
     (await worker.client.limits.acquire(scope(), { wait: false })).release();
   });
 
-  it('a claim Redis lost is set again at the next renewal, so the window keeps leaving the holder’s share alone', async (ctx) => {
+  it('renews one key a round whatever it holds; a claim Redis lost is set again when the keys are kept', async (ctx) => {
     if (!redis.available) return ctx.skip();
     const p = await cluster.start();
     await poll(p, 10);
     expect(p.client.limits.allotments?.().held).toBe(1);
+    const alive = `${cluster.prefix}limit-alive:`;
+    expect(await p.redis.keys(`${alive}*`)).toHaveLength(1);
     await p.redis.del(holderKey(p));
-    await clock.advance(ALLOTMENT_RENEW_MS);
-    await until(async () => (await p.redis.get(holderKey(p))) !== null);
+    // Each round renews the alive key; every ALLOTMENT_KEEP_MS they keep the holder keys too.
+    for (let i = 0; i < 2 * (ALLOTMENT_KEEP_MS / ALLOTMENT_RENEW_MS) && (await p.redis.get(holderKey(p))) === null; i++) {
+      await clock.advance(ALLOTMENT_RENEW_MS);
+      await p.redis.ping();
+      // A poll now and then, as a worker's reads come: an idle scope is let go.
+      if (i % 10 === 0) (await p.client.limits.acquire(scope(), { wait: false }).catch(() => undefined))?.release();
+    }
     expect(await p.redis.get(holderKey(p))).toMatch(/ 24$/);
   });
 
