@@ -102,6 +102,12 @@ export function claimKey(prefix: string, key: string): string {
   return `${prefix}claim:${idempotencyId(key)}`;
 }
 
+/** An idempotency key's claim as it stands (one GET), undefined when there is none. */
+export async function peekClaim(redis: Pick<Redis, 'get'>, prefix: string, key: string): Promise<ClaimOutcome | undefined> {
+  const value = await redis.get(claimKey(prefix, key));
+  return value === null ? undefined : parseClaim(value);
+}
+
 /** An ioredis client for the claims: fails fast instead of queueing forever while Redis is down. */
 function openRedis(connection: RedisConnection, name: string): Redis {
   // Claims asked in one tick (a burst of turns) share one write to the socket.
@@ -123,10 +129,7 @@ export function createClaims(opts: ClaimsOptions): Claims {
       const before = replySchema.parse(await redis.call('SET', keyOf(key), `p:${holder}`, 'PX', String(ttlMs), 'NX', 'GET'));
       return before === null ? { kind: 'claimed' } : parseClaim(before);
     },
-    async peek(key) {
-      const value = await redis.get(keyOf(key));
-      return value === null ? undefined : parseClaim(value);
-    },
+    peek: (key) => peekClaim(redis, opts.prefix, key),
     async settle(key, holder, messageId) {
       const done = settledSchema.parse(await settleScript([keyOf(key)], settleArgs(holder, messageId)));
       return done === 1;

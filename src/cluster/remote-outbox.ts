@@ -44,7 +44,7 @@ import { NO_AUTO_RESUBSCRIBE, resubscribing } from '../lib/redis-resubscribe.js'
 import type { Logger } from '../logger.js';
 import type { OutboxEditOptions, OutboxPort, OutboxSendOptions } from '../outbox/port.js';
 import { alertStreams, answerChannel, answersSchema, editPayload, editResultSchema, MAX_BATCH, sendPayload, sendResultSchema, WIRE_VERSION, type AlertPayload } from './alert-jobs.js';
-import { claimKey, parseClaim, type RedisConnection } from './claims.js';
+import { claimKey, parseClaim, peekClaim, type RedisConnection } from './claims.js';
 import type { JobGuard } from './job-guard.js';
 import { ANSWER_WAIT_MS, noThrow, TimeoutLog } from './answer-wait.js';
 
@@ -188,8 +188,8 @@ export class RemoteOutbox implements OutboxPort {
   async messageIdOf(idempotencyKey: string): Promise<number | 'none' | undefined> {
     if (this.closing) return undefined;
     try {
-      const value = await this.redis.get(claimKey(this.opts.prefix, idempotencyKey));
-      const claim = value === null ? undefined : parseClaim(value);
+      // The outbox's own connection: a worker opens no claims connection for this.
+      const claim = await peekClaim(this.redis, this.opts.prefix, idempotencyKey);
       if (claim?.kind !== 'sent') return undefined;
       return claim.messageId ?? 'none';
     } catch {
