@@ -24,7 +24,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { allotmentKeysOf } from './poll-allotment-store.js';
 import { defineScript, offsetArg, REDIS_NOW_LUA, type ScriptCall } from './redis-calls.js';
 
 /** One send recorded in a scope's window. */
@@ -36,11 +35,10 @@ export interface WindowEntry {
 }
 
 /**
- * Why the shared window refused: the scope is paused (a 429), full, full for a lookup while the
- * process polling it holds most of it (it was asked to lend a slot), its interactive cap is
+ * Why the shared window refused: the scope is paused (a 429), full, its interactive cap is
  * taken, or the asking user holds their share of that cap.
  */
-export type WindowRefusal = 'paused' | 'full' | 'lending' | 'interactive' | 'user';
+export type WindowRefusal = 'paused' | 'full' | 'interactive' | 'user';
 
 /** The shared window's answer: admitted (and recorded), or when the send that blocks it leaves. */
 export type WindowVerdict =
@@ -81,14 +79,10 @@ export interface LimitWindows {
   peek(scope: string, windowMs: number): Promise<{ used: number; nextFreeInMs: number }>;
   /** The Redis key of a scope's window. */
   keyOf(scope: string): string;
-  /** This process's name in the window's members (`<instance>:<n>`). */
-  readonly instance: string;
 }
 
 /** How long a lookup's mark outlives the moment its slot frees: time for it to come back and take the slot. */
 export const LOOKUP_MARK_SLACK_MS = 1_000;
-/** A lookup that waits for a holder to lend it a slot (poll-allotments.ts) asks again this often. */
-export const LEND_RETRY_MS = 250;
 
 export interface LimitWindowsOptions {
   /** REDIS_PREFIX: every key starts with it. */
@@ -98,14 +92,9 @@ export interface LimitWindowsOptions {
 }
 
 /**
- * KEYS[1] window, KEYS[2] its pause, KEYS[3] its lookup mark, KEYS[4] its poll allotment, KEYS[5] the
- * sends its last holder gave back; ARGV offset, limit, windowMs, member, interactive (1|0),
- * interactive cap ('' none), user ('' none), user's share ('' none), the allotments' channel, scope,
- * the holders' alive prefix (a holder whose process is not alive holds nothing)
+ * KEYS[1] window, KEYS[2] its pause, KEYS[3] its lookup mark; ARGV offset, limit, windowMs, member,
+ * interactive (1|0), interactive cap ('' none), user ('' none), user's share ('' none)
  * → {admitted 0|1, retryAfterMs, used, why}. An interactive member ends in `|i` or `|i|<user>`.
- * While a process holds an allotment (poll-allotments.ts) its part of the limit is not the window's:
- * the window admits up to the rest, and another process's poll tells the holder to let go (the
- * scope is not one process's any more). Sends a holder gave back count until they leave.
  */
 const ACQUIRE = `${REDIS_NOW_LUA}
 local limit = tonumber(ARGV[2])
@@ -136,42 +125,19 @@ if interactive and (cap or share) then
   if share and own >= share then return {0, math.max(1, firstOwn + window - now), used, 'user'} end
 end
 local room = limit
-local held = redis.call('GET', KEYS[4])
-local holder = held and string.match(held, '^(%S+) ')
-if holder and redis.call('EXISTS', ARGV[11] .. holder) == 0 then holder = nil end
-if holder then room = limit - tonumber(string.match(held, '%d+$')) end
-local given = 0
-if redis.call('EXISTS', KEYS[5]) == 1 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - window)
-  given = redis.call('ZCARD', KEYS[5])
-end
-if holder and not interactive and string.sub(ARGV[4], 1, #holder + 1) ~= holder .. ':' then
-  redis.call('PUBLISH', ARGV[9], 'want ' .. ARGV[10])
-end
-if not interactive and redis.call('EXISTS', KEYS[3]) == 1 then room = room - 1 end
-if used + given < room then
+if not interactive and redis.call('EXISTS', KEYS[3]) == 1 then room = limit - 1 end
+if used < room then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
   redis.call('PEXPIRE', KEYS[1], window)
   if interactive then redis.call('DEL', KEYS[3]) end
-  return {1, 0, used + given + 1, ''}
+  return {1, 0, used + 1, ''}
 end
-local retry = window
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local retry = window
 if oldest[2] then retry = tonumber(oldest[2]) + window - now end
-if given > 0 then
-  local first = redis.call('ZRANGE', KEYS[5], 0, 0, 'WITHSCORES')
-  if first[2] then retry = math.min(retry, tonumber(first[2]) + window - now) end
-end
 if retry < 1 then retry = 1 end
-local why = 'full'
-if interactive and holder then
-  -- The holder lends a slot of its share as soon as its own sends leave one: ask again shortly.
-  redis.call('PUBLISH', ARGV[9], 'lookup ' .. ARGV[10])
-  retry = math.min(retry, ${LEND_RETRY_MS})
-  why = 'lending'
-end
 if interactive then redis.call('SET', KEYS[3], '1', 'PX', retry + ${LOOKUP_MARK_SLACK_MS}) end
-return {0, retry, used, why}
+return {0, retry, used, 'full'}
 `;
 
 /**
@@ -184,17 +150,13 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
-/**
- * KEYS[1] pause; ARGV offset, ms, channel, scope. Sets when it ends unless a later end is set; expires
- * with it. Told on the allotments' channel: a holder admits polls without asking this script.
- */
+/** KEYS[1] pause; ARGV offset, ms. Sets when it ends unless a later end is set; expires with it. */
 const PAUSE = `${REDIS_NOW_LUA}
 local ms = tonumber(ARGV[2])
 local ends = now + ms
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if current >= ends then return 0 end
 redis.call('SET', KEYS[1], ends, 'PX', ms)
-redis.call('PUBLISH', ARGV[3], 'pause ' .. ARGV[4] .. ' ' .. ms)
 return 1
 `;
 
@@ -210,12 +172,12 @@ if free < 0 then free = 0 end
 return {used, free}
 `;
 
-const verdictReply = z.tuple([z.number().int(), z.number().int(), z.number().int(), z.enum(['', 'paused', 'full', 'lending', 'interactive', 'user'])]);
+const verdictReply = z.tuple([z.number().int(), z.number().int(), z.number().int(), z.enum(['', 'paused', 'full', 'interactive', 'user'])]);
 const peekReply = z.tuple([z.number().int(), z.number().int()]);
 
 /** The windows on one ioredis connection (its scripts are registered on it). */
 export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): LimitWindows {
-  const acquireScript: ScriptCall = defineScript(redis, 'bbLimitWindowAcquire', 5, ACQUIRE);
+  const acquireScript: ScriptCall = defineScript(redis, 'bbLimitWindowAcquire', 3, ACQUIRE);
   const releaseScript: ScriptCall = defineScript(redis, 'bbLimitWindowRelease', 1, RELEASE);
   const peekScript: ScriptCall = defineScript(redis, 'bbLimitWindowPeek', 1, PEEK);
   const pauseScript: ScriptCall = defineScript(redis, 'bbLimitWindowPause', 1, PAUSE);
@@ -225,15 +187,13 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
   let sequence = 0;
   const keyOf = (scope: string) => `${opts.prefix}limit:${scope}`;
   const pauseKeyOf = (scope: string) => `${opts.prefix}limit-pause:${scope}`;
-  const allotmentKeys = allotmentKeysOf(opts.prefix);
-  const lookupKeyOf = allotmentKeys.lookupMark;
+  const lookupKeyOf = (scope: string) => `${opts.prefix}limit-lookup:${scope}`;
   const positive = (name: string, n: number) => {
     if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive whole number of ms, not ${n}`);
   };
 
   return {
     keyOf,
-    instance,
 
     async acquire(scope, limit, windowMs, priority = 'poll', share) {
       positive('windowMs', windowMs);
@@ -243,9 +203,8 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
       const user = interactive && share?.user !== undefined && share.userShare !== undefined ? String(share.user) : '';
       // Interactive sends are marked so the script can count them (and a user's) across processes.
       const member = `${instance}:${sequence.toString(36)}${interactive ? (user ? `|i|${user}` : '|i') : ''}`;
-      const args = [offsetNow(), limit, windowMs, member, interactive ? 1 : 0, interactive && share ? share.cap : '', user, user ? (share?.userShare ?? '') : '', allotmentKeys.channel, scope, allotmentKeys.alivePrefix];
-      const keys = [key, pauseKeyOf(scope), lookupKeyOf(scope), allotmentKeys.held(scope), allotmentKeys.givenBack(scope)];
-      const [admitted, retryAfterMs, used, why] = verdictReply.parse(await acquireScript(keys, args));
+      const args = [offsetNow(), limit, windowMs, member, interactive ? 1 : 0, interactive && share ? share.cap : '', user, user ? (share?.userShare ?? '') : ''];
+      const [admitted, retryAfterMs, used, why] = verdictReply.parse(await acquireScript([key, pauseKeyOf(scope), lookupKeyOf(scope)], args));
       if (admitted === 1) return { ok: true, entry: { key, member, windowMs }, used };
       return { ok: false, retryAfterMs, used, why: why === '' ? 'full' : why };
     },
@@ -260,7 +219,7 @@ export function createLimitWindows(redis: Redis, opts: LimitWindowsOptions): Lim
 
     async pause(scope, ms) {
       positive('ms', ms);
-      await pauseScript([pauseKeyOf(scope)], [offsetNow(), ms, allotmentKeys.channel, scope]);
+      await pauseScript([pauseKeyOf(scope)], [offsetNow(), ms]);
     },
 
     async peek(scope, windowMs) {

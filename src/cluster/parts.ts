@@ -15,7 +15,6 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ClientStats } from '../service/client.js';
 import type { ServiceClient } from '../service/client-types.js';
-import type { Limits } from '../service/limits-port.js';
 import type { Store } from '../store/port.js';
 import type { Vault } from '../store/vault.js';
 import type { OutboxPort, SendingOutboxPort } from '../outbox/port.js';
@@ -49,8 +48,6 @@ export interface ClusterStore extends Store, AlertStateLoader {
 
 export interface ClusterClient extends ServiceClient {
   stats(): ClientStats;
-  /** The shared limits: the poll allotments this process holds (the worker's /healthz). */
-  readonly limits?: Pick<Limits, 'allotments'>;
 }
 
 export interface RemoteOutboxPart extends OutboxPort {

@@ -36,13 +36,6 @@ export function defineScript(redis: Redis, name: string, numberOfKeys: number, l
   return (keys, args) => command.call(redis, ...keys, ...args) as Promise<unknown>;
 }
 
-/** Registers `lua` as `defineScript` does, for a script whose number of keys varies from call to call. */
-export function defineVariadicScript(redis: Redis, name: string, lua: string): ScriptCall {
-  redis.defineCommand(name, { lua });
-  const command = definedOn(redis, name);
-  return (keys, args) => command.call(redis, keys.length, ...keys, ...args) as Promise<unknown>;
-}
-
 /**
  * Registers `lua` as `defineScript` does and returns how to queue it on the connection's pipelines
  * (a pipeline of another connection does not know it).

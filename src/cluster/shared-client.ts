@@ -13,7 +13,6 @@ import { systemClock } from '../clock.js';
 import { createServiceClient, type ServiceClientOptions, type ServiceClientWithLimits } from '../service/client.js';
 import type { Vault } from '../store/vault.js';
 import { createLimitWindows } from './limit-window.js';
-import { createAllotmentStore } from './poll-allotment-store.js';
 import { sharedLimits } from './shared-limits.js';
 import { SharedTokenCache, TOKEN_KEY_PURPOSE, type SharedTokenCacheOptions } from './shared-tokens.js';
 
@@ -28,15 +27,13 @@ export interface SharedServiceClientOptions extends Omit<ServiceClientOptions, '
   redisTimeoutMs?: number;
   /** Tests only: shifts Redis's clock in the scripts (limit windows, token renewal times). */
   clockOffsetMs?: number | (() => number);
-  /** Default true: the process that alone polls a scope keeps most of its limit locally (poll-allotments.ts); false: every poll asks the shared window (tests of the window). */
-  pollAllotments?: boolean;
   /** Tests only: the token lock's timings. */
   tokenLock?: Pick<SharedTokenCacheOptions, 'lockTtlMs' | 'pollMs' | 'busyWaitMs'>;
 }
 
 /** The client with limits and tokens shared through Redis; BB_LOCAL_ADDRESS names its egress and its address budgets. */
 export function createSharedServiceClient(opts: SharedServiceClientOptions): ServiceClientWithLimits {
-  const { redis, prefix, vault, redisTimeoutMs, clockOffsetMs, tokenLock, pollAllotments, ...client } = opts;
+  const { redis, prefix, vault, redisTimeoutMs, clockOffsetMs, tokenLock, ...client } = opts;
   const clock = client.clock ?? systemClock;
   const offset = clockOffsetMs === undefined ? {} : { clockOffsetMs };
   const windows = createLimitWindows(redis, { prefix, ...offset });
@@ -44,13 +41,7 @@ export function createSharedServiceClient(opts: SharedServiceClientOptions): Ser
   return createServiceClient({
     ...client,
     limits: (local) =>
-      sharedLimits(local, windows, {
-        localAddress: client.config.BB_LOCAL_ADDRESS,
-        clock,
-        logger: client.logger,
-        ...timeout,
-        ...(pollAllotments !== false && { allotments: { store: createAllotmentStore(redis, { prefix, instance: windows.instance, ...offset }), subscriber: () => redis.duplicate() } }),
-      }),
+      sharedLimits(local, windows, { localAddress: client.config.BB_LOCAL_ADDRESS, clock, logger: client.logger, ...timeout }),
     tokens: (manager, { shutdown }) =>
       new SharedTokenCache({
         redis,

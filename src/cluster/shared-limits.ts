@@ -15,9 +15,7 @@
  * bot. The token window in Redis is the token requests' hourly log that outlives restarts.
  *
  * A send costs one round trip to Redis when its answer comes within SHARED_RELEASE_SLACK_MS (each
- * shared send counts that much longer), two when slower (the answer's time is written back). A poll
- * of a scope this process alone polls costs none: it holds most of that scope's limit as a poll
- * allotment (poll-allotments.ts) and admits within it on its own, as the embedded process does.
+ * shared send counts that much longer), two when slower (the answer's time is written back).
  *
  * A lookup (priority 'interactive') refused by a full shared window marks the scope for a moment;
  * meanwhile every process's polls leave the last free slot to it (limit-window.ts), so a user's
@@ -44,10 +42,7 @@ import { isServiceError, ServiceError } from '../service/errors.js';
 import { ClientClosedError, noWaitGraceMs, type LimitScope, type Limits, type Permit } from '../service/limits.js';
 import { addressCounted } from '../service/limit-scopes.js';
 import { WINDOWS } from '../service/scope-state.js';
-import type { Redis } from 'ioredis';
 import type { InteractiveShare, LimitWindows, WindowEntry } from './limit-window.js';
-import type { AllotmentStore } from './poll-allotment-store.js';
-import { PollAllotments, type LocalSend } from './poll-allotments.js';
 import { bounded, REDIS_CALL_TIMEOUT_MS } from './redis-calls.js';
 
 /**
@@ -77,8 +72,6 @@ export interface SharedLimitsOptions {
   marginMs?: number;
   /** Default SHARED_RELEASE_SLACK_MS; 0: every release is written to Redis. */
   releaseSlackMs?: number;
-  /** Where a process that polls a scope keeps most of its limit locally (poll-allotments.ts); none: every poll asks the window. */
-  allotments?: { store: AllotmentStore; subscriber: () => Redis };
 }
 
 /** The pause (ms) a failure worded by `Limits.failed` holds its scope for, when the service itself refused (429). */
@@ -122,20 +115,6 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
   let closed = false;
   /** Shared ids the shared window refused, and until when (local clock): their budgets show no room. */
   const fullUntil = new Map<string, number>();
-
-  const allotments =
-    opts.allotments &&
-    new PollAllotments({
-      ...opts.allotments,
-      clock,
-      logger,
-      timeoutMs,
-      onPause: (scope, ms) => {
-        const id = idOf(scope);
-        fullUntil.set(id, Math.max(fullUntil.get(id) ?? 0, clock.now() + ms));
-        local.penalize(scope, ms);
-      },
-    });
 
   const idOf = (scope: LimitScope) => sharedScopeId(local, scope, opts.localAddress);
   // A SHA-256 a read was 7 % of each acquire: the names are kept, forgotten all at once past a bound.
@@ -202,26 +181,6 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
     };
   };
 
-  /** A poll admitted within this process's allotment: settled here, nothing asked of Redis. */
-  const localPermit = (permit: Permit, name: string, send: LocalSend): Permit => {
-    const askedAt = clock.now();
-    let done = false;
-    return {
-      release: () => {
-        if (done) return;
-        done = true;
-        permit.release();
-        allotments?.answered(send, clock.now() - askedAt >= slackMs);
-      },
-      cancel: () => {
-        if (done) return;
-        done = true;
-        permit.cancel();
-        allotments?.cancelled(name, send);
-      },
-    };
-  };
-
   return {
     scopeMode: local.scopeMode,
     // The shared window keeps its own margin and the release slack on top of the minute.
@@ -237,11 +196,6 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
       for (;;) {
         const permit = await local.acquire(scope, options);
         const { limit, windowMs, interactiveCap, userShare } = local.budget(scope);
-        if (allotments && scope.kind === 'items' && (options.priority ?? 'poll') === 'poll') {
-          const name = nameOf(scope.kind, id);
-          const send = allotments.admit({ name, scope, windowKey: windows.keyOf(name), limit, share: limit - interactiveCap, windowMs: windowMs + marginMs + slackMs });
-          if (send) return localPermit(permit, name, send);
-        }
         const share: InteractiveShare = { cap: interactiveCap, ...(options.userId !== undefined && userShare !== undefined && { user: options.userId, userShare }) };
         const { signal, dispose } = calls.join(options.signal);
         const askedAt = clock.now();
@@ -276,16 +230,12 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
           if (options.signal?.aborted) throw options.signal.reason;
           continue;
         }
-        // A held allotment may have room before the window does: the wait is the sooner of the two.
-        const ownFreeInMs = allotments?.freeInMs(nameOf(scope.kind, id));
-        if (ownFreeInMs !== undefined && ownFreeInMs < verdict.retryAfterMs) verdict = { ...verdict, retryAfterMs: ownFreeInMs };
         fullUntil.set(id, clock.now() + verdict.retryAfterMs);
         local.penalize(scope, verdict.retryAfterMs);
         logger.debug({ kind: scope.kind, retryAfterMs: verdict.retryAfterMs, used: verdict.used }, 'the shared window is full: this scope waits');
         if (options.wait === false) {
           // A user's lookup may wait for the next slot, as in the local limiter (its mark keeps it theirs).
-          // A slot a holder lends comes when its oldest send leaves: as late as the next slot, and then the round trips.
-          const graceMs = noWaitGraceMs(scope, options, windowMs / limit) * (verdict.why === 'lending' ? 2 : 1);
+          const graceMs = noWaitGraceMs(scope, options, windowMs / limit);
           if (verdict.retryAfterMs > graceMs || (waitedAt !== undefined && clock.now() - waitedAt > graceMs)) {
             throw refusal(scope, limit, windowMs, verdict.retryAfterMs);
           }
@@ -332,12 +282,10 @@ export function sharedLimits(local: Limits, windows: LimitWindows, opts: SharedL
     pollFreeInMs: (accessKey, service) => local.pollFreeInMs(accessKey, service),
     scopeId: (scope) => local.scopeId(scope),
     scopeCount: () => local.scopeCount(),
-    ...(allotments && { allotments: () => allotments.stats() }),
 
     async close() {
       closed = true;
       calls.abort(new ClientClosedError());
-      await allotments?.close();
       await local.close();
     },
   };

@@ -83,7 +83,7 @@ export async function createWorkerRole(deps: WorkerRoleDeps): Promise<WorkerRole
     ],
     details: () => {
       const s = leases.state();
-      return { workerId: s.workerId, leasesHeld: s.held, leasesReady: ownership.ready, fairShare: s.share, liveWorkers: s.live, redisReachable: s.redisOk, sinceLastRenewalMs: s.sinceLastRoundMs, subscriptions: scheduler.stats().subscriptions, alertsAwaitingFront: remote.pending, pollAllotments: deps.client.limits?.allotments?.() };
+      return { workerId: s.workerId, leasesHeld: s.held, leasesReady: ownership.ready, fairShare: s.share, liveWorkers: s.live, redisReachable: s.redisOk, sinceLastRenewalMs: s.sinceLastRoundMs, subscriptions: scheduler.stats().subscriptions, alertsAwaitingFront: remote.pending };
     },
     start() {
       unsubscribe = store.onUserChanged((userId) => scheduler.refreshUser(userId));

@@ -116,8 +116,6 @@ export interface Limits {
   scopeId(scope: LimitScope): string;
   /** Scopes whose state is held now (idle ones are dropped: see IDLE_SWEEP_MS). */
   scopeCount(): number;
-  /** A cluster's process only: the poll allotments it holds, and the polls admitted within them (src/cluster/poll-allotments.ts). */
-  allotments?(): { held: number; local: number };
   /** Rejects every waiting caller and stops the limiters. */
   close(): Promise<void>;
 }

@@ -7,7 +7,6 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { ALLOTMENT_LOCAL_MS } from '../../src/cluster/poll-allotments.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { classifyFailure, tokenAttempt } from '../../src/scheduler/read-outcome.js';
 import { ServiceError } from '../../src/service/errors.js';
@@ -71,10 +70,9 @@ describe('the clustered service client', () => {
     if (!redis.available || !redis.server) return ctx.skip();
     const options = { LIMIT_ITEMS_PER_MINUTE: 1_000 };
     // ioredis's own defaults (reconnecting, commands queued meanwhile): the bound is the client's.
-    // Every poll asks the window (a holder of an allotment polls on for seconds: poll-allotments.test.ts).
     const [a, b] = [
-      await cluster.start(options, { redis: { maxRetriesPerRequest: 20 }, redisTimeoutMs: 300, pollAllotments: false }),
-      await cluster.start(options, { redis: { maxRetriesPerRequest: 20 }, redisTimeoutMs: 300, pollAllotments: false }),
+      await cluster.start(options, { redis: { maxRetriesPerRequest: 20 }, redisTimeoutMs: 300 }),
+      await cluster.start(options, { redis: { maxRetriesPerRequest: 20 }, redisTimeoutMs: 300 }),
     ];
     const key = refOf(sandbox.demoKey);
     const poll = { wait: false, priority: 'poll' } as const;
@@ -115,24 +113,5 @@ describe('the clustered service client', () => {
     const windows = await a.redis.keys(`${redis.prefix}${run}:limit:items:*`);
     expect(windows.length).toBeGreaterThan(0);
     expect(sandbox.counters().status['429']).toBeUndefined();
-  }, 30_000);
-
-  it('a holder of a poll allotment reads on within its share while Redis is away, until its last renewal is ALLOTMENT_LOCAL_MS old', async (ctx) => {
-    if (!redis.available || !redis.server) return ctx.skip();
-    const p = await cluster.start({}, { redis: { maxRetriesPerRequest: 20 }, redisTimeoutMs: 300 });
-    const key = refOf(sandbox.demoKey);
-    const poll = { wait: false, priority: 'poll' } as const;
-    await p.client.readItems(key, 'arbs_live', poll);
-    for (let i = 0; i < 100 && p.client.limits.allotments?.().held !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(p.client.limits.allotments?.().held).toBe(1);
-    await redis.server.stop();
-    // Its share is its own while its claim cannot have lapsed: a blip of Redis costs no read.
-    await clock.advance(2_000);
-    expect(await p.client.readItems(key, 'arbs_live', poll)).toBeDefined();
-    // Past that, nothing is admitted without Redis: the claim may be another process's by then.
-    await clock.advance(ALLOTMENT_LOCAL_MS);
-    const late = await p.client.readItems(key, 'arbs_live', poll).catch((err: unknown) => err);
-    expect(late).toMatchObject({ kind: 'timeout', transient: true });
-    await redis.server.restart();
   }, 30_000);
 });

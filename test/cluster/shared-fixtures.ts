@@ -52,7 +52,7 @@ export class TestCluster {
       /** This process's own clock (a machine whose clock is off); Redis's clock still follows the cluster's. */
       localClock?: ManualClock;
     } & Partial<
-      Pick<SharedServiceClientOptions, 'redisTimeoutMs' | 'tokenLock' | 'pollAllotments'>
+      Pick<SharedServiceClientOptions, 'redisTimeoutMs' | 'tokenLock'>
     > = {},
   ): Promise<TestProcess> {
     const { clock, sandbox } = this.opts;

@@ -46,8 +46,7 @@ describe('interactive use’s share across processes', () => {
     sandbox = await startSandbox({ clock, seed: 5, limits });
     cluster = new TestCluster({ url: redis.url, prefix: `${redis.prefix}${++run}:`, clock, sandbox });
     const procs: TestProcess[] = [];
-    // Every poll asks the window here, whichever process sends it (poll-allotments.test.ts has the allotments).
-    for (let i = 0; i < 3; i++) procs.push(await cluster.start(overrides, { pollAllotments: false }));
+    for (let i = 0; i < 3; i++) procs.push(await cluster.start(overrides));
     return { sb: sandbox, procs };
   };
 

@@ -283,9 +283,8 @@ describe('limits shared by processes through Redis', () => {
   it('counts a slow answer’s send from the answer; a fast one from its admission, without a second round trip', async (ctx) => {
     if (!redis.available) return ctx.skip();
     await startAll('key');
-    // The window's own counting: no allotment keeps a's polls out of it.
-    const a = await cluster!.start({}, { pollAllotments: false });
-    const b = await cluster!.start({}, { pollAllotments: false });
+    const a = await cluster!.start();
+    const b = await cluster!.start();
     const scope = { kind: 'items', accessKey: 'slow-key', service: 'arbs_live' } as const;
     const windowKey = `${redis.prefix}${run}:limit:${sharedWindowName('items', sharedScopeId(a.client.limits, scope, undefined))}`;
     const started = clock.now();
