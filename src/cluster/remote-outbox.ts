@@ -109,8 +109,6 @@ interface Fallback<T> {
 interface Waiting {
   /** The claim to read when the answer is late (keyed sends only). */
   claim?: string;
-  /** The caller's word that the call stopped waiting while the message may still go out (a send's `onNoAnswer`). */
-  onNoAnswer?: () => void;
   since: number;
   finish(outcome: Outcome): void;
 }
@@ -267,13 +265,13 @@ export class RemoteOutbox implements OutboxPort {
       const timer = setTimeout(() => waiting.finish({ kind: 'timeout' }), this.resultTimeoutMs);
       const waiting: Waiting = {
         ...(claim !== undefined && { claim }),
-        ...(onNoAnswer !== undefined && { onNoAnswer }),
         since: Date.now(),
         finish: (outcome) => {
           if (this.waiting.get(i) !== waiting) return;
           this.waiting.delete(i);
           clearTimeout(timer);
-          if ((outcome.kind === 'timeout' || outcome.kind === 'closed') && waiting.onNoAnswer) noThrow(waiting.onNoAnswer);
+          // The call stopped waiting while the message may still go out: the caller keeps its key (a send's `onNoAnswer`).
+          if ((outcome.kind === 'timeout' || outcome.kind === 'closed') && onNoAnswer) noThrow(onNoAnswer);
           resolve(this.settle(outcome, where, read, fallback));
         },
       };
