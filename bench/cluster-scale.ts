@@ -143,6 +143,11 @@ function cpuTable(rows: RunResult[]): void {
         `${r.redisCpuMs === undefined ? '–' : `${f2(perRead(r.redisCpuMs, r.reads))} ms`} | ${f2(all)} ms | × ${f2(all / basePerRead)} | ${readers(r).map((p) => f2(p.stretch ?? Number.NaN)).join(' / ')} | ${r.breaches} |`,
     );
   }
+  // Wakes and system calls are counts, not times: they show what a change batches even when the machine's noise hides its CPU.
+  for (const r of rows) {
+    const each = (key: 'wakes' | 'ioCalls') => r.processes.map((p) => `${p.name} ${f2(perRead(p[key], p.reads ?? r.reads))}`).join(', ');
+    console.log(`${label(r.spec.workers)}: event loop wakes a read ${each('wakes')}; read and write system calls a read ${each('ioCalls')}`);
+  }
   // The same reads should bring the same Bot API work: a cluster sending more would cost more for that alone.
   for (const r of rows) console.log(`${label(r.spec.workers)}: Bot API messages a read ${f2(perRead(r.telegram.sent, r.reads))} sent, ${f2(perRead(r.telegram.edited, r.reads))} edited`);
   for (const r of rows) {

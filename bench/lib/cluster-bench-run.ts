@@ -24,7 +24,7 @@ import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../../
 import { freePorts } from '../../test/support/ports.js';
 import { monitorRedis } from '../../test/support/redis-monitor.js';
 import { watchCommission } from './busy-commission.js';
-import { cpuMs } from './proc.js';
+import { cpuMs, ioCalls, wakes } from './proc.js';
 import { botEnv, botMainArgs, experimentFlags } from './result.js';
 import { tempDataDir } from './setup.js';
 
@@ -92,6 +92,10 @@ export interface ProcessCpu {
   reads?: number;
   /** Its scheduler's load factor at the window's end (bot_poll_interval_stretch; 1: not stretched). */
   stretch?: number;
+  /** Times its event loop woke in the window (voluntary context switches of its main thread). */
+  wakes: number;
+  /** Read and write system calls in the window. */
+  ioCalls: number;
 }
 
 /** CPU and reads over one window of a run. */
@@ -293,16 +297,16 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     /** Opens a window: when, each process's CPU and Redis's so far, and the Bot API's messages counted from now. */
     const openWindow = async () => {
       const at = Date.now();
-      const cpu = processes.map((p) => cpuMs(p.pid));
+      const counts = processes.map((p) => ({ cpuMs: cpuMs(p.pid), wakes: wakes(p.pid), ioCalls: ioCalls(p.pid) }));
       const redisCpu = monitor ? await redisCpuMs(monitor) : undefined;
       const telegramWork = { sent: 0, edited: 0 };
       tally = telegramWork;
-      return { at, cpu, redisCpu, telegramWork };
+      return { at, counts, redisCpu, telegramWork };
     };
     /** What the processes spent and read since `open` (each reading process's reads by its address). */
     const closeWindow = async (open: Awaited<ReturnType<typeof openWindow>>): Promise<{ from: number; to: number; readsByAddress: Record<string, number>; window: CpuWindow }> => {
       const to = Date.now();
-      const cpu = processes.map((p) => cpuMs(p.pid));
+      const counts = processes.map((p) => ({ cpuMs: cpuMs(p.pid), wakes: wakes(p.pid), ioCalls: ioCalls(p.pid) }));
       tally = undefined;
       const redisCpu = monitor && open.redisCpu !== undefined ? (await redisCpuMs(monitor)) - open.redisCpu : undefined;
       const readsByAddress = readsOf(sandbox.counters().readLog, open.at, to);
@@ -310,7 +314,10 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
         windowMs: to - open.at,
         reads: Object.values(readsByAddress).reduce((a, b) => a + b, 0),
         processes: processes.map((p, i) => ({
-          name: p.name, cpuMs: (cpu[i] ?? Number.NaN) - (open.cpu[i] ?? Number.NaN), ...(p.address ? { reads: readsByAddress[p.address] ?? 0 } : {}),
+          name: p.name, ...(p.address ? { reads: readsByAddress[p.address] ?? 0 } : {}),
+          cpuMs: (counts[i]?.cpuMs ?? Number.NaN) - (open.counts[i]?.cpuMs ?? Number.NaN),
+          wakes: (counts[i]?.wakes ?? Number.NaN) - (open.counts[i]?.wakes ?? Number.NaN),
+          ioCalls: (counts[i]?.ioCalls ?? Number.NaN) - (open.counts[i]?.ioCalls ?? Number.NaN),
         })),
         redisCpuMs: redisCpu,
         telegram: open.telegramWork,

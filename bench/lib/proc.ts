@@ -21,6 +21,31 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/**
+ * How often the process's main thread (its event loop) blocked and woke again: its voluntary context
+ * switches. Each wake costs the kernel's and V8's way in and out besides the work it brings, so
+ * wakes a read say how well a process batches its work. NaN when unreadable.
+ */
+export function wakes(pid: number): number {
+  try {
+    const m = /^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Read and write system calls (sockets and files, all threads) the process made so far (/proc/<pid>/io); NaN when unreadable. */
+export function ioCalls(pid: number): number {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(io)?.[1] ?? Number.NaN);
+    return field('syscr') + field('syscw');
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** A memory line of /proc/<pid>/status (VmHWM, VmRSS), bytes; NaN when unreadable. */
 function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   try {

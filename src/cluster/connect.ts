@@ -16,7 +16,9 @@ export function redisAddress(url: string): string {
 
 export async function connectRedis(url: string, name: string, logger: Logger): Promise<Redis> {
   const log = logger.child({ module: 'redis', connection: name });
-  const redis = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 2 });
+  // Auto-pipelining: the limit checks of the reads a worker starts on one tick of its grid leave
+  // in one write and come back in one read, instead of a system call and a wake each.
+  const redis = new Redis(url, { lazyConnect: true, connectionName: name, maxRetriesPerRequest: 2, enableAutoPipelining: true });
   let up = false;
   let down = false;
   let lastError: unknown;
