@@ -92,9 +92,8 @@ export interface ProcessCpu {
   reads?: number;
   /** Its scheduler's load factor at the window's end (bot_poll_interval_stretch; 1: not stretched). */
   stretch?: number;
-  /** Times its event loop woke in the window (voluntary context switches of its main thread). */
+  /** In the window: the times its event loop woke (its main thread's voluntary context switches), and its read and write system calls. */
   wakes: number;
-  /** Read and write system calls in the window. */
   ioCalls: number;
 }
 
@@ -294,10 +293,11 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     }
     const settledAfterMs = Date.now() - started;
 
-    /** Opens a window: when, each process's CPU and Redis's so far, and the Bot API's messages counted from now. */
+    const sample = () => processes.map((p) => ({ cpuMs: cpuMs(p.pid), wakes: wakes(p.pid), ioCalls: ioCalls(p.pid) }));
+    /** Opens a window: when, each process's CPU (wakes, system calls) and Redis's so far, and the Bot API's messages counted from now. */
     const openWindow = async () => {
       const at = Date.now();
-      const counts = processes.map((p) => ({ cpuMs: cpuMs(p.pid), wakes: wakes(p.pid), ioCalls: ioCalls(p.pid) }));
+      const counts = sample();
       const redisCpu = monitor ? await redisCpuMs(monitor) : undefined;
       const telegramWork = { sent: 0, edited: 0 };
       tally = telegramWork;
@@ -306,7 +306,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     /** What the processes spent and read since `open` (each reading process's reads by its address). */
     const closeWindow = async (open: Awaited<ReturnType<typeof openWindow>>): Promise<{ from: number; to: number; readsByAddress: Record<string, number>; window: CpuWindow }> => {
       const to = Date.now();
-      const counts = processes.map((p) => ({ cpuMs: cpuMs(p.pid), wakes: wakes(p.pid), ioCalls: ioCalls(p.pid) }));
+      const counts = sample();
       tally = undefined;
       const redisCpu = monitor && open.redisCpu !== undefined ? (await redisCpuMs(monitor)) - open.redisCpu : undefined;
       const readsByAddress = readsOf(sandbox.counters().readLog, open.at, to);

@@ -21,43 +21,29 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** The first number on the line `name:` of /proc/<pid>/<file> (status, io), for each name; NaN when unreadable. */
+function procFields(pid: number, file: 'status' | 'io', names: readonly string[]): number[] {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return names.map(() => Number.NaN);
+  }
+  return names.map((name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN));
+}
+
 /**
  * How often the process's main thread (its event loop) blocked and woke again: its voluntary context
  * switches. Each wake costs the kernel's and V8's way in and out besides the work it brings, so
  * wakes a read say how well a process batches its work. NaN when unreadable.
  */
-export function wakes(pid: number): number {
-  try {
-    const m = /^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
-}
+export const wakes = (pid: number): number => procFields(pid, 'status', ['voluntary_ctxt_switches'])[0]!;
 
 /** Read and write system calls (sockets and files, all threads) the process made so far (/proc/<pid>/io); NaN when unreadable. */
-export function ioCalls(pid: number): number {
-  try {
-    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(io)?.[1] ?? Number.NaN);
-    return field('syscr') + field('syscw');
-  } catch {
-    return Number.NaN;
-  }
-}
+export const ioCalls = (pid: number): number => procFields(pid, 'io', ['syscr', 'syscw']).reduce((a, b) => a + b, 0);
 
-/** A memory line of /proc/<pid>/status (VmHWM, VmRSS), bytes; NaN when unreadable. */
-function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
-}
+/** The process's peak resident memory so far (VmHWM, kB in /proc), bytes. */
+export const peakRssBytes = (pid: number): number => procFields(pid, 'status', ['VmHWM'])[0]! * 1024;
 
-/** The process's peak resident memory so far (VmHWM), bytes. */
-export const peakRssBytes = (pid: number): number => statusBytes(pid, 'VmHWM');
-
-/** The process's resident memory now (VmRSS), bytes. */
-export const rssBytes = (pid: number): number => statusBytes(pid, 'VmRSS');
+/** The process's resident memory now (VmRSS, kB in /proc), bytes. */
+export const rssBytes = (pid: number): number => procFields(pid, 'status', ['VmRSS'])[0]! * 1024;
