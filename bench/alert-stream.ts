@@ -19,6 +19,7 @@ import type { SendingOutboxPort } from '../src/outbox/port.js';
 import { envInt, isEntryPoint, report, type BenchResult, type Figure } from './lib/result.js';
 import { benchLogger, sleep } from './lib/setup.js';
 import { count } from './lib/stats.js';
+import { redisCpuMs } from './lib/redis-stats.js';
 
 /** The reference workload of the design: a read every 2 s per subscription. */
 const READ_EVERY_S = 2;
@@ -39,12 +40,6 @@ interface Measured {
   redisCpuMs: number;
   nodeCpuMs: number;
   wallMs: number;
-}
-
-async function redisCpuMs(admin: Redis): Promise<number> {
-  const info = await admin.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? Number.NaN);
-  return (field('used_cpu_sys') + field('used_cpu_user')) * 1000;
 }
 
 /** Runs the benchmark and returns its figures. */

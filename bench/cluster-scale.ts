@@ -155,6 +155,11 @@ function cpuTable(rows: RunResult[]): void {
     const calls = Object.entries(r.redisCommands).sort((a, b) => b[1] - a[1]);
     const sum = calls.reduce((s, [, n]) => s + n, 0);
     console.log(`${label(r.spec.workers)}: Redis commands a read ${f2(perRead(sum, r.reads))} (${calls.slice(0, 8).map(([c, n]) => `${c} ${f2(perRead(n, r.reads))}`).join(', ')})`);
+    // Time inside commands against Redis's whole CPU (the rest is its event loop, the sockets' reads and writes, its timers).
+    // A script's time (evalsha) holds its inner commands', which are also counted under their own names.
+    const us = Object.entries(r.redisCommandUs ?? {}).sort((a, b) => b[1] - a[1]);
+    const cpu = r.redisCpuMs === undefined ? '–' : `${f1((r.redisCpuMs * 1000) / r.reads)} µs`;
+    console.log(`${label(r.spec.workers)}: Redis CPU a read ${cpu}; inside commands, µs a read: ${us.slice(0, 10).map(([c, n]) => `${c} ${f1(perRead(n, r.reads))}`).join(', ')}`);
   }
 }
 

@@ -21,6 +21,7 @@ import { startPrivateRedis } from '../src/cluster/redis-server.js';
 import { envInt, isEntryPoint, report, type BenchResult } from './lib/result.js';
 import { benchLogger, sleep } from './lib/setup.js';
 import { percentile } from './lib/stats.js';
+import { redisCpuMs } from './lib/redis-stats.js';
 
 async function commandCalls(admin: Redis): Promise<number> {
   const stats = await admin.info('commandstats');
@@ -29,12 +30,6 @@ async function commandCalls(admin: Redis): Promise<number> {
     if (name !== 'info') calls += Number(n);
   }
   return calls;
-}
-
-async function redisCpuMs(admin: Redis): Promise<number> {
-  const info = await admin.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? Number.NaN);
-  return (field('used_cpu_sys') + field('used_cpu_user')) * 1000;
 }
 
 /** Watches who holds each bucket every `everyMs` and keeps the longest stretch a bucket was held by nobody. */

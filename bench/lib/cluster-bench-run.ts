@@ -22,9 +22,9 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import type { Service } from '../../src/service/services.js';
 import { roleHealth, seedUsers, sleep, startBotProcess, waitUntil } from '../../test/support/cluster.js';
 import { freePorts } from '../../test/support/ports.js';
-import { monitorRedis } from '../../test/support/redis-monitor.js';
 import { watchCommission } from './busy-commission.js';
 import { cpuMs, ioCalls, wakes } from './proc.js';
+import { grown, monitorSample, redisCommandStats, redisCpuMs } from './redis-stats.js';
 import { botEnv, botMainArgs, experimentFlags } from './result.js';
 import { tempDataDir } from './setup.js';
 
@@ -123,6 +123,8 @@ export interface RunResult {
   redisCpuMs: number | undefined;
   /** Redis commands called in the window, by command (INFO commandstats); undefined for the embedded bot. */
   redisCommands: Record<string, number> | undefined;
+  /** Redis's time inside each command in the window, µs (commandstats' usec; a script's inner commands counted in it and again on their own). */
+  redisCommandUs: Record<string, number> | undefined;
   /** Appearance → first sendMessage to each chat, ms, for items born in the latency part of the window. */
   latencies: number[];
   itemsBorn: number;
@@ -130,12 +132,6 @@ export interface RunResult {
   itemsAlerted: number;
   /** Messages the bot sent and edited in the window (the Bot API work a read brings). */
   telegram: { sent: number; edited: number };
-}
-
-export async function redisCpuMs(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const num = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
-  return (num('used_cpu_sys') + num('used_cpu_user')) * 1000;
 }
 
 /** One unlabelled sample `name` of the process's /metrics; undefined when it does not answer or has none. */
@@ -151,31 +147,6 @@ export async function metricOf(port: number, name: string): Promise<number | und
 
 /** The scheduler's load factor (1: not stretched). */
 const stretchOf = (port: number) => metricOf(port, 'bot_poll_interval_stretch');
-
-/** Calls so far per command (INFO commandstats). */
-async function redisCommandCalls(redis: Redis): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
-  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) out[m[1]!] = Number(m[2]);
-  return out;
-}
-
-/**
- * BENCH_REDIS_MONITOR_MS: Redis's MONITOR for that long, its commands counted by command and key
- * (numbers and ids in the key folded to `#`), scripts' inner commands included; the top 25 printed.
- */
-async function monitorSample(url: string, ms: number): Promise<void> {
-  const counts = new Map<string, number>();
-  // A plain socket: ioredis's own monitor() fails on this version ("Command queue state error").
-  const mon = await monitorRedis(url, ({ args }) => {
-    const key = args[1] === undefined ? '' : args[1].replace(/[0-9a-f]{16,}|[0-9]+|k-[A-Za-z0-9_-]{32}/g, '#');
-    const name = `${(args[0] ?? '').toLowerCase()} ${args[0]?.toLowerCase().startsWith('eval') ? '' : key}`;
-    counts.set(name, (counts.get(name) ?? 0) + 1);
-  });
-  await sleep(ms);
-  mon.close();
-  const all = [...counts.values()].reduce((a, b) => a + b, 0);
-  console.log(`  MONITOR ${ms} ms: ${all} commands; top: ${[...counts].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, n]) => `${k.trim()} ${n}`).join(', ')}`);
-}
 
 /** The sandbox's reads in [from, to), by address. */
 function readsOf(log: readonly { at: number; address: string }[], from: number, to: number): Record<string, number> {
@@ -338,16 +309,15 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     await sleep(Math.max(0, spec.warmupSeconds - warmedSeconds) * 1_000);
 
     const open = await openWindow();
-    const commandsBefore = monitor ? await redisCommandCalls(monitor) : undefined;
+    const commandsBefore = monitor ? await redisCommandStats(monitor) : undefined;
     const monitorMs = Number(process.env.BENCH_REDIS_MONITOR_MS ?? 0);
     if (redisServer && monitorMs > 0) await monitorSample(redisServer.url, monitorMs);
     await sleep(spec.seconds * 1_000 - (redisServer ? monitorMs : 0));
     const { from, to, readsByAddress, window: measured } = await closeWindow(open);
     stopCounting();
-    const commandsAfter = monitor ? await redisCommandCalls(monitor) : undefined;
-    const redisCommands = commandsAfter && commandsBefore
-      ? Object.fromEntries(Object.entries(commandsAfter).map(([c, n]) => [c, n - (commandsBefore[c] ?? 0)]).filter(([, n]) => (n as number) > 0))
-      : undefined;
+    const commandsAfter = monitor ? await redisCommandStats(monitor) : undefined;
+    const redisCommands = commandsAfter && commandsBefore ? grown(commandsAfter.calls, commandsBefore.calls) : undefined;
+    const redisCommandUs = commandsAfter && commandsBefore ? grown(commandsAfter.us, commandsBefore.us) : undefined;
     const stretches = await Promise.all(processes.map((p) => (p.address ? stretchOf(p.port) : Promise.resolve(undefined))));
     await sleep(spec.latencyTailSeconds * 1_000);
     stopRecording();
@@ -380,6 +350,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       processes: measured.processes.map((p, i) => ({ ...p, ...(stretches[i] !== undefined ? { stretch: stretches[i] } : {}) })),
       redisCpuMs: measured.redisCpuMs,
       redisCommands,
+      redisCommandUs,
       latencies,
       itemsBorn,
       itemsAlerted: alerted.size,
