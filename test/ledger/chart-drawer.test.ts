@@ -28,7 +28,7 @@ function probe(): Promise<{ stopMs: number; png: string }> {
   return new Promise((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the probe exited (${code}) before it answered`)));
+    worker.once('exit', (exitCode) => reject(new Error(`the probe exited (${exitCode}) before it answered`)));
   });
 }
 
