@@ -18,8 +18,8 @@ import { startPrivateRedis } from '../src/cluster/redis-server.js';
 import type { SendingOutboxPort } from '../src/outbox/port.js';
 import { envInt, isEntryPoint, report, type BenchResult, type Figure } from './lib/result.js';
 import { benchLogger, sleep } from './lib/setup.js';
-import { count } from './lib/stats.js';
 import { redisCpuMs } from './lib/redis-stats.js';
+import { count } from './lib/stats.js';
 
 /** The reference workload of the design: a read every 2 s per subscription. */
 const READ_EVERY_S = 2;

@@ -20,16 +20,13 @@ import { silentLogger } from '../src/logger.js';
 import { startPrivateRedis } from '../src/cluster/redis-server.js';
 import { envInt, isEntryPoint, report, type BenchResult } from './lib/result.js';
 import { benchLogger, sleep } from './lib/setup.js';
+import { redisCommandStats, redisCpuMs } from './lib/redis-stats.js';
 import { percentile } from './lib/stats.js';
-import { redisCpuMs } from './lib/redis-stats.js';
 
+/** Commands Redis ran so far, INFO itself left out. */
 async function commandCalls(admin: Redis): Promise<number> {
-  const stats = await admin.info('commandstats');
-  let calls = 0;
-  for (const [, name, n] of stats.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)) {
-    if (name !== 'info') calls += Number(n);
-  }
-  return calls;
+  const { calls } = await redisCommandStats(admin);
+  return Object.entries(calls).reduce((sum, [name, n]) => (name === 'info' ? sum : sum + n), 0);
 }
 
 /** Watches who holds each bucket every `everyMs` and keeps the longest stretch a bucket was held by nobody. */

@@ -17,6 +17,7 @@ import { createLimitWindows } from '../src/cluster/limit-window.js';
 import { redisServerAvailable, startPrivateRedis, type PrivateRedis } from '../src/cluster/redis-server.js';
 import { sharedLimits } from '../src/cluster/shared-limits.js';
 import { createLimits, type LimitScope, type Limits } from '../src/service/limits.js';
+import { redisCommandStats, redisCpuMs } from './lib/redis-stats.js';
 import { envInt, isEntryPoint, report, type BenchResult } from './lib/result.js';
 import { count, median, percentile } from './lib/stats.js';
 
@@ -41,18 +42,15 @@ const CONFIG = {
 
 /** Redis's counters: commands sent by clients (scripts), commands run in all (inside scripts too), CPU used. */
 async function redisCounters(redis: Redis): Promise<{ sent: number; run: number; cpuMs: number }> {
-  const stats = await redis.info('commandstats');
+  const { calls } = await redisCommandStats(redis);
   let sent = 0;
   let run = 0;
-  for (const m of stats.matchAll(/^cmdstat_(\w+(?:\|\w+)?):calls=(\d+)/gm)) {
-    const [name, calls] = [m[1] ?? '', Number(m[2])];
+  for (const [name, n] of Object.entries(calls)) {
     if (name === 'info' || name === 'ping') continue;
-    run += calls;
-    if (name === 'evalsha' || name === 'eval' || name === 'zrem') sent += calls;
+    run += n;
+    if (name === 'evalsha' || name === 'eval' || name === 'zrem') sent += n;
   }
-  const cpu = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? 'NaN');
-  return { sent, run, cpuMs: (field('used_cpu_user') + field('used_cpu_sys')) * 1000 };
+  return { sent, run, cpuMs: await redisCpuMs(redis) };
 }
 
 /** Counters before and after `work`, per send (the last releases, not waited for, have landed). */
