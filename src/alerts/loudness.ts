@@ -28,6 +28,13 @@ export interface StaleDefaults {
 
 export const DEFAULT_STALE: StaleDefaults = { liveSeconds: 60, prematchSeconds: 900 };
 
+/**
+ * How long a re-alert stays worth its buzz (ms from the read that saw the rise). A bot behind
+ * Telegram's pace would otherwise queue them behind its new alerts and buzz minutes later about a
+ * profit long moved, while the alert's own edits (which show the profit now) waited behind them.
+ */
+export const RE_ALERT_FRESH_MS = 30_000;
+
 /** The bot's stale-leg limits from its settings. */
 export function staleDefaultsOf(config: { STALE_LEG_SECONDS: number; STALE_LEG_SECONDS_PREMATCH: number }): StaleDefaults {
   return { liveSeconds: config.STALE_LEG_SECONDS, prematchSeconds: config.STALE_LEG_SECONDS_PREMATCH };

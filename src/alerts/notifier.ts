@@ -40,7 +40,7 @@ import { encodeAlertAction } from './callbacks.js';
 import { markKey } from '../ledger/marks.js';
 import { alertTexts } from './alert-texts.js';
 import { metrics, serviceMismatch } from './headline-figures.js';
-import { newAlertManner, reAlertFor, reAlertText, staleAfterFor, type StaleDefaults } from './loudness.js';
+import { newAlertManner, RE_ALERT_FRESH_MS, reAlertFor, reAlertText, staleAfterFor, type StaleDefaults } from './loudness.js';
 import { reAlertKey } from './idempotency.js';
 import { notAnArbForYou } from './arb-for-you.js';
 import { firstReadSummary, SUMMARY_FROM } from './first-read.js';
@@ -283,7 +283,15 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     if (!change || entry.messageId === null || quietUntil(user.quietHours, user.timeZone, view.now) !== null) return;
     updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...e, loudBase: change.now }));
     counts.reAlerts += 1;
-    track(outbox.send(entry.chatId, reAlertText(item, view, change), { kind: 'info', lang: user.lang, replyTo: entry.messageId, idempotencyKey: reAlertKey(sub.subKey, itemId, entry, change.was) }));
+    track(
+      outbox.send(entry.chatId, reAlertText(item, view, change), {
+        kind: 'info',
+        lang: user.lang,
+        replyTo: entry.messageId,
+        idempotencyKey: reAlertKey(sub.subKey, itemId, entry, change.was),
+        expiresAt: view.now + RE_ALERT_FRESH_MS,
+      }),
+    );
   };
 
   /**

@@ -88,6 +88,7 @@ const sendOptionsSchema = z
     silent: z.boolean().optional(),
     replyTo: z.number().int().positive().safe().optional(),
     foundAt: z.number().optional(),
+    expiresAt: z.number().optional(),
   })
   .strict();
 
@@ -139,8 +140,8 @@ export const editResultSchema = z.boolean();
  * with extra fields in it would otherwise be refused by the consumer).
  */
 export function sendPayload(chatId: number, text: string, opts: OutboxSendOptions): AlertPayload {
-  const { buttons, kind, digestLine, digestButtons, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt } = opts;
-  return { type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, digestButtons, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt }) };
+  const { buttons, kind, digestLine, digestButtons, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt, expiresAt } = opts;
+  return { type: 'send', chatId, text, opts: definedOnly({ buttons, kind, digestLine, digestButtons, holdUntil, lang, late, idempotencyKey, forUser, heldItem, silent, replyTo, foundAt, expiresAt }) };
 }
 
 /** The payload of an edit, as plain data. */

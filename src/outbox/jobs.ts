@@ -48,6 +48,8 @@ export interface SendJob extends JobBase {
   replyTo?: number | undefined;
   /** The read that found the alert's item (ms): its send-delay mark is filled in at the call. */
   foundAt?: number | undefined;
+  /** Not sent once the clock passes this (ms): port.ts `expiresAt`. */
+  expiresAt?: number | undefined;
   /**
    * A digest that alerts may still join: what it lists so far, and the questions of the alerts that
    * come with one (`line`: the index of the alert's line, undefined past the lines listed). Its text
@@ -90,7 +92,7 @@ export function firstLine(text: string): string {
 }
 
 /** What a caller says of a new message; a late alert goes after the chat's fresh ones. */
-export type SendJobFields = Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'digestButtons' | 'lang' | 'resolve' | 'beforeFirstSend' | 'silent' | 'replyTo' | 'foundAt'> & { late?: boolean };
+export type SendJobFields = Pick<SendJob, 'kind' | 'buttons' | 'digestLine' | 'digestButtons' | 'lang' | 'resolve' | 'beforeFirstSend' | 'silent' | 'replyTo' | 'foundAt' | 'expiresAt'> & { late?: boolean };
 
 /** A new message to send (not yet queued); `seq` is its place in the arrival order. */
 export function newSendJob(

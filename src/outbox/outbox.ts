@@ -168,7 +168,7 @@ export class Outbox implements OutboxService {
       return new Promise((resolve) => addToDigest(digest, digestLine, this.tuning.digestMaxLines, { ask: beforeFirstSend, resolve }, opts.digestButtons));
     }
     return new Promise((resolve) => {
-      const manner = { silent: opts.silent, replyTo: opts.replyTo, foundAt: opts.foundAt };
+      const manner = { silent: opts.silent, replyTo: opts.replyTo, foundAt: opts.foundAt, expiresAt: opts.expiresAt };
       this.chats.enqueue(chat, this.sendJob(chatId, parts, { kind, buttons: opts.buttons, digestLine, digestButtons: opts.digestButtons, lang, resolve, beforeFirstSend, late: opts.late, ...manner }));
       if (kind === 'alert') this.foldBurst(chat, now);
       this.wake.notify();
@@ -296,6 +296,13 @@ export class Outbox implements OutboxService {
     this.foldBurst(chat, now);
     const job = chat.queue[0];
     if (!job) return;
+    if (job.type === 'send' && job.partIndex === 0 && job.expiresAt !== undefined && now >= job.expiresAt) {
+      // Its news is old: no call, no place in any window; the loop looks at the chat's next job.
+      this.counters.dropped += 1;
+      this.remove(chat, job);
+      job.resolve(undefined);
+      return;
+    }
     chat.busy = true;
     job.inFlight = true;
     this.inFlight += 1;

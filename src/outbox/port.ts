@@ -54,6 +54,12 @@ export interface OutboxSendOptions {
   /** When the read that found this alert's item came (ms): the text's send-delay mark (send-delay.ts) is filled in from it at the call. */
   foundAt?: number;
   /**
+   * News only while fresh (a re-alert's "▲ Arb now +4.10%"): not sent once the clock passes this
+   * (ms), resolving undefined, so a bot behind Telegram's pace spends its messages on new alerts and
+   * edits instead of buzzing about a profit minutes old.
+   */
+  expiresAt?: number;
+  /**
    * Called, before the call resolves undefined, when it stopped waiting for the answer while the
    * message may still go out (a cluster's worker, after a minute behind the front's backlog, or
    * closing): its id is then known to `messageIdOf` by the send's `idempotencyKey`. Never sent anywhere.
@@ -131,7 +137,7 @@ export interface OutboxStats {
   held: number;
   /** 429 answers received. */
   rateLimited: number;
-  /** Jobs dropped: the chat blocked the bot, the message to edit vanished, or the outbox no longer accepted work. */
+  /** Jobs dropped: the chat blocked the bot, the message to edit vanished, a message's `expiresAt` passed before it could go, or the outbox no longer accepted work. */
   dropped: number;
   /** 403 answers received. */
   blocked: number;

@@ -3,7 +3,7 @@
  * Bot API over a socket: below the user's loud threshold an alert comes with `disable_notification`,
  * from it with a sound; a rise of `loud_rise` points (or across the threshold) sends a short loud
  * reply to the alert (`reply_parameters`), smaller moves stay silent edits; quiet hours send nothing
- * loud. Both languages.
+ * loud; a reply that could not go within 30 s of its read is dropped. Both languages.
  */
 import { Api } from 'grammy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -43,8 +43,8 @@ afterEach(async () => {
 const SUB = { userId: 1, service: 'arbs_prematch' as const, subKey: '1:arbs_prematch' };
 const known = new Map<string, ReturnType<typeof opp>>();
 
-/** One read of the subscription, as the scheduler applies it; then every send and edit delivered. */
-async function read(items: ReturnType<typeof opp>[]): Promise<void> {
+/** One read of the subscription, as the scheduler applies it: its events handed to the notifier. */
+function apply(items: ReturnType<typeof opp>[]): void {
   const user = store.getUser(1)!;
   const result = diffRead({ now: clock.now(), chatId: user.chatId, items, entries: store.alerts.entries(SUB.subKey), known: new Map(known) });
   for (const [id, e] of result.upserts) store.alerts.set(SUB.subKey, id, e);
@@ -52,12 +52,22 @@ async function read(items: ReturnType<typeof opp>[]): Promise<void> {
   known.clear();
   for (const [id, item] of result.known) known.set(id, item);
   notifier.notify(SUB, user, result.events);
+}
+
+/** Every send and edit queued delivered (the clock moving a second at a time meanwhile). */
+async function delivered(): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const idle = await Promise.race([notifier.idle().then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20))]);
     if (idle && outbox.depth === 0) return;
     await clock.advance(1_000);
   }
   throw new Error('the outbox did not empty');
+}
+
+/** One read, then every send and edit delivered. */
+async function read(items: ReturnType<typeof opp>[]): Promise<void> {
+  apply(items);
+  await delivered();
 }
 
 /** A two-leg arb at the same odds on both legs: 2.01 is +0.50 %, 2.07 +3.50 %, 2.10 +5.00 %. */
@@ -122,6 +132,28 @@ describe('loud and silent alerts', () => {
     await read([arb('a', 2.06)]); // +3.00 %: 2.5 points up.
     expect(sends()).toHaveLength(2);
     expect(sends()[1]!.payload.text).toContain('▲ Arb now <b>+3.00%</b> (was +0.50%)');
+  });
+
+  it('drops a re-alert that could not go within 30 s of its read; the edit still shows the profit now', async () => {
+    known.clear();
+    addUser(store, 1, ['arbs_prematch']);
+    store.updateUser(1, (u) => void (u.loud = { arbs_prematch: { from: null, rise: 1 } }));
+    await read([arb('a', 2.01)]);
+    expect(sends()).toHaveLength(1);
+    // The bot falls behind Telegram's pace (its outbox holds everything) just as the profit rises.
+    await clock.advance(15_000);
+    outbox.stop();
+    await outbox.stopped();
+    apply([arb('a', 2.06)]);
+    expect(outbox.depth).toBe(2);
+    await clock.advance(31_000);
+    outbox.start();
+    await delivered();
+    // No "▲ Arb now +3.00%" half a minute late: the alert's own edit says it, without a buzz.
+    expect(sends()).toHaveLength(1);
+    const edits = telegram.calls('editMessageText').filter((c) => c.ok);
+    expect(edits.at(-1)!.payload.text).toContain('+3.00%');
+    expect(outbox.stats.dropped).toBe(1);
   });
 
   it('sends nothing loud in quiet hours: the alert is held, a rise of an alert sent earlier is an edit only', async () => {

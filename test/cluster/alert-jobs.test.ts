@@ -33,9 +33,10 @@ describe('the alert stream’s wire format', () => {
     expect(parsed.type === 'send' && parsed.opts.late).toBe(true);
     // How it sounds and when its item was read reach the front, which sends it.
     expect(parsed.type === 'send' && [parsed.opts.silent, parsed.opts.foundAt]).toEqual([true, 1_767_436_150_000]);
-    const reAlert = sendPayload(501, '▲ Arb now +4.10% (was +2.05%)', { kind: 'info', replyTo: 77, idempotencyKey: 'k2' });
+    const reAlert = sendPayload(501, '▲ Arb now +4.10% (was +2.05%)', { kind: 'info', replyTo: 77, idempotencyKey: 'k2', expiresAt: 1_767_436_180_000 });
     expect(across(reAlert)).toEqual(reAlert);
-    expect(reAlert.type === 'send' && reAlert.opts.replyTo).toBe(77);
+    // A re-alert's freshness reaches the front, whose outbox drops it once past.
+    expect(reAlert.type === 'send' && [reAlert.opts.replyTo, reAlert.opts.expiresAt]).toEqual([77, 1_767_436_180_000]);
     expect(sendPayload(501, 'fresh', { kind: 'alert', late: undefined }).opts).toEqual({ kind: 'alert' });
     const edit = editPayload(501, 7, 'gone', { gone: true, idempotencyKey: 'k' });
     expect(across(edit)).toEqual(edit);

@@ -145,6 +145,26 @@ describe('outbox pacing', () => {
     expect(maxInWindow(api.calls.map((c) => c.at), 1000)).toBeLessThanOrEqual(25);
   });
 
+  it('drops a message whose expiresAt passed while it waited, without a call or a place in any window', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    // Chat 7 is told to wait 40 s; its re-alert may wait 30 s, its alert has no limit.
+    api.failWhen(times(1, (c) => c.chatId === 7, () => telegramError(429, 'Too Many Requests: retry after 40', 40)));
+    const first = outbox.send(7, 'alert');
+    await settle();
+    const stale = outbox.send(7, '▲ now +4%', { replyTo: 1, expiresAt: t0 + 30_000 });
+    const fresh = outbox.send(7, '▲ now +5%', { replyTo: 1, expiresAt: t0 + 60_000 });
+    await run(clock, 40_000);
+    expect(await first).toBe(1);
+    expect(await stale).toBeUndefined();
+    expect(await fresh).toBe(2);
+    expect(api.sent(7).map((c) => [c.text, c.at - t0])).toEqual([
+      ['alert', 40_000],
+      ['▲ now +5%', 40_000],
+    ]);
+    expect(outbox.stats).toMatchObject({ dropped: 1, sent: 2 });
+    expect(outbox.depth).toBe(0);
+  });
+
   it('forgets the pacing state of chats that went quiet', async () => {
     const { clock, outbox } = setup();
     for (let chat = 1; chat <= 30; chat++) void outbox.send(chat, 'x');
