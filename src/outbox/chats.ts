@@ -110,15 +110,18 @@ export class ChatStates {
   /**
    * The chat whose head job may go at `now` and is the most urgent (by priority, then arrival), if
    * any, and the earliest another becomes ready (within its own budget; the bot's is the caller's,
-   * save that edits and gone marks wait until `editsFrom`, when the bot-wide share they may take has room).
+   * save that edits and gone marks wait until `editsFrom`, when the bot-wide share they may take has room;
+   * `editsFirst`: they are owed their floor, and go before new messages).
    */
   mostUrgent(
     now: number,
     tuning: Pick<OutboxTuning, 'chatBucket' | 'groupWindow'>,
     editsFrom = now,
+    editsFirst = false,
   ): { best: ChatState | undefined; readyAt: number } {
     let best: ChatState | undefined;
     let bestJob: Job | undefined;
+    let bestRank = Number.POSITIVE_INFINITY;
     let readyAt = Number.POSITIVE_INFINITY;
     for (const chat of this.queued) {
       const head = chat.queue[0];
@@ -130,9 +133,13 @@ export class ChatStates {
       let at = chatReadyAt(chat, head, now, tuning);
       if (head.priority >= PRIORITY.gone) at = Math.max(at, editsFrom);
       if (at > now) readyAt = Math.min(readyAt, at);
-      else if (!bestJob || head.priority < bestJob.priority || (head.priority === bestJob.priority && head.seq < bestJob.seq)) {
-        best = chat;
-        bestJob = head;
+      else {
+        const rank = rankOf(head, editsFirst);
+        if (!bestJob || rank < bestRank || (rank === bestRank && head.seq < bestJob.seq)) {
+          best = chat;
+          bestJob = head;
+          bestRank = rank;
+        }
       }
     }
     return { best, readyAt };
@@ -148,6 +155,11 @@ export class ChatStates {
     }
     return true;
   }
+}
+
+/** Where a ready head job stands: its priority, save that edits owed their floor go right after replies. */
+function rankOf(head: Job, editsFirst: boolean): number {
+  return editsFirst && head.priority >= PRIORITY.gone ? PRIORITY.reply + 0.5 : head.priority;
 }
 
 /**

@@ -29,6 +29,12 @@ export interface OutboxOptions {
    * chats at once (one read serving a whole read group) does not wait for a second full of edits.
    */
   editsPerSecond?: number;
+  /**
+   * Edits and gone marks take this many of the bot's second before new messages, whatever else waits
+   * (default 5; 0: none): a flood of new alerts at Telegram's pace would otherwise leave every alert
+   * already sent without its moves and its ⛔ Gone for as long as it lasts.
+   */
+  editsFloorPerSecond?: number;
   /** Messages a second to one chat once its burst is spent (default 1); groups and channels are held to it too. */
   privatePerSecond?: number;
   /**
@@ -82,6 +88,8 @@ export interface OutboxOptions {
 export interface OutboxTuning {
   globalWindow: RateWindow;
   editWindow: RateWindow;
+  /** Edits owed their floor (`editsFloorPerSecond`); a limit of 0: no floor. */
+  editFloorWindow: RateWindow;
   chatBucket: BucketRate;
   groupWindow: RateWindow;
   maxAttempts: number;
@@ -98,6 +106,7 @@ export function outboxTuning(options: OutboxOptions): OutboxTuning {
   return {
     globalWindow: rateWindow(options.globalPerSecond ?? 25, 1000),
     editWindow: rateWindow(Math.min(options.editsPerSecond ?? 15, options.globalPerSecond ?? 25), 1000),
+    editFloorWindow: { limit: Math.max(0, Math.min(options.editsFloorPerSecond ?? 5, options.editsPerSecond ?? 15, options.globalPerSecond ?? 25)), spanMs: 1000 },
     chatBucket: bucketRate(options.privatePerSecond ?? 1, options.privateBurst ?? 3),
     groupWindow: rateWindow(options.groupPerMinute ?? 20, 60_000),
     maxAttempts: Math.max(1, options.maxAttempts ?? 8),

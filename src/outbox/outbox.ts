@@ -1,11 +1,12 @@
+// Over 400 lines: the queue and its loop share one set of counters, sequence and signals, and read as one loop; each concern that stands alone already has its own file below.
 /**
  * The outbox: the one queue for every message and edit the bot sends to Telegram outside a reply,
  * and the loop that sends them. This file is the queue and the loop; each other concern has a
  * room of its own in `src/outbox/`:
  *
  * - Pacing within Telegram's limits: about 25 messages a second in all (edits at most 15 of them, so
- *   new alerts for many chats at once find room), 20 a minute per group or
- *   channel (sliding windows on the injected clock, `pacing.ts`), and per chat a bucket of three
+ *   new alerts for many chats at once find room, and at least 5 when they wait, `edit-floor.ts`), 20
+ *   a minute per group or channel (sliding windows on the injected clock, `pacing.ts`), and per chat a bucket of three
  *   that refills one a second (`chat-bucket.ts`): new messages and replies may use the burst,
  *   edits and gone marks only a full bucket, so a new alert never waits behind an edit. A send
  *   counts against the windows and the bucket from Telegram's answer.
@@ -15,7 +16,8 @@
  *   failures retried with backoff, then given up; a 403 drops the chat's queue (`onBlocked`); "not
  *   modified" is a success; a vanished message's edit is dropped; a supergroup is followed; a chat
  *   that is gone or refuses the bot's posts is reported (`onChatUnavailable`).
- * - A message may carry a question asked right before its first call (`first-send.ts`).
+ * - A message may carry a question asked right before its first call (`first-send.ts`), and a time
+ *   after which it is not sent (`expiresAt`).
  * - A burst to one chat folds into one digest, "+N more" (`digest.ts`); quiet hours hold alerts
  *   and send one summary when they end (`quiet-hours.ts`); text over 4096 characters is split
  *   between lines (`split.ts`). Per-chat state lives in `chats.ts`.
@@ -24,9 +26,7 @@
  * (through the chat gate, `chat-gate.ts`), then new messages, then late alerts (items first seen
  * well after they appeared), then "gone" marks, then other edits; each kind in the order it came. Chats take turns the same way.
  * Messages are HTML (`parse_mode: 'HTML'`) without link previews (`api.ts`).
- *
- * What is left here — accepting jobs, the loop, the call, start, drain and stop — shares the same
- * counters, sequence and signals, and is read as one loop.
+ * What is left here (accepting jobs, the loop, the call, start, drain, stop) is read as one loop.
  */
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -39,6 +39,7 @@ import { FailureHandler } from './failures.js';
 import { FirstSendQuestions } from './first-send.js';
 import { coalesceEdit, firstLine, newEditJob, newReplyJob, newSendJob, settle, type EditJob, type Job, type SendJob, type SendJobFields } from './jobs.js';
 import { outboxTuning, type OutboxOptions, type OutboxTuning } from './options.js';
+import { EditFloor } from './edit-floor.js';
 import { SendTimes } from './pacing.js';
 import { Pauses } from './pauses.js';
 import { emptyOutboxStats, type BeforeFirstSend, type OutboxEditOptions, type OutboxSendOptions, type OutboxService, type OutboxStats } from './port.js';
@@ -64,6 +65,7 @@ export class Outbox implements OutboxService {
   private readonly replies: ReplyTurns;
   private readonly firstSend: FirstSendQuestions;
   private readonly global: SendTimes;
+  private readonly editFloor: EditFloor;
   private seq = 0;
   private inFlight = 0;
   private running = false;
@@ -83,6 +85,7 @@ export class Outbox implements OutboxService {
     const tuning = (this.tuning = outboxTuning(options));
     this.digestRules = { threshold: tuning.digestThreshold, behindMs: tuning.behindMs, maxLines: tuning.digestMaxLines };
     this.global = new SendTimes(tuning.globalWindow.limit);
+    this.editFloor = new EditFloor(tuning.editFloorWindow);
     this.chats = new ChatStates(tuning.chatBucket, tuning.groupWindow.limit);
     this.pauses = new Pauses(this.logger);
     this.sleeper = new SharedSleep(this.clock);
@@ -283,9 +286,10 @@ export class Outbox implements OutboxService {
       // While the bot-wide window is shut no chat can go before it opens, whatever its own state:
       // look again then instead of walking every queued chat for each job that arrives meanwhile.
       if (globalAt > now && this.chats.queued.size > 0) return Math.min(this.nextHeldAt, globalAt, this.chats.nextPruneAt);
-      // Edits and gone marks leave part of the bot-wide window to new messages (options.ts).
-      const editsFrom = this.global.nextAllowed(now, this.tuning.editWindow);
-      const { best, readyAt } = this.chats.mostUrgent(now, this.tuning, editsFrom);
+      // Edits and gone marks leave part of the bot-wide window to new messages, and new messages a floor of it to them (options.ts).
+      const owed = this.editFloor.owed(now);
+      const editsFrom = owed ? now : this.global.nextAllowed(now, this.tuning.editWindow);
+      const { best, readyAt } = this.chats.mostUrgent(now, this.tuning, editsFrom, owed);
       const wakeAt = Math.min(this.nextHeldAt, Math.max(readyAt, globalAt));
       if (!best) return this.chats.size > 0 ? Math.min(wakeAt, this.chats.nextPruneAt) : wakeAt;
       this.dispatch(best, now);
@@ -297,7 +301,7 @@ export class Outbox implements OutboxService {
     const job = chat.queue[0];
     if (!job) return;
     if (job.type === 'send' && job.partIndex === 0 && job.expiresAt !== undefined && now >= job.expiresAt) {
-      // Its news is old: no call, no place in any window; the loop looks at the chat's next job.
+      // Its news is old (port.ts `expiresAt`): no call, no place in any window.
       this.counters.dropped += 1;
       this.remove(chat, job);
       job.resolve(undefined);
@@ -311,12 +315,15 @@ export class Outbox implements OutboxService {
     const sentAt = Math.max(now, this.clock.now());
     const counted = job.type !== 'reply' || job.counted;
     const spent = counted ? spend(chat, this.global, sentAt) : undefined;
+    const edit = job.type === 'edit' ? this.editFloor.spend(sentAt) : undefined;
     // Metrics hook: a message's queue wait, once per message (not per retry or per part).
     if (job.type === 'send' && job.attempts === 0 && job.partIndex === 0) this.options.metrics?.outboxWait(sentAt - job.queuedAt);
     const performed = job.type === 'reply' ? this.replies.grant(chat, job).then(() => true) : this.perform(chat, job);
     void performed.then((called) => {
       // Telegram had it by the time it answered: the windows count it from then.
-      spent?.(called, this.clock.now());
+      const answeredAt = this.clock.now();
+      spent?.(called, answeredAt);
+      edit?.(called, answeredAt);
       job.inFlight = false;
       chat.busy = false;
       this.inFlight -= 1;

@@ -145,6 +145,23 @@ describe('outbox pacing', () => {
     expect(maxInWindow(api.calls.map((c) => c.at), 1000)).toBeLessThanOrEqual(25);
   });
 
+  it('under a flood of new messages at the bot-wide pace, edits and gone marks still get five of each second', async () => {
+    const { clock, api, outbox, t0 } = setup();
+    // 30 gone marks and edits of alerts already sent wait while 200 chats each get a new alert.
+    for (let chat = 1; chat <= 15; chat++) void outbox.edit(chat, 1, `⛔ gone ${chat}`, { gone: true });
+    for (let chat = 16; chat <= 30; chat++) void outbox.edit(chat, 1, `moved ${chat}`);
+    for (let chat = 101; chat <= 300; chat++) void outbox.send(chat, `new ${chat}`);
+    await run(clock, 2_999);
+    const inSecond = (method: string, s: number) => api.calls.filter((c) => c.method === method && c.at - t0 >= s * 1000 && c.at - t0 < (s + 1) * 1000).length;
+    for (const s of [0, 1, 2]) {
+      expect(inSecond('editMessageText', s)).toBe(5);
+      expect(inSecond('sendMessage', s)).toBe(20);
+    }
+    // Gone marks first among the edits; the window of 25 a second is kept throughout.
+    expect(api.calls.filter((c) => c.method === 'editMessageText').slice(0, 15).every((c) => c.text.startsWith('⛔'))).toBe(true);
+    expect(maxInWindow(api.calls.map((c) => c.at), 1000)).toBeLessThanOrEqual(25);
+  });
+
   it('drops a message whose expiresAt passed while it waited, without a call or a place in any window', async () => {
     const { clock, api, outbox, t0 } = setup();
     // Chat 7 is told to wait 40 s; its re-alert may wait 30 s, its alert has no limit.
