@@ -157,9 +157,9 @@ export class ChatStates {
   }
 }
 
-/** Where a ready head job stands: its priority, save that edits owed their floor go right after replies. */
+/** Where a ready head job stands: its priority, save that edits owed their floor go right after replies (gone marks first). */
 function rankOf(head: Job, editsFirst: boolean): number {
-  return editsFirst && head.priority >= PRIORITY.gone ? PRIORITY.reply + 0.5 : head.priority;
+  return editsFirst && head.priority >= PRIORITY.gone ? PRIORITY.reply + 0.5 + (head.priority - PRIORITY.gone) / 10 : head.priority;
 }
 
 /**

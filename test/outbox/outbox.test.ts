@@ -147,9 +147,9 @@ describe('outbox pacing', () => {
 
   it('under a flood of new messages at the bot-wide pace, edits and gone marks still get five of each second', async () => {
     const { clock, api, outbox, t0 } = setup();
-    // 30 gone marks and edits of alerts already sent wait while 200 chats each get a new alert.
-    for (let chat = 1; chat <= 15; chat++) void outbox.edit(chat, 1, `⛔ gone ${chat}`, { gone: true });
+    // 30 edits and gone marks of alerts already sent wait while 200 chats each get a new alert.
     for (let chat = 16; chat <= 30; chat++) void outbox.edit(chat, 1, `moved ${chat}`);
+    for (let chat = 1; chat <= 15; chat++) void outbox.edit(chat, 1, `⛔ gone ${chat}`, { gone: true });
     for (let chat = 101; chat <= 300; chat++) void outbox.send(chat, `new ${chat}`);
     await run(clock, 2_999);
     const inSecond = (method: string, s: number) => api.calls.filter((c) => c.method === method && c.at - t0 >= s * 1000 && c.at - t0 < (s + 1) * 1000).length;
