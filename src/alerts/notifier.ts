@@ -283,8 +283,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     if (!change || entry.messageId === null || quietUntil(user.quietHours, user.timeZone, view.now) !== null) return;
     updateEntry(sub.subKey, itemId, entry.firstSeenAt, (e) => ({ ...e, loudBase: change.now }));
     counts.reAlerts += 1;
-    const opts = { kind: 'info', lang: user.lang, replyTo: entry.messageId, idempotencyKey: reAlertKey(sub.subKey, itemId, entry, change.was), expiresAt: view.now + RE_ALERT_FRESH_MS } as const;
-    track(outbox.send(entry.chatId, reAlertText(item, view, change), opts));
+    const reply = { kind: 'info', lang: user.lang, replyTo: entry.messageId, idempotencyKey: reAlertKey(sub.subKey, itemId, entry, change.was), expiresAt: view.now + RE_ALERT_FRESH_MS } as const;
+    track(outbox.send(entry.chatId, reAlertText(item, view, change), reply));
   };
 
   /**
