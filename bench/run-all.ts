@@ -25,6 +25,7 @@ const BENCHES: URL[] = [
   siblingUrl('leases', import.meta.url),
   siblingUrl('ledger', import.meta.url),
   siblingUrl('ledger-bound', import.meta.url),
+  siblingUrl('store-prints', import.meta.url),
   siblingUrl('miniapp-page', import.meta.url),
   siblingUrl('miniapp-api', import.meta.url),
   // Last: 30 minutes of the cluster with workers killed and Redis restarted (BENCH_SOAK_MINUTES).

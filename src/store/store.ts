@@ -18,6 +18,7 @@
  *
  * Each alert whose send Telegram answered is also appended at once to `DATA_DIR/alerts.journal`
  * (`sent-journal.ts`), so a `kill -9` between two writes costs no repeated alert; opening folds it in.
+ * What each message printed, kept a week, is appended to `DATA_DIR/prints.log` (`print-log.ts`).
  *
  * One process per DATA_DIR: opening takes `DATA_DIR/bot.lock` (see `lock.ts`), closing releases it.
  */
@@ -35,6 +36,7 @@ import { lockDataDir, type DataDirLock } from './lock.js';
 import { JOURNAL_FILE_NAME, mergeJournaled, readJournal, removeJournal, SentJournal } from './sent-journal.js';
 import { LedgerBooks } from './ledger-books.js';
 import { HeldPrints } from './print-store.js';
+import { PRINT_LOG_FILE_NAME } from './print-log.js';
 import type { AlertStateStore, LedgerStore, PrintStore, Store, StoreLoadReport, UserChangeListener } from './port.js';
 import { repairFileCurrencies } from './currency-repair.js';
 import { databaseSchema, SCHEMA_VERSION, type Database, type Lang, type ServiceStatus, type UserRecord } from './schema.js';
@@ -88,10 +90,11 @@ export async function openStore(opts: OpenStoreOptions): Promise<JsonStore> {
     const repaired = repairFileCurrencies(data);
     if (repaired.length > 0) log.info({ users: repaired.length }, "copied the ledger's currency onto the users whose record had none (set before the record held it)");
     const store = new LowdbStore(file, adapter, data, report, clock, log, { debounceMs: opts.debounceMs ?? 500, ...(opts.lazyWriteMs === undefined ? {} : { lazyMs: opts.lazyWriteMs }) }, lock);
+    const prints = await store.openPrints(join(dataDir, PRINT_LOG_FILE_NAME), data.prints);
     const journalFile = join(dataDir, JOURNAL_FILE_NAME);
     const replayed = store.replay(journalFile);
-    // db.json takes the journal's lines before the journal starts again empty.
-    if (persistNow || replayed || repaired.length > 0) await store.flush(true);
+    // db.json takes the journal's lines before the journal starts again empty (and drops prints the log now holds).
+    if (persistNow || replayed || repaired.length > 0 || prints.rewrite) await store.flush(true);
     removeJournal(journalFile);
     store.startJournal(journalFile);
     await store.remindCorrupt();
@@ -105,8 +108,8 @@ export async function openStore(opts: OpenStoreOptions): Promise<JsonStore> {
 const COMMA = Buffer.from(',');
 const USERS_END = Buffer.from('},"alerts":');
 const LEDGER_START = Buffer.from(',"ledger":{');
-const PRINTS_START = Buffer.from('},"prints":');
-const CLOSE = Buffer.from('}');
+// Prints live in prints.log (print-log.ts); the section stays, empty, for the file's schema.
+const PRINTS_SECTION_END = Buffer.from('},"prints":{}}');
 
 class LowdbStore implements JsonStore {
   private readonly alertState: AlertState;
@@ -145,8 +148,7 @@ class LowdbStore implements JsonStore {
     this.alertState = state;
     for (const [id, book] of Object.entries(data.ledger)) this.books.load(Number(id), book);
     this.ledgerStore = this.makeLedger();
-    this.heldPrints = new HeldPrints(clock, () => this.writer.markDirtyLater(), () => this.assertOpen());
-    this.heldPrints.load(data.prints);
+    this.heldPrints = new HeldPrints(clock, () => this.assertOpen());
     this.log.info({ file, users: this.records.size, alertEntries: state.size() }, 'store open');
     this.reminder = setInterval(() => void this.remindCorrupt(), CORRUPT_REMINDER_MS);
     this.reminder.unref();
@@ -168,6 +170,14 @@ class LowdbStore implements JsonStore {
       { files },
       'a corrupt database was moved aside and the bot started without its data: restore it from a backup, or inspect it; remove the moved-aside files from DATA_DIR once dealt with (until then /healthz reports the store as not ok)',
     );
+  }
+
+  /** Opens prints.log (taking in db.json's section of an older file): rewritten, fsynced, before db.json drops that section. */
+  async openPrints(file: string, legacy: Readonly<Record<string, unknown>>): Promise<{ rewrite: boolean }> {
+    const opened = this.heldPrints.open(file, legacy, (userId) => this.records.get(userId) !== undefined, this.log);
+    if (opened.rewrite) await this.heldPrints.rewriteNow();
+    if (opened.rewrite || opened.skipped > 0) this.log.info({ file, prints: opened.prints, torn: opened.skipped, fromDbJson: Object.keys(legacy).length }, 'loaded the prints of sent messages');
+    return { rewrite: opened.rewrite };
   }
 
   /** Folds the sent-journal left by the last run into the alert state; true when it changed anything. */
@@ -279,13 +289,13 @@ class LowdbStore implements JsonStore {
     this.alertState.load(parsed.alerts);
     this.books.clear();
     for (const [id, book] of Object.entries(parsed.ledger)) this.books.load(Number(id), book);
-    this.heldPrints.load(parsed.prints);
+    this.heldPrints.replace(parsed.prints);
     this.writer.markDirty();
   }
 
   /** `force` writes even when nothing changed since open (a migrated file differs from what is on disk). */
-  flush(force = false): Promise<void> {
-    return this.writer.flush(force);
+  async flush(force = false): Promise<void> {
+    await Promise.all([this.writer.flush(force), this.heldPrints.settled()]);
   }
 
   close(): Promise<void> {
@@ -300,6 +310,8 @@ class LowdbStore implements JsonStore {
         if (this.journal) removeJournal(this.journal.file);
       } finally {
         this.journal?.close();
+        // A removed user's prints leave the log before the lock goes.
+        await this.heldPrints.close().catch((err: unknown) => this.log.warn({ err }, 'could not close prints.log'));
         await this.lock.release();
       }
       this.log.info({ file: this.file, writes: this.writeCount }, 'store closed');
@@ -320,7 +332,7 @@ class LowdbStore implements JsonStore {
       parts.push(part);
     }
     // concat, not push(...): a ledger's parts (a buffer per position) outnumber what a call's arguments may be.
-    const all = parts.concat([USERS_END], this.alertState.toJsonParts(), [LEDGER_START], this.books.toJsonParts(), [PRINTS_START, Buffer.from(this.heldPrints.toJson()), CLOSE]);
+    const all = parts.concat([USERS_END], this.alertState.toJsonParts(), [LEDGER_START], this.books.toJsonParts(), [PRINTS_SECTION_END]);
     // The lines so far are in this snapshot: set aside now, dropped once it is on disk.
     const journal = this.journal;
     journal?.seal();
