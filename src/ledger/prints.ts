@@ -68,4 +68,4 @@ export function printId(userId: number, p: Omit<AlertPrint, 'id' | 'sentAt'>): s
 export const printKey = (userId: number, id: string): string => `${userId}:${id}`;
 
 /** True once the print is past its keeping time at `now`. */
-export const printExpired = (p: AlertPrint, now: number): boolean => now - p.sentAt > PRINT_TTL_MS;
+export const printExpired = (p: Pick<AlertPrint, 'sentAt'>, now: number): boolean => now - p.sentAt > PRINT_TTL_MS;

@@ -148,7 +148,7 @@ class LowdbStore implements JsonStore {
     this.alertState = state;
     for (const [id, book] of Object.entries(data.ledger)) this.books.load(Number(id), book);
     this.ledgerStore = this.makeLedger();
-    this.heldPrints = new HeldPrints(clock, () => this.assertOpen());
+    this.heldPrints = new HeldPrints(clock, () => this.assertOpen(), log);
     this.log.info({ file, users: this.records.size, alertEntries: state.size() }, 'store open');
     this.reminder = setInterval(() => void this.remindCorrupt(), CORRUPT_REMINDER_MS);
     this.reminder.unref();
@@ -174,7 +174,7 @@ class LowdbStore implements JsonStore {
 
   /** Opens prints.log (taking in db.json's section of an older file): rewritten, fsynced, before db.json drops that section. */
   async openPrints(file: string, legacy: Readonly<Record<string, unknown>>): Promise<{ rewrite: boolean }> {
-    const opened = this.heldPrints.open(file, legacy, (userId) => this.records.get(userId) !== undefined, this.log);
+    const opened = this.heldPrints.open(file, legacy, (userId) => this.records.get(userId) !== undefined);
     if (opened.rewrite) await this.heldPrints.rewriteNow();
     if (opened.rewrite || opened.skipped > 0) this.log.info({ file, prints: opened.prints, torn: opened.skipped, fromDbJson: Object.keys(legacy).length }, 'loaded the prints of sent messages');
     return { rewrite: opened.rewrite };

@@ -175,6 +175,8 @@ describe('prints in the embedded store', () => {
     store.prints.put(7, samplePrint({ id: 'p2', itemId: 'b2', sentAt: clock.now() }));
     await store.flush();
     expect(await logLines(dataDir)).toEqual(['7:p1', '7:p2']);
+    expect((await store.prints.get(7, 'p2'))?.itemId).toBe('b2');
+    expect((await store.prints.get(7, 'p1'))?.id).toBe('p1');
     await store.close();
     expect(await (await openIn(dataDir, clock)).prints.get(7, 'p2')).toBeDefined();
   });
@@ -225,10 +227,32 @@ setInterval(() => {}, 60_000);
     const lines = await logLines(dataDir);
     expect(lines).toEqual(expect.arrayContaining(Array.from({ length: PRINTS_PER_ITEM }, (_, i) => `7:v${edits - PRINTS_PER_ITEM + i}`)));
     expect(lines.length).toBeLessThan(edits / 2);
+    // Each held print is read back from where the rewrite moved it, in this process too.
+    for (let v = edits - PRINTS_PER_ITEM; v < edits; v++) expect((await store.prints.get(7, `v${v}`))?.sentAt).toBe(clock.now() + v);
     await store.close();
     await appendFile(join(dataDir, PRINT_LOG_FILE_NAME), '["7:torn",{"id":"to');
     const again = await openIn(dataDir, clock);
     expect(await again.prints.get(7, `v${edits - 1}`)).toBeDefined();
+    // The torn bytes left the file: the next line is whole, and read back after another start.
+    again.prints.put(7, samplePrint({ id: 'after', itemId: 'b9', sentAt: clock.now() + edits }));
+    await again.close();
+    expect((await (await openIn(dataDir, clock)).prints.get(7, 'after'))?.itemId).toBe('b9');
+  });
+
+  it('reads a print back from its line and checks it: a line changed outside the bot records nothing', async () => {
+    const clock = new ManualClock(10_000);
+    const dataDir = await tempDir();
+    const store = await openIn(dataDir, clock);
+    store.updateUser(7, () => undefined, { chatId: 70 });
+    store.prints.put(7, samplePrint({ sentAt: clock.now() }));
+    store.prints.put(7, samplePrint({ id: 'p2', itemId: 'b2', sentAt: clock.now() }));
+    const file = join(dataDir, PRINT_LOG_FILE_NAME);
+    const text = await readFile(file, 'utf8');
+    const [first, second] = text.split('\n');
+    // Odds of 0.1 (no print has odds of 1 or less), the same length: the offsets still hold.
+    await writeFile(file, `${first!.replace('"odds":2.1', '"odds":0.1')}\n${second}\n`);
+    expect(await store.prints.get(7, 'p1')).toBeUndefined();
+    expect((await store.prints.get(7, 'p2'))?.itemId).toBe('b2');
   });
 });
 
