@@ -130,9 +130,11 @@ export class PrintLog {
     if (this.closed) return false;
     try {
       if (this.fd < 0) this.openForAppend();
-      writeSync(this.fd, line);
+      const wrote = writeSync(this.fd, line);
+      if (wrote !== line.length) throw new Error(`wrote ${wrote} of ${line.length} bytes`);
     } catch (err) {
       this.warnOnce(err, 'could not write prints.log: the buttons of messages sent since will not record a bet after a restart');
+      this.afterTornAppend();
       return false;
     }
     slot.at = this.bytes;
@@ -187,6 +189,25 @@ export class PrintLog {
     this.fd = -1;
   }
 
+  /**
+   * A write that failed may have left part of its line: later offsets count from the file's real end,
+   * and a rewrite (retried while the disk refuses) takes the fragment out before a restart reads it.
+   */
+  private afterTornAppend(): void {
+    try {
+      if (this.fd >= 0) this.bytes = fstatSync(this.fd).size;
+    } catch {
+      // The next append opens the file again and takes its size then.
+      try {
+        closeSync(this.fd);
+      } catch {
+        // Already unusable.
+      }
+      this.fd = -1;
+    }
+    this.rewriteSoon();
+  }
+
   private openForAppend(): void {
     // 'a+': appends go to the end whatever the position, and reads take the offset they are given.
     const fd = openSync(this.file, 'a+', 0o600);
@@ -210,7 +231,10 @@ export class PrintLog {
   private async rewrite(): Promise<void> {
     const temp = this.file + REWRITE_SUFFIX;
     // A copy, in file order: the held prints change while the chunks are copied.
-    const slots = Array.from(this.live()).sort((a, b) => a.at - b.at);
+    // (A print whose line could not be written has no slot in the file: it stays in memory only.)
+    const slots = Array.from(this.live())
+      .filter((slot) => slot.bytes > 0)
+      .sort((a, b) => a.at - b.at);
     const moved = new Float64Array(slots.length);
     this.rewroteAt = this.clock.now();
     this.during = [];
