@@ -151,6 +151,8 @@ export class PrintLog {
 
   /** The line of `slot` (without checking it), or undefined when it cannot be read. */
   read(slot: Slot): Buffer | undefined {
+    // Closed (the bot stopping): no file is opened again behind the released lock.
+    if (this.closed) return undefined;
     try {
       if (this.fd < 0) this.openForAppend();
       const buf = Buffer.alloc(slot.bytes);
@@ -257,12 +259,17 @@ export class PrintLog {
       const { buf } = this.copyOut(late, 0, (n, at) => (late[n]!.at = written + at), Number.POSITIVE_INFINITY);
       written += writeSync(fd, buf);
       renameSync(temp, this.file);
-      slots.forEach((slot, n) => (slot.at = moved[n]!));
-      closeSync(this.fd);
+      const old = this.fd;
       this.fd = fd;
       fd = -1;
+      slots.forEach((slot, n) => (slot.at = moved[n]!));
       this.bytes = written;
       this.failedAt = Number.NEGATIVE_INFINITY;
+      try {
+        closeSync(old);
+      } catch {
+        // The old file already left the directory; nothing reads it any more.
+      }
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       rmSync(temp, { force: true });

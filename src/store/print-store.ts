@@ -29,7 +29,7 @@ interface Held extends Slot {
 /** What opening found in the log. */
 export interface OpenedPrints {
   prints: number;
-  /** Lines that did not parse (a torn last line) or failed their check. */
+  /** Lines that are not a print's line (a torn last line); the rest of a line is checked when it is read back. */
   skipped: number;
   /** The log should be rewritten before db.json is written: its section moved in, or lines of removed users, expired or torn are to leave it. */
   rewrite: boolean;
