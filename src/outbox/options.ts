@@ -103,10 +103,13 @@ export interface OutboxTuning {
 }
 
 export function outboxTuning(options: OutboxOptions): OutboxTuning {
+  const perSecond = options.globalPerSecond ?? 25;
+  const editsPerSecond = Math.min(options.editsPerSecond ?? 15, perSecond);
+  const editsFloor = Math.floor(Math.min(options.editsFloorPerSecond ?? 5, editsPerSecond));
   return {
-    globalWindow: rateWindow(options.globalPerSecond ?? 25, 1000),
-    editWindow: rateWindow(Math.min(options.editsPerSecond ?? 15, options.globalPerSecond ?? 25), 1000),
-    editFloorWindow: { limit: Math.max(0, Math.floor(Math.min(options.editsFloorPerSecond ?? 5, options.editsPerSecond ?? 15, options.globalPerSecond ?? 25))), spanMs: 1000 },
+    globalWindow: rateWindow(perSecond, 1000),
+    editWindow: rateWindow(editsPerSecond, 1000),
+    editFloorWindow: editsFloor > 0 ? rateWindow(editsFloor, 1000) : { limit: 0, spanMs: 1000 },
     chatBucket: bucketRate(options.privatePerSecond ?? 1, options.privateBurst ?? 3),
     groupWindow: rateWindow(options.groupPerMinute ?? 20, 60_000),
     maxAttempts: Math.max(1, options.maxAttempts ?? 8),

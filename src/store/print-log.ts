@@ -28,7 +28,7 @@ const REWRITE_SUFFIX = '.compacting';
 /** The log is rewritten once it holds more than twice its live lines' bytes plus this. */
 export const REWRITE_SLACK_BYTES = 1 << 20;
 /** Expired prints make the log rewrite at most this often (on the store's clock). */
-export const REWRITE_EXPIRED_MS = 3_600_000;
+const REWRITE_EXPIRED_MS = 3_600_000;
 /** Reads and writes of a rewrite or an open go this much at a time, letting the event loop run between. */
 const CHUNK_BYTES = 1 << 20;
 /** After a failed rewrite, the next waits at least this long (the disk is likely full). */
